@@ -1,0 +1,82 @@
+package org.jdapl.dat;
+
+import java.util.List;
+import java.util.ServiceLoader;
+import org.jdapl.dat.spi.DatProvider;
+
+/**
+ * The DAT registry: opens Interface Adapters by name as uDAPL's static registry does, from
+ * dat.conf entries and the providers present. In OSGi it is a service; in plain Java
+ * {@link #standalone()} finds the implementation on the class path.
+ */
+public interface DatRegistry {
+    /**
+     * {@code dat_ia_open}: opens the IA named {@code iaName} for DAT 2.0, thread safe. Entries of the
+     * name are tried in file order; the first provider that opens the IA wins.
+     *
+     * @param asyncEvdMinQlen the length of the IA's asynchronous EVD, 1 or more
+     * @throws DatException PROVIDER_NOT_FOUND (NAME_NOT_REGISTERED) if no usable entry has the name;
+     *         INVALID_PARAMETER; the provider's error if every entry's provider failed
+     */
+    default InterfaceAdapter open(String iaName, int asyncEvdMinQlen) {
+        return openv(iaName, asyncEvdMinQlen, Dat.VERSION_MAJOR, Dat.VERSION_MINOR, true);
+    }
+
+    /**
+     * {@code dat_ia_openv}: opens an IA matched by name, API version and thread safety exactly.
+     *
+     * @throws DatException as {@link #open}
+     */
+    InterfaceAdapter openv(String iaName, int asyncEvdMinQlen, int datMajor, int datMinor, boolean threadSafe);
+
+    /**
+     * {@code dat_registry_list_providers}: the IAs that can be opened.
+     */
+    List<ProviderInfo> listProviders();
+
+    /**
+     * The full listing behind {@code dat_registry_list_providers}: every entry the registry knows
+     * (also those it will not open, with the reason), in file order.
+     */
+    List<RegistryEntry> entries();
+
+    /**
+     * {@code dat_registry_add_provider}: makes a provider available, as a provider service appearing
+     * in OSGi does.
+     *
+     * @throws DatException PROVIDER_ALREADY_REGISTERED if a provider of that name is present
+     */
+    void addProvider(DatProvider provider);
+
+    /**
+     * {@code dat_registry_remove_provider}: withdraws a provider. IAs it has open are broken with an
+     * asynchronous error and their handles fail INVALID_HANDLE.
+     *
+     * @throws DatException PROVIDER_NOT_FOUND if it is not registered
+     */
+    void removeProvider(DatProvider provider);
+
+    /**
+     * {@code dat_registry_providers_related}: whether two IA names lead to the same provider and the
+     * same device (ia_params), so that their objects can work together.
+     *
+     * @throws DatException PROVIDER_NOT_FOUND (NAME_NOT_REGISTERED) for an unknown name
+     */
+    boolean providersRelated(String iaName1, String iaName2);
+
+    /** Where the entries come from now, e.g. {@code file /etc/dat.conf (DAT_OVERRIDE)}. */
+    String configurationSource();
+
+    /**
+     * A registry for plain Java: the first implementation that {@link ServiceLoader} finds, with
+     * providers also found by ServiceLoader.
+     *
+     * @throws DatException PROVIDER_NOT_FOUND if no registry implementation is on the class path
+     */
+    static DatRegistry standalone() {
+        return ServiceLoader.load(DatRegistry.class, DatRegistry.class.getClassLoader()).findFirst()
+                .or(() -> ServiceLoader.load(DatRegistry.class).findFirst())
+                .orElseThrow(() -> new DatException(DatReturnType.PROVIDER_NOT_FOUND,
+                        "no DatRegistry implementation on the class path (add jdapl-registry)"));
+    }
+}

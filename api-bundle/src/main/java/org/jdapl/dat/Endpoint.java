@@ -1,0 +1,201 @@
+package org.jdapl.dat;
+
+import java.net.SocketAddress;
+import java.util.List;
+import java.util.Set;
+
+/**
+ * DAT_EP_HANDLE: an Endpoint, one end of a reliable connection, with its receive and request
+ * queues. DTOs of one direction are processed in order and every posted DTO completes exactly once
+ * (successfully or with an error status), also on disconnect, reset, free and transport failure.
+ */
+public interface Endpoint extends DatHandle {
+    /**
+     * {@code dat_ep_query}.
+     *
+     * @throws DatException INVALID_HANDLE (INVALID_HANDLE_EP)
+     */
+    EpParam query();
+
+    /**
+     * {@code dat_ep_modify}: replaces the EP attributes and EVDs of an UNCONNECTED endpoint.
+     * A null EVD keeps the current one.
+     *
+     * @throws DatException INVALID_HANDLE; INVALID_STATE if not UNCONNECTED; INVALID_PARAMETER
+     */
+    void modify(EpAttributes attributes, EventDispatcher recvEvd, EventDispatcher requestEvd,
+                EventDispatcher connectEvd);
+
+    /**
+     * {@code dat_ep_connect}: requests a connection to the service point listening on
+     * {@code connQual} at {@code remoteAddress}. On success the EP is ACTIVE_CONNECTION_PENDING and
+     * bound to a local port qualifier; the outcome arrives on the connect EVD as ESTABLISHED,
+     * PEER_REJECTED, NON_PEER_REJECTED, UNREACHABLE or TIMED_OUT.
+     *
+     * @param timeoutMicros how long to wait for establishment, positive, or {@link Dat#TIMEOUT_INFINITE}
+     * @param privateData bytes handed to the remote consumer in the connection request (may be empty)
+     * @throws DatException INVALID_HANDLE; INVALID_STATE (subtype naming the state) if the EP is not
+     *         UNCONNECTED; INVALID_ADDRESS for an address the provider can tell is invalid;
+     *         INVALID_PARAMETER for a non-positive timeout or private data over the maximum;
+     *         MODEL_NOT_SUPPORTED for a QoS or flag the provider does not support
+     */
+    void connect(SocketAddress remoteAddress, long connQual, long timeoutMicros, byte[] privateData, Qos qos,
+                 ConnectFlag flag);
+
+    /** {@code dat_ep_connect} with best-effort QoS and default flags. */
+    default void connect(SocketAddress remoteAddress, long connQual, long timeoutMicros, byte[] privateData) {
+        connect(remoteAddress, connQual, timeoutMicros, privateData, Qos.BEST_EFFORT, ConnectFlag.DEFAULT);
+    }
+
+    /**
+     * {@code dat_ep_dup_connect}: connects to the same remote endpoint as the connected {@code dup}.
+     *
+     * @throws DatException as {@link #connect}; INVALID_STATE if {@code dup} is not CONNECTED
+     */
+    void dupConnect(Endpoint dup, long timeoutMicros, byte[] privateData, Qos qos);
+
+    /**
+     * {@code dat_ep_common_connect}: connects to a {@link CommonServicePoint} by its full transport
+     * address.
+     *
+     * @throws DatException as {@link #connect}
+     */
+    void commonConnect(SocketAddress remoteAddress, long timeoutMicros, byte[] privateData);
+
+    /**
+     * {@code dat_ep_disconnect}. ABRUPT flushes every outstanding DTO; GRACEFUL first lets outstanding
+     * request DTOs complete (the EP is DISCONNECT_PENDING meanwhile) and then completes the
+     * NetworkDirect handshake with the peer. Completion is reported by
+     * CONNECTION_EVENT_DISCONNECTED on the connect EVD. A DISCONNECTED EP is left as it is.
+     *
+     * @throws DatException INVALID_HANDLE; INVALID_PARAMETER for a null flag; INVALID_STATE in
+     *         UNCONNECTED, RESERVED, PASSIVE_CONNECTION_PENDING or TENTATIVE_CONNECTION_PENDING
+     */
+    void disconnect(CloseFlag flag);
+
+    /**
+     * {@code dat_ep_post_send}.
+     *
+     * @throws DatException INVALID_HANDLE; INVALID_STATE (e.g. DISCONNECT_PENDING); INVALID_PARAMETER
+     *         for too many segments or a message over the maximum; PROTECTION_VIOLATION for an LMR of
+     *         another PZ or a freed LMR; PRIVILEGES_VIOLATION; INSUFFICIENT_RESOURCES
+     *         when the request queue is full
+     */
+    void postSend(List<LmrTriplet> iov, long cookie, Set<CompletionFlag> flags);
+
+    /**
+     * {@code dat_ep_post_send_with_invalidate}: a send that also invalidates {@code rmrContext} at the
+     * peer when {@code invalidate} is true.
+     *
+     * @throws DatException as {@link #postSend}
+     */
+    void postSendWithInvalidate(List<LmrTriplet> iov, long cookie, Set<CompletionFlag> flags, boolean invalidate,
+                                int rmrContext);
+
+    /**
+     * {@code dat_ep_post_recv}. Receives may be posted before the EP connects.
+     *
+     * @throws DatException as {@link #postSend}; INVALID_STATE for an EP with an SRQ
+     */
+    void postRecv(List<LmrTriplet> iov, long cookie, Set<CompletionFlag> flags);
+
+    /**
+     * {@code dat_ep_post_rdma_read}: reads {@code remote} of the peer into {@code iov}.
+     *
+     * @throws DatException as {@link #postSend}
+     */
+    void postRdmaRead(List<LmrTriplet> iov, long cookie, RmrTriplet remote, Set<CompletionFlag> flags);
+
+    /**
+     * {@code dat_ep_post_rdma_read_to_rmr}: reads {@code remote} of the peer into a local region
+     * named by an RMR triplet.
+     *
+     * @throws DatException as {@link #postSend}
+     */
+    void postRdmaReadToRmr(RmrTriplet local, long cookie, RmrTriplet remote, Set<CompletionFlag> flags);
+
+    /**
+     * {@code dat_ep_post_rdma_write}: writes {@code iov} into {@code remote} of the peer.
+     *
+     * @throws DatException as {@link #postSend}
+     */
+    void postRdmaWrite(List<LmrTriplet> iov, long cookie, RmrTriplet remote, Set<CompletionFlag> flags);
+
+    /**
+     * {@code dat_ep_get_status}.
+     *
+     * @throws DatException INVALID_HANDLE
+     */
+    EpStatus status();
+
+    /**
+     * {@code dat_ep_free}: destroys the EP. During connection setup it aborts the establishment; a
+     * connection is torn down. Afterwards no event of the EP is added to any EVD.
+     *
+     * @throws DatException INVALID_HANDLE (also for a second free); INVALID_STATE in RESERVED,
+     *         PASSIVE_CONNECTION_PENDING or TENTATIVE_CONNECTION_PENDING
+     */
+    void free();
+
+    /**
+     * {@code dat_ep_reset}: moves a DISCONNECTED EP back to UNCONNECTED, flushing its posted receives.
+     *
+     * @throws DatException INVALID_HANDLE; INVALID_STATE if the EP is not DISCONNECTED
+     */
+    void reset();
+
+    /**
+     * {@code dat_ep_recv_query}: how receive buffers are used by an EP on an SRQ.
+     *
+     * @throws DatException INVALID_HANDLE; MODEL_NOT_SUPPORTED where the provider cannot tell
+     */
+    RecvQuery recvQuery();
+
+    /**
+     * {@code dat_ep_set_watermark}: the soft and hard high watermarks for an EP on an SRQ.
+     *
+     * @throws DatException INVALID_HANDLE; INVALID_PARAMETER; MODEL_NOT_SUPPORTED
+     */
+    void setWatermark(int softHighWatermark, int hardHighWatermark);
+
+    /**
+     * What {@code dat_ep_get_status} returns.
+     *
+     * @param state the EP state
+     * @param recvIdle whether no receive is outstanding
+     * @param requestIdle whether no request is outstanding
+     */
+    record EpStatus(EpState state, boolean recvIdle, boolean requestIdle) {
+    }
+
+    /**
+     * What {@code dat_ep_recv_query} returns.
+     *
+     * @param buffersAllocated receive buffers consumed by incoming messages of this EP
+     * @param allocationSpan bytes of those buffers
+     */
+    record RecvQuery(int buffersAllocated, int allocationSpan) {
+    }
+
+    /**
+     * DAT_EP_PARAM.
+     *
+     * @param ia the IA
+     * @param state the EP state
+     * @param localAddress the local IA address
+     * @param localPortQual the local port qualifier (0 until connect binds one)
+     * @param remoteAddress the remote IA address, or null
+     * @param remotePortQual the remote port or connection qualifier, or 0
+     * @param pz the PZ
+     * @param recvEvd the receive EVD, or null
+     * @param requestEvd the request EVD, or null
+     * @param connectEvd the connect EVD, or null
+     * @param srq the SRQ, or null
+     * @param attributes the EP attributes
+     */
+    record EpParam(InterfaceAdapter ia, EpState state, SocketAddress localAddress, long localPortQual,
+                   SocketAddress remoteAddress, long remotePortQual, ProtectionZone pz, EventDispatcher recvEvd,
+                   EventDispatcher requestEvd, EventDispatcher connectEvd, SharedReceiveQueue srq,
+                   EpAttributes attributes) {
+    }
+}

@@ -1,0 +1,78 @@
+package org.jdapl.dat;
+
+/** DAT_EVENT_NUMBER: what an event reports, with the values of {@code dat.h}. */
+public enum EventNumber {
+    /** DAT_DTO_COMPLETION_EVENT. */
+    DTO_COMPLETION(0x00001),
+    /** DAT_RMR_BIND_COMPLETION_EVENT. */
+    RMR_BIND_COMPLETION(0x01001),
+    /** DAT_CONNECTION_REQUEST_EVENT. */
+    CONNECTION_REQUEST(0x02001),
+    /** DAT_CONNECTION_EVENT_ESTABLISHED. */
+    CONNECTION_ESTABLISHED(0x04001),
+    /** DAT_CONNECTION_EVENT_PEER_REJECTED. */
+    CONNECTION_PEER_REJECTED(0x04002),
+    /** DAT_CONNECTION_EVENT_NON_PEER_REJECTED. */
+    CONNECTION_NON_PEER_REJECTED(0x04003),
+    /** DAT_CONNECTION_EVENT_ACCEPT_COMPLETION_ERROR. */
+    CONNECTION_ACCEPT_COMPLETION_ERROR(0x04004),
+    /** DAT_CONNECTION_EVENT_DISCONNECTED. */
+    CONNECTION_DISCONNECTED(0x04005),
+    /** DAT_CONNECTION_EVENT_BROKEN. */
+    CONNECTION_BROKEN(0x04006),
+    /** DAT_CONNECTION_EVENT_TIMED_OUT. */
+    CONNECTION_TIMED_OUT(0x04007),
+    /** DAT_CONNECTION_EVENT_UNREACHABLE. */
+    CONNECTION_UNREACHABLE(0x04008),
+    /** DAT_ASYNC_ERROR_EVD_OVERFLOW. */
+    ASYNC_ERROR_EVD_OVERFLOW(0x08001),
+    /** DAT_ASYNC_ERROR_IA_CATASTROPHIC. */
+    ASYNC_ERROR_IA_CATASTROPHIC(0x08002),
+    /** DAT_ASYNC_ERROR_EP_BROKEN. */
+    ASYNC_ERROR_EP_BROKEN(0x08003),
+    /** DAT_ASYNC_ERROR_TIMED_OUT. */
+    ASYNC_ERROR_TIMED_OUT(0x08004),
+    /** DAT_ASYNC_ERROR_PROVIDER_INTERNAL_ERROR. */
+    ASYNC_ERROR_PROVIDER_INTERNAL_ERROR(0x08005),
+    /** DAT_HA_DOWN_TO_1. */
+    HA_DOWN_TO_1(0x08101),
+    /** DAT_HA_UP_TO_MULTI_PATH. */
+    HA_UP_TO_MULTI_PATH(0x08102),
+    /** DAT_SOFTWARE_EVENT. */
+    SOFTWARE(0x10001);
+
+    private final int value;
+
+    EventNumber(int value) {
+        this.value = value;
+    }
+
+    /** The DAT_EVENT_NUMBER value. */
+    public int value() {
+        return value;
+    }
+
+    /** Whether this is one of the DAT_CONNECTION_EVENT_* numbers. */
+    public boolean isConnectionEvent() {
+        return (value & 0xff000) == 0x04000;
+    }
+
+    /** Whether this is one of the asynchronous error or HA numbers. */
+    public boolean isAsyncEvent() {
+        return (value & 0xff000) == 0x08000 || (value & 0xfff00) == 0x08100;
+    }
+
+    /** The {@code dat.h} name, e.g. {@code DAT_CONNECTION_EVENT_ESTABLISHED}. */
+    public String datName() {
+        return switch (this) {
+            case DTO_COMPLETION -> "DAT_DTO_COMPLETION_EVENT";
+            case RMR_BIND_COMPLETION -> "DAT_RMR_BIND_COMPLETION_EVENT";
+            case CONNECTION_REQUEST -> "DAT_CONNECTION_REQUEST_EVENT";
+            case SOFTWARE -> "DAT_SOFTWARE_EVENT";
+            case HA_DOWN_TO_1, HA_UP_TO_MULTI_PATH -> "DAT_" + name();
+            default -> isConnectionEvent()
+                    ? "DAT_CONNECTION_EVENT_" + name().substring("CONNECTION_".length())
+                    : "DAT_" + name();
+        };
+    }
+}

@@ -1,0 +1,59 @@
+package org.jdapl.dat;
+
+import java.util.List;
+
+/** DAT_SRQ_HANDLE: a Shared Receive Queue whose receives serve several endpoints. */
+public interface SharedReceiveQueue extends DatHandle {
+    /**
+     * {@code dat_srq_query}.
+     *
+     * @throws DatException INVALID_HANDLE (INVALID_HANDLE_SRQ)
+     */
+    SrqParam query();
+
+    /**
+     * {@code dat_srq_free}.
+     *
+     * @throws DatException INVALID_HANDLE; INVALID_STATE (INVALID_STATE_SRQ_IN_USE) while an EP uses it
+     */
+    void free();
+
+    /**
+     * {@code dat_srq_post_recv}: a receive any EP of the SRQ may consume; it completes on that EP's
+     * receive EVD.
+     *
+     * @throws DatException INVALID_HANDLE; INVALID_PARAMETER; PROTECTION_VIOLATION;
+     *         INSUFFICIENT_RESOURCES when the SRQ is full
+     */
+    void postRecv(List<LmrTriplet> iov, long cookie);
+
+    /**
+     * {@code dat_srq_resize}.
+     *
+     * @throws DatException INVALID_HANDLE; INVALID_PARAMETER if smaller than the receives it holds
+     */
+    void resize(int maxRecvDtos);
+
+    /**
+     * {@code dat_srq_set_lw}: an asynchronous SRQ low watermark event fires when fewer receives remain.
+     *
+     * @throws DatException INVALID_HANDLE; INVALID_PARAMETER
+     */
+    void setLowWatermark(int lowWatermark);
+
+    /**
+     * DAT_SRQ_PARAM.
+     *
+     * @param ia the IA
+     * @param state the SRQ state
+     * @param pz the PZ
+     * @param maxRecvDtos the most receives
+     * @param maxRecvIov the most segments per receive
+     * @param lowWatermark the low watermark
+     * @param availableDtoCount receives posted and not yet consumed
+     * @param outstandingDtoCount receives consumed and not yet completed
+     */
+    record SrqParam(InterfaceAdapter ia, SrqState state, ProtectionZone pz, int maxRecvDtos, int maxRecvIov,
+                    int lowWatermark, int availableDtoCount, int outstandingDtoCount) {
+    }
+}
