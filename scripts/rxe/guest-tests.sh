@@ -1,0 +1,30 @@
+#!/bin/bash
+# Runs inside the Soft-RoCE guest (chrooted into the host's read-only root): creates rxe0 on a dummy
+# interface and runs the OFA provider's device tests with the JUnit console launcher. Results go to
+# /mnt/work/reports (the writable share), with the exit status in reports/rc.
+export PATH=/usr/sbin:/usr/bin:/sbin:/bin HOME=/tmp
+R=/mnt/work/reports
+mkdir -p $R
+echo 1 > $R/rc
+. /mnt/work/env.sh
+t0=$(cut -d' ' -f1 /proc/uptime)
+ip link set lo up
+ip link add dummy0 type dummy
+ip addr add 192.168.77.1/24 dev dummy0
+ip link set dummy0 up
+rdma link add rxe0 type rxe netdev dummy0 || { echo "GUEST: rdma link add failed"; exit 1; }
+ibv_devices
+ibv_devinfo -v -d rxe0 > $R/ibv_devinfo.txt 2>&1
+grep -E 'device_cap_flags|MEM_WINDOW|max_mw|max_qp:|max_cq:|max_mr:|max_pd:|state:|active_mtu|link_layer' $R/ibv_devinfo.txt
+ulimit -l unlimited
+ulimit -n 4096
+echo "GUEST: rxe0 ready at $(cut -d' ' -f1 /proc/uptime) s"
+export JDAPL_RXE_DEVICE=rxe0 JDAPL_RXE_ADDRESS=192.168.77.1
+$JAVA --enable-native-access=ALL-UNNAMED -Xmx512m -XX:+UseSerialGC -XX:TieredStopAtLevel=1 \
+  -cp "$CLASSPATH" org.junit.platform.console.ConsoleLauncher execute \
+  --disable-banner --disable-ansi-colors --details=tree --details-theme=ascii \
+  --select-package=org.jdapl.provider.ofa.device --reports-dir=$R/junit 2>&1 | tee $R/tests.txt
+rc=${PIPESTATUS[0]}
+echo $rc > $R/rc
+echo "GUEST: tests exit $rc, $(cut -d' ' -f1 /proc/uptime) s since boot (started at $t0 s)"
+sync

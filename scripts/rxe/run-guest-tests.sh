@@ -1,0 +1,118 @@
+#!/usr/bin/env bash
+# Runs the OFA provider's device tests on a real verbs device: a Soft-RoCE (rdma_rxe) device in a
+# qemu guest (TCG, no KVM needed) booted from the current Debian kernel, with the host's root file
+# system shared read-only over 9p. The JUnit reports come back to provider-ofa-bundle/target/rxe/.
+#
+#   scripts/rxe/run-guest-tests.sh            build the provider (offline if possible) and run
+#   scripts/rxe/run-guest-tests.sh --no-build use the classes already built
+#
+# Needs root for apt-get (or the packages of install-host-packages.sh vm already installed).
+# Every step is bounded in time; the whole run takes a few minutes.
+set -euo pipefail
+
+start=$(date +%s)
+here=$(cd "$(dirname "$0")" && pwd)
+root=$(cd "$here/../.." && pwd)
+module=$root/provider-ofa-bundle
+work=${RXE_WORK:-$root/.rxe-work}
+out=$module/target/rxe
+build=1
+[ "${1:-}" = --no-build ] && build=0
+
+log() { echo "rxe: $* ($(( $(date +%s) - start )) s)"; }
+die() { echo "rxe: FAILED: $*" >&2; exit 1; }
+
+mkdir -p "$work" "$out"
+rm -rf "${out:?}"/*
+
+log "host packages"
+timeout 900 "$here/install-host-packages.sh" vm || die "the host packages are missing (run as root, or install them: $here/install-host-packages.sh vm)"
+
+# 1. The provider and its tests, compiled on the host (compiling in the guest is very slow).
+if [ $build = 1 ]; then
+  log "building provider-ofa-bundle"
+  (cd "$root" && timeout 600 ./mvnw -B -q -o -pl provider-ofa-bundle -DskipTests test-compile dependency:build-classpath \
+      -Dmdep.outputFile=target/rxe-classpath.txt -Dmdep.includeScope=test \
+    || timeout 600 ./mvnw -B -q -pl provider-ofa-bundle -DskipTests test-compile dependency:build-classpath \
+      -Dmdep.outputFile=target/rxe-classpath.txt -Dmdep.includeScope=test) || die "build failed"
+fi
+[ -s "$module/target/rxe-classpath.txt" ] || die "no $module/target/rxe-classpath.txt (build without --no-build first)"
+[ -d "$module/target/test-classes" ] || die "no test classes in $module/target"
+java_home=${JAVA_HOME:-}
+if [ -z "$java_home" ] || [ ! -x "$java_home/bin/java" ]; then
+  java_home=$(ls -d /usr/lib/jvm/temurin-25-jdk-amd64 /usr/lib/jvm/*25* 2>/dev/null | head -1 || true)
+fi
+[ -x "$java_home/bin/java" ] || die "no JDK 25 found (set JAVA_HOME)"
+
+# 2. The current Debian kernel, unpacked without installing it.
+pkg=$(timeout 60 apt-cache depends linux-image-amd64 | sed -n 's/^ *Depends: \(linux-image-[0-9].*-amd64\)$/\1/p' | head -1)
+[ -n "$pkg" ] || die "cannot tell the current kernel package from 'apt-cache depends linux-image-amd64'"
+kver=${pkg#linux-image-}
+kdir=$work/kernel-$kver
+if [ ! -f "$kdir/boot/vmlinuz-$kver" ] || [ ! -f "$kdir/lib/modules/$kver/modules.dep" ]; then
+  log "fetching $pkg"
+  rm -rf "$kdir" "$work"/linux-image-*.deb
+  (cd "$work" && timeout 300 apt-get download "$pkg") || die "apt-get download $pkg failed"
+  timeout 120 dpkg -x "$work"/linux-image-"$kver"_*.deb "$kdir" || die "dpkg -x failed"
+  timeout 120 depmod -b "$kdir" "$kver" || die "depmod failed"
+  rm -f "$work"/linux-image-*.deb
+fi
+log "kernel $kver"
+
+# 3. The initramfs: busybox, the modules in dependency order (crc32_generic first: rdma_rxe needs
+#    it and nothing loads modules on demand in the guest) and an /init.
+initrd=$work/initrd-$kver.gz
+if [ ! -f "$initrd" ] || [ "$here/run-guest-tests.sh" -nt "$initrd" ]; then
+  log "building the initramfs"
+  ird=$work/initramfs
+  rm -rf "$ird"; mkdir -p "$ird"/{bin,mods,proc,sys,dev,newroot}
+  cp /bin/busybox "$ird/bin/busybox"
+  mods=$(timeout 60 modprobe -S "$kver" -d "$kdir" --show-depends -a \
+           crc32_generic virtio_pci virtio_net 9pnet_virtio 9p dummy rdma_rxe ib_uverbs rdma_ucm \
+         | awk '$1 == "insmod" {print $2}') || die "modprobe --show-depends failed"
+  : > "$ird/mods/order"
+  for m in $mods; do
+    b=$(basename "$m"); b=${b%.xz}; b=${b%.zst}
+    grep -qx "$b" "$ird/mods/order" && continue
+    case $m in
+      *.xz) xz -dc "$m" > "$ird/mods/$b" ;;
+      *.zst) zstd -qdc "$m" > "$ird/mods/$b" ;;
+      *) cp "$m" "$ird/mods/$b" ;;
+    esac
+    echo "$b" >> "$ird/mods/order"
+  done
+  { grep -x crc32_generic.ko "$ird/mods/order" || true; grep -vx crc32_generic.ko "$ird/mods/order" || true; } > "$ird/mods/order.new"
+  mv "$ird/mods/order.new" "$ird/mods/order"
+  cp "$here/guest-init.sh" "$ird/init"; chmod +x "$ird/init"
+  (cd "$ird" && find . | cpio -o -H newc --quiet | gzip -1) > "$initrd.tmp" && mv "$initrd.tmp" "$initrd"
+fi
+
+# 4. The writable share: the guest script, its settings and the results.
+share=$work/share
+rm -rf "$share"; mkdir -p "$share/reports"
+cp "$here/guest-tests.sh" "$share/guest.sh"
+cat > "$share/env.sh" <<ENV
+JAVA=$java_home/bin/java
+CLASSPATH=$module/target/test-classes:$module/target/classes:$(cat "$module/target/rxe-classpath.txt")
+ENV
+
+# 5. Boot.
+log "booting the guest"
+set +e
+timeout 480 qemu-system-x86_64 -accel tcg,thread=multi -cpu max -smp 2 -m 3G -nographic -no-reboot -nic none \
+  -kernel "$kdir/boot/vmlinuz-$kver" -initrd "$initrd" \
+  -append "console=ttyS0 panic=-1 quiet loglevel=4 mitigations=off" \
+  -virtfs local,path=/,mount_tag=hostroot,security_model=none,readonly=on,multidevs=remap \
+  -virtfs local,path="$share",mount_tag=probe,security_model=none,multidevs=remap \
+  < /dev/null 2>&1 | tee "$out/console.log"
+qemu_rc=${PIPESTATUS[0]}
+set -e
+cp -r "$share/reports/." "$out/" 2>/dev/null || true
+elapsed=$(( $(date +%s) - start ))
+[ $qemu_rc = 124 ] && die "the guest did not finish within 480 s (console in $out/console.log)"
+[ -f "$share/reports/rc" ] || die "the guest did not run its tests (qemu exit $qemu_rc; console in $out/console.log)"
+rc=$(cat "$share/reports/rc")
+echo "rxe: harness took ${elapsed} s; reports in $out"
+echo "harness_seconds=$elapsed" > "$out/duration.txt"
+[ "$rc" = 0 ] || die "device tests failed in the guest (rc $rc)"
+log "device tests passed on rxe0"
