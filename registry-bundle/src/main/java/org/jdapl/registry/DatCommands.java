@@ -1,0 +1,65 @@
+package org.jdapl.registry;
+
+import java.util.Map;
+import org.jdapl.dat.DatRegistry;
+import org.osgi.service.component.annotations.Activate;
+import org.osgi.service.component.annotations.Component;
+import org.osgi.service.component.annotations.Reference;
+
+/**
+ * Shell commands for operators (Apache Felix Gogo, scope {@code dat}): {@code dat:list} prints the
+ * registry's IAs as a table, {@code dat:source} the configuration in effect and the skipped lines,
+ * {@code dat:providers} the providers present with their open IAs, {@code dat:reload} reads dat.conf
+ * again. Each returns its text; Gogo prints it.
+ */
+@Component(service = DatCommands.class, property = {"osgi.command.scope=dat", "osgi.command.function=list",
+    "osgi.command.function=source", "osgi.command.function=providers", "osgi.command.function=reload"})
+public class DatCommands {
+    private final DatRegistry registry;
+
+    /** Commands over the registry service. */
+    @Activate
+    public DatCommands(@Reference DatRegistry registry) {
+        this.registry = registry;
+    }
+
+    /** {@code dat:list}: every IA the registry knows, whether it can be opened, and why (not). */
+    public String list() {
+        return RegistryTable.format(registry.entries());
+    }
+
+    /** {@code dat:source}: where the entries come from, and what was skipped. */
+    public String source() {
+        StringBuilder sb = new StringBuilder(registry.configurationSource()).append('\n');
+        if (registry instanceof ProviderRegistry r) {
+            for (String problem : r.problems()) {
+                sb.append("  skipped: ").append(problem).append('\n');
+            }
+        }
+        return sb.toString();
+    }
+
+    /** {@code dat:providers}: the providers present and how many IAs each has open. */
+    public String providers() {
+        if (!(registry instanceof ProviderRegistry r)) {
+            return "provider details are not available from " + registry.getClass().getName() + "\n";
+        }
+        Map<String, Integer> counts = r.openCounts();
+        if (counts.isEmpty()) {
+            return "no provider present\n";
+        }
+        StringBuilder sb = new StringBuilder();
+        counts.forEach((name, open) -> sb.append(name).append(": ").append(open).append(" IA")
+                .append(open == 1 ? "" : "s").append(" open\n"));
+        return sb.toString();
+    }
+
+    /** {@code dat:reload}: reads dat.conf again and says what is in effect. */
+    public String reload() {
+        if (!(registry instanceof ProviderRegistry r)) {
+            return "reload is not available for " + registry.getClass().getName() + "\n";
+        }
+        r.reload();
+        return source();
+    }
+}

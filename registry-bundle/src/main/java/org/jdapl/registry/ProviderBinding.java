@@ -1,0 +1,69 @@
+package org.jdapl.registry;
+
+import java.util.ArrayList;
+import java.util.List;
+import org.jdapl.dat.InterfaceAdapter;
+import org.jdapl.dat.spi.DatProvider;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * A provider the registry has bound, with the IAs opened through it (its reference count). All
+ * fields are guarded by the registry's lock.
+ */
+final class ProviderBinding {
+    private static final Logger LOG = LoggerFactory.getLogger(ProviderBinding.class);
+
+    final DatProvider provider;
+    final String name;
+    private final List<InterfaceAdapter> openIas = new ArrayList<>();
+    private boolean removed;
+
+    ProviderBinding(DatProvider provider, String name) {
+        this.provider = provider;
+        this.name = name;
+    }
+
+    /** Counts an IA opened through the provider; false if the provider has been removed meanwhile. */
+    boolean track(InterfaceAdapter ia) {
+        if (removed) {
+            return false;
+        }
+        prune();
+        openIas.add(ia);
+        return true;
+    }
+
+    /** The number of IAs opened through the provider and not closed yet. */
+    int openCount() {
+        prune();
+        return openIas.size();
+    }
+
+    /** Marks the binding removed and hands over the IAs still open, which it forgets. */
+    List<InterfaceAdapter> remove() {
+        removed = true;
+        prune();
+        List<InterfaceAdapter> open = List.copyOf(openIas);
+        openIas.clear();
+        return open;
+    }
+
+    boolean removed() {
+        return removed;
+    }
+
+    /** Forgets IAs their consumers have closed (the provider freed them). */
+    private void prune() {
+        openIas.removeIf(ProviderBinding::isClosed);
+    }
+
+    private static boolean isClosed(InterfaceAdapter ia) {
+        try {
+            return ia.isFreed();
+        } catch (RuntimeException e) {
+            LOG.warn("IA {} failed isFreed(); counted as closed", ia, e);
+            return true;
+        }
+    }
+}

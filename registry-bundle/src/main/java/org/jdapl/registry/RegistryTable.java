@@ -1,0 +1,45 @@
+package org.jdapl.registry;
+
+import java.util.ArrayList;
+import java.util.List;
+import org.jdapl.dat.RegistryEntry;
+
+/** Formats the registry's listing as a text table for people (shell commands, tools). */
+public final class RegistryTable {
+    private static final String[] HEADERS = {"IA NAME", "API", "PROVIDER", "THREADS", "SOURCE", "STATUS"};
+
+    private RegistryTable() {
+    }
+
+    /** One row per entry: IA name, API version, provider, thread safety, source, and status. */
+    public static String format(List<RegistryEntry> entries) {
+        List<String[]> rows = new ArrayList<>();
+        rows.add(HEADERS);
+        for (RegistryEntry e : entries) {
+            String provider = e.provider() == null ? "-" : e.provider();
+            if (!e.libPath().equals(e.provider())) {
+                provider += " (" + e.libPath() + ")";
+            }
+            String status = (e.openable() ? "OPENABLE " : e.present() ? "present  " : "absent   ") + e.status();
+            rows.add(new String[] {e.iaName(), e.apiVersion() + (e.isDefault() ? "" : " nondefault"), provider,
+                e.threadSafe() ? "threadsafe" : "nonthreadsafe", e.source(), status});
+        }
+        int[] widths = new int[HEADERS.length];
+        for (String[] row : rows) {
+            for (int i = 0; i < row.length; i++) {
+                widths[i] = Math.max(widths[i], row[i].length());
+            }
+        }
+        StringBuilder sb = new StringBuilder();
+        for (String[] row : rows) {
+            for (int i = 0; i < row.length; i++) {
+                sb.append(row[i]);
+                if (i < row.length - 1) {
+                    sb.append(" ".repeat(widths[i] - row[i].length() + 2));
+                }
+            }
+            sb.append('\n');
+        }
+        return sb.toString();
+    }
+}
