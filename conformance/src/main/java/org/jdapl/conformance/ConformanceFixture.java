@@ -1,0 +1,83 @@
+package org.jdapl.conformance;
+
+import java.net.SocketAddress;
+import java.util.List;
+import org.jdapl.dat.Endpoint;
+import org.jdapl.dat.InterfaceAdapter;
+
+/**
+ * What the kit needs from a provider under test. A fixture opens IAs and, where the provider has
+ * test hooks, produces situations a consumer cannot (a broken transport, transfers held in
+ * progress). Every optional capability has a default that throws {@link Skip} with the reason, so
+ * the cases that need it are reported as SKIP, never as PASS.
+ *
+ * <p>A fixture used from {@link ConformanceMain} needs a public constructor without arguments.
+ */
+public interface ConformanceFixture extends AutoCloseable {
+    /** The name the report is filed under, e.g. {@code emu-loopback}. */
+    String name();
+
+    /**
+     * Opens two IAs that reach each other (for each, {@link #addressOf} of the other is an address
+     * its endpoints can connect to). The kit closes the pair at the end of each case.
+     */
+    IaPair openPair();
+
+    /** The address peers connect to; by default {@code ia.query().attributes().address()}. */
+    default SocketAddress addressOf(InterfaceAdapter ia) {
+        return ia.query().attributes().address();
+    }
+
+    /**
+     * An address of the provider's kind that names no reachable IA, so that a connect to it ends in
+     * CONNECTION_EVENT_UNREACHABLE.
+     *
+     * @throws Skip if the fixture cannot name one
+     */
+    default SocketAddress unreachableAddress() {
+        throw new Skip("fixture " + name() + " names no unreachable address");
+    }
+
+    /**
+     * Addresses the provider can tell are invalid without any traffic, so that dat_ep_connect fails
+     * sync INVALID_ADDRESS. An empty list makes the case SKIP.
+     */
+    default List<SocketAddress> invalidAddresses() {
+        return List.of();
+    }
+
+    /**
+     * Breaks the transport under the connection of {@code ep} as a cut link or a dead peer process
+     * does, so that both ends see the failure.
+     *
+     * @throws Skip if the fixture cannot break a transport
+     */
+    default void breakTransport(Endpoint ep) {
+        throw new Skip("fixture " + name() + " cannot break a transport");
+    }
+
+    /** Whether {@link #holdTransfers} works. */
+    default boolean canHoldTransfers() {
+        return false;
+    }
+
+    /**
+     * While {@code hold} is true, data transfers of the endpoints of {@code ia} stay in progress:
+     * posted DTOs start but neither move data nor complete until the hold is lifted.
+     *
+     * @throws Skip if the fixture cannot hold transfers
+     */
+    default void holdTransfers(InterfaceAdapter ia, boolean hold) {
+        throw new Skip("fixture " + name() + " cannot hold transfers in progress");
+    }
+
+    /** The time bounds for this provider; {@link Timing#DEFAULT} unless a provider is slower. */
+    default Timing timing() {
+        return Timing.DEFAULT;
+    }
+
+    /** Releases what the fixture holds (e.g. the provider instance); by default nothing. */
+    @Override
+    default void close() {
+    }
+}

@@ -1,0 +1,669 @@
+package org.jdapl.conformance.cases;
+
+import java.lang.foreign.MemorySegment;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.CyclicBarrier;
+import java.util.concurrent.atomic.AtomicReference;
+import org.jdapl.conformance.Conformance;
+import org.jdapl.conformance.Skip;
+import org.jdapl.dat.CloseFlag;
+import org.jdapl.dat.Dat;
+import org.jdapl.dat.DatEvent;
+import org.jdapl.dat.DatException;
+import org.jdapl.dat.DatReturnType;
+import org.jdapl.dat.DtoStatus;
+import org.jdapl.dat.Endpoint;
+import org.jdapl.dat.EpState;
+import org.jdapl.dat.EvdFlag;
+import org.jdapl.dat.EventDispatcher;
+import org.jdapl.dat.EventNumber;
+import org.jdapl.dat.LocalMemoryRegion;
+import org.jdapl.dat.PspFlag;
+import org.jdapl.dat.PublicServicePoint;
+import org.jdapl.dat.RemoteMemoryRegion;
+import org.jdapl.dat.ReservedServicePoint;
+import org.jdapl.dat.VaType;
+
+/** The cases of dat_ep_disconnect and the NetworkDirect disconnect scheme (DISC_*). */
+public final class DisconnectCases {
+    private static final byte[] NONE = new byte[0];
+    private static final byte FILL = (byte) 0xA5;
+
+    /** Posts {@code n} receives of 256 bytes on {@code ep}, cookies {@code base..base+n-1}. */
+    static List<Long> postReceives(Side side, Endpoint ep, int n, long base) {
+        LocalMemoryRegion lmr = side.lmr(256L * n, FILL);
+        List<Long> cookies = new ArrayList<>();
+        for (int i = 0; i < n; i++) {
+            ep.postRecv(List.of(Link.local(lmr, 256L * i, 256)), base + i, Dat.COMPLETION_DEFAULT);
+            cookies.add(base + i);
+        }
+        return cookies;
+    }
+
+    /** Waits for the one connection event {@code number} of {@code ep} and checks the EP ends DISCONNECTED. */
+    static void ended(Side side, Endpoint ep, EventNumber number, String what) {
+        Events.connection(ep.query().connectEvd(), number, ep, side.rig.eventTimeout(), what);
+        Checks.state(ep, EpState.DISCONNECTED, what);
+    }
+
+    @Conformance("DISC_01")
+    public void abruptIsDefaultAndMissingFlagIsInvalid(Rig rig) {
+        Checks.equal(CloseFlag.ABRUPT, Dat.CLOSE_DEFAULT, "DAT_CLOSE_DEFAULT");
+        Link l = Link.open(rig);
+        Checks.fails(DatReturnType.INVALID_PARAMETER, null, "disconnect without a flag", () -> l.epA().disconnect(null));
+        Checks.state(l.epA(), EpState.CONNECTED, "after a refused disconnect");
+        Events.none(l.a().connEvd, rig.grace(), "after a refused disconnect");
+        Stall stall = Stall.start(l);
+        l.epA().disconnect(Dat.CLOSE_DEFAULT);
+        ended(l.a(), l.epA(), EventNumber.CONNECTION_DISCONNECTED, "after a default disconnect with requests in progress");
+        var got = Events.completions(l.a().reqEvd, stall.cookies(), rig, "of requests stalled at a default disconnect");
+        Events.allStatus(got, DtoStatus.FLUSHED, "requests stalled at a default (abrupt) disconnect");
+    }
+
+    @Conformance("DISC_02")
+    public void abruptFlushesEveryOutstandingDtoAndBindOnce(Rig rig) {
+        Link l = Link.open(rig);
+        List<Long> recvs = postReceives(l.a(), l.epA(), 8, 100);
+        Stall stall = Stall.start(l);
+        Set<Long> requests = new HashSet<>(stall.cookies());
+        RemoteMemoryRegion rmr = rmrOrNull(l.a(), rig);
+        if (rmr != null) {
+            LocalMemoryRegion lmr = l.a().lmr(4096, FILL);
+            rmr.bind(lmr, 0, 4096, Dat.MEM_PRIV_ALL, VaType.VA, l.epA(), 500, Dat.COMPLETION_DEFAULT);
+            requests.add(500L);
+        }
+        l.epA().disconnect(CloseFlag.ABRUPT);
+        ended(l.a(), l.epA(), EventNumber.CONNECTION_DISCONNECTED, "after an abrupt disconnect");
+        var r = Events.completions(l.a().recvEvd, recvs, rig, "of outstanding receives");
+        Events.allStatus(r, DtoStatus.FLUSHED, "outstanding receives at an abrupt disconnect");
+        List<DatEvent> req = Events.gather(l.a().reqEvd, requests, null, null, rig.eventTimeout(),
+                "of requests and binds at an abrupt disconnect");
+        Events.none(l.a().reqEvd, rig.grace(), "after every request completed");
+        for (DatEvent e : req) {
+            long cookie = Events.cookie(e);
+            DtoStatus status = Events.status(e);
+            if (cookie == 500L) {
+                Checks.oneOf(Set.of(DtoStatus.SUCCESS, DtoStatus.FLUSHED), status, "the RMR bind posted before the"
+                        + " abrupt disconnect (in progress: success or flushed)");
+            } else if (stall.held()) {
+                Checks.equal(DtoStatus.FLUSHED, status, "request " + cookie + " held at an abrupt disconnect");
+            } else {
+                Checks.equal(DtoStatus.FLUSHED, status, "send " + cookie + " outstanding at an abrupt disconnect");
+            }
+        }
+        stall.release();
+        Events.none(l.a().reqEvd, rig.grace(), "after the stall was lifted");
+        stall.verifyUntouched();
+        if (rmr == null) {
+            rig.note("RMR binds not covered: the provider has no RMRs");
+        }
+    }
+
+    static RemoteMemoryRegion rmrOrNull(Side side, Rig rig) {
+        try {
+            return side.pz.createRmr();
+        } catch (DatException e) {
+            if (e.type() == DatReturnType.MODEL_NOT_SUPPORTED) {
+                return null;
+            }
+            throw e;
+        }
+    }
+
+    @Conformance("DISC_03")
+    public void abruptNoSuccessAfterFailurePerDirection(Rig rig) {
+        boolean sawFailure = false;
+        for (int round = 1; round <= 3 && !sawFailure; round++) {
+            int n = 32 * round;
+            int size = 16 * 1024;
+            Link l = Link.open(rig);
+            LocalMemoryRegion srcA = l.a().lmr(size, (byte) 1);
+            LocalMemoryRegion srcB = l.b().lmr(size, (byte) 2);
+            LocalMemoryRegion sinkA = l.a().lmr((long) size * n, FILL);
+            LocalMemoryRegion sinkB = l.b().lmr((long) size * n, FILL);
+            List<Long> sends = new ArrayList<>();
+            List<Long> recvs = new ArrayList<>();
+            for (int i = 0; i < n; i++) {
+                l.epB().postRecv(List.of(Link.local(sinkB, (long) size * i, size)), 10_000 + i, Dat.COMPLETION_DEFAULT);
+                l.epA().postRecv(List.of(Link.local(sinkA, (long) size * i, size)), 20_000 + i, Dat.COMPLETION_DEFAULT);
+                recvs.add(20_000L + i);
+            }
+            for (int i = 0; i < n; i++) {
+                l.epB().postSend(List.of(Link.local(srcB, 0, size)), 30_000 + i, Dat.COMPLETION_DEFAULT);
+            }
+            for (int i = 0; i < n; i++) {
+                l.epA().postSend(List.of(Link.local(srcA, 0, size)), 40_000 + i, Dat.COMPLETION_DEFAULT);
+                sends.add(40_000L + i);
+            }
+            l.epA().disconnect(CloseFlag.ABRUPT);
+            ended(l.a(), l.epA(), EventNumber.CONNECTION_DISCONNECTED, "after an abrupt disconnect");
+            var out = Events.completions(l.a().reqEvd, sends, rig, "of the sends in flight");
+            var in = Events.completions(l.a().recvEvd, recvs, rig, "of the receives in flight");
+            sawFailure |= ordered(out, "request direction");
+            sawFailure |= ordered(in, "receive direction");
+        }
+        if (!sawFailure) {
+            throw new Skip("every DTO completed successfully before the abrupt disconnect took effect in three"
+                    + " rounds; ordering after a failure could not be observed");
+        }
+    }
+
+    /** Checks posting order and no success after a failure; returns whether a failure was seen. */
+    private static boolean ordered(Map<Long, DatEvent.DtoCompletion> got, String direction) {
+        boolean failed = false;
+        long last = Long.MIN_VALUE;
+        for (DatEvent.DtoCompletion d : got.values()) {
+            Checks.check(d.cookie() > last, direction + ": cookie " + d.cookie() + " completed after " + last
+                    + " though posted before it");
+            last = d.cookie();
+            if (d.status() != DtoStatus.SUCCESS) {
+                failed = true;
+            } else {
+                Checks.check(!failed, direction + ": cookie " + d.cookie()
+                        + " completed SUCCESS after an earlier DTO of the direction failed");
+            }
+        }
+        return failed;
+    }
+
+    @Conformance("DISC_04")
+    public void gracefulCompletesRequestsFirstWhileDisconnectPending(Rig rig) {
+        Link l = Link.open(rig);
+        Stall stall = Stall.start(l);
+        l.epA().disconnect(CloseFlag.GRACEFUL);
+        Checks.state(l.epA(), EpState.DISCONNECT_PENDING, "right after a graceful disconnect with requests in progress");
+        Events.none(l.a().connEvd, rig.grace(), "while requests are in progress after a graceful disconnect");
+        Checks.state(l.epA(), EpState.DISCONNECT_PENDING, "while requests are in progress");
+        stall.release();
+        var got = Events.completions(l.a().reqEvd, stall.cookies(), rig, "of requests at a graceful disconnect");
+        Events.allStatus(got, DtoStatus.SUCCESS, "requests in progress at a graceful disconnect");
+        ended(l.a(), l.epA(), EventNumber.CONNECTION_DISCONNECTED, "after the graceful disconnect");
+        stall.verifyDelivered(l.b().recvEvd);
+        ended(l.b(), l.epB(), EventNumber.CONNECTION_DISCONNECTED, "at the peer after the graceful disconnect");
+        Events.none(l.a().connEvd, rig.grace(), "after DISCONNECTED");
+        if (!stall.held()) {
+            rig.note("covered with a send waiting for the peer's receive (no transfer hold)");
+        }
+    }
+
+    @Conformance("DISC_05")
+    public void abruptWhileDisconnectPendingDoesNotWait(Rig rig) {
+        Link l = Link.open(rig);
+        Stall stall = Stall.start(l);
+        l.epA().disconnect(CloseFlag.GRACEFUL);
+        Checks.state(l.epA(), EpState.DISCONNECT_PENDING, "after a graceful disconnect with requests in progress");
+        l.epA().disconnect(CloseFlag.ABRUPT);
+        ended(l.a(), l.epA(), EventNumber.CONNECTION_DISCONNECTED, "after an abrupt disconnect in DISCONNECT_PENDING");
+        var got = Events.completions(l.a().reqEvd, stall.cookies(), rig, "of the stalled requests");
+        Events.allStatus(got, DtoStatus.FLUSHED, "requests outstanding at the abrupt disconnect");
+        stall.release();
+        Duration grace = rig.grace();
+        for (DatEvent e : drainFor(l.b().recvEvd, grace)) {
+            Checks.check(Events.status(e) != DtoStatus.SUCCESS, "the peer's receive completed SUCCESS with data"
+                    + " of a flushed send: " + Events.describe(e));
+        }
+        stall.verifyUntouched();
+        Events.none(l.a().connEvd, grace, "after DISCONNECTED");
+    }
+
+    /** Every event that arrives within {@code d}. */
+    static List<DatEvent> drainFor(EventDispatcher evd, Duration d) {
+        List<DatEvent> events = new ArrayList<>();
+        long deadline = System.nanoTime() + d.toNanos();
+        while (true) {
+            long left = deadline - System.nanoTime();
+            if (left <= 0) {
+                events.addAll(Events.drainNow(evd));
+                return events;
+            }
+            try {
+                events.add(evd.waitEvent(Math.max(1, left / 1000)));
+            } catch (DatException e) {
+                if (e.type() != DatReturnType.TIMEOUT_EXPIRED) {
+                    throw e;
+                }
+            }
+        }
+    }
+
+    @Conformance("DISC_06")
+    public void gracefulWhileDisconnectPendingHasNoEffect(Rig rig) {
+        Link l = Link.open(rig);
+        Stall stall = Stall.start(l);
+        l.epA().disconnect(CloseFlag.GRACEFUL);
+        Checks.state(l.epA(), EpState.DISCONNECT_PENDING, "after a graceful disconnect with requests in progress");
+        Checks.succeeds("a second graceful disconnect in DISCONNECT_PENDING",
+                () -> l.epA().disconnect(CloseFlag.GRACEFUL));
+        Checks.state(l.epA(), EpState.DISCONNECT_PENDING, "after the second graceful disconnect");
+        Events.none(l.a().connEvd, rig.grace(), "after the second graceful disconnect");
+        Events.none(l.a().reqEvd, Duration.ofMillis(1), "after the second graceful disconnect");
+        stall.release();
+        var got = Events.completions(l.a().reqEvd, stall.cookies(), rig, "of the stalled requests");
+        Events.allStatus(got, DtoStatus.SUCCESS, "requests at a graceful disconnect");
+        ended(l.a(), l.epA(), EventNumber.CONNECTION_DISCONNECTED, "after the graceful disconnect");
+        Events.none(l.a().connEvd, rig.grace(), "after the one DISCONNECTED event");
+        stall.verifyDelivered(l.b().recvEvd);
+    }
+
+    @Conformance("DISC_07")
+    public void postsInDisconnectPendingFailInvalidState(Rig rig) {
+        Link l = Link.open(rig);
+        LocalMemoryRegion local = l.a().lmr(1024, (byte) 3);
+        LocalMemoryRegion remote = l.b().lmr(1024, FILL);
+        RemoteMemoryRegion rmr = rmrOrNull(l.a(), rig);
+        Stall stall = Stall.start(l);
+        l.epA().disconnect(CloseFlag.GRACEFUL);
+        Checks.state(l.epA(), EpState.DISCONNECT_PENDING, "after a graceful disconnect with requests in progress");
+        Checks.fails(DatReturnType.INVALID_STATE, null, "dat_ep_post_send in DISCONNECT_PENDING",
+                () -> l.epA().postSend(List.of(Link.local(local, 0, 64)), 1, Dat.COMPLETION_DEFAULT));
+        Checks.fails(DatReturnType.INVALID_STATE, null, "dat_ep_post_rdma_read in DISCONNECT_PENDING",
+                () -> l.epA().postRdmaRead(List.of(Link.local(local, 0, 64)), 2, Link.remote(remote, 0, 64),
+                        Dat.COMPLETION_DEFAULT));
+        Checks.fails(DatReturnType.INVALID_STATE, null, "dat_ep_post_rdma_write in DISCONNECT_PENDING",
+                () -> l.epA().postRdmaWrite(List.of(Link.local(local, 0, 64)), 3, Link.remote(remote, 0, 64),
+                        Dat.COMPLETION_DEFAULT));
+        if (rmr != null) {
+            Checks.fails(DatReturnType.INVALID_STATE, null, "dat_rmr_bind in DISCONNECT_PENDING",
+                    () -> rmr.bind(local, 0, 64, Dat.MEM_PRIV_ALL, VaType.VA, l.epA(), 4, Dat.COMPLETION_DEFAULT));
+        } else {
+            rig.note("RMR bind not covered: the provider has no RMRs");
+        }
+        Checks.state(l.epA(), EpState.DISCONNECT_PENDING, "after the refused posts");
+        Events.none(l.a().reqEvd, rig.grace(), "after refused posts");
+        stall.release();
+        var got = Events.completions(l.a().reqEvd, stall.cookies(), rig, "of the stalled requests only");
+        Events.allStatus(got, DtoStatus.SUCCESS, "requests at a graceful disconnect");
+        ended(l.a(), l.epA(), EventNumber.CONNECTION_DISCONNECTED, "after the graceful disconnect");
+        Bytes.all(remote.segment(), FILL, "the target of the refused RDMA Write");
+    }
+
+    @Conformance("DISC_08")
+    public void completionIsDisconnectedEventThenStateDisconnected(Rig rig) {
+        for (CloseFlag flag : CloseFlag.values()) {
+            Link l = Link.open(rig);
+            l.epA().disconnect(flag);
+            ended(l.a(), l.epA(), EventNumber.CONNECTION_DISCONNECTED, "after a " + flag + " disconnect");
+            Events.none(l.a().connEvd, rig.grace(), "after DISCONNECTED");
+            Link p = Link.open(rig);
+            p.epB().disconnect(flag);
+            ended(p.b(), p.epB(), EventNumber.CONNECTION_DISCONNECTED, "after a " + flag + " disconnect by the passive side");
+            Events.none(p.b().connEvd, rig.grace(), "after DISCONNECTED");
+        }
+    }
+
+    @Conformance("DISC_09")
+    public void sharedEvdDeliversSuccessesBeforeDisconnected(Rig rig) {
+        Side[] probe = rig.pair();
+        if (!probe[0].ia.query().provider().evdStreamMergingSupported()) {
+            throw new Skip("the provider does not support one EVD for connection and DTO events");
+        }
+        for (CloseFlag flag : CloseFlag.values()) {
+            Side[] s = rig.pair();
+            EventDispatcher shared = s[0].evd(EvdFlag.DTO, EvdFlag.CONNECTION, EvdFlag.RMR_BIND);
+            Link l = Link.connect(s[0], s[1], s[0].ep(shared), s[1].ep());
+            Set<Long> cookies = new HashSet<>(postReceives(l.a(), l.epA(), 4, 700));
+            List<Long> successes;
+            if (flag == CloseFlag.GRACEFUL) {
+                Stall stall = Stall.start(l);
+                cookies.addAll(stall.cookies());
+                successes = stall.cookies();
+                l.epA().disconnect(flag);
+                stall.release();
+            } else {
+                LocalMemoryRegion src = l.a().lmr(8192, (byte) 4);
+                LocalMemoryRegion sink = l.b().lmr(8192L * 64, FILL);
+                for (int i = 0; i < 64; i++) {
+                    l.epB().postRecv(List.of(Link.local(sink, 8192L * i, 8192)), i, Dat.COMPLETION_DEFAULT);
+                }
+                for (int i = 0; i < 64; i++) {
+                    l.epA().postSend(List.of(Link.local(src, 0, 8192)), 800 + i, Dat.COMPLETION_DEFAULT);
+                    cookies.add(800L + i);
+                }
+                l.epA().disconnect(flag);
+                successes = List.of();
+            }
+            List<DatEvent> events = Events.gather(shared, cookies, EventNumber.CONNECTION_DISCONNECTED, l.epA(),
+                    rig.eventTimeout(), "on the shared EVD after a " + flag + " disconnect");
+            Events.none(shared, rig.grace(), "on the shared EVD after everything completed");
+            boolean disconnected = false;
+            for (DatEvent e : events) {
+                if (e instanceof DatEvent.Connection) {
+                    disconnected = true;
+                } else if (Events.status(e) == DtoStatus.SUCCESS) {
+                    Checks.check(!disconnected, "a successful completion was dequeued after DISCONNECTED ("
+                            + flag + "): " + Events.describe(e));
+                }
+                if (!(e instanceof DatEvent.Connection) && successes.contains(Events.cookie(e))) {
+                    Checks.equal(DtoStatus.SUCCESS, Events.status(e), "request " + Events.cookie(e)
+                            + " in progress at a graceful disconnect");
+                }
+            }
+        }
+    }
+
+    @Conformance("DISC_10")
+    public void disconnectOfDisconnectedEpIsNoOp(Rig rig) {
+        Link l = Link.open(rig);
+        l.epA().disconnect(CloseFlag.ABRUPT);
+        ended(l.a(), l.epA(), EventNumber.CONNECTION_DISCONNECTED, "after the first disconnect");
+        Checks.succeeds("an abrupt disconnect of a DISCONNECTED EP", () -> l.epA().disconnect(CloseFlag.ABRUPT));
+        Checks.succeeds("a graceful disconnect of a DISCONNECTED EP", () -> l.epA().disconnect(CloseFlag.GRACEFUL));
+        Checks.state(l.epA(), EpState.DISCONNECTED, "after repeated disconnects");
+        ended(l.b(), l.epB(), EventNumber.CONNECTION_DISCONNECTED, "at the peer");
+        Checks.succeeds("a graceful disconnect of the peer's DISCONNECTED EP",
+                () -> l.epB().disconnect(CloseFlag.GRACEFUL));
+        Checks.succeeds("an abrupt disconnect of the peer's DISCONNECTED EP",
+                () -> l.epB().disconnect(CloseFlag.ABRUPT));
+        Checks.state(l.epB(), EpState.DISCONNECTED, "the peer after repeated disconnects");
+        Events.none(l.a().connEvd, rig.grace(), "after disconnects of a DISCONNECTED EP");
+        Events.none(l.b().connEvd, Duration.ofMillis(1), "after disconnects of a DISCONNECTED EP");
+    }
+
+    @Conformance("DISC_11")
+    public void disconnectBeforeConnectingFailsInvalidState(Rig rig) {
+        Side[] s = rig.pair();
+        Side a = s[0];
+        Side b = s[1];
+        Endpoint unconnected = a.ep();
+        refused(unconnected, EpState.UNCONNECTED);
+        Endpoint reserved = b.ep();
+        long q = rig.connQual();
+        ReservedServicePoint rsp = b.ia.createRsp(q, reserved, b.crEvd);
+        refused(reserved, EpState.RESERVED);
+        Endpoint epA = a.ep();
+        epA.connect(b.address(), q, rig.longConnectTimeoutMicros(), NONE);
+        var cr = Events.request(b.crEvd, rig.eventTimeout(), "at the RSP");
+        Checks.state(reserved, EpState.PASSIVE_CONNECTION_PENDING, "the reserved EP after a request arrived");
+        refused(reserved, EpState.PASSIVE_CONNECTION_PENDING);
+        cr.request().reject(NONE);
+        Events.connection(a.connEvd, EventNumber.CONNECTION_PEER_REJECTED, epA, rig.eventTimeout(), "after reject");
+        Checks.check(rsp.isFreed(), "the RSP is not destroyed by the arrival of its request");
+        long q2 = rig.connQual();
+        PublicServicePoint psp;
+        try {
+            psp = b.ia.createPsp(q2, b.crEvd, PspFlag.PROVIDER);
+        } catch (DatException e) {
+            if (e.type() == DatReturnType.MODEL_NOT_SUPPORTED && !b.ia.query().provider().pspCreatesEp()) {
+                Events.none(b.connEvd, rig.grace(), "after refused disconnects");
+                throw new Skip("UNCONNECTED, RESERVED and PASSIVE_CONNECTION_PENDING pass; TENTATIVE_CONNECTION_PENDING"
+                        + " cannot be produced: the provider creates no EPs at PSPs");
+            }
+            throw e;
+        }
+        Endpoint epA2 = a.ep();
+        epA2.connect(b.address(), q2, rig.longConnectTimeoutMicros(), NONE);
+        var cr2 = Events.request(b.crEvd, rig.eventTimeout(), "at the provider PSP");
+        Endpoint tentative = cr2.request().query().localEp();
+        Checks.check(tentative != null, "a request at a PROVIDER PSP names no provider-created EP");
+        Checks.state(tentative, EpState.TENTATIVE_CONNECTION_PENDING, "the provider-created EP");
+        refused(tentative, EpState.TENTATIVE_CONNECTION_PENDING);
+        cr2.request().reject(NONE);
+        psp.free();
+        Events.connection(a.connEvd, EventNumber.CONNECTION_PEER_REJECTED, epA2, rig.eventTimeout(), "after reject");
+        Events.none(b.connEvd, rig.grace(), "after refused disconnects");
+    }
+
+    private static void refused(Endpoint ep, EpState state) {
+        for (CloseFlag flag : CloseFlag.values()) {
+            Checks.fails(DatReturnType.INVALID_STATE, null, flag + " disconnect in " + state,
+                    () -> ep.disconnect(flag));
+            Checks.state(ep, state, "after a refused " + flag + " disconnect");
+        }
+    }
+
+    @Conformance("DISC_12")
+    public void disconnectDuringEstablishmentAbortsAndFlushesReceives(Rig rig) {
+        Side[] s = rig.pair();
+        Side a = s[0];
+        Side b = s[1];
+        long q = rig.connQual();
+        b.psp(q);
+        long base = 100;
+        for (CloseFlag flag : CloseFlag.values()) {
+            Endpoint epA = a.ep();
+            List<Long> recvs = postReceives(a, epA, 4, base);
+            base += 100;
+            epA.connect(b.address(), q, rig.longConnectTimeoutMicros(), NONE);
+            var cr = Events.request(b.crEvd, rig.eventTimeout(), "at the passive side");
+            Checks.state(epA, EpState.ACTIVE_CONNECTION_PENDING, "before the disconnect");
+            epA.disconnect(flag);
+            ended(a, epA, EventNumber.CONNECTION_DISCONNECTED, "after a " + flag + " disconnect in ACTIVE_CONNECTION_PENDING");
+            var got = Events.completions(a.recvEvd, recvs, rig, "of receives posted before connect");
+            Events.allStatus(got, DtoStatus.FLUSHED, "receives at an aborted establishment");
+            Connecting.lateAcceptFails(b, cr.request(), "after the active side aborted with a " + flag + " disconnect");
+            Events.none(a.connEvd, rig.grace(), "after the aborted establishment");
+            Checks.state(epA, EpState.DISCONNECTED, "after the late accept");
+        }
+        rig.note("COMPLETION_PENDING not produced (the API offers no way to hold the passive side in it)");
+    }
+
+    @Conformance("DISC_13")
+    public void remoteDisconnectIsIndicatedAndFlushesPeer(Rig rig) {
+        long base = 100;
+        for (CloseFlag flag : CloseFlag.values()) {
+            Link l = Link.open(rig);
+            List<Long> recvs = postReceives(l.b(), l.epB(), 4, base);
+            base += 100;
+            l.epA().disconnect(flag);
+            ended(l.a(), l.epA(), EventNumber.CONNECTION_DISCONNECTED, "after a " + flag + " disconnect");
+            ended(l.b(), l.epB(), EventNumber.CONNECTION_DISCONNECTED, "at the peer of a " + flag + " disconnect");
+            var got = Events.completions(l.b().recvEvd, recvs, rig, "of the peer's receives");
+            Events.allStatus(got, DtoStatus.FLUSHED, "the peer's receives after a remote " + flag + " disconnect");
+            Events.none(l.b().connEvd, rig.grace(), "at the peer after DISCONNECTED");
+        }
+    }
+
+    @Conformance("DISC_14")
+    public void simultaneousDisconnectsEachGetOneEvent(Rig rig) throws InterruptedException {
+        CloseFlag[][] rounds = {{CloseFlag.GRACEFUL, CloseFlag.GRACEFUL}, {CloseFlag.ABRUPT, CloseFlag.ABRUPT},
+            {CloseFlag.GRACEFUL, CloseFlag.ABRUPT}};
+        for (CloseFlag[] flags : rounds) {
+            Link l = Link.open(rig);
+            CyclicBarrier start = new CyclicBarrier(2);
+            AtomicReference<Throwable> failure = new AtomicReference<>();
+            Thread t = Thread.ofPlatform().daemon().name("conformance-DISC_14-peer").start(() -> {
+                try {
+                    start.await();
+                    l.epB().disconnect(flags[1]);
+                } catch (Throwable e) {
+                    failure.set(e);
+                }
+            });
+            try {
+                start.await();
+                l.epA().disconnect(flags[0]);
+            } catch (java.util.concurrent.BrokenBarrierException e) {
+                throw new AssertionError("the peer thread did not start", e);
+            }
+            t.join(rig.eventTimeout().toMillis());
+            Checks.check(!t.isAlive(), "the peer's disconnect did not return within " + rig.eventTimeout());
+            if (failure.get() != null) {
+                throw new AssertionError("the peer's " + flags[1] + " disconnect failed: " + failure.get(), failure.get());
+            }
+            String what = flags[0] + "/" + flags[1] + " disconnects at once";
+            ended(l.a(), l.epA(), EventNumber.CONNECTION_DISCONNECTED, "after " + what);
+            ended(l.b(), l.epB(), EventNumber.CONNECTION_DISCONNECTED, "at the peer after " + what);
+            Events.none(l.a().connEvd, rig.grace(), "after " + what);
+            Events.none(l.b().connEvd, Duration.ofMillis(1), "at the peer after " + what);
+        }
+    }
+
+    @Conformance("DISC_15")
+    public void noByteMovesAfterDisconnected(Rig rig) {
+        boolean hold = rig.fixture().canHoldTransfers();
+        for (CloseFlag flag : CloseFlag.values()) {
+            Link l = Link.open(rig);
+            int size = 8192;
+            int n = hold ? 1 : 16;
+            LocalMemoryRegion srcA = l.a().lmr(size, (byte) 0);
+            Bytes.pattern(srcA.segment(), 21);
+            LocalMemoryRegion readSrcB = l.b().lmr(size, (byte) 0);
+            Bytes.pattern(readSrcB.segment(), 22);
+            LocalMemoryRegion targetB = l.b().lmr((long) size * n, FILL);
+            LocalMemoryRegion sinkA = l.a().lmr((long) size * n, FILL);
+            LocalMemoryRegion recvB = l.b().lmr((long) size * n, FILL);
+            Map<Long, Move> moves = new LinkedHashMap<>();
+            for (int i = 0; i < n; i++) {
+                l.epB().postRecv(List.of(Link.local(recvB, (long) size * i, size)), 900 + i, Dat.COMPLETION_DEFAULT);
+            }
+            if (hold) {
+                rig.hold(l.a().ia, true);
+            }
+            for (int i = 0; i < n; i++) {
+                long off = (long) size * i;
+                l.epA().postSend(List.of(Link.local(srcA, 0, size)), 100 + i, Dat.COMPLETION_DEFAULT);
+                moves.put(100L + i, new Move(srcA.segment(), 2, off));
+                l.epA().postRdmaWrite(List.of(Link.local(srcA, 0, size)), 200 + i, Link.remote(targetB, off, size),
+                        Dat.COMPLETION_DEFAULT);
+                moves.put(200L + i, new Move(srcA.segment(), 0, off));
+                l.epA().postRdmaRead(List.of(Link.local(sinkA, off, size)), 300 + i, Link.remote(readSrcB, 0, size),
+                        Dat.COMPLETION_DEFAULT);
+                moves.put(300L + i, new Move(readSrcB.segment(), 1, off));
+            }
+            l.epA().disconnect(flag);
+            if (hold && flag == CloseFlag.GRACEFUL) {
+                Checks.state(l.epA(), EpState.DISCONNECT_PENDING, "a graceful disconnect with held transfers");
+                Events.none(l.a().connEvd, rig.grace(), "while transfers are held at a graceful disconnect");
+                rig.hold(l.a().ia, false);
+            }
+            ended(l.a(), l.epA(), EventNumber.CONNECTION_DISCONNECTED, "after a " + flag + " disconnect");
+            byte[][] atEvent = {Bytes.snapshot(targetB.segment()), Bytes.snapshot(sinkA.segment()),
+                Bytes.snapshot(recvB.segment())};
+            if (hold && flag == CloseFlag.ABRUPT) {
+                rig.hold(l.a().ia, false);
+            }
+            var got = Events.completions(l.a().reqEvd, moves.keySet(), rig, "of the transfers");
+            if (flag == CloseFlag.GRACEFUL) {
+                Events.allStatus(got, DtoStatus.SUCCESS, "transfers at a graceful disconnect");
+            }
+            drainFor(l.b().connEvd, rig.grace());
+            drainFor(l.b().recvEvd, rig.grace());
+            Bytes.same(atEvent[0], targetB.segment(), "the RDMA Write target at the peer after DISCONNECTED (" + flag + ")");
+            Bytes.same(atEvent[1], sinkA.segment(), "the local RDMA Read sink after DISCONNECTED (" + flag + ")");
+            Bytes.same(atEvent[2], recvB.segment(), "the peer's receive buffers after DISCONNECTED (" + flag + ")");
+            MemorySegment[] destinations = {targetB.segment(), sinkA.segment(), recvB.segment()};
+            for (var e : got.entrySet()) {
+                Move m = moves.get(e.getKey());
+                if (e.getValue().status() == DtoStatus.SUCCESS) {
+                    byte[] landed = Arrays.copyOfRange(atEvent[m.destination()], (int) m.offset(),
+                            (int) m.offset() + size);
+                    Bytes.same(Bytes.snapshot(m.source()), landed, "data of DTO " + e.getKey()
+                            + " that completed SUCCESS, at the DISCONNECTED event (" + flag + ")");
+                } else if (hold) {
+                    Bytes.all(destinations[m.destination()].asSlice(m.offset(), size), FILL,
+                            "the destination of held DTO " + e.getKey() + " that completed " + e.getValue().status());
+                }
+            }
+        }
+        if (!hold) {
+            rig.note("without a transfer hold: checked with transfers racing the disconnect");
+        }
+    }
+
+    /** Where a DTO moves data: its source, which destination segment, and the offset there. */
+    private record Move(MemorySegment source, int destination, long offset) {
+    }
+
+    @Conformance("DISC_16")
+    public void noHalfClosedConnection(Rig rig) {
+        for (CloseFlag flag : CloseFlag.values()) {
+            Link l = Link.open(rig);
+            LocalMemoryRegion memA = l.a().lmr(4096, FILL);
+            LocalMemoryRegion memB = l.b().lmr(4096, FILL);
+            LocalMemoryRegion srcA = l.a().lmr(64, (byte) 1);
+            LocalMemoryRegion srcB = l.b().lmr(64, (byte) 2);
+            var remoteA = Link.remote(memA, 0, 64);
+            var remoteB = Link.remote(memB, 0, 64);
+            l.epA().disconnect(flag);
+            ended(l.a(), l.epA(), EventNumber.CONNECTION_DISCONNECTED, "after a " + flag + " disconnect");
+            tryMoves(rig, l.epA(), l.a(), srcA, memA, remoteB, "the side that disconnected (" + flag + ")");
+            tryMoves(rig, l.epB(), l.b(), srcB, memB, remoteA, "the peer of a completed " + flag + " disconnect");
+            drainFor(l.b().connEvd, rig.grace());
+            Bytes.all(memA.segment(), FILL, "the disconnecting side's memory");
+            Bytes.all(memB.segment(), FILL, "the peer's memory");
+        }
+    }
+
+    /** Posts a send, an RDMA Write and an RDMA Read; each must fail sync or complete unsuccessfully. */
+    private static void tryMoves(Rig rig, Endpoint ep, Side side, LocalMemoryRegion src, LocalMemoryRegion sink,
+                                 org.jdapl.dat.RmrTriplet remote, String who) {
+        Set<Long> posted = new HashSet<>();
+        if (Checks.attempt("send by " + who, () -> ep.postSend(List.of(Link.local(src, 0, 64)), 1,
+                Dat.COMPLETION_DEFAULT)) == null) {
+            posted.add(1L);
+        }
+        if (Checks.attempt("RDMA Write by " + who, () -> ep.postRdmaWrite(List.of(Link.local(src, 0, 64)), 2, remote,
+                Dat.COMPLETION_DEFAULT)) == null) {
+            posted.add(2L);
+        }
+        if (Checks.attempt("RDMA Read by " + who, () -> ep.postRdmaRead(List.of(Link.local(sink, 0, 64)), 3, remote,
+                Dat.COMPLETION_DEFAULT)) == null) {
+            posted.add(3L);
+        }
+        var got = Events.completions(side.reqEvd, posted, rig, "of posts by " + who);
+        for (var d : got.values()) {
+            Checks.check(d.status() != DtoStatus.SUCCESS, who + " moved data after the disconnect completed: "
+                    + Events.describe(d));
+        }
+    }
+
+    @Conformance("DISC_17")
+    public void brokenTransportIsReportedAndFlushes(Rig rig) {
+        Link l = Link.open(rig);
+        List<Long> recvA = postReceives(l.a(), l.epA(), 4, 100);
+        List<Long> recvB = postReceives(l.b(), l.epB(), 4, 200);
+        rig.fixture().breakTransport(l.epA());
+        ended(l.a(), l.epA(), EventNumber.CONNECTION_BROKEN, "after the transport broke");
+        Events.allStatus(Events.completions(l.a().recvEvd, recvA, rig, "of receives"), DtoStatus.FLUSHED,
+                "receives at a broken transport");
+        Events.connectionOneOf(l.b().connEvd, Set.of(EventNumber.CONNECTION_BROKEN,
+                EventNumber.CONNECTION_DISCONNECTED), l.epB(), rig.eventTimeout(), "at the peer of a broken transport");
+        Checks.state(l.epB(), EpState.DISCONNECTED, "the peer after the transport broke");
+        Events.allStatus(Events.completions(l.b().recvEvd, recvB, rig, "of the peer's receives"), DtoStatus.FLUSHED,
+                "the peer's receives at a broken transport");
+        Events.none(l.a().connEvd, rig.grace(), "after BROKEN");
+        Events.none(l.b().connEvd, Duration.ofMillis(1), "at the peer after the break");
+    }
+
+    @Conformance("DISC_18")
+    public void resetFlushesReceivesAndAllowsReconnect(Rig rig) {
+        Link l = Link.open(rig);
+        List<Long> before = postReceives(l.a(), l.epA(), 2, 100);
+        l.epA().disconnect(CloseFlag.ABRUPT);
+        ended(l.a(), l.epA(), EventNumber.CONNECTION_DISCONNECTED, "after disconnect");
+        ended(l.b(), l.epB(), EventNumber.CONNECTION_DISCONNECTED, "at the peer");
+        Events.allStatus(Events.completions(l.a().recvEvd, before, rig, "of receives at disconnect"),
+                DtoStatus.FLUSHED, "receives at disconnect");
+        LocalMemoryRegion late = l.a().lmr(256, FILL);
+        DatException refused = Checks.attempt("a receive posted in DISCONNECTED",
+                () -> l.epA().postRecv(List.of(Link.local(late, 0, 256)), 150, Dat.COMPLETION_DEFAULT));
+        l.epA().reset();
+        Checks.state(l.epA(), EpState.UNCONNECTED, "after dat_ep_reset");
+        if (refused == null) {
+            Events.allStatus(Events.completions(l.a().recvEvd, List.of(150L), rig, "of the receive posted before reset"),
+                    DtoStatus.FLUSHED, "a receive posted before reset");
+        } else {
+            rig.note("a receive posted in DISCONNECTED was refused sync " + refused.type());
+        }
+        Checks.fails(DatReturnType.INVALID_STATE, null, "dat_ep_reset of an UNCONNECTED EP", () -> l.epA().reset());
+        LocalMemoryRegion sink = l.a().lmr(256, FILL);
+        l.epA().postRecv(List.of(Link.local(sink, 0, 256)), 160, Dat.COMPLETION_DEFAULT);
+        Link again = Link.connect(l.a(), l.b(), l.epA(), l.b().ep());
+        LocalMemoryRegion src = l.b().lmr(256, (byte) 0);
+        Bytes.pattern(src.segment(), 5);
+        again.epB().postSend(List.of(Link.local(src, 0, 256)), 170, Dat.COMPLETION_DEFAULT);
+        Events.allStatus(Events.completions(l.b().reqEvd, List.of(170L), rig, "of the send on the new connection"),
+                DtoStatus.SUCCESS, "a send on the new connection");
+        var got = Events.completions(l.a().recvEvd, List.of(160L), rig, "of the receive on the new connection");
+        Events.allStatus(got, DtoStatus.SUCCESS, "a receive on the new connection");
+        Checks.equal(256L, got.get(160L).transferredLength(), "received bytes");
+        Bytes.same(Bytes.snapshot(src.segment()), sink.segment(), "the data received on the new connection");
+    }
+}
