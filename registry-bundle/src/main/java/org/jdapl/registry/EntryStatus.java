@@ -1,5 +1,7 @@
 package org.jdapl.registry;
 
+import java.util.ArrayList;
+import java.util.List;
 import org.jdapl.dat.Dat;
 import org.jdapl.dat.RegistryEntry;
 import org.jdapl.dat.spi.DatProvider;
@@ -27,23 +29,30 @@ final class EntryStatus {
                                   int openIas) {
         boolean present = provider != null;
         boolean openable = false;
-        String status;
+        List<String> reasons = new ArrayList<>();
         if (loadError != null) {
-            status = "not loaded: " + loadError;
-        } else if (!entry.isDefault()) {
-            status = "nondefault entry: not loaded (only default entries are)";
-        } else if (entry.apiVersion().kernel()) {
-            status = "kernel entry (" + entry.apiVersion() + "): never opened here";
+            reasons.add("not loaded: " + loadError);
+        }
+        if (!present) {
+            reasons.add(absentReason(entry.libPath(), providerName));
+        }
+        if (!entry.isDefault()) {
+            reasons.add("nondefault entry: not loaded (only default entries are)");
+        }
+        if (entry.apiVersion().kernel()) {
+            reasons.add("kernel entry (" + entry.apiVersion() + "): never opened here");
         } else if (!entry.apiVersion().isUser(Dat.VERSION_MAJOR, Dat.VERSION_MINOR)) {
-            status = "API version " + entry.apiVersion() + ": only u" + Dat.VERSION_MAJOR + "." + Dat.VERSION_MINOR
-                    + " entries are opened";
-        } else if (!present) {
-            status = absentReason(entry.libPath(), providerName);
-        } else {
+            reasons.add("API version " + entry.apiVersion() + ": only u" + Dat.VERSION_MAJOR + "."
+                    + Dat.VERSION_MINOR + " entries are opened");
+        }
+        String status;
+        if (reasons.isEmpty()) {
             ProviderStatus check = check(provider, entry);
             openable = check.canServe();
             status = (openable ? "ok" : "cannot serve ia_params")
                     + (check.reason() == null || check.reason().isBlank() ? "" : ": " + check.reason());
+        } else {
+            status = String.join("; ", reasons);
         }
         if (present && openIas > 0) {
             status += " [" + providerName + ": " + openIas + " IA" + (openIas == 1 ? "" : "s") + " open]";
