@@ -1,0 +1,148 @@
+package org.jdapl.provider.emu;
+
+import java.net.SocketAddress;
+
+import org.jdapl.dat.ConnectionRequest;
+import org.jdapl.dat.DatException;
+import org.jdapl.dat.Endpoint;
+import org.jdapl.dat.EpState;
+import org.jdapl.dat.EventNumber;
+import org.jdapl.dat.HandleType;
+
+/**
+ * An emulated connection request at the passive IA. Accept, reject or handoff consume it once. It
+ * names the active side's {@link ConnectAttempt}: if that attempt has ended (timed out, freed,
+ * disconnected), an accept yields ACCEPT_COMPLETION_ERROR and never a half-open connection.
+ */
+final class EmuCr extends EmuObject implements ConnectionRequest {
+    private final EmuIa ia;
+    private final ConnectAttempt attempt;
+    private final long connQual;
+    private final SocketAddress remoteAddress;
+    private final long remotePortQual;
+    private final byte[] privateData;
+    private final EmuEp localEp;
+    private final EmuPsp psp;
+
+    EmuCr(EmuIa ia, ConnectAttempt attempt, long connQual, SocketAddress remoteAddress, long remotePortQual,
+          byte[] privateData, EmuEp localEp, EmuPsp psp) {
+        super(HandleType.CR);
+        this.ia = ia;
+        this.attempt = attempt;
+        this.connQual = connQual;
+        this.remoteAddress = remoteAddress;
+        this.remotePortQual = remotePortQual;
+        this.privateData = privateData;
+        this.localEp = localEp;
+        this.psp = psp;
+        if (psp != null) {
+            psp.requestArrived();
+        }
+    }
+
+    @Override
+    EmuIa ia() {
+        return ia;
+    }
+
+    ConnectAttempt attempt() {
+        return attempt;
+    }
+
+    long connQual() {
+        return connQual;
+    }
+
+    SocketAddress remoteAddress() {
+        return remoteAddress;
+    }
+
+    long remotePortQual() {
+        return remotePortQual;
+    }
+
+    @Override
+    public CrParam query() {
+        return ia.locked(() -> {
+            checkLive();
+            return new CrParam(remoteAddress, remotePortQual, privateData.clone(), localEp);
+        });
+    }
+
+    @Override
+    public void accept(Endpoint ep, byte[] acceptData) {
+        ia.locked(() -> {
+            checkLive();
+            byte[] data = ia.checkPrivateData(acceptData, 2);
+            EmuEp target;
+            if (ep == null) {
+                if (localEp == null) {
+                    throw DatException.invalidParameter(1, "this request came to a consumer PSP: accept needs an EP");
+                }
+                target = localEp;
+            } else {
+                target = ia.own(ep, EmuEp.class, HandleType.EP);
+                if (localEp != null && target != localEp) {
+                    throw DatException.invalidParameter(1, "this request belongs to its reserved or provider EP");
+                }
+            }
+            EpState expected = localEp == null ? EpState.UNCONNECTED : target.state();
+            if (target.state() != expected || (localEp != null && expected != EpState.PASSIVE_CONNECTION_PENDING
+                    && expected != EpState.TENTATIVE_CONNECTION_PENDING)) {
+                throw target.state().invalid("accept");
+            }
+            target.checkCanAccept();
+            consume();
+            target.acceptFrom(this, data);
+        });
+    }
+
+    @Override
+    public void reject(byte[] rejectData) {
+        ia.locked(() -> {
+            checkLive();
+            byte[] data = ia.checkPrivateData(rejectData, 1);
+            consume();
+            releaseLocalEp();
+            attempt.ep.rejectedBy(attempt, data);
+        });
+    }
+
+    @Override
+    public void handoff(long newConnQual) {
+        ia.locked(() -> {
+            checkLive();
+            if (!ia.isListening(newConnQual)) {
+                throw DatException.invalidParameter(2, "nothing listens on connection qualifier " + newConnQual);
+            }
+            consume();
+            releaseLocalEp();
+            if (!ia.deliverRequest(attempt, newConnQual, false, privateData, remoteAddress, remotePortQual)) {
+                attempt.ep.failAttempt(attempt, EventNumber.CONNECTION_NON_PEER_REJECTED);
+            }
+        });
+    }
+
+    private void consume() {
+        markFreed();
+        ia.forget(this);
+        if (psp != null) {
+            psp.requestAnswered();
+        }
+    }
+
+    private void releaseLocalEp() {
+        if (localEp != null && !localEp.isFreed()) {
+            localEp.releaseRequest(this);
+        }
+    }
+
+    /** The passive IA closes with the request unanswered: the active side is refused (fabric lock held). */
+    void destroy() {
+        markFreed();
+        if (psp != null) {
+            psp.requestAnswered();
+        }
+        attempt.ep.failAttempt(attempt, EventNumber.CONNECTION_NON_PEER_REJECTED);
+    }
+}

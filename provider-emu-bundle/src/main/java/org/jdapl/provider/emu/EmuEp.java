@@ -1,0 +1,890 @@
+package org.jdapl.provider.emu;
+
+import java.lang.foreign.MemorySegment;
+import java.net.InetSocketAddress;
+import java.net.SocketAddress;
+import java.util.ArrayDeque;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.TimeUnit;
+
+import org.jdapl.dat.CloseFlag;
+import org.jdapl.dat.CompletionFlag;
+import org.jdapl.dat.ConnectFlag;
+import org.jdapl.dat.Dat;
+import org.jdapl.dat.DatEvent;
+import org.jdapl.dat.DatException;
+import org.jdapl.dat.DatReturnSubtype;
+import org.jdapl.dat.DatReturnType;
+import org.jdapl.dat.DtoOperation;
+import org.jdapl.dat.DtoStatus;
+import org.jdapl.dat.Endpoint;
+import org.jdapl.dat.EpAttributes;
+import org.jdapl.dat.EpState;
+import org.jdapl.dat.EventDispatcher;
+import org.jdapl.dat.EventNumber;
+import org.jdapl.dat.HandleType;
+import org.jdapl.dat.LmrTriplet;
+import org.jdapl.dat.LocalMemoryRegion;
+import org.jdapl.dat.MemPriv;
+import org.jdapl.dat.Qos;
+import org.jdapl.dat.RmrTriplet;
+import org.jdapl.dat.VaType;
+
+/**
+ * An emulated Endpoint: the connection state machine of DAT and the two work queues of a reliable
+ * connection. Every method runs under the fabric lock, so state changes, data movement and
+ * event posting of both ends of a connection are ordered.
+ *
+ * <p>The request queue is processed in order: its head moves data (a send takes the peer's first
+ * receive, an RDMA checks the peer's context and copies), completes, and the next follows. A send
+ * that finds no receive waits up to {@link EmuLimits#RNR_RETRY_MILLIS} (as an RC queue pair's RNR
+ * retries), then completes RECEIVER_NOT_READY. Any error completion breaks the connection as on RC:
+ * both ends get CONNECTION_BROKEN and every later DTO is flushed. Entering DISCONNECTED flushes both
+ * queues, so every posted DTO completes exactly once.
+ *
+ * <p>A graceful disconnect follows the NetworkDirect scheme: DISCONNECT_PENDING until the request
+ * queue is empty, then a notification to the peer; the peer (if still connected) flushes, reports
+ * DISCONNECTED and answers; the answer completes the local disconnect.
+ */
+final class EmuEp extends EmuObject implements Endpoint {
+    private final EmuIa ia;
+    private final EmuSrq srq;
+    private final boolean providerCreated;
+    private final EmuPz pz;
+    private EmuEvd recvEvd;
+    private EmuEvd requestEvd;
+    private EmuEvd connectEvd;
+    private EpAttributes attributes;
+    private EpState state;
+    private long localPortQual;
+    private SocketAddress remoteAddress;
+    private long remotePortQual;
+    private final ArrayDeque<WorkRequest.Recv> recvQueue = new ArrayDeque<>();
+    private final ArrayDeque<WorkRequest> requestQueue = new ArrayDeque<>();
+    private ConnectAttempt attempt;
+    private EmuCr pendingRequest;
+    private Link link;
+    private boolean notifySent;
+    private boolean peerNotified;
+    private int srqBuffersUsed;
+    private long srqBytesUsed;
+    private int softHighWatermark = Dat.WATERMARK_INFINITE;
+    private int hardHighWatermark = Dat.HW_DEFAULT;
+
+    EmuEp(EmuIa ia, EmuPz pz, EmuEvd recvEvd, EmuEvd requestEvd, EmuEvd connectEvd, EmuSrq srq,
+          EpAttributes attributes, EpState initial, boolean providerCreated) {
+        super(HandleType.EP);
+        this.ia = ia;
+        this.pz = pz;
+        this.srq = srq;
+        this.attributes = attributes;
+        this.state = initial;
+        this.providerCreated = providerCreated;
+        setEvds(recvEvd, requestEvd, connectEvd);
+        if (pz != null) {
+            pz.use();
+        }
+        if (srq != null) {
+            srq.attach(this);
+        }
+    }
+
+    private void setEvds(EmuEvd recv, EmuEvd request, EmuEvd connect) {
+        for (EmuEvd e : new EmuEvd[] {recvEvd, requestEvd, connectEvd}) {
+            if (e != null) {
+                e.unuse();
+            }
+        }
+        recvEvd = recv;
+        requestEvd = request;
+        connectEvd = connect;
+        for (EmuEvd e : new EmuEvd[] {recvEvd, requestEvd, connectEvd}) {
+            if (e != null) {
+                e.use();
+            }
+        }
+    }
+
+    @Override
+    EmuIa ia() {
+        return ia;
+    }
+
+    EmuPz pz() {
+        return pz;
+    }
+
+    EpState state() {
+        return state;
+    }
+
+    ConnectAttempt attempt() {
+        return attempt;
+    }
+
+    // ---------------------------------------------------------------- queries
+
+    @Override
+    public EpParam query() {
+        return ia.locked(() -> {
+            checkLive();
+            return new EpParam(ia, state, ia.address(), localPortQual, remoteAddress, remotePortQual, pz, recvEvd,
+                    requestEvd, connectEvd, srq, attributes);
+        });
+    }
+
+    @Override
+    public EpStatus status() {
+        return ia.locked(() -> {
+            checkLive();
+            return new EpStatus(state, recvQueue.isEmpty(), requestQueue.isEmpty());
+        });
+    }
+
+    @Override
+    public RecvQuery recvQuery() {
+        return ia.locked(() -> {
+            checkLive();
+            if (srq == null) {
+                throw new DatException(DatReturnType.MODEL_NOT_SUPPORTED,
+                        "dat_ep_recv_query reports SRQ buffer use; this EP has no SRQ");
+            }
+            return new RecvQuery(srqBuffersUsed, (int) Math.min(Integer.MAX_VALUE, srqBytesUsed));
+        });
+    }
+
+    @Override
+    public void setWatermark(int soft, int hard) {
+        ia.locked(() -> {
+            checkLive();
+            if (srq == null) {
+                throw new DatException(DatReturnType.MODEL_NOT_SUPPORTED, "watermarks apply to EPs with an SRQ");
+            }
+            if (soft < Dat.WATERMARK_INFINITE || hard < Dat.WATERMARK_INFINITE) {
+                throw DatException.invalidParameter(2, "watermarks are -1 (infinite) or 0 and more");
+            }
+            softHighWatermark = soft;
+            hardHighWatermark = hard;
+        });
+    }
+
+    // ---------------------------------------------------------------- configuration
+
+    @Override
+    public void modify(EpAttributes newAttributes, EventDispatcher recv, EventDispatcher request,
+                       EventDispatcher connect) {
+        ia.locked(() -> {
+            checkLive();
+            if (state != EpState.UNCONNECTED && !(providerCreated && state == EpState.TENTATIVE_CONNECTION_PENDING)) {
+                throw state.invalid("dat_ep_modify");
+            }
+            EpAttributes attrs = newAttributes == null ? attributes : ia.checkEpAttributes(newAttributes, srq != null);
+            EmuEvd r = recv == null ? recvEvd : ia.ownEvd(recv, DatReturnSubtype.INVALID_HANDLE_EVD_RECV);
+            EmuEvd q = request == null ? requestEvd : ia.ownEvd(request, DatReturnSubtype.INVALID_HANDLE_EVD_REQUEST);
+            EmuEvd c = connect == null ? connectEvd : ia.ownEvd(connect, DatReturnSubtype.INVALID_HANDLE_EVD_CONN);
+            EmuIa.checkStreams(r, q, c);
+            attributes = attrs;
+            setEvds(r, q, c);
+        });
+    }
+
+    /** Puts a freshly reserved EP in RESERVED (fabric lock held). */
+    void reserve() {
+        state = EpState.RESERVED;
+    }
+
+    /** The RSP was freed before a request arrived (fabric lock held). */
+    void unreserve() {
+        state = EpState.UNCONNECTED;
+    }
+
+    /** A request arrived for this reserved or provider-created EP (fabric lock held). */
+    void requestArrived(EmuCr cr) {
+        pendingRequest = cr;
+        state = providerCreated ? EpState.TENTATIVE_CONNECTION_PENDING : EpState.PASSIVE_CONNECTION_PENDING;
+    }
+
+    /** The request of this EP was rejected or handed off: a reserved EP is free again, a provider EP goes. */
+    void releaseRequest(EmuCr cr) {
+        if (pendingRequest != cr) {
+            return;
+        }
+        pendingRequest = null;
+        if (providerCreated) {
+            flushAll();
+            detach();
+            markFreed();
+            ia.forget(this);
+        } else {
+            state = EpState.UNCONNECTED;
+        }
+    }
+
+    // ---------------------------------------------------------------- connection establishment
+
+    @Override
+    public void connect(SocketAddress remote, long connQual, long timeoutMicros, byte[] privateData, Qos qos,
+                        ConnectFlag flag) {
+        ia.locked(() -> {
+            checkLive();
+            byte[] data = checkConnect(timeoutMicros, privateData, qos, flag);
+            ia.fabric().checkRemoteAddress(remote);
+            startConnect(remote, connQual, false, timeoutMicros, data);
+        });
+    }
+
+    @Override
+    public void dupConnect(Endpoint dup, long timeoutMicros, byte[] privateData, Qos qos) {
+        ia.locked(() -> {
+            checkLive();
+            EmuEp other = ia.own(dup, EmuEp.class, HandleType.EP);
+            if (other.state != EpState.CONNECTED) {
+                throw other.state.invalid("dat_ep_dup_connect of an EP that is not connected");
+            }
+            byte[] data = checkConnect(timeoutMicros, privateData, qos, ConnectFlag.DEFAULT);
+            startConnect(other.remoteAddress, other.remotePortQual, false, timeoutMicros, data);
+        });
+    }
+
+    @Override
+    public void commonConnect(SocketAddress remote, long timeoutMicros, byte[] privateData) {
+        ia.locked(() -> {
+            checkLive();
+            byte[] data = checkConnect(timeoutMicros, privateData, Qos.BEST_EFFORT, ConnectFlag.DEFAULT);
+            ia.fabric().checkRemoteAddress(remote);
+            int port = ((InetSocketAddress) remote).getPort();
+            if (port == 0) {
+                throw new DatException(DatReturnType.INVALID_ADDRESS, DatReturnSubtype.INVALID_ADDRESS_MALFORMED,
+                        "a common connect names the CSP's port; " + remote + " has none");
+            }
+            startConnect(remote, port, true, timeoutMicros, data);
+        });
+    }
+
+    private byte[] checkConnect(long timeoutMicros, byte[] privateData, Qos qos, ConnectFlag flag) {
+        if (state != EpState.UNCONNECTED) {
+            throw state.invalid("dat_ep_connect");
+        }
+        if (qos == null || flag == null) {
+            throw DatException.invalidParameter(qos == null ? 7 : 8, "QoS and connect flag must be given");
+        }
+        if (qos != Qos.BEST_EFFORT) {
+            throw new DatException(DatReturnType.MODEL_NOT_SUPPORTED, "the emulated provider supports only QoS "
+                    + "BEST_EFFORT, not " + qos);
+        }
+        if (flag != ConnectFlag.DEFAULT) {
+            throw new DatException(DatReturnType.MODEL_NOT_SUPPORTED, "the emulated provider has no multipathing ("
+                    + flag + ")");
+        }
+        if (timeoutMicros <= 0) {
+            throw DatException.invalidParameter(4, "timeout " + timeoutMicros + " is not positive");
+        }
+        byte[] data = ia.checkPrivateData(privateData, 5);
+        if (connectEvd == null) {
+            throw DatException.invalidState(DatReturnSubtype.INVALID_STATE_EP_EVD_CONNECT,
+                    "the EP has no connect EVD to report the outcome on");
+        }
+        return data;
+    }
+
+    private void startConnect(SocketAddress remote, long connQual, boolean common, long timeoutMicros, byte[] data) {
+        state = EpState.ACTIVE_CONNECTION_PENDING;
+        localPortQual = ia.nextPortQual();
+        remoteAddress = remote;
+        remotePortQual = connQual;
+        notifySent = false;
+        peerNotified = false;
+        ConnectAttempt a = new ConnectAttempt(this, data);
+        attempt = a;
+        EmuIa target = ia.fabric().resolve(remote);
+        if (target == null) {
+            ia.later(() -> failAttempt(a, EventNumber.CONNECTION_UNREACHABLE));
+            return;
+        }
+        if (!target.deliverRequest(a, connQual, common, data, ia.address(), localPortQual)) {
+            ia.later(() -> failAttempt(a, EventNumber.CONNECTION_NON_PEER_REJECTED));
+            return;
+        }
+        if (timeoutMicros < Dat.TIMEOUT_INFINITE) {
+            a.setTimer(ia.schedule(TimeUnit.MICROSECONDS.toNanos(timeoutMicros),
+                    () -> failAttempt(a, a.delivered ? EventNumber.CONNECTION_TIMED_OUT
+                            : EventNumber.CONNECTION_UNREACHABLE)));
+        }
+    }
+
+    /** Ends a live attempt with a failure event and DISCONNECTED (fabric lock held). */
+    void failAttempt(ConnectAttempt a, EventNumber outcome) {
+        if (!a.isLive()) {
+            return;
+        }
+        a.finish();
+        attempt = null;
+        goDisconnected(outcome, null);
+    }
+
+    /** The peer rejected the request of a live attempt (fabric lock held). */
+    void rejectedBy(ConnectAttempt a, byte[] privateData) {
+        if (!a.isLive()) {
+            return;
+        }
+        a.finish();
+        attempt = null;
+        goDisconnected(EventNumber.CONNECTION_PEER_REJECTED, privateData);
+    }
+
+    void checkCanAccept() {
+        if (connectEvd == null) {
+            throw DatException.invalidState(DatReturnSubtype.INVALID_STATE_EP_EVD_CONNECT,
+                    "the EP has no connect EVD to report the connection on");
+        }
+    }
+
+    /** Accepts {@code cr} on this (passive) EP (fabric lock held; the request is consumed). */
+    void acceptFrom(EmuCr cr, byte[] privateData) {
+        pendingRequest = null;
+        localPortQual = cr.connQual();
+        remoteAddress = cr.remoteAddress();
+        remotePortQual = cr.remotePortQual();
+        notifySent = false;
+        peerNotified = false;
+        state = EpState.COMPLETION_PENDING;
+        ConnectAttempt a = cr.attempt();
+        if (!a.isLive() || a.ep.state != EpState.ACTIVE_CONNECTION_PENDING) {
+            goDisconnected(EventNumber.CONNECTION_ACCEPT_COMPLETION_ERROR, null);
+            return;
+        }
+        EmuEp active = a.ep;
+        a.finish();
+        active.attempt = null;
+        Link l = new Link(active, this);
+        link = l;
+        active.link = l;
+        state = EpState.CONNECTED;
+        active.state = EpState.CONNECTED;
+        postConnection(EventNumber.CONNECTION_ESTABLISHED, null);
+        active.postConnection(EventNumber.CONNECTION_ESTABLISHED, privateData);
+        active.pumpRequests();
+        pumpRequests();
+    }
+
+    // ---------------------------------------------------------------- disconnect, reset, free
+
+    @Override
+    public void disconnect(CloseFlag flag) {
+        ia.locked(() -> {
+            checkLive();
+            if (flag == null) {
+                throw DatException.invalidParameter(2, "no disconnect flag");
+            }
+            switch (state) {
+                case DISCONNECTED -> {
+                }
+                case ACTIVE_CONNECTION_PENDING, COMPLETION_PENDING -> {
+                    if (attempt != null) {
+                        attempt.finish();
+                        attempt = null;
+                    }
+                    goDisconnected(EventNumber.CONNECTION_DISCONNECTED, null);
+                }
+                case CONNECTED -> {
+                    if (flag == CloseFlag.ABRUPT) {
+                        abruptClose(true);
+                    } else {
+                        state = EpState.DISCONNECT_PENDING;
+                        pumpRequests();
+                    }
+                }
+                case DISCONNECT_PENDING -> {
+                    if (flag == CloseFlag.ABRUPT) {
+                        abruptClose(true);
+                    }
+                }
+                default -> throw state.invalid("dat_ep_disconnect");
+            }
+        });
+    }
+
+    private boolean connectedState() {
+        return state == EpState.CONNECTED || state == EpState.DISCONNECT_PENDING;
+    }
+
+    /** Closes the connection at once: this EP and the peer end DISCONNECTED, their DTOs flushed. */
+    private void abruptClose(boolean localEvent) {
+        Link l = link;
+        l.close();
+        EmuEp peer = l.other(this);
+        goDisconnected(localEvent ? EventNumber.CONNECTION_DISCONNECTED : null, null);
+        if (peer.connectedState()) {
+            peer.goDisconnected(EventNumber.CONNECTION_DISCONNECTED, null);
+        }
+    }
+
+    /** Breaks the connection as a transport failure does: both ends get CONNECTION_BROKEN. */
+    void breakLink() {
+        Link l = link;
+        if (l == null) {
+            return;
+        }
+        l.close();
+        EmuEp peer = l.other(this);
+        if (connectedState()) {
+            goDisconnected(EventNumber.CONNECTION_BROKEN, null);
+        }
+        if (peer.connectedState()) {
+            peer.goDisconnected(EventNumber.CONNECTION_BROKEN, null);
+        }
+    }
+
+    /** Whether data can move on this EP's connection now. */
+    boolean linkOpen() {
+        return connectedState() && link != null && link.isOpen();
+    }
+
+    private void goDisconnected(EventNumber event, byte[] privateData) {
+        state = EpState.DISCONNECTED;
+        if (link != null) {
+            link.close();
+        }
+        flushAll();
+        if (event != null) {
+            postConnection(event, privateData);
+        }
+    }
+
+    /** Once the request queue is empty, notify the peer; complete when the peer has answered. */
+    private void tryFinishGraceful() {
+        if (state != EpState.DISCONNECT_PENDING || !requestQueue.isEmpty()) {
+            return;
+        }
+        if (!notifySent) {
+            notifySent = true;
+            link.other(this).peerDisconnectNotification();
+        }
+        if (state == EpState.DISCONNECT_PENDING && peerNotified) {
+            goDisconnected(EventNumber.CONNECTION_DISCONNECTED, null);
+        }
+    }
+
+    /** The peer's graceful disconnect notification (or its answer to ours) arrived. */
+    private void peerDisconnectNotification() {
+        peerNotified = true;
+        if (state == EpState.CONNECTED) {
+            goDisconnected(EventNumber.CONNECTION_DISCONNECTED, null);
+            notifySent = true;
+            link.other(this).peerDisconnectNotification();
+        } else if (state == EpState.DISCONNECT_PENDING) {
+            tryFinishGraceful();
+        }
+    }
+
+    @Override
+    public void reset() {
+        ia.locked(() -> {
+            checkLive();
+            if (state != EpState.DISCONNECTED) {
+                throw state.invalid("dat_ep_reset");
+            }
+            flushAll();
+            link = null;
+            remoteAddress = null;
+            remotePortQual = 0;
+            localPortQual = 0;
+            notifySent = false;
+            peerNotified = false;
+            state = EpState.UNCONNECTED;
+        });
+    }
+
+    @Override
+    public void free() {
+        ia.locked(() -> {
+            checkLive();
+            if (state == EpState.RESERVED || state == EpState.PASSIVE_CONNECTION_PENDING
+                    || state == EpState.TENTATIVE_CONNECTION_PENDING) {
+                throw state.invalid("dat_ep_free");
+            }
+            teardown(false);
+            ia.forget(this);
+        });
+    }
+
+    /**
+     * Destroys the EP whatever its state (fabric lock held): establishment is aborted, a connection
+     * closed (the peer gets DISCONNECTED, or BROKEN when {@code broken}), outstanding DTOs flushed.
+     * After this no event of the EP is posted anywhere.
+     */
+    void teardown(boolean broken) {
+        if (attempt != null) {
+            attempt.finish();
+            attempt = null;
+        }
+        if (linkOpen()) {
+            if (broken) {
+                breakLink();
+            } else {
+                abruptClose(false);
+            }
+        }
+        state = EpState.DISCONNECTED;
+        flushAll();
+        detach();
+        markFreed();
+    }
+
+    private void detach() {
+        setEvds(null, null, null);
+        if (pz != null) {
+            pz.unuse();
+        }
+        if (srq != null) {
+            srq.detach(this);
+        }
+        ia.revokeEpScopeRmrs(this);
+    }
+
+    // ---------------------------------------------------------------- posting
+
+    @Override
+    public void postSend(List<LmrTriplet> iov, long cookie, Set<CompletionFlag> flags) {
+        postSendWithInvalidate(iov, cookie, flags, false, 0);
+    }
+
+    @Override
+    public void postSendWithInvalidate(List<LmrTriplet> iov, long cookie, Set<CompletionFlag> flags,
+                                       boolean invalidate, int rmrContext) {
+        ia.locked(() -> {
+            checkLive();
+            checkFlags(flags, 3);
+            requireConnected("dat_ep_post_send");
+            List<LmrTriplet> checked = Segments.check(ia, pz, iov, MemPriv.LOCAL_READ, attributes.maxRequestIov(), 2);
+            long length = Segments.total(checked);
+            if (length > attributes.maxMessageSize()) {
+                throw DatException.invalidParameter(2, "a message of " + length + " bytes is over the EP's maximum "
+                        + attributes.maxMessageSize());
+            }
+            requireRequestSlot();
+            requestQueue.addLast(new WorkRequest.Send(checked, length, cookie, flags, invalidate, rmrContext));
+            pumpRequests();
+        });
+    }
+
+    @Override
+    public void postRecv(List<LmrTriplet> iov, long cookie, Set<CompletionFlag> flags) {
+        ia.locked(() -> {
+            checkLive();
+            checkFlags(flags, 4);
+            if (srq != null) {
+                throw DatException.invalidState(DatReturnSubtype.NO_SUBTYPE,
+                        "the EP takes its receives from an SRQ; post them there");
+            }
+            List<LmrTriplet> checked = Segments.check(ia, pz, iov, MemPriv.LOCAL_WRITE, attributes.maxRecvIov(), 2);
+            long capacity = Segments.total(checked);
+            if (capacity > attributes.maxMessageSize()) {
+                throw DatException.invalidParameter(2, "a receive of " + capacity + " bytes is over the EP's maximum "
+                        + attributes.maxMessageSize());
+            }
+            if (recvQueue.size() >= attributes.maxRecvDtos()) {
+                throw new DatException(DatReturnType.INSUFFICIENT_RESOURCES, DatReturnSubtype.RESOURCE_TEP,
+                        "the EP holds " + attributes.maxRecvDtos() + " receives");
+            }
+            WorkRequest.Recv r = new WorkRequest.Recv(checked, capacity, cookie, flags);
+            if (state == EpState.DISCONNECTED) {
+                completeRecv(r, DtoStatus.FLUSHED, 0, DtoOperation.RECEIVE, 0);
+                return;
+            }
+            recvQueue.addLast(r);
+            receiveAvailable();
+        });
+    }
+
+    /** A receive became available to this EP (its own or its SRQ's): the peer's sends may proceed. */
+    void receiveAvailable() {
+        if (linkOpen()) {
+            link.other(this).pumpRequests();
+        }
+    }
+
+    @Override
+    public void postRdmaRead(List<LmrTriplet> iov, long cookie, RmrTriplet remote, Set<CompletionFlag> flags) {
+        postRdma(true, iov, null, cookie, remote, flags);
+    }
+
+    @Override
+    public void postRdmaReadToRmr(RmrTriplet local, long cookie, RmrTriplet remote, Set<CompletionFlag> flags) {
+        if (local == null) {
+            throw DatException.invalidParameter(2, "no local RMR triplet");
+        }
+        postRdma(true, null, local, cookie, remote, flags);
+    }
+
+    @Override
+    public void postRdmaWrite(List<LmrTriplet> iov, long cookie, RmrTriplet remote, Set<CompletionFlag> flags) {
+        postRdma(false, iov, null, cookie, remote, flags);
+    }
+
+    private void postRdma(boolean read, List<LmrTriplet> iov, RmrTriplet localTarget, long cookie, RmrTriplet remote,
+                          Set<CompletionFlag> flags) {
+        ia.locked(() -> {
+            checkLive();
+            checkFlags(flags, 5);
+            requireConnected(read ? "dat_ep_post_rdma_read" : "dat_ep_post_rdma_write");
+            if (remote == null) {
+                throw DatException.invalidParameter(4, "no remote RMR triplet");
+            }
+            List<LmrTriplet> checked = localTarget != null ? null
+                    : Segments.check(ia, pz, iov, read ? MemPriv.LOCAL_WRITE : MemPriv.LOCAL_READ,
+                    attributes.maxRequestIov(), 2);
+            long length = checked != null ? Segments.total(checked) : localTarget.length();
+            if (length > attributes.maxRdmaSize()) {
+                throw DatException.invalidParameter(2, "an RDMA of " + length + " bytes is over the EP's maximum "
+                        + attributes.maxRdmaSize());
+            }
+            if (length > remote.length()) {
+                throw new DatException(DatReturnType.LENGTH_ERROR, "the local side holds " + length
+                        + " bytes, the remote triplet only " + remote.length());
+            }
+            requireRequestSlot();
+            requestQueue.addLast(new WorkRequest.Rdma(read, checked, localTarget, remote, length, cookie, flags));
+            pumpRequests();
+        });
+    }
+
+    /** {@code dat_rmr_bind} through this EP (fabric lock held). */
+    int postBind(EmuRmr rmr, LocalMemoryRegion lmr, long offset, long length, Set<MemPriv> privileges,
+                 VaType vaType, long cookie, Set<CompletionFlag> flags) {
+        checkFlags(flags, 8);
+        if (rmr.pz() != pz) {
+            throw new DatException(DatReturnType.PROTECTION_VIOLATION, "the RMR and the EP are of different PZs");
+        }
+        requireConnected("dat_rmr_bind");
+        EmuRmr.Binding binding = null;
+        if (length != 0) {
+            EmuLmr region = ia.own(lmr, EmuLmr.class, HandleType.LMR);
+            if (region.pz() != pz) {
+                throw new DatException(DatReturnType.PROTECTION_VIOLATION, "the LMR and the RMR are of different PZs");
+            }
+            long size = region.segment().byteSize();
+            if (offset < 0 || length < 0 || offset > size || length > size - offset) {
+                throw DatException.invalidParameter(2, "[" + offset + ", +" + length + ") lies outside the LMR of "
+                        + size + " bytes");
+            }
+            if (privileges == null || vaType == null) {
+                throw DatException.invalidParameter(3, "privileges and VA type must be given");
+            }
+            if (!region.privileges().containsAll(privileges)) {
+                throw new DatException(DatReturnType.PRIVILEGES_VIOLATION, "the LMR grants " + region.privileges()
+                        + ", not " + privileges);
+            }
+            binding = new EmuRmr.Binding(region, offset, length, privileges, vaType, this, ia.newRmrContext());
+        }
+        requireRequestSlot();
+        rmr.apply(binding);
+        requestQueue.addLast(new WorkRequest.Bind(rmr, binding, cookie, flags));
+        pumpRequests();
+        return binding == null ? 0 : binding.context();
+    }
+
+    private static void checkFlags(Set<CompletionFlag> flags, int arg) {
+        if (flags == null) {
+            throw DatException.invalidParameter(arg, "no completion flags (use an empty set)");
+        }
+    }
+
+    private void requireConnected(String operation) {
+        if (state != EpState.CONNECTED) {
+            throw state.invalid(operation);
+        }
+    }
+
+    private void requireRequestSlot() {
+        if (requestQueue.size() >= attributes.maxRequestDtos()) {
+            throw new DatException(DatReturnType.INSUFFICIENT_RESOURCES, DatReturnSubtype.RESOURCE_TEP,
+                    "the EP holds " + attributes.maxRequestDtos() + " outstanding requests");
+        }
+    }
+
+    // ---------------------------------------------------------------- processing
+
+    /** Processes the request queue in order as far as it can go now (fabric lock held). */
+    void pumpRequests() {
+        while (!requestQueue.isEmpty()) {
+            if (!linkOpen()) {
+                return;
+            }
+            EmuEp peer = link.other(this);
+            if (ia.held() || peer.ia.held()) {
+                return;
+            }
+            if (!execute(requestQueue.peekFirst(), peer)) {
+                return;
+            }
+        }
+        tryFinishGraceful();
+    }
+
+    /** Executes the head request; false if it must wait (no receive at the peer yet). */
+    private boolean execute(WorkRequest wr, EmuEp peer) {
+        return switch (wr) {
+            case WorkRequest.Send send -> executeSend(send, peer);
+            case WorkRequest.Rdma rdma -> executeRdma(rdma, peer);
+            case WorkRequest.Bind bind -> {
+                requestQueue.pollFirst();
+                completeRequest(bind, DtoStatus.SUCCESS, 0);
+                yield true;
+            }
+            case WorkRequest.Recv recv -> throw new IllegalStateException("a receive in the request queue");
+        };
+    }
+
+    private boolean executeSend(WorkRequest.Send send, EmuEp peer) {
+        if (!Segments.usable(send.iov)) {
+            return fail(send, DtoStatus.LOCAL_PROTECTION);
+        }
+        WorkRequest.Recv recv = peer.nextReceive();
+        if (recv == null) {
+            long now = System.nanoTime();
+            if (send.rnrDeadline == 0) {
+                send.rnrDeadline = now + TimeUnit.MILLISECONDS.toNanos(EmuLimits.RNR_RETRY_MILLIS);
+            } else if (now - send.rnrDeadline >= 0) {
+                return fail(send, DtoStatus.RECEIVER_NOT_READY);
+            }
+            if (!send.rnrTimerArmed) {
+                send.rnrTimerArmed = true;
+                ia.schedule(send.rnrDeadline - now + TimeUnit.MILLISECONDS.toNanos(1), () -> {
+                    send.rnrTimerArmed = false;
+                    if (!isFreed()) {
+                        pumpRequests();
+                    }
+                });
+            }
+            return false;
+        }
+        peer.takeReceive();
+        if (!Segments.usable(recv.iov)) {
+            requestQueue.pollFirst();
+            peer.completeRecv(recv, DtoStatus.LOCAL_PROTECTION, 0, DtoOperation.RECEIVE, 0);
+            completeRequest(send, DtoStatus.REMOTE_RESPONDER, 0);
+            breakLink();
+            return true;
+        }
+        if (send.length > recv.capacity) {
+            requestQueue.pollFirst();
+            peer.completeRecv(recv, DtoStatus.LOCAL_LENGTH, 0, DtoOperation.RECEIVE, 0);
+            completeRequest(send, DtoStatus.REMOTE_RESPONDER, 0);
+            breakLink();
+            return true;
+        }
+        DtoOperation op = DtoOperation.RECEIVE;
+        int invalidated = 0;
+        if (send.invalidate) {
+            if (!peer.ia.invalidateRmr(send.rmrContext, peer)) {
+                requestQueue.pollFirst();
+                peer.completeRecv(recv, DtoStatus.REMOTE_ACCESS, 0, DtoOperation.RECEIVE_WITH_INVALIDATE, 0);
+                completeRequest(send, DtoStatus.REMOTE_ACCESS, 0);
+                breakLink();
+                return true;
+            }
+            op = DtoOperation.RECEIVE_WITH_INVALIDATE;
+            invalidated = send.rmrContext;
+        }
+        Segments.copy(Segments.slices(send.iov), Segments.slices(recv.iov), send.length);
+        requestQueue.pollFirst();
+        peer.completeRecv(recv, DtoStatus.SUCCESS, send.length, op, invalidated);
+        completeRequest(send, DtoStatus.SUCCESS, send.length);
+        return true;
+    }
+
+    private boolean executeRdma(WorkRequest.Rdma rdma, EmuEp peer) {
+        List<MemorySegment> local;
+        if (rdma.iov != null) {
+            if (!Segments.usable(rdma.iov)) {
+                return fail(rdma, DtoStatus.LOCAL_PROTECTION);
+            }
+            local = Segments.slices(rdma.iov);
+        } else {
+            MemorySegment sink = ia.resolveContext(rdma.localTarget.rmrContext(), this,
+                    rdma.localTarget.targetAddress(), rdma.length, MemPriv.REMOTE_WRITE);
+            if (sink == null) {
+                return fail(rdma, DtoStatus.LOCAL_PROTECTION);
+            }
+            local = List.of(sink);
+        }
+        MemPriv needed = rdma.read ? MemPriv.REMOTE_READ : MemPriv.REMOTE_WRITE;
+        MemorySegment target = peer.ia.resolveContext(rdma.remote.rmrContext(), peer, rdma.remote.targetAddress(),
+                rdma.remote.length(), needed);
+        if (target == null) {
+            return fail(rdma, DtoStatus.REMOTE_ACCESS);
+        }
+        if (rdma.read) {
+            Segments.copy(List.of(target), local, rdma.length);
+        } else {
+            Segments.copy(local, List.of(target), rdma.length);
+        }
+        requestQueue.pollFirst();
+        completeRequest(rdma, DtoStatus.SUCCESS, rdma.length);
+        return true;
+    }
+
+    /** Completes the head request with an error and breaks the connection, as RC does. */
+    private boolean fail(WorkRequest wr, DtoStatus status) {
+        requestQueue.pollFirst();
+        completeRequest(wr, status, 0);
+        breakLink();
+        return true;
+    }
+
+    private WorkRequest.Recv nextReceive() {
+        return srq != null ? srq.peek() : recvQueue.peekFirst();
+    }
+
+    private void takeReceive() {
+        if (srq != null) {
+            WorkRequest.Recv r = srq.take();
+            srqBuffersUsed++;
+            srqBytesUsed += r.capacity;
+        } else {
+            recvQueue.pollFirst();
+        }
+    }
+
+    private void flushAll() {
+        WorkRequest wr;
+        while ((wr = requestQueue.pollFirst()) != null) {
+            if (wr instanceof WorkRequest.Bind bind) {
+                bind.rmr.revokeIf(bind.binding);
+            }
+            completeRequest(wr, DtoStatus.FLUSHED, 0);
+        }
+        WorkRequest.Recv r;
+        while ((r = recvQueue.pollFirst()) != null) {
+            completeRecv(r, DtoStatus.FLUSHED, 0, DtoOperation.RECEIVE, 0);
+        }
+    }
+
+    private void completeRequest(WorkRequest wr, DtoStatus status, long length) {
+        wr.markCompleted();
+        if (requestEvd == null || (status == DtoStatus.SUCCESS && wr.flags.contains(CompletionFlag.SUPPRESS))) {
+            return;
+        }
+        DatEvent event = wr instanceof WorkRequest.Bind bind
+                ? new DatEvent.RmrBindCompletion(requestEvd, bind.rmr, wr.cookie, status)
+                : new DatEvent.DtoCompletion(requestEvd, this, wr.cookie, status, length, wr.operation(), 0);
+        ia.post(requestEvd, event, !wr.flags.contains(CompletionFlag.UNSIGNALLED));
+    }
+
+    private void completeRecv(WorkRequest.Recv r, DtoStatus status, long length, DtoOperation op, int rmrContext) {
+        r.markCompleted();
+        if (recvEvd == null || (status == DtoStatus.SUCCESS && r.flags.contains(CompletionFlag.SUPPRESS))) {
+            return;
+        }
+        ia.post(recvEvd, new DatEvent.DtoCompletion(recvEvd, this, r.cookie, status, length, op, rmrContext),
+                !r.flags.contains(CompletionFlag.UNSIGNALLED));
+    }
+
+    private void postConnection(EventNumber number, byte[] privateData) {
+        if (connectEvd != null && !isFreed()) {
+            ia.post(connectEvd, new DatEvent.Connection(connectEvd, number, this, privateData), true);
+        }
+    }
+}

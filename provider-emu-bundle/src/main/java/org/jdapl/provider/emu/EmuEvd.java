@@ -1,0 +1,360 @@
+package org.jdapl.provider.emu;
+
+import java.util.ArrayDeque;
+import java.util.EnumSet;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.Condition;
+import java.util.concurrent.locks.ReentrantLock;
+
+import org.jdapl.dat.Cno;
+import org.jdapl.dat.Dat;
+import org.jdapl.dat.DatEvent;
+import org.jdapl.dat.DatException;
+import org.jdapl.dat.DatReturnSubtype;
+import org.jdapl.dat.DatReturnType;
+import org.jdapl.dat.EventDispatcher;
+import org.jdapl.dat.EvdFlag;
+import org.jdapl.dat.HandleType;
+
+/**
+ * An emulated Event Dispatcher. Events are queued under the EVD's own lock, so waiting and dequeuing
+ * never take the fabric lock. Waiters block on a condition (no spinning); several may wait at once.
+ * An event arriving when the queue already holds {@code qlen} events is still queued (none is lost),
+ * and the overflow is reported once as ASYNC_ERROR_EVD_OVERFLOW on the IA's asynchronous EVD.
+ */
+final class EmuEvd extends EmuObject implements EventDispatcher {
+    private final EmuIa ia;
+    private final Set<EvdFlag> flags;
+    private final ReentrantLock queueLock = new ReentrantLock();
+    private final Condition changed = queueLock.newCondition();
+    private final ArrayDeque<DatEvent> queue = new ArrayDeque<>();
+    private int qlen;
+    private boolean enabled = true;
+    private boolean waitable = true;
+    private boolean overflowed;
+    private int waiters;
+    // guarded by the fabric lock
+    private EmuCno cno;
+    private int users;
+
+    EmuEvd(EmuIa ia, int qlen, EmuCno cno, Set<EvdFlag> flags) {
+        super(HandleType.EVD);
+        this.ia = ia;
+        this.qlen = qlen;
+        this.cno = cno;
+        this.flags = Set.copyOf(EnumSet.copyOf(flags));
+        if (cno != null) {
+            cno.attach();
+        }
+    }
+
+    @Override
+    EmuIa ia() {
+        return ia;
+    }
+
+    boolean accepts(EvdFlag stream) {
+        return flags.contains(stream);
+    }
+
+    /** Counts an EP, service point or IA that delivers events here (fabric lock held). */
+    void use() {
+        users++;
+    }
+
+    void unuse() {
+        users--;
+    }
+
+    /**
+     * Queues an event (fabric lock held). {@code notify} false queues it without waking anyone
+     * (an unsignalled completion).
+     *
+     * @return true if the queue just went over its length, which the caller reports
+     */
+    boolean enqueue(DatEvent event, boolean notify) {
+        if (isFreed()) {
+            return false;
+        }
+        queueLock.lock();
+        try {
+            queue.addLast(event);
+            boolean crossed = false;
+            if (queue.size() > qlen && !overflowed) {
+                overflowed = true;
+                crossed = true;
+            }
+            if (notify && enabled) {
+                if (waiters > 0) {
+                    changed.signalAll();
+                } else if (cno != null) {
+                    cno.trigger(this);
+                }
+            }
+            return crossed;
+        } finally {
+            queueLock.unlock();
+        }
+    }
+
+    @Override
+    public EvdParam query() {
+        checkLive();
+        ia.lock().lock();
+        try {
+            checkLive();
+            queueLock.lock();
+            try {
+                return new EvdParam(ia, qlen, enabled, waitable, cno, flags);
+            } finally {
+                queueLock.unlock();
+            }
+        } finally {
+            ia.lock().unlock();
+        }
+    }
+
+    @Override
+    public void free() {
+        ia.locked(() -> {
+            checkLive();
+            if (users > 0) {
+                throw DatException.invalidState(DatReturnSubtype.INVALID_STATE_EVD_IN_USE,
+                        "the EVD is used by " + users + " EP(s), service point(s) or the IA");
+            }
+            queueLock.lock();
+            try {
+                if (waiters > 0) {
+                    throw DatException.invalidState(DatReturnSubtype.INVALID_STATE_EVD_WAITER,
+                            "a thread waits on the EVD");
+                }
+            } finally {
+                queueLock.unlock();
+            }
+            destroy();
+            ia.forget(this);
+        });
+    }
+
+    /** Frees the EVD whatever uses it (fabric lock held); waiting threads are released. */
+    void destroy() {
+        if (cno != null) {
+            cno.detach();
+            cno = null;
+        }
+        markFreed();
+        queueLock.lock();
+        try {
+            changed.signalAll();
+        } finally {
+            queueLock.unlock();
+        }
+    }
+
+    @Override
+    public void resize(int minQlen) {
+        ia.locked(() -> {
+            checkLive();
+            if (minQlen < 1 || minQlen > EmuLimits.MAX_EVD_QLEN) {
+                throw DatException.invalidParameter(2, "EVD length " + minQlen + " is not in 1.."
+                        + EmuLimits.MAX_EVD_QLEN);
+            }
+            queueLock.lock();
+            try {
+                if (queue.size() > minQlen) {
+                    throw DatException.invalidState(DatReturnSubtype.NO_SUBTYPE,
+                            queue.size() + " events are queued, more than the new length " + minQlen);
+                }
+                qlen = minQlen;
+                overflowed = false;
+            } finally {
+                queueLock.unlock();
+            }
+        });
+    }
+
+    @Override
+    public void postSoftwareEvent(Object pointer) {
+        ia.locked(() -> {
+            checkLive();
+            if (!flags.contains(EvdFlag.SOFTWARE)) {
+                throw DatException.invalidParameter(1, "the EVD was not created with the SOFTWARE stream");
+            }
+            queueLock.lock();
+            try {
+                if (queue.size() >= qlen) {
+                    throw new DatException(DatReturnType.QUEUE_FULL, "the EVD holds " + qlen + " events");
+                }
+            } finally {
+                queueLock.unlock();
+            }
+            enqueue(new DatEvent.Software(this, pointer), true);
+        });
+    }
+
+    @Override
+    public Optional<DatEvent> dequeue() {
+        checkLive();
+        queueLock.lock();
+        try {
+            checkLive();
+            if (waiters > 0) {
+                throw DatException.invalidState(DatReturnSubtype.INVALID_STATE_EVD_WAITER,
+                        "a thread waits on the EVD");
+            }
+            return Optional.ofNullable(take());
+        } finally {
+            queueLock.unlock();
+        }
+    }
+
+    private DatEvent take() {
+        DatEvent event = queue.pollFirst();
+        if (queue.size() <= qlen) {
+            overflowed = false;
+        }
+        return event;
+    }
+
+    private boolean ready(int threshold) {
+        if (queue.isEmpty()) {
+            return false;
+        }
+        if (queue.size() >= threshold) {
+            return true;
+        }
+        for (DatEvent e : queue) {
+            if (!(e instanceof DatEvent.DtoCompletion)) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    @Override
+    public DatEvent waitEvent(long timeoutMicros, int threshold) {
+        checkLive();
+        if (timeoutMicros < 0) {
+            throw DatException.invalidParameter(2, "negative timeout " + timeoutMicros);
+        }
+        queueLock.lock();
+        try {
+            checkLive();
+            if (threshold < 1 || threshold > qlen) {
+                throw DatException.invalidParameter(3, "threshold " + threshold + " is not in 1.." + qlen);
+            }
+            if (!waitable) {
+                throw DatException.invalidState(DatReturnSubtype.INVALID_STATE_EVD_UNWAITABLE, "the EVD is unwaitable");
+            }
+            boolean infinite = timeoutMicros >= Dat.TIMEOUT_INFINITE;
+            long remaining = infinite ? Long.MAX_VALUE : TimeUnit.MICROSECONDS.toNanos(timeoutMicros);
+            waiters++;
+            try {
+                while (true) {
+                    if (ready(threshold)) {
+                        return take();
+                    }
+                    if (isFreed()) {
+                        throw new DatException(DatReturnType.ABORT, "the EVD was freed while waiting (IA closed)");
+                    }
+                    if (!waitable) {
+                        throw DatException.invalidState(DatReturnSubtype.INVALID_STATE_EVD_UNWAITABLE,
+                                "the EVD became unwaitable");
+                    }
+                    if (!infinite && remaining <= 0) {
+                        throw new DatException(DatReturnType.TIMEOUT_EXPIRED,
+                                "no event within " + timeoutMicros + " us");
+                    }
+                    if (infinite) {
+                        changed.await();
+                    } else {
+                        remaining = changed.awaitNanos(remaining);
+                    }
+                }
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new DatException(DatReturnType.INTERRUPTED_CALL, DatReturnSubtype.SUB_INTERRUPTED,
+                        "interrupted while waiting on the EVD", e);
+            } finally {
+                waiters--;
+            }
+        } finally {
+            queueLock.unlock();
+        }
+    }
+
+    @Override
+    public int count() {
+        checkLive();
+        queueLock.lock();
+        try {
+            return queue.size();
+        } finally {
+            queueLock.unlock();
+        }
+    }
+
+    @Override
+    public void enable() {
+        setEnabled(true);
+    }
+
+    @Override
+    public void disable() {
+        setEnabled(false);
+    }
+
+    private void setEnabled(boolean on) {
+        checkLive();
+        queueLock.lock();
+        try {
+            checkLive();
+            enabled = on;
+            if (on) {
+                changed.signalAll();
+            }
+        } finally {
+            queueLock.unlock();
+        }
+    }
+
+    @Override
+    public void setUnwaitable() {
+        setWaitable(false);
+    }
+
+    @Override
+    public void clearUnwaitable() {
+        setWaitable(true);
+    }
+
+    private void setWaitable(boolean on) {
+        checkLive();
+        queueLock.lock();
+        try {
+            checkLive();
+            waitable = on;
+            changed.signalAll();
+        } finally {
+            queueLock.unlock();
+        }
+    }
+
+    @Override
+    public void modifyCno(Cno newCno) {
+        ia.locked(() -> {
+            checkLive();
+            EmuCno target = newCno == null ? null
+                    : ia.own(newCno, EmuCno.class, HandleType.CNO);
+            if (cno != null) {
+                cno.detach();
+            }
+            cno = target;
+            if (target != null) {
+                target.attach();
+            }
+        });
+    }
+}

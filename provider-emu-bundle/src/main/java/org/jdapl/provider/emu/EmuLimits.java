@@ -1,0 +1,57 @@
+package org.jdapl.provider.emu;
+
+import java.net.SocketAddress;
+import java.util.EnumSet;
+import java.util.Map;
+import java.util.Set;
+
+import org.jdapl.dat.CompletionFlag;
+import org.jdapl.dat.Dat;
+import org.jdapl.dat.IaAttributes;
+import org.jdapl.dat.ProviderAttributes;
+import org.jdapl.dat.Qos;
+
+/** The documented limits of the emulated provider, and the IA and provider attributes built from them. */
+final class EmuLimits {
+    /** The provider's name (the {@code dat.provider} service property). */
+    static final String PROVIDER_NAME = "emu";
+    /** The provider's version. */
+    static final String PROVIDER_VERSION = "1.0";
+    /** The largest private data of a connect, accept or reject, in bytes. */
+    static final int MAX_PRIVATE_DATA = 256;
+    /** How long a send waits for a receive at the peer before it completes RECEIVER_NOT_READY. */
+    static final long RNR_RETRY_MILLIS = Long.getLong("jdapl.emu.rnrRetryMillis", 1000L);
+    /** The most unanswered connection requests a PSP holds; more are NON_PEER_REJECTED. */
+    static final int PSP_BACKLOG = 128;
+    static final int MAX_EPS = 1 << 16;
+    static final int MAX_DTO_PER_EP = 1 << 16;
+    static final int MAX_RDMA_READ_PER_EP = 64;
+    static final int MAX_EVDS = 1 << 16;
+    static final int MAX_EVD_QLEN = 1 << 20;
+    static final int MAX_IOV = 64;
+    static final int MAX_LMRS = 1 << 20;
+    static final int MAX_PZS = 1 << 16;
+    static final long MAX_MESSAGE_SIZE = 1L << 31;
+    static final long MAX_RDMA_SIZE = 1L << 31;
+    static final int MAX_RMRS = 1 << 20;
+    static final int MAX_SRQS = 1 << 16;
+    static final int MAX_RECV_PER_SRQ = 1 << 16;
+
+    private EmuLimits() {
+    }
+
+    static IaAttributes iaAttributes(String adapterName, SocketAddress address, String fabric) {
+        return new IaAttributes(adapterName, "jdapl", 1, 0, 1, 0, address, MAX_EPS, MAX_DTO_PER_EP,
+                MAX_RDMA_READ_PER_EP, MAX_RDMA_READ_PER_EP, MAX_EVDS, MAX_EVD_QLEN, MAX_IOV, MAX_LMRS,
+                Long.MAX_VALUE, MAX_PZS, MAX_MESSAGE_SIZE, MAX_RDMA_SIZE, MAX_RMRS, MAX_SRQS, MAX_RECV_PER_SRQ,
+                MAX_PRIVATE_DATA, true,
+                Map.of("fabric", fabric, "rnr_retry_ms", Long.toString(RNR_RETRY_MILLIS),
+                        "psp_backlog", Integer.toString(PSP_BACKLOG)));
+    }
+
+    static ProviderAttributes providerAttributes() {
+        return new ProviderAttributes(PROVIDER_NAME, 1, 0, Dat.VERSION_MAJOR, Dat.VERSION_MINOR, true,
+                Set.of(Qos.BEST_EFFORT), EnumSet.allOf(CompletionFlag.class), true, MAX_PRIVATE_DATA, 64, true,
+                true, Map.of("fabrics", "loopback"));
+    }
+}

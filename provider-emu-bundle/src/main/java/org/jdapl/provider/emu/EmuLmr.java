@@ -1,0 +1,122 @@
+package org.jdapl.provider.emu;
+
+import java.lang.foreign.MemorySegment;
+import java.util.Set;
+
+import org.jdapl.dat.DatException;
+import org.jdapl.dat.DatReturnSubtype;
+import org.jdapl.dat.HandleType;
+import org.jdapl.dat.LocalMemoryRegion;
+import org.jdapl.dat.MemPriv;
+import org.jdapl.dat.VaType;
+
+/**
+ * An emulated Local Memory Region: a registered {@link MemorySegment}, heap or native. Its
+ * rmr_context (when it grants a remote privilege) is a random 32-bit value checked on every remote
+ * access. Freeing it unregisters it; the segment stays the consumer's.
+ */
+final class EmuLmr extends EmuObject implements LocalMemoryRegion, RemoteTarget {
+    private final EmuIa ia;
+    private final EmuPz pz;
+    private final MemorySegment segment;
+    private final Set<MemPriv> privileges;
+    private final VaType vaType;
+    private final int lmrContext;
+    private final int rmrContext;
+    private int boundRmrs;
+
+    EmuLmr(EmuIa ia, EmuPz pz, MemorySegment segment, Set<MemPriv> privileges, VaType vaType, int lmrContext,
+           int rmrContext) {
+        super(HandleType.LMR);
+        this.ia = ia;
+        this.pz = pz;
+        this.segment = segment;
+        this.privileges = Set.copyOf(privileges);
+        this.vaType = vaType;
+        this.lmrContext = lmrContext;
+        this.rmrContext = rmrContext;
+    }
+
+    @Override
+    EmuIa ia() {
+        return ia;
+    }
+
+    EmuPz pz() {
+        return pz;
+    }
+
+    Set<MemPriv> privileges() {
+        return privileges;
+    }
+
+    VaType vaType() {
+        return vaType;
+    }
+
+    /** The address peers name the first byte by. */
+    long registeredAddress() {
+        return vaType == VaType.VA ? segment.address() : 0;
+    }
+
+    void addBinding() {
+        boundRmrs++;
+    }
+
+    void removeBinding() {
+        boundRmrs--;
+    }
+
+    @Override
+    public LmrParam query() {
+        checkLive();
+        return new LmrParam(ia, pz, segment, segment.byteSize(), privileges, vaType, lmrContext, rmrContext,
+                segment.byteSize(), registeredAddress());
+    }
+
+    @Override
+    public void free() {
+        ia.locked(() -> {
+            checkLive();
+            if (boundRmrs > 0) {
+                throw DatException.invalidState(DatReturnSubtype.INVALID_STATE_LMR_IN_USE,
+                        boundRmrs + " RMR(s) are bound to the LMR");
+            }
+            destroy();
+            ia.forget(this);
+        });
+    }
+
+    /** Unregisters the LMR (fabric lock held): its contexts stop naming memory at once. */
+    void destroy() {
+        markFreed();
+        ia.unregisterContext(rmrContext);
+        ia.releaseLmrContext(lmrContext);
+        pz.unuse();
+    }
+
+    @Override
+    public MemorySegment segment() {
+        return segment;
+    }
+
+    @Override
+    public MemorySegment resolve(EmuEp ep, long address, long length, MemPriv needed) {
+        if (isFreed() || ep.pz() != pz || !privileges.contains(needed) || !segment.scope().isAlive()) {
+            return null;
+        }
+        return slice(segment, 0, segment.byteSize(), registeredAddress(), address, length);
+    }
+
+    /**
+     * The part {@code [address, address + length)} of the window {@code [offset, offset + size)} of
+     * {@code segment} whose first byte peers name {@code base}, or null if it is not inside.
+     */
+    static MemorySegment slice(MemorySegment segment, long offset, long size, long base, long address, long length) {
+        long rel = address - base;
+        if (length < 0 || Long.compareUnsigned(rel, size) > 0 || length > size - rel) {
+            return null;
+        }
+        return segment.asSlice(offset + rel, length);
+    }
+}

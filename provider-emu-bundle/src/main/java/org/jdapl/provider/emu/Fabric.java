@@ -1,0 +1,41 @@
+package org.jdapl.provider.emu;
+
+import java.net.SocketAddress;
+import java.util.concurrent.locks.ReentrantLock;
+
+/**
+ * What the emulated IAs need from a fabric: addresses, finding the IA that holds an address, and the
+ * lock that orders every state change and data movement between the IAs it connects. The in-JVM
+ * {@link LoopbackFabric} is one; a fabric between processes implements the same contract.
+ */
+interface Fabric {
+    /** The fabric's name as ia_params names it, e.g. {@code loopback}. */
+    String name();
+
+    /** The lock that guards the objects of every IA on this fabric. */
+    ReentrantLock lock();
+
+    /**
+     * Gives {@code ia} an address of its own on the fabric.
+     *
+     * @throws org.jdapl.dat.DatException INSUFFICIENT_RESOURCES if no address is free
+     */
+    SocketAddress attach(EmuIa ia);
+
+    /** Releases the address of {@code ia}; connection requests to it become UNREACHABLE. */
+    void detach(EmuIa ia);
+
+    /** The open IA holding {@code address}, or null if none holds it. */
+    EmuIa resolve(SocketAddress address);
+
+    /**
+     * Checks that {@code address} can name a remote IA at all.
+     *
+     * @throws org.jdapl.dat.DatException INVALID_ADDRESS for an address of a foreign family, an
+     *         unresolved name, or a multicast, broadcast or wildcard address
+     */
+    void checkRemoteAddress(SocketAddress address);
+
+    /** An address of the fabric's range that no IA holds now. */
+    SocketAddress unassignedAddress();
+}

@@ -1,0 +1,158 @@
+package org.jdapl.provider.emu;
+
+import java.net.Inet4Address;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.SocketAddress;
+import java.net.UnknownHostException;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.concurrent.locks.ReentrantLock;
+
+import org.jdapl.dat.DatException;
+import org.jdapl.dat.DatReturnSubtype;
+import org.jdapl.dat.DatReturnType;
+
+/**
+ * The in-JVM fabric: every IA opened on it holds a distinct address in 127.77.0.0/16 (port 0), and
+ * IAs reach each other by address. Addresses are handed out round-robin so that an address freed by
+ * a closed IA is not reused at once. One lock orders all state changes and data movement, so a
+ * transfer and a disconnect never interleave.
+ */
+final class LoopbackFabric implements Fabric {
+    /** The one loopback fabric of the JVM (of this bundle's class loader). */
+    static final LoopbackFabric INSTANCE = new LoopbackFabric();
+
+    private static final int FIRST = 1;
+    private static final int LAST = 0xfffe;
+
+    private final ReentrantLock lock = new ReentrantLock();
+    private final Map<Integer, EmuIa> byIndex = new HashMap<>();
+    private final Map<EmuIa, Integer> indexOf = new HashMap<>();
+    private int next = FIRST;
+
+    private LoopbackFabric() {
+    }
+
+    @Override
+    public String name() {
+        return "loopback";
+    }
+
+    @Override
+    public ReentrantLock lock() {
+        return lock;
+    }
+
+    @Override
+    public SocketAddress attach(EmuIa ia) {
+        lock.lock();
+        try {
+            for (int tries = 0; tries <= LAST - FIRST; tries++) {
+                int index = next;
+                next = next == LAST ? FIRST : next + 1;
+                if (!byIndex.containsKey(index)) {
+                    byIndex.put(index, ia);
+                    indexOf.put(ia, index);
+                    return address(index);
+                }
+            }
+            throw new DatException(DatReturnType.INSUFFICIENT_RESOURCES, DatReturnSubtype.RESOURCE_DEVICE,
+                    "every address of the loopback fabric 127.77.0.0/16 is in use");
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    @Override
+    public void detach(EmuIa ia) {
+        lock.lock();
+        try {
+            Integer index = indexOf.remove(ia);
+            if (index != null) {
+                byIndex.remove(index);
+            }
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    @Override
+    public EmuIa resolve(SocketAddress address) {
+        int index = indexOf(address);
+        if (index < 0) {
+            return null;
+        }
+        lock.lock();
+        try {
+            return byIndex.get(index);
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    @Override
+    public void checkRemoteAddress(SocketAddress address) {
+        if (address == null) {
+            throw new DatException(DatReturnType.INVALID_ADDRESS, DatReturnSubtype.INVALID_ADDRESS_MALFORMED,
+                    "no remote address");
+        }
+        if (!(address instanceof InetSocketAddress inet)) {
+            throw new DatException(DatReturnType.INVALID_ADDRESS, DatReturnSubtype.INVALID_ADDRESS_UNSUPPORTED,
+                    "the emulated provider reaches IAs by IP address, not by " + address.getClass().getSimpleName());
+        }
+        if (inet.isUnresolved() || inet.getAddress() == null) {
+            throw new DatException(DatReturnType.INVALID_ADDRESS, DatReturnSubtype.INVALID_ADDRESS_MALFORMED,
+                    "unresolved address " + inet);
+        }
+        InetAddress ip = inet.getAddress();
+        byte[] b = ip.getAddress();
+        boolean limitedBroadcast = ip instanceof Inet4Address && (b[0] & b[1] & b[2] & b[3]) == (byte) 0xff;
+        boolean fabricEdge = isFabricRange(ip) && (fabricIndex(b) == 0 || fabricIndex(b) == 0xffff);
+        if (ip.isAnyLocalAddress() || ip.isMulticastAddress() || limitedBroadcast || fabricEdge) {
+            throw new DatException(DatReturnType.INVALID_ADDRESS, DatReturnSubtype.INVALID_ADDRESS_UNSUPPORTED,
+                    "a wildcard, multicast or broadcast address cannot name an IA: " + inet);
+        }
+    }
+
+    @Override
+    public SocketAddress unassignedAddress() {
+        lock.lock();
+        try {
+            for (int index = LAST; index >= FIRST; index--) {
+                if (!byIndex.containsKey(index)) {
+                    return address(index);
+                }
+            }
+            throw new DatException(DatReturnType.INSUFFICIENT_RESOURCES, "every loopback address is in use");
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    private static InetSocketAddress address(int index) {
+        try {
+            return new InetSocketAddress(InetAddress.getByAddress(
+                    new byte[] {127, 77, (byte) (index >>> 8), (byte) index}), 0);
+        } catch (UnknownHostException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    private static boolean isFabricRange(InetAddress ip) {
+        byte[] b = ip.getAddress();
+        return ip instanceof Inet4Address && b[0] == 127 && b[1] == 77;
+    }
+
+    private static int fabricIndex(byte[] b) {
+        return ((b[2] & 0xff) << 8) | (b[3] & 0xff);
+    }
+
+    private static int indexOf(SocketAddress address) {
+        if (address instanceof InetSocketAddress inet && !inet.isUnresolved() && inet.getAddress() != null
+                && isFabricRange(inet.getAddress())) {
+            return fabricIndex(inet.getAddress().getAddress());
+        }
+        return -1;
+    }
+}

@@ -1,0 +1,123 @@
+package org.jdapl.provider.emu;
+
+import java.lang.foreign.MemorySegment;
+import java.util.ArrayList;
+import java.util.List;
+
+import org.jdapl.dat.DatException;
+import org.jdapl.dat.DatReturnSubtype;
+import org.jdapl.dat.DatReturnType;
+import org.jdapl.dat.HandleType;
+import org.jdapl.dat.LmrTriplet;
+import org.jdapl.dat.MemPriv;
+
+/**
+ * Scatter/gather lists: checking them at post time and moving bytes between them with one
+ * {@link MemorySegment#copy} per overlapping piece (each byte is copied once, never byte by byte).
+ */
+final class Segments {
+    private Segments() {
+    }
+
+    /**
+     * Checks a scatter/gather list of a DTO and returns a copy of it.
+     *
+     * @throws DatException INVALID_PARAMETER for a null list or entry or too many entries;
+     *         INVALID_HANDLE (LMR) for a foreign LMR; PROTECTION_VIOLATION for a freed LMR, an LMR of
+     *         another PZ or a range outside the LMR; PRIVILEGES_VIOLATION if the LMR lacks {@code needed}
+     */
+    static List<LmrTriplet> check(EmuIa ia, EmuPz pz, List<LmrTriplet> iov, MemPriv needed, int maxIov, int arg) {
+        if (iov == null) {
+            throw DatException.invalidParameter(arg, "no segment list");
+        }
+        if (iov.size() > maxIov) {
+            throw DatException.invalidParameter(arg, iov.size() + " segments, more than the " + maxIov + " allowed");
+        }
+        List<LmrTriplet> copy = new ArrayList<>(iov.size());
+        for (LmrTriplet t : iov) {
+            if (t == null) {
+                throw DatException.invalidParameter(arg, "a null segment");
+            }
+            if (t.length() == 0) {
+                continue;
+            }
+            if (!(t.lmr() instanceof EmuLmr lmr) || lmr.ia() != ia) {
+                throw HandleType.LMR.invalid("the segment's LMR is not an LMR of this IA");
+            }
+            if (lmr.isFreed()) {
+                throw new DatException(DatReturnType.PROTECTION_VIOLATION, DatReturnSubtype.NO_SUBTYPE,
+                        "the segment's LMR is freed");
+            }
+            if (pz == null || lmr.pz() != pz) {
+                throw new DatException(DatReturnType.PROTECTION_VIOLATION, DatReturnSubtype.NO_SUBTYPE,
+                        "the segment's LMR belongs to another protection zone");
+            }
+            if (!lmr.privileges().contains(needed)) {
+                throw new DatException(DatReturnType.PRIVILEGES_VIOLATION,
+                        needed == MemPriv.LOCAL_READ ? DatReturnSubtype.PRIVILEGES_READ
+                                : DatReturnSubtype.PRIVILEGES_WRITE,
+                        "the segment's LMR does not grant " + needed);
+            }
+            long size = lmr.segment().byteSize();
+            if (t.offset() > size || t.length() > size - t.offset()) {
+                throw new DatException(DatReturnType.PROTECTION_VIOLATION, DatReturnSubtype.NO_SUBTYPE,
+                        "segment [" + t.offset() + ", +" + t.length() + ") lies outside the LMR of " + size + " bytes");
+            }
+            copy.add(t);
+        }
+        return List.copyOf(copy);
+    }
+
+    static long total(List<LmrTriplet> iov) {
+        long sum = 0;
+        for (LmrTriplet t : iov) {
+            sum += t.length();
+        }
+        return sum;
+    }
+
+    /** Whether every LMR of the list is still registered and its memory still alive. */
+    static boolean usable(List<LmrTriplet> iov) {
+        for (LmrTriplet t : iov) {
+            EmuLmr lmr = (EmuLmr) t.lmr();
+            if (lmr.isFreed() || !lmr.segment().scope().isAlive()) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    static List<MemorySegment> slices(List<LmrTriplet> iov) {
+        List<MemorySegment> out = new ArrayList<>(iov.size());
+        for (LmrTriplet t : iov) {
+            out.add(t.lmr().segment().asSlice(t.offset(), t.length()));
+        }
+        return out;
+    }
+
+    /** Copies the first {@code length} bytes of {@code src} into {@code dst}, in list order. */
+    static void copy(List<MemorySegment> src, List<MemorySegment> dst, long length) {
+        int si = 0;
+        int di = 0;
+        long so = 0;
+        long dof = 0;
+        long left = length;
+        while (left > 0) {
+            while (so == src.get(si).byteSize()) {
+                si++;
+                so = 0;
+            }
+            while (dof == dst.get(di).byteSize()) {
+                di++;
+                dof = 0;
+            }
+            MemorySegment s = src.get(si);
+            MemorySegment d = dst.get(di);
+            long n = Math.min(left, Math.min(s.byteSize() - so, d.byteSize() - dof));
+            MemorySegment.copy(s, so, d, dof, n);
+            so += n;
+            dof += n;
+            left -= n;
+        }
+    }
+}

@@ -1,0 +1,116 @@
+package org.jdapl.provider.emu;
+
+import java.util.List;
+import java.util.Set;
+
+import org.jdapl.dat.CompletionFlag;
+import org.jdapl.dat.DtoOperation;
+import org.jdapl.dat.LmrTriplet;
+import org.jdapl.dat.RmrTriplet;
+
+/** A posted DTO or RMR bind, waiting in an EP's receive or request queue until it completes once. */
+abstract sealed class WorkRequest {
+    final long cookie;
+    final Set<CompletionFlag> flags;
+    private boolean completed;
+
+    WorkRequest(long cookie, Set<CompletionFlag> flags) {
+        this.cookie = cookie;
+        this.flags = Set.copyOf(flags);
+    }
+
+    abstract DtoOperation operation();
+
+    /** Marks the request completed; a second completion is a provider bug and fails loudly. */
+    void markCompleted() {
+        if (completed) {
+            throw new IllegalStateException("work request " + cookie + " completed twice");
+        }
+        completed = true;
+    }
+
+    /** A posted receive: the segments a message is scattered into. */
+    static final class Recv extends WorkRequest {
+        final List<LmrTriplet> iov;
+        final long capacity;
+
+        Recv(List<LmrTriplet> iov, long capacity, long cookie, Set<CompletionFlag> flags) {
+            super(cookie, flags);
+            this.iov = iov;
+            this.capacity = capacity;
+        }
+
+        @Override
+        DtoOperation operation() {
+            return DtoOperation.RECEIVE;
+        }
+    }
+
+    /** A send, optionally invalidating an RMR context at the peer. */
+    static final class Send extends WorkRequest {
+        final List<LmrTriplet> iov;
+        final long length;
+        final boolean invalidate;
+        final int rmrContext;
+        long rnrDeadline;
+        boolean rnrTimerArmed;
+
+        Send(List<LmrTriplet> iov, long length, long cookie, Set<CompletionFlag> flags, boolean invalidate,
+             int rmrContext) {
+            super(cookie, flags);
+            this.iov = iov;
+            this.length = length;
+            this.invalidate = invalidate;
+            this.rmrContext = rmrContext;
+        }
+
+        @Override
+        DtoOperation operation() {
+            return DtoOperation.SEND;
+        }
+    }
+
+    /**
+     * An RDMA Write ({@code read} false) or Read. The local side is either segments of LMRs or, for
+     * a read into an RMR, a triplet naming one of the local IA's own contexts.
+     */
+    static final class Rdma extends WorkRequest {
+        final boolean read;
+        final List<LmrTriplet> iov;
+        final RmrTriplet localTarget;
+        final RmrTriplet remote;
+        final long length;
+
+        Rdma(boolean read, List<LmrTriplet> iov, RmrTriplet localTarget, RmrTriplet remote, long length, long cookie,
+             Set<CompletionFlag> flags) {
+            super(cookie, flags);
+            this.read = read;
+            this.iov = iov;
+            this.localTarget = localTarget;
+            this.remote = remote;
+            this.length = length;
+        }
+
+        @Override
+        DtoOperation operation() {
+            return read ? DtoOperation.RDMA_READ : DtoOperation.RDMA_WRITE;
+        }
+    }
+
+    /** An RMR bind or unbind; its completion is an RMR bind completion event. */
+    static final class Bind extends WorkRequest {
+        final EmuRmr rmr;
+        final EmuRmr.Binding binding;
+
+        Bind(EmuRmr rmr, EmuRmr.Binding binding, long cookie, Set<CompletionFlag> flags) {
+            super(cookie, flags);
+            this.rmr = rmr;
+            this.binding = binding;
+        }
+
+        @Override
+        DtoOperation operation() {
+            return DtoOperation.BIND_MW;
+        }
+    }
+}
