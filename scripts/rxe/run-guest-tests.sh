@@ -31,9 +31,9 @@ timeout 900 "$here/install-host-packages.sh" vm || die "the host packages are mi
 # 1. The provider and its tests, compiled on the host (compiling in the guest is very slow).
 if [ $build = 1 ]; then
   log "building provider-ofa-bundle"
-  (cd "$root" && timeout 600 ./mvnw -B -q -o -pl provider-ofa-bundle -DskipTests test-compile dependency:build-classpath \
+  (cd "$root" && timeout 600 ./mvnw -B -q -o -f provider-ofa-bundle/pom.xml -DskipTests test-compile dependency:build-classpath \
       -Dmdep.outputFile=target/rxe-classpath.txt -Dmdep.includeScope=test \
-    || timeout 600 ./mvnw -B -q -pl provider-ofa-bundle -DskipTests test-compile dependency:build-classpath \
+    || timeout 600 ./mvnw -B -q -f provider-ofa-bundle/pom.xml -DskipTests test-compile dependency:build-classpath \
       -Dmdep.outputFile=target/rxe-classpath.txt -Dmdep.includeScope=test) || die "build failed"
 fi
 [ -s "$module/target/rxe-classpath.txt" ] || die "no $module/target/rxe-classpath.txt (build without --no-build first)"

@@ -1,0 +1,335 @@
+package org.jdapl.provider.ofa;
+
+import java.lang.foreign.MemorySegment;
+import java.util.ArrayDeque;
+import java.util.EnumSet;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.Condition;
+import java.util.concurrent.locks.ReentrantLock;
+import org.jdapl.dat.Cno;
+import org.jdapl.dat.Dat;
+import org.jdapl.dat.DatEvent;
+import org.jdapl.dat.DatException;
+import org.jdapl.dat.DatReturnSubtype;
+import org.jdapl.dat.DatReturnType;
+import org.jdapl.dat.EventDispatcher;
+import org.jdapl.dat.EventNumber;
+import org.jdapl.dat.EvdFlag;
+import org.jdapl.dat.HandleType;
+
+/**
+ * An EVD: a Java queue of events with blocking waits, and, for EVDs of the DTO or RMR bind
+ * streams, a completion queue whose completion events arrive on the IA's completion channel and
+ * are drained by the IA's event thread. Software, connection, CR and asynchronous events are queued
+ * directly.
+ */
+final class OfaEvd extends OfaHandle implements EventDispatcher {
+    private final OfaIa ia;
+    private final Set<EvdFlag> flags;
+    private final boolean async;
+    private final ReentrantLock lock = new ReentrantLock();
+    private final Condition changed = lock.newCondition();
+    private final ArrayDeque<DatEvent> queue = new ArrayDeque<>();
+    private int qlen;
+    private int waiters;
+    private boolean enabled = true;
+    private boolean waitable = true;
+    private OfaCno cno;
+    /** The completion queue, or NULL for EVDs without DTO/RMR bind streams. Guarded by the IA lock. */
+    MemorySegment cq = MemorySegment.NULL;
+    /** EPs and service points that use this EVD. Guarded by the IA lock. */
+    int users;
+
+    OfaEvd(OfaIa ia, int qlen, OfaCno cno, Set<EvdFlag> flags, boolean async) {
+        super(HandleType.EVD);
+        this.ia = ia;
+        this.qlen = qlen;
+        this.cno = cno;
+        this.flags = flags.isEmpty() ? Set.of() : Set.copyOf(EnumSet.copyOf(flags));
+        this.async = async;
+    }
+
+    /** Whether the EVD needs a completion queue. */
+    static boolean needsCq(Set<EvdFlag> flags) {
+        return flags.contains(EvdFlag.DTO) || flags.contains(EvdFlag.RMR_BIND);
+    }
+
+    boolean isAsync() {
+        return async;
+    }
+
+    Set<EvdFlag> flags() {
+        return flags;
+    }
+
+    OfaIa ia() {
+        return ia;
+    }
+
+    @Override
+    public EvdParam query() {
+        live();
+        lock.lock();
+        try {
+            return new EvdParam(ia, qlen, enabled, waitable, cno, flags);
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** {@code dat_evd_free}; see {@link EventDispatcher#free()}. */
+    @Override
+    public void free() {
+        ia.freeEvd(this);
+    }
+
+    /** Checks that nothing waits; called by the IA under its lock before destroying the CQ. */
+    void checkNoWaiters() {
+        lock.lock();
+        try {
+            if (waiters > 0) {
+                throw DatException.invalidState(DatReturnSubtype.INVALID_STATE_EVD_WAITER,
+                        "EVD has " + waiters + " waiting thread(s)");
+            }
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** Marks the EVD freed and wakes anyone left (for IA close). */
+    void closed() {
+        markFreed();
+        lock.lock();
+        try {
+            queue.clear();
+            changed.signalAll();
+            if (cno != null) {
+                cno.detach();
+                cno = null;
+            }
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    @Override
+    public void resize(int minQlen) {
+        live();
+        if (minQlen < 1 || minQlen > ia.maxEvdQlen()) {
+            throw DatException.invalidParameter(2, "EVD length " + minQlen + " is outside 1.." + ia.maxEvdQlen());
+        }
+        lock.lock();
+        try {
+            if (queue.size() > minQlen) {
+                throw DatException.invalidState(DatReturnSubtype.NO_SUBTYPE,
+                        queue.size() + " events are queued, more than the new length " + minQlen);
+            }
+            ia.resizeCq(this, minQlen);
+            qlen = minQlen;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    @Override
+    public void postSoftwareEvent(Object pointer) {
+        live();
+        if (!flags.contains(EvdFlag.SOFTWARE)) {
+            throw DatException.invalidParameter(1, "the EVD was not created with the SOFTWARE stream");
+        }
+        lock.lock();
+        try {
+            if (queue.size() >= qlen) {
+                throw new DatException(DatReturnType.QUEUE_FULL, "EVD queue is full (" + qlen + " events)");
+            }
+            add(new DatEvent.Software(this, pointer));
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /**
+     * Queues an event from the provider (event thread). A full queue reports
+     * ASYNC_ERROR_EVD_OVERFLOW on the IA's asynchronous EVD and keeps the event.
+     */
+    void enqueue(DatEvent event) {
+        if (isFreed()) {
+            return;
+        }
+        boolean overflow;
+        lock.lock();
+        try {
+            overflow = queue.size() >= qlen;
+            add(event);
+        } finally {
+            lock.unlock();
+        }
+        if (overflow) {
+            ia.reportOverflow(this);
+        }
+    }
+
+    private void add(DatEvent event) {
+        queue.addLast(event);
+        if (enabled) {
+            changed.signalAll();
+            if (waiters == 0 && cno != null) {
+                cno.trigger(this);
+            }
+        }
+    }
+
+    @Override
+    public Optional<DatEvent> dequeue() {
+        live();
+        lock.lock();
+        try {
+            if (waiters > 0) {
+                throw DatException.invalidState(DatReturnSubtype.INVALID_STATE_EVD_WAITER,
+                        "a thread waits on the EVD");
+            }
+            return Optional.ofNullable(queue.pollFirst());
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    @Override
+    public DatEvent waitEvent(long timeoutMicros, int threshold) {
+        live();
+        if (timeoutMicros < 0) {
+            throw DatException.invalidParameter(2, "negative timeout " + timeoutMicros);
+        }
+        lock.lock();
+        try {
+            if (threshold < 1 || threshold > qlen) {
+                throw DatException.invalidParameter(3, "threshold " + threshold + " is outside 1.." + qlen);
+            }
+            if (!waitable) {
+                throw DatException.invalidState(DatReturnSubtype.INVALID_STATE_EVD_UNWAITABLE, "EVD is unwaitable");
+            }
+            long deadline = timeoutMicros >= Dat.TIMEOUT_INFINITE ? Long.MAX_VALUE
+                    : System.nanoTime() + TimeUnit.MICROSECONDS.toNanos(timeoutMicros);
+            waiters++;
+            try {
+                while (!satisfied(threshold)) {
+                    if (isFreed()) {
+                        throw HandleType.EVD.invalid("EVD was freed while waiting");
+                    }
+                    if (!waitable) {
+                        throw DatException.invalidState(DatReturnSubtype.INVALID_STATE_EVD_UNWAITABLE,
+                                "EVD became unwaitable while waiting");
+                    }
+                    long left = deadline == Long.MAX_VALUE ? Long.MAX_VALUE : deadline - System.nanoTime();
+                    if (left <= 0) {
+                        throw new DatException(DatReturnType.TIMEOUT_EXPIRED,
+                                "no event within " + timeoutMicros + " us");
+                    }
+                    if (left == Long.MAX_VALUE) {
+                        changed.await();
+                    } else {
+                        changed.awaitNanos(left);
+                    }
+                }
+                return queue.pollFirst();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new DatException(DatReturnType.INTERRUPTED_CALL, "wait interrupted");
+            } finally {
+                waiters--;
+            }
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** At least {@code threshold} events, or a first event that is not a DTO completion. */
+    private boolean satisfied(int threshold) {
+        DatEvent head = queue.peekFirst();
+        return head != null && (queue.size() >= threshold || head.number() != EventNumber.DTO_COMPLETION);
+    }
+
+    @Override
+    public int count() {
+        live();
+        lock.lock();
+        try {
+            return queue.size();
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    @Override
+    public void enable() {
+        live();
+        lock.lock();
+        try {
+            enabled = true;
+            if (!queue.isEmpty()) {
+                changed.signalAll();
+            }
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    @Override
+    public void disable() {
+        live();
+        lock.lock();
+        try {
+            enabled = false;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    @Override
+    public void setUnwaitable() {
+        live();
+        lock.lock();
+        try {
+            waitable = false;
+            changed.signalAll();
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    @Override
+    public void clearUnwaitable() {
+        live();
+        lock.lock();
+        try {
+            waitable = true;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    @Override
+    public void modifyCno(Cno newCno) {
+        live();
+        OfaCno c = ia.ownCno(newCno, 1);
+        lock.lock();
+        try {
+            if (cno != null) {
+                cno.detach();
+            }
+            cno = c;
+            if (c != null) {
+                c.attach();
+            }
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "EVD " + flags + (async ? " (async)" : "");
+    }
+}

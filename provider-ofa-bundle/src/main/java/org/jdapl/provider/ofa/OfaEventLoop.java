@@ -1,0 +1,113 @@
+package org.jdapl.provider.ofa;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import org.jdapl.provider.ofa.verbs.Libc;
+import org.jdapl.provider.ofa.verbs.Structs.PollFd;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The one event thread of an IA. It blocks in {@code poll(2)} on the IA's completion channel, the
+ * device's asynchronous event descriptor, the rdma_cm event channel and an eventfd that wakes it for
+ * shutdown, and hands whatever is ready to the IA. It never spins: every descriptor is drained
+ * non-blocking and the thread goes back to poll.
+ */
+final class OfaEventLoop implements Runnable {
+    private static final Logger LOG = LoggerFactory.getLogger(OfaEventLoop.class);
+
+    /** What the loop calls when a descriptor is ready. */
+    interface Handler {
+        /** The completion channel has events. */
+        void completions();
+
+        /** The device has asynchronous events. */
+        void asyncEvents();
+
+        /** The rdma_cm channel has events. */
+        void cmEvents();
+    }
+
+    private final String name;
+    private final int wakeFd;
+    private final int compFd;
+    private final int asyncFd;
+    private final int cmFd;
+    private final Handler handler;
+    private final Thread thread;
+    private volatile boolean stopping;
+
+    OfaEventLoop(String name, int compFd, int asyncFd, int cmFd, Handler handler) {
+        this.name = name;
+        this.wakeFd = Libc.eventfd();
+        this.compFd = compFd;
+        this.asyncFd = asyncFd;
+        this.cmFd = cmFd;
+        this.handler = handler;
+        this.thread = Thread.ofPlatform().daemon().name("jdapl-ofa-events-" + name).unstarted(this);
+    }
+
+    void start() {
+        thread.start();
+    }
+
+    @Override
+    public void run() {
+        int[] fds = {wakeFd, compFd, asyncFd, cmFd};
+        try (Arena a = Arena.ofConfined()) {
+            MemorySegment pfds = a.allocate(PollFd.S.size() * fds.length, 8);
+            for (int i = 0; i < fds.length; i++) {
+                MemorySegment p = pfds.asSlice(i * PollFd.S.size(), PollFd.S.size());
+                PollFd.FD.setInt(p, fds[i]);
+                PollFd.EVENTS.setU16(p, Libc.POLLIN);
+            }
+            while (!stopping) {
+                Libc.poll(pfds, fds.length, -1);
+                for (int i = 0; i < fds.length && !stopping; i++) {
+                    MemorySegment p = pfds.asSlice(i * PollFd.S.size(), PollFd.S.size());
+                    int revents = PollFd.REVENTS.getU16(p);
+                    PollFd.REVENTS.setU16(p, 0);
+                    if (revents == 0 || fds[i] < 0) {
+                        continue;
+                    }
+                    try {
+                        switch (i) {
+                            case 0 -> Libc.drain(wakeFd);
+                            case 1 -> handler.completions();
+                            case 2 -> handler.asyncEvents();
+                            default -> handler.cmEvents();
+                        }
+                    } catch (RuntimeException e) {
+                        LOG.warn("IA {}: event handling failed", name, e);
+                    }
+                    if ((revents & Libc.POLLERRS) != 0 && i > 0) {
+                        LOG.warn("IA {}: descriptor {} reports an error (revents 0x{}); no longer watched", name,
+                                fds[i], Integer.toHexString(revents));
+                        PollFd.FD.setInt(p, -1);
+                        fds[i] = -1;
+                    }
+                }
+            }
+        } catch (RuntimeException e) {
+            LOG.error("IA {}: event thread stopped", name, e);
+        }
+    }
+
+    /** Stops the thread and waits for it (up to 10 s), then closes the wake descriptor. */
+    void stop() {
+        stopping = true;
+        Libc.signal(wakeFd);
+        if (Thread.currentThread() != thread) {
+            try {
+                thread.join(10_000);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+            if (thread.isAlive()) {
+                LOG.error("IA {}: event thread did not stop within 10 s", name);
+                return;
+            }
+        }
+        Libc.close(wakeFd);
+    }
+}

@@ -1,0 +1,298 @@
+package org.jdapl.provider.ofa.rdmacm;
+
+import static java.lang.foreign.ValueLayout.ADDRESS;
+import static java.lang.foreign.ValueLayout.JAVA_INT;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.FunctionDescriptor;
+import java.lang.foreign.MemorySegment;
+import java.lang.invoke.MethodHandle;
+import java.net.Inet4Address;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.UnknownHostException;
+import java.util.ArrayList;
+import java.util.List;
+import org.jdapl.provider.ofa.verbs.Errno;
+import org.jdapl.provider.ofa.verbs.NativeLibrary;
+import org.jdapl.provider.ofa.verbs.Structs.RdmaCmEvent;
+import org.jdapl.provider.ofa.verbs.Structs.RdmaCmId;
+import org.jdapl.provider.ofa.verbs.Structs.RdmaEventChannel;
+import org.jdapl.provider.ofa.verbs.Structs.SockaddrIn;
+import org.jdapl.provider.ofa.verbs.VerbsException;
+
+/**
+ * The functions of librdmacm.so.1 (the RDMA connection manager), loaded on first use. Each method
+ * stands for the function it names and throws {@link VerbsException} with the errno on failure.
+ */
+public final class RdmaCm {
+    /** The soname loaded. */
+    public static final String SONAME = "librdmacm.so.1";
+    /** RDMA_PS_TCP: reliable connected port space. */
+    public static final int PS_TCP = 0x0106;
+    /** RDMA_CM_EVENT_CONNECT_REQUEST. */
+    public static final int EVENT_CONNECT_REQUEST = 4;
+    /** AF_INET. */
+    public static final int AF_INET = 2;
+
+    private static volatile RdmaCm instance;
+    private static volatile String failure;
+
+    private final MethodHandle getDevices;
+    private final MethodHandle freeDevices;
+    private final MethodHandle createEventChannel;
+    private final MethodHandle destroyEventChannel;
+    private final MethodHandle createId;
+    private final MethodHandle destroyId;
+    private final MethodHandle bindAddr;
+    private final MethodHandle listen;
+    private final MethodHandle getCmEvent;
+    private final MethodHandle ackCmEvent;
+    private final MethodHandle reject;
+    private final MethodHandle eventStr;
+
+    private RdmaCm(NativeLibrary lib) {
+        getDevices = lib.function("rdma_get_devices", FunctionDescriptor.of(ADDRESS, ADDRESS));
+        freeDevices = lib.function("rdma_free_devices", FunctionDescriptor.ofVoid(ADDRESS));
+        createEventChannel = lib.function("rdma_create_event_channel", FunctionDescriptor.of(ADDRESS));
+        destroyEventChannel = lib.function("rdma_destroy_event_channel", FunctionDescriptor.ofVoid(ADDRESS));
+        createId = lib.function("rdma_create_id", FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS, ADDRESS, JAVA_INT));
+        destroyId = lib.function("rdma_destroy_id", FunctionDescriptor.of(JAVA_INT, ADDRESS));
+        bindAddr = lib.function("rdma_bind_addr", FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS));
+        listen = lib.function("rdma_listen", FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_INT));
+        getCmEvent = lib.function("rdma_get_cm_event", FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS));
+        ackCmEvent = lib.function("rdma_ack_cm_event", FunctionDescriptor.of(JAVA_INT, ADDRESS));
+        reject = lib.function("rdma_reject", FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS, JAVA_INT));
+        eventStr = lib.function("rdma_event_str", FunctionDescriptor.of(ADDRESS, JAVA_INT));
+    }
+
+    /**
+     * The bindings, loading librdmacm.so.1 on the first call.
+     *
+     * @throws UnsatisfiedLinkError with the reason if the library (or a symbol) is missing
+     */
+    public static RdmaCm get() {
+        RdmaCm r = instance;
+        if (r != null) {
+            return r;
+        }
+        synchronized (RdmaCm.class) {
+            if (instance == null && failure == null) {
+                NativeLibrary lib = NativeLibrary.load(SONAME);
+                if (!lib.isLoaded()) {
+                    failure = lib.failure();
+                } else {
+                    try {
+                        instance = new RdmaCm(lib);
+                    } catch (UnsatisfiedLinkError e) {
+                        failure = e.getMessage();
+                    }
+                }
+            }
+            if (instance == null) {
+                throw new UnsatisfiedLinkError(failure);
+            }
+            return instance;
+        }
+    }
+
+    /** Why librdmacm cannot be used, or null if it can. */
+    public static String unavailableReason() {
+        try {
+            get();
+            return null;
+        } catch (UnsatisfiedLinkError e) {
+            return e.getMessage();
+        }
+    }
+
+    /**
+     * The device contexts librdmacm opened ({@code rdma_get_devices}), which rdma_cm IDs bound to
+     * those devices share. An empty list if there are none.
+     */
+    public Devices devices() {
+        try (Arena a = Arena.ofConfined()) {
+            MemorySegment num = a.allocate(JAVA_INT);
+            MemorySegment list = (MemorySegment) call(getDevices, num);
+            if (list.equals(MemorySegment.NULL)) {
+                return new Devices(MemorySegment.NULL, List.of());
+            }
+            int n = num.get(JAVA_INT, 0);
+            MemorySegment array = list.reinterpret(ADDRESS.byteSize() * (n + 1L));
+            List<MemorySegment> contexts = new ArrayList<>(n);
+            for (int i = 0; i < n; i++) {
+                contexts.add(array.getAtIndex(ADDRESS, i));
+            }
+            return new Devices(list, contexts);
+        }
+    }
+
+    /** The result of {@code rdma_get_devices}; {@link #free} it when the contexts are no longer used. */
+    public final class Devices {
+        private final MemorySegment list;
+        private final List<MemorySegment> contexts;
+
+        private Devices(MemorySegment list, List<MemorySegment> contexts) {
+            this.list = list;
+            this.contexts = List.copyOf(contexts);
+        }
+
+        /** The {@code struct ibv_context *} of each device. */
+        public List<MemorySegment> contexts() {
+            return contexts;
+        }
+
+        /** {@code rdma_free_devices}. */
+        public void free() {
+            if (!list.equals(MemorySegment.NULL)) {
+                call(freeDevices, list);
+            }
+        }
+    }
+
+    /** {@code rdma_create_event_channel}. */
+    public MemorySegment createEventChannel() {
+        MemorySegment ch = (MemorySegment) call(createEventChannel);
+        if (ch.equals(MemorySegment.NULL)) {
+            throw new VerbsException("rdma_create_event_channel", Errno.last());
+        }
+        return ch.reinterpret(RdmaEventChannel.S.size());
+    }
+
+    /** The descriptor of an event channel. */
+    public static int channelFd(MemorySegment channel) {
+        return RdmaEventChannel.FD.getInt(channel.reinterpret(RdmaEventChannel.S.size()));
+    }
+
+    /** {@code rdma_destroy_event_channel}. */
+    public void destroyEventChannel(MemorySegment channel) {
+        call(destroyEventChannel, channel);
+    }
+
+    /** {@code rdma_create_id} in the RDMA_PS_TCP port space. */
+    public MemorySegment createId(MemorySegment channel) {
+        try (Arena a = Arena.ofConfined()) {
+            MemorySegment id = a.allocate(ADDRESS);
+            check("rdma_create_id", (int) call(createId, channel, id, MemorySegment.NULL, PS_TCP));
+            return id.get(ADDRESS, 0).reinterpret(RdmaCmId.S.size());
+        }
+    }
+
+    /** {@code rdma_destroy_id}; waits until the ID's events are acknowledged. */
+    public void destroyId(MemorySegment id) {
+        check("rdma_destroy_id", (int) call(destroyId, id));
+    }
+
+    /** {@code rdma_bind_addr} to an IPv4 address and port (0: any port). */
+    public void bindAddr(MemorySegment id, InetSocketAddress address) {
+        try (Arena a = Arena.ofConfined()) {
+            check("rdma_bind_addr", (int) call(bindAddr, id, sockaddr(a, address)));
+        }
+    }
+
+    /** {@code rdma_listen}. */
+    public void listen(MemorySegment id, int backlog) {
+        check("rdma_listen", (int) call(listen, id, backlog));
+    }
+
+    /** The source address of a bound ID ({@code route.addr.src_addr}, IPv4). */
+    public static InetSocketAddress sourceAddress(MemorySegment id) {
+        MemorySegment sa = RdmaCmId.SRC_ADDR.slice(id.reinterpret(RdmaCmId.S.size()), SockaddrIn.S.size());
+        int raw = SockaddrIn.SIN_PORT.getU16(sa);
+        int port = ((raw & 0xff) << 8) | (raw >> 8);
+        byte[] ip = SockaddrIn.SIN_ADDR.slice(sa, 4).toArray(java.lang.foreign.ValueLayout.JAVA_BYTE);
+        try {
+            return new InetSocketAddress(InetAddress.getByAddress(ip), port);
+        } catch (UnknownHostException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    /** The {@code struct ibv_context *} of a bound ID (NULL if bound to no device). */
+    public static MemorySegment verbs(MemorySegment id) {
+        return RdmaCmId.VERBS.getPointer(id.reinterpret(RdmaCmId.S.size()));
+    }
+
+    /** The port number of a bound ID. */
+    public static int portNum(MemorySegment id) {
+        return RdmaCmId.PORT_NUM.getU8(id.reinterpret(RdmaCmId.S.size()));
+    }
+
+    /** One event of {@code rdma_get_cm_event}, copied out before it was acknowledged. */
+    public record CmEvent(MemorySegment id, MemorySegment listenId, int event, int status, String name) {
+    }
+
+    /**
+     * {@code rdma_get_cm_event} on a non-blocking channel, then {@code rdma_ack_cm_event}, except for
+     * a connection request, whose event the caller acknowledges with {@link #ack} after it has
+     * answered. Returns null if nothing is pending.
+     */
+    public Pending getCmEvent(MemorySegment channel) {
+        try (Arena a = Arena.ofConfined()) {
+            MemorySegment slot = a.allocate(ADDRESS);
+            int r = (int) call(getCmEvent, channel, slot);
+            if (r != 0) {
+                int e = Errno.last();
+                if (e == Errno.EAGAIN || e == Errno.EINTR) {
+                    return null;
+                }
+                throw new VerbsException("rdma_get_cm_event", e);
+            }
+            MemorySegment ev = slot.get(ADDRESS, 0).reinterpret(RdmaCmEvent.S.size());
+            int type = RdmaCmEvent.EVENT.getInt(ev);
+            CmEvent copy = new CmEvent(RdmaCmEvent.ID.getPointer(ev), RdmaCmEvent.LISTEN_ID.getPointer(ev), type,
+                    RdmaCmEvent.STATUS.getInt(ev), eventStr(type));
+            return new Pending(ev, copy);
+        }
+    }
+
+    /** An event taken from the channel and not yet acknowledged. */
+    public record Pending(MemorySegment raw, CmEvent event) {
+    }
+
+    /** {@code rdma_ack_cm_event}. */
+    public void ack(Pending pending) {
+        check("rdma_ack_cm_event", (int) call(ackCmEvent, pending.raw()));
+    }
+
+    /** {@code rdma_reject} without private data. */
+    public void reject(MemorySegment id) {
+        check("rdma_reject", (int) call(reject, id, MemorySegment.NULL, 0));
+    }
+
+    /** {@code rdma_event_str}. */
+    public String eventStr(int event) {
+        return ((MemorySegment) call(eventStr, event)).reinterpret(Long.MAX_VALUE).getString(0);
+    }
+
+    private static MemorySegment sockaddr(Arena a, InetSocketAddress address) {
+        if (!(address.getAddress() instanceof Inet4Address v4)) {
+            throw new VerbsException("rdma_bind_addr (only IPv4 addresses)", Errno.EINVAL);
+        }
+        MemorySegment sa = a.allocate(SockaddrIn.S.size(), 4);
+        SockaddrIn.SIN_FAMILY.setU16(sa, AF_INET);
+        int port = address.getPort();
+        SockaddrIn.SIN_PORT.setU16(sa, ((port & 0xff) << 8) | ((port >> 8) & 0xff));
+        MemorySegment.copy(MemorySegment.ofArray(v4.getAddress()), 0, SockaddrIn.SIN_ADDR.slice(sa, 4), 0, 4);
+        return sa;
+    }
+
+    private static void check(String function, int result) {
+        if (result != 0) {
+            throw new VerbsException(function, Errno.last());
+        }
+    }
+
+    private static Object call(MethodHandle h, Object... args) {
+        Object[] all = new Object[args.length + 1];
+        all[0] = Errno.capture();
+        System.arraycopy(args, 0, all, 1, args.length);
+        try {
+            return h.invokeWithArguments(all);
+        } catch (RuntimeException | Error e) {
+            throw e;
+        } catch (Throwable t) {
+            throw new IllegalStateException(t);
+        }
+    }
+}

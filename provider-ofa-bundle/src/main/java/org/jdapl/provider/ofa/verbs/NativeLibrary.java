@@ -1,0 +1,88 @@
+package org.jdapl.provider.ofa.verbs;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.FunctionDescriptor;
+import java.lang.foreign.Linker;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.SymbolLookup;
+import java.lang.invoke.MethodHandle;
+import java.util.Optional;
+
+/**
+ * A shared library loaded by soname with {@link SymbolLookup#libraryLookup}, or the reason it could
+ * not be. Downcall handles capture {@code errno}, which {@link Errno} reads after a failed call.
+ */
+public final class NativeLibrary {
+    private static final Linker LINKER = Linker.nativeLinker();
+    private static final Linker.Option CAPTURE_ERRNO = Linker.Option.captureCallState("errno");
+
+    private final String soname;
+    private final SymbolLookup lookup;
+    private final String failure;
+
+    private NativeLibrary(String soname, SymbolLookup lookup, String failure) {
+        this.soname = soname;
+        this.lookup = lookup;
+        this.failure = failure;
+    }
+
+    /**
+     * Loads a library for the life of the JVM; a library that is not there gives an instance whose
+     * {@link #isLoaded()} is false and whose {@link #failure()} says why.
+     */
+    public static NativeLibrary load(String soname) {
+        try {
+            return new NativeLibrary(soname, SymbolLookup.libraryLookup(soname, Arena.global()), null);
+        } catch (IllegalArgumentException | IllegalCallerException e) {
+            return new NativeLibrary(soname, null, soname + " cannot be loaded: " + e.getMessage());
+        }
+    }
+
+    /** The C library's lookup (poll, eventfd, fcntl, ...). */
+    public static NativeLibrary libc() {
+        return new NativeLibrary("libc", LINKER.defaultLookup(), null);
+    }
+
+    /** Whether the library was found. */
+    public boolean isLoaded() {
+        return lookup != null;
+    }
+
+    /** Why the library is not loaded, or null. */
+    public String failure() {
+        return failure;
+    }
+
+    /** The soname. */
+    public String soname() {
+        return soname;
+    }
+
+    /**
+     * A downcall handle to an exported function; its first parameter is the errno capture segment
+     * ({@link Errno#capture()}).
+     *
+     * @throws UnsatisfiedLinkError if the library is not loaded or lacks the symbol
+     */
+    public MethodHandle function(String name, FunctionDescriptor descriptor) {
+        return LINKER.downcallHandle(symbol(name), descriptor, CAPTURE_ERRNO);
+    }
+
+    /** Whether the library exports {@code name}. */
+    public boolean has(String name) {
+        return lookup != null && lookup.find(name).isPresent();
+    }
+
+    private MemorySegment symbol(String name) {
+        if (lookup == null) {
+            throw new UnsatisfiedLinkError(failure);
+        }
+        Optional<MemorySegment> s = lookup.find(name);
+        return s.orElseThrow(() -> new UnsatisfiedLinkError(soname + " has no symbol " + name));
+    }
+
+    /** A downcall handle to a function pointer read from a struct (e.g. {@code ibv_context.ops}). */
+    public static MethodHandle pointer(MemorySegment function, FunctionDescriptor descriptor) {
+        return LINKER.downcallHandle(function, descriptor, CAPTURE_ERRNO);
+    }
+}

@@ -1,0 +1,396 @@
+package org.jdapl.provider.ofa.verbs;
+
+import static java.lang.foreign.ValueLayout.ADDRESS;
+import static java.lang.foreign.ValueLayout.JAVA_BYTE;
+import static java.lang.foreign.ValueLayout.JAVA_INT;
+import static java.lang.foreign.ValueLayout.JAVA_LONG;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.FunctionDescriptor;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.lang.invoke.MethodHandle;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * The exported functions of libibverbs.so.1, loaded on first use. Each method stands for the verb
+ * it names and throws {@link VerbsException} with the errno when the verb fails. The inline verbs of
+ * verbs.h (data path, memory windows) are in {@link VerbsContext}.
+ */
+public final class Verbs {
+    /** The soname loaded. */
+    public static final String SONAME = "libibverbs.so.1";
+
+    /** IBV_ACCESS_LOCAL_WRITE. */
+    public static final int ACCESS_LOCAL_WRITE = 1;
+    /** IBV_ACCESS_REMOTE_WRITE. */
+    public static final int ACCESS_REMOTE_WRITE = 2;
+    /** IBV_ACCESS_REMOTE_READ. */
+    public static final int ACCESS_REMOTE_READ = 4;
+    /** IBV_ACCESS_MW_BIND. */
+    public static final int ACCESS_MW_BIND = 16;
+    /** IBV_DEVICE_MEM_WINDOW: the device has memory windows (type 1). */
+    public static final int DEVICE_MEM_WINDOW = 1 << 17;
+    /** IBV_DEVICE_MEM_WINDOW_TYPE_2A. */
+    public static final int DEVICE_MEM_WINDOW_TYPE_2A = 1 << 23;
+    /** IBV_DEVICE_MEM_WINDOW_TYPE_2B. */
+    public static final int DEVICE_MEM_WINDOW_TYPE_2B = 1 << 24;
+    /** IBV_QPT_RC. */
+    public static final int QPT_RC = 2;
+    /** IBV_PORT_ACTIVE. */
+    public static final int PORT_ACTIVE = 4;
+
+    private static volatile Verbs instance;
+    private static volatile String failure;
+
+    private final MethodHandle getDeviceList;
+    private final MethodHandle freeDeviceList;
+    private final MethodHandle getDeviceName;
+    private final MethodHandle openDevice;
+    private final MethodHandle closeDevice;
+    private final MethodHandle queryDevice;
+    private final MethodHandle queryPort;
+    private final MethodHandle queryGid;
+    private final MethodHandle allocPd;
+    private final MethodHandle deallocPd;
+    private final MethodHandle regMr;
+    private final MethodHandle deregMr;
+    private final MethodHandle createCompChannel;
+    private final MethodHandle destroyCompChannel;
+    private final MethodHandle createCq;
+    private final MethodHandle destroyCq;
+    private final MethodHandle resizeCq;
+    private final MethodHandle regMrIova2;
+    private final MethodHandle getCqEvent;
+    private final MethodHandle ackCqEvents;
+    private final MethodHandle createQp;
+    private final MethodHandle destroyQp;
+    private final MethodHandle getAsyncEvent;
+    private final MethodHandle ackAsyncEvent;
+    private final MethodHandle eventTypeStr;
+    private final MethodHandle wcStatusStr;
+
+    private Verbs(NativeLibrary lib) {
+        getDeviceList = lib.function("ibv_get_device_list", FunctionDescriptor.of(ADDRESS, ADDRESS));
+        freeDeviceList = lib.function("ibv_free_device_list", FunctionDescriptor.ofVoid(ADDRESS));
+        getDeviceName = lib.function("ibv_get_device_name", FunctionDescriptor.of(ADDRESS, ADDRESS));
+        openDevice = lib.function("ibv_open_device", FunctionDescriptor.of(ADDRESS, ADDRESS));
+        closeDevice = lib.function("ibv_close_device", FunctionDescriptor.of(JAVA_INT, ADDRESS));
+        queryDevice = lib.function("ibv_query_device", FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS));
+        queryPort = lib.function("ibv_query_port", FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_BYTE, ADDRESS));
+        queryGid = lib.function("ibv_query_gid", FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_BYTE, JAVA_INT, ADDRESS));
+        allocPd = lib.function("ibv_alloc_pd", FunctionDescriptor.of(ADDRESS, ADDRESS));
+        deallocPd = lib.function("ibv_dealloc_pd", FunctionDescriptor.of(JAVA_INT, ADDRESS));
+        regMr = lib.function("ibv_reg_mr", FunctionDescriptor.of(ADDRESS, ADDRESS, ADDRESS, JAVA_LONG, JAVA_INT));
+        deregMr = lib.function("ibv_dereg_mr", FunctionDescriptor.of(JAVA_INT, ADDRESS));
+        createCompChannel = lib.function("ibv_create_comp_channel", FunctionDescriptor.of(ADDRESS, ADDRESS));
+        destroyCompChannel = lib.function("ibv_destroy_comp_channel", FunctionDescriptor.of(JAVA_INT, ADDRESS));
+        createCq = lib.function("ibv_create_cq",
+                FunctionDescriptor.of(ADDRESS, ADDRESS, JAVA_INT, ADDRESS, ADDRESS, JAVA_INT));
+        destroyCq = lib.function("ibv_destroy_cq", FunctionDescriptor.of(JAVA_INT, ADDRESS));
+        resizeCq = lib.function("ibv_resize_cq", FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_INT));
+        regMrIova2 = lib.has("ibv_reg_mr_iova2")
+                ? lib.function("ibv_reg_mr_iova2",
+                        FunctionDescriptor.of(ADDRESS, ADDRESS, ADDRESS, JAVA_LONG, JAVA_LONG, JAVA_INT))
+                : null;
+        getCqEvent = lib.function("ibv_get_cq_event", FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS, ADDRESS));
+        ackCqEvents = lib.function("ibv_ack_cq_events", FunctionDescriptor.ofVoid(ADDRESS, JAVA_INT));
+        createQp = lib.function("ibv_create_qp", FunctionDescriptor.of(ADDRESS, ADDRESS, ADDRESS));
+        destroyQp = lib.function("ibv_destroy_qp", FunctionDescriptor.of(JAVA_INT, ADDRESS));
+        getAsyncEvent = lib.function("ibv_get_async_event", FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS));
+        ackAsyncEvent = lib.function("ibv_ack_async_event", FunctionDescriptor.ofVoid(ADDRESS));
+        eventTypeStr = lib.function("ibv_event_type_str", FunctionDescriptor.of(ADDRESS, JAVA_INT));
+        wcStatusStr = lib.function("ibv_wc_status_str", FunctionDescriptor.of(ADDRESS, JAVA_INT));
+    }
+
+    /**
+     * The bindings, loading libibverbs.so.1 on the first call.
+     *
+     * @throws UnsatisfiedLinkError with the reason if the library (or a symbol) is missing
+     */
+    public static Verbs get() {
+        Verbs v = instance;
+        if (v != null) {
+            return v;
+        }
+        synchronized (Verbs.class) {
+            if (instance == null && failure == null) {
+                NativeLibrary lib = NativeLibrary.load(SONAME);
+                if (!lib.isLoaded()) {
+                    failure = lib.failure();
+                } else {
+                    try {
+                        instance = new Verbs(lib);
+                    } catch (UnsatisfiedLinkError e) {
+                        failure = e.getMessage();
+                    }
+                }
+            }
+            if (instance == null) {
+                throw new UnsatisfiedLinkError(failure);
+            }
+            return instance;
+        }
+    }
+
+    /** Why the library cannot be used, or null if it can (loads it if not done yet). */
+    public static String unavailableReason() {
+        try {
+            get();
+            return null;
+        } catch (UnsatisfiedLinkError e) {
+            return e.getMessage();
+        }
+    }
+
+    /** A device of {@code ibv_get_device_list}: its pointer and name. */
+    public record Device(MemorySegment pointer, String name) {
+    }
+
+    /**
+     * {@code ibv_get_device_list}: the names of the devices present. A NULL list (no devices, no
+     * kernel support) is an empty list, never passed to {@code ibv_free_device_list}.
+     */
+    public List<String> deviceNames() {
+        List<String> names = new ArrayList<>();
+        withDevices(devices -> devices.forEach(d -> names.add(d.name())));
+        return names;
+    }
+
+    /**
+     * {@code ibv_get_device_list}, lets {@code action} use the devices while the list is alive, then
+     * {@code ibv_free_device_list}.
+     */
+    public void withDevices(java.util.function.Consumer<List<Device>> action) {
+        try (Arena a = Arena.ofConfined()) {
+            MemorySegment num = a.allocate(JAVA_INT);
+            MemorySegment list = (MemorySegment) call(getDeviceList, num);
+            if (list.equals(MemorySegment.NULL)) {
+                action.accept(List.of());
+                return;
+            }
+            try {
+                int n = num.get(JAVA_INT, 0);
+                MemorySegment array = list.reinterpret(ADDRESS.byteSize() * (n + 1L));
+                List<Device> devices = new ArrayList<>(n);
+                for (int i = 0; i < n; i++) {
+                    MemorySegment dev = array.getAtIndex(ADDRESS, i);
+                    MemorySegment name = (MemorySegment) call(getDeviceName, dev);
+                    devices.add(new Device(dev, name.reinterpret(Long.MAX_VALUE).getString(0)));
+                }
+                action.accept(devices);
+            } finally {
+                call(freeDeviceList, list);
+            }
+        }
+    }
+
+    /** {@code ibv_get_device_name} of a context's device. */
+    public String deviceName(MemorySegment context) {
+        MemorySegment dev = Structs.IbvContext.DEVICE.getPointer(context.reinterpret(Structs.IbvContext.S.size()));
+        MemorySegment name = (MemorySegment) call(getDeviceName, dev);
+        return name.reinterpret(Long.MAX_VALUE).getString(0);
+    }
+
+    /** {@code ibv_open_device} of the device named {@code name}, or NULL if there is none. */
+    public MemorySegment openDevice(String name) {
+        MemorySegment[] ctx = {MemorySegment.NULL};
+        withDevices(devices -> {
+            for (Device d : devices) {
+                if (d.name().equals(name)) {
+                    ctx[0] = (MemorySegment) call(openDevice, d.pointer());
+                    if (ctx[0].equals(MemorySegment.NULL)) {
+                        throw new VerbsException("ibv_open_device(" + name + ")", Errno.last());
+                    }
+                }
+            }
+        });
+        return ctx[0];
+    }
+
+    /** {@code ibv_close_device}. */
+    public void closeDevice(MemorySegment context) {
+        check("ibv_close_device", (int) call(closeDevice, context));
+    }
+
+    /** {@code ibv_query_device} into {@code attr} (a {@code struct ibv_device_attr}). */
+    public void queryDevice(MemorySegment context, MemorySegment attr) {
+        check("ibv_query_device", (int) call(queryDevice, context, attr));
+    }
+
+    /** {@code ibv_query_port} into {@code attr} (a {@code struct ibv_port_attr}). */
+    public void queryPort(MemorySegment context, int port, MemorySegment attr) {
+        check("ibv_query_port", (int) call(queryPort, context, (byte) port, attr));
+    }
+
+    /** {@code ibv_query_gid}: the 16 bytes of GID {@code index} of {@code port}. */
+    public byte[] queryGid(MemorySegment context, int port, int index) {
+        try (Arena a = Arena.ofConfined()) {
+            MemorySegment gid = a.allocate(16);
+            check("ibv_query_gid", (int) call(queryGid, context, (byte) port, index, gid));
+            return gid.toArray(JAVA_BYTE);
+        }
+    }
+
+    /** {@code ibv_alloc_pd}. */
+    public MemorySegment allocPd(MemorySegment context) {
+        return notNull("ibv_alloc_pd", (MemorySegment) call(allocPd, context));
+    }
+
+    /** {@code ibv_dealloc_pd}. */
+    public void deallocPd(MemorySegment pd) {
+        check("ibv_dealloc_pd", (int) call(deallocPd, pd));
+    }
+
+    /** {@code ibv_reg_mr}: registers {@code length} bytes at {@code address} with IBV_ACCESS_* flags. */
+    public MemorySegment regMr(MemorySegment pd, MemorySegment address, long length, int access) {
+        return notNull("ibv_reg_mr", (MemorySegment) call(regMr, pd, address, length, access));
+    }
+
+    /** Whether {@code ibv_reg_mr_iova2} (regions addressed from an I/O virtual address such as 0) exists. */
+    public boolean hasRegMrIova() {
+        return regMrIova2 != null;
+    }
+
+    /** {@code ibv_reg_mr_iova2}: registers a region that peers address from {@code iova}. */
+    public MemorySegment regMrIova(MemorySegment pd, MemorySegment address, long length, long iova, int access) {
+        if (regMrIova2 == null) {
+            throw new VerbsException("ibv_reg_mr_iova2", Errno.EOPNOTSUPP);
+        }
+        return notNull("ibv_reg_mr_iova2", (MemorySegment) call(regMrIova2, pd, address, length, iova, access));
+    }
+
+    /** {@code ibv_resize_cq}. */
+    public void resizeCq(MemorySegment cq, int cqe) {
+        check("ibv_resize_cq", (int) call(resizeCq, cq, cqe));
+    }
+
+    /** {@code ibv_dereg_mr}. */
+    public void deregMr(MemorySegment mr) {
+        check("ibv_dereg_mr", (int) call(deregMr, mr));
+    }
+
+    /** {@code ibv_create_comp_channel}. */
+    public MemorySegment createCompChannel(MemorySegment context) {
+        return notNull("ibv_create_comp_channel", (MemorySegment) call(createCompChannel, context));
+    }
+
+    /** {@code ibv_destroy_comp_channel}. */
+    public void destroyCompChannel(MemorySegment channel) {
+        check("ibv_destroy_comp_channel", (int) call(destroyCompChannel, channel));
+    }
+
+    /** {@code ibv_create_cq} with at least {@code cqe} entries, completion events on {@code channel}. */
+    public MemorySegment createCq(MemorySegment context, int cqe, MemorySegment channel) {
+        return notNull("ibv_create_cq",
+                (MemorySegment) call(createCq, context, cqe, MemorySegment.NULL, channel, 0));
+    }
+
+    /** {@code ibv_destroy_cq}; waits for unacknowledged completion events. */
+    public void destroyCq(MemorySegment cq) {
+        check("ibv_destroy_cq", (int) call(destroyCq, cq));
+    }
+
+    /**
+     * {@code ibv_get_cq_event} on a non-blocking channel: the CQ that has a completion event, or NULL
+     * if none is pending.
+     */
+    public MemorySegment getCqEvent(MemorySegment channel) {
+        try (Arena a = Arena.ofConfined()) {
+            MemorySegment cq = a.allocate(ADDRESS);
+            MemorySegment ctx = a.allocate(ADDRESS);
+            int r = (int) call(getCqEvent, channel, cq, ctx);
+            if (r != 0) {
+                int e = Errno.last();
+                if (e == Errno.EAGAIN || e == Errno.EINTR) {
+                    return MemorySegment.NULL;
+                }
+                throw new VerbsException("ibv_get_cq_event", e);
+            }
+            return cq.get(ADDRESS, 0);
+        }
+    }
+
+    /** {@code ibv_ack_cq_events}. */
+    public void ackCqEvents(MemorySegment cq, int count) {
+        call(ackCqEvents, cq, count);
+    }
+
+    /** {@code ibv_create_qp} with {@code initAttr} (a {@code struct ibv_qp_init_attr}, updated with the real caps). */
+    public MemorySegment createQp(MemorySegment pd, MemorySegment initAttr) {
+        return notNull("ibv_create_qp", (MemorySegment) call(createQp, pd, initAttr));
+    }
+
+    /** {@code ibv_destroy_qp}. */
+    public void destroyQp(MemorySegment qp) {
+        check("ibv_destroy_qp", (int) call(destroyQp, qp));
+    }
+
+    /**
+     * {@code ibv_get_async_event} on a context whose async_fd is non-blocking: fills {@code event}
+     * and returns true, or returns false if none is pending. Acknowledge with {@link #ackAsyncEvent}.
+     */
+    public boolean getAsyncEvent(MemorySegment context, MemorySegment event) {
+        int r = (int) call(getAsyncEvent, context, event);
+        if (r != 0) {
+            int e = Errno.last();
+            if (e == Errno.EAGAIN || e == Errno.EINTR) {
+                return false;
+            }
+            throw new VerbsException("ibv_get_async_event", e);
+        }
+        return true;
+    }
+
+    /** {@code ibv_ack_async_event}. */
+    public void ackAsyncEvent(MemorySegment event) {
+        call(ackAsyncEvent, event);
+    }
+
+    /** {@code ibv_event_type_str}. */
+    public String eventTypeStr(int type) {
+        return ((MemorySegment) call(eventTypeStr, type)).reinterpret(Long.MAX_VALUE).getString(0);
+    }
+
+    /** {@code ibv_wc_status_str}. */
+    public String wcStatusStr(int status) {
+        return ((MemorySegment) call(wcStatusStr, status)).reinterpret(Long.MAX_VALUE).getString(0);
+    }
+
+    static MemorySegment notNull(String function, MemorySegment result) {
+        if (result.equals(MemorySegment.NULL)) {
+            throw new VerbsException(function, Errno.last());
+        }
+        return result;
+    }
+
+    static void check(String function, int result) {
+        if (result != 0) {
+            // Verbs return the errno (or -1 with errno set).
+            throw new VerbsException(function, result > 0 ? result : Errno.last());
+        }
+    }
+
+    static Object call(MethodHandle h, Object... args) {
+        Object[] all = new Object[args.length + 1];
+        all[0] = Errno.capture();
+        System.arraycopy(args, 0, all, 1, args.length);
+        try {
+            return h.invokeWithArguments(all);
+        } catch (RuntimeException | Error e) {
+            throw e;
+        } catch (Throwable t) {
+            throw new IllegalStateException(t);
+        }
+    }
+
+    /** Reads a C string at a native address. */
+    static String string(MemorySegment p) {
+        return p.equals(MemorySegment.NULL) ? null : p.reinterpret(Long.MAX_VALUE).getString(0);
+    }
+
+    static ValueLayout pointerLayout() {
+        return ADDRESS;
+    }
+}

@@ -1,0 +1,161 @@
+package org.jdapl.provider.ofa.verbs;
+
+import static java.lang.foreign.ValueLayout.ADDRESS;
+import static java.lang.foreign.ValueLayout.JAVA_INT;
+
+import java.lang.foreign.FunctionDescriptor;
+import java.lang.foreign.MemorySegment;
+import java.lang.invoke.MethodHandle;
+import org.jdapl.provider.ofa.verbs.Structs.IbvContext;
+import org.jdapl.provider.ofa.verbs.Structs.IbvContextOps;
+
+/**
+ * An open {@code struct ibv_context} with the verbs that verbs.h defines static inline: they call
+ * the provider's function pointers in {@code ibv_context.ops}, and so do these, through downcall
+ * handles made once when the context is wrapped.
+ */
+public final class VerbsContext {
+    private static final FunctionDescriptor POST = FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS, ADDRESS);
+    private static final FunctionDescriptor POLL_CQ = FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_INT, ADDRESS);
+    private static final FunctionDescriptor REQ_NOTIFY_CQ = FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_INT);
+    private static final FunctionDescriptor ALLOC_MW = FunctionDescriptor.of(ADDRESS, ADDRESS, JAVA_INT);
+    private static final FunctionDescriptor DEALLOC_MW = FunctionDescriptor.of(JAVA_INT, ADDRESS);
+
+    private final MemorySegment context;
+    private final MethodHandle postSend;
+    private final MethodHandle postRecv;
+    private final MethodHandle pollCq;
+    private final MethodHandle reqNotifyCq;
+    private final MethodHandle allocMw;
+    private final MethodHandle deallocMw;
+
+    /** Wraps an open context and reads its ops. */
+    public VerbsContext(MemorySegment context) {
+        this.context = context.reinterpret(IbvContext.S.size());
+        MemorySegment ops = IbvContext.OPS.slice(this.context, IbvContextOps.S.size());
+        postSend = handle(IbvContextOps.POST_SEND.getPointer(ops), POST);
+        postRecv = handle(IbvContextOps.POST_RECV.getPointer(ops), POST);
+        pollCq = handle(IbvContextOps.POLL_CQ.getPointer(ops), POLL_CQ);
+        reqNotifyCq = handle(IbvContextOps.REQ_NOTIFY_CQ.getPointer(ops), REQ_NOTIFY_CQ);
+        allocMw = handle(IbvContextOps.ALLOC_MW.getPointer(ops), ALLOC_MW);
+        deallocMw = handle(IbvContextOps.DEALLOC_MW.getPointer(ops), DEALLOC_MW);
+    }
+
+    private static MethodHandle handle(MemorySegment function, FunctionDescriptor descriptor) {
+        return function.equals(MemorySegment.NULL) ? null : NativeLibrary.pointer(function, descriptor);
+    }
+
+    /** The {@code struct ibv_context *}. */
+    public MemorySegment pointer() {
+        return context;
+    }
+
+    /** {@code ibv_context.async_fd}. */
+    public int asyncFd() {
+        return IbvContext.ASYNC_FD.getInt(context);
+    }
+
+    /** Whether the provider has {@code ops.alloc_mw} (memory windows). */
+    public boolean hasMemoryWindows() {
+        return allocMw != null && deallocMw != null;
+    }
+
+    /** Whether the data-path verbs are all present (every real provider has them). */
+    public boolean hasDataPath() {
+        return postSend != null && postRecv != null && pollCq != null && reqNotifyCq != null;
+    }
+
+    /**
+     * {@code ibv_poll_cq}: up to {@code max} completions into {@code wcs} (an array of
+     * {@code struct ibv_wc}); returns how many.
+     */
+    public int pollCq(MemorySegment cq, int max, MemorySegment wcs) {
+        int r;
+        try {
+            r = (int) pollCq.invokeExact(Errno.capture(), cq, max, wcs);
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
+        if (r < 0) {
+            throw new VerbsException("ibv_poll_cq", Errno.last());
+        }
+        return r;
+    }
+
+    /** {@code ibv_req_notify_cq}: arms the CQ for the next completion (solicited ones only if asked). */
+    public void reqNotifyCq(MemorySegment cq, boolean solicitedOnly) {
+        int r;
+        try {
+            r = (int) reqNotifyCq.invokeExact(Errno.capture(), cq, solicitedOnly ? 1 : 0);
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
+        Verbs.check("ibv_req_notify_cq", r);
+    }
+
+    /**
+     * {@code ibv_post_send}: posts a chain of {@code struct ibv_send_wr}; on failure
+     * {@code badWr} (a pointer slot) names the first work request not posted.
+     *
+     * @return 0 or the errno
+     */
+    public int postSend(MemorySegment qp, MemorySegment wr, MemorySegment badWr) {
+        try {
+            return (int) postSend.invokeExact(Errno.capture(), qp, wr, badWr);
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
+    }
+
+    /**
+     * {@code ibv_post_recv}: posts a chain of {@code struct ibv_recv_wr}.
+     *
+     * @return 0 or the errno
+     */
+    public int postRecv(MemorySegment qp, MemorySegment wr, MemorySegment badWr) {
+        try {
+            return (int) postRecv.invokeExact(Errno.capture(), qp, wr, badWr);
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
+    }
+
+    /**
+     * {@code ibv_alloc_mw} of IBV_MW_TYPE_1 (1) or IBV_MW_TYPE_2 (2).
+     *
+     * @throws VerbsException EOPNOTSUPP if the provider has no memory windows
+     */
+    public MemorySegment allocMw(MemorySegment pd, int type) {
+        if (allocMw == null) {
+            throw new VerbsException("ibv_alloc_mw", Errno.EOPNOTSUPP);
+        }
+        MemorySegment mw;
+        try {
+            mw = (MemorySegment) allocMw.invokeExact(Errno.capture(), pd, type);
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
+        return Verbs.notNull("ibv_alloc_mw", mw);
+    }
+
+    /** {@code ibv_dealloc_mw}. */
+    public void deallocMw(MemorySegment mw) {
+        int r;
+        try {
+            r = (int) deallocMw.invokeExact(Errno.capture(), mw);
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
+        Verbs.check("ibv_dealloc_mw", r);
+    }
+
+    private static RuntimeException rethrow(Throwable t) {
+        if (t instanceof RuntimeException r) {
+            return r;
+        }
+        if (t instanceof Error e) {
+            throw e;
+        }
+        return new IllegalStateException(t);
+    }
+}
