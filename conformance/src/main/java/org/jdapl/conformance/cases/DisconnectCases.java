@@ -119,40 +119,84 @@ public final class DisconnectCases {
 
     @Conformance("DISC_03")
     public void abruptNoSuccessAfterFailurePerDirection(Rig rig) {
-        boolean sawFailure = false;
-        for (int round = 1; round <= 3 && !sawFailure; round++) {
-            int n = 32 * round;
-            int size = 16 * 1024;
-            Link l = Link.open(rig);
-            LocalMemoryRegion srcA = l.a().lmr(size, (byte) 1);
-            LocalMemoryRegion srcB = l.b().lmr(size, (byte) 2);
-            LocalMemoryRegion sinkA = l.a().lmr((long) size * n, FILL);
-            LocalMemoryRegion sinkB = l.b().lmr((long) size * n, FILL);
-            List<Long> sends = new ArrayList<>();
-            List<Long> recvs = new ArrayList<>();
-            for (int i = 0; i < n; i++) {
-                l.epB().postRecv(List.of(Link.local(sinkB, (long) size * i, size)), 10_000 + i, Dat.COMPLETION_DEFAULT);
-                l.epA().postRecv(List.of(Link.local(sinkA, (long) size * i, size)), 20_000 + i, Dat.COMPLETION_DEFAULT);
-                recvs.add(20_000L + i);
-            }
-            for (int i = 0; i < n; i++) {
-                l.epB().postSend(List.of(Link.local(srcB, 0, size)), 30_000 + i, Dat.COMPLETION_DEFAULT);
-            }
-            for (int i = 0; i < n; i++) {
-                l.epA().postSend(List.of(Link.local(srcA, 0, size)), 40_000 + i, Dat.COMPLETION_DEFAULT);
-                sends.add(40_000L + i);
-            }
-            l.epA().disconnect(CloseFlag.ABRUPT);
-            ended(l.a(), l.epA(), EventNumber.CONNECTION_DISCONNECTED, "after an abrupt disconnect");
-            var out = Events.completions(l.a().reqEvd, sends, rig, "of the sends in flight");
-            var in = Events.completions(l.a().recvEvd, recvs, rig, "of the receives in flight");
-            sawFailure |= ordered(out, "request direction");
-            sawFailure |= ordered(in, "receive direction");
+        // Both directions hold completed DTOs followed by ones still in progress when the abrupt
+        // disconnect comes: sends past the peer's posted receives wait for a receive, and receives
+        // past the peer's sends wait for data.
+        int matched = 8;
+        int size = 4096;
+        Link l = Link.open(rig);
+        LocalMemoryRegion srcA = l.a().lmr(size, (byte) 1);
+        LocalMemoryRegion srcB = l.b().lmr(size, (byte) 2);
+        LocalMemoryRegion sinkA = l.a().lmr((long) size * 2 * matched, FILL);
+        LocalMemoryRegion sinkB = l.b().lmr((long) size * matched, FILL);
+        List<Long> sends = new ArrayList<>();
+        List<Long> recvs = new ArrayList<>();
+        List<Long> peerRecvs = new ArrayList<>();
+        List<Long> peerSends = new ArrayList<>();
+        for (int i = 0; i < matched; i++) {
+            l.epB().postRecv(List.of(Link.local(sinkB, (long) size * i, size)), 10_000 + i, Dat.COMPLETION_DEFAULT);
+            peerRecvs.add(10_000L + i);
         }
-        if (!sawFailure) {
-            throw new Skip("every DTO completed successfully before the abrupt disconnect took effect in three"
-                    + " rounds; ordering after a failure could not be observed");
+        for (int i = 0; i < 2 * matched; i++) {
+            l.epA().postRecv(List.of(Link.local(sinkA, (long) size * i, size)), 20_000 + i, Dat.COMPLETION_DEFAULT);
+            recvs.add(20_000L + i);
         }
+        for (int i = 0; i < matched; i++) {
+            l.epB().postSend(List.of(Link.local(srcB, 0, size)), 30_000 + i, Dat.COMPLETION_DEFAULT);
+            peerSends.add(30_000L + i);
+        }
+        for (int i = 0; i < 2 * matched; i++) {
+            l.epA().postSend(List.of(Link.local(srcA, 0, size)), 40_000 + i, Dat.COMPLETION_DEFAULT);
+            sends.add(40_000L + i);
+        }
+        Events.allStatus(Events.collect(l.b().recvEvd, peerRecvs, rig.eventTimeout(), "of the peer's receives"),
+                DtoStatus.SUCCESS, "the peer's receives");
+        Events.allStatus(Events.collect(l.b().reqEvd, peerSends, rig.eventTimeout(), "of the peer's sends"),
+                DtoStatus.SUCCESS, "the peer's sends");
+        l.epA().disconnect(CloseFlag.ABRUPT);
+        ended(l.a(), l.epA(), EventNumber.CONNECTION_DISCONNECTED, "after an abrupt disconnect");
+        var out = Events.completions(l.a().reqEvd, sends, rig, "of the sends");
+        var in = Events.completions(l.a().recvEvd, recvs, rig, "of the receives");
+        Checks.check(ordered(out, "request direction"), "no send failed though " + matched
+                + " of them had no receive at the peer");
+        Checks.check(ordered(in, "receive direction"), "no receive failed though " + matched
+                + " of them had no data from the peer");
+        for (int i = 0; i < matched; i++) {
+            Checks.equal(DtoStatus.SUCCESS, out.get(40_000L + i).status(), "send " + i + " matched by a receive");
+            Checks.equal(DtoStatus.SUCCESS, in.get(20_000L + i).status(), "receive " + i + " matched by a send");
+            Checks.equal(DtoStatus.FLUSHED, in.get(20_000L + matched + i).status(),
+                    "receive " + (matched + i) + " outstanding at the abrupt disconnect");
+        }
+        racingBursts(rig);
+    }
+
+    /** Sends and receives racing an abrupt disconnect: whatever the split, no success after a failure. */
+    private static void racingBursts(Rig rig) {
+        int n = 64;
+        int size = 16 * 1024;
+        Link l = Link.open(rig);
+        LocalMemoryRegion srcA = l.a().lmr(size, (byte) 1);
+        LocalMemoryRegion srcB = l.b().lmr(size, (byte) 2);
+        LocalMemoryRegion sinkA = l.a().lmr((long) size * n, FILL);
+        LocalMemoryRegion sinkB = l.b().lmr((long) size * n, FILL);
+        List<Long> sends = new ArrayList<>();
+        List<Long> recvs = new ArrayList<>();
+        for (int i = 0; i < n; i++) {
+            l.epB().postRecv(List.of(Link.local(sinkB, (long) size * i, size)), 10_000 + i, Dat.COMPLETION_DEFAULT);
+            l.epA().postRecv(List.of(Link.local(sinkA, (long) size * i, size)), 20_000 + i, Dat.COMPLETION_DEFAULT);
+            recvs.add(20_000L + i);
+        }
+        for (int i = 0; i < n; i++) {
+            l.epB().postSend(List.of(Link.local(srcB, 0, size)), 30_000 + i, Dat.COMPLETION_DEFAULT);
+            l.epA().postSend(List.of(Link.local(srcA, 0, size)), 40_000 + i, Dat.COMPLETION_DEFAULT);
+            sends.add(40_000L + i);
+        }
+        l.epA().disconnect(CloseFlag.ABRUPT);
+        ended(l.a(), l.epA(), EventNumber.CONNECTION_DISCONNECTED, "after an abrupt disconnect racing transfers");
+        ordered(Events.completions(l.a().reqEvd, sends, rig, "of sends racing the disconnect"),
+                "request direction racing the disconnect");
+        ordered(Events.completions(l.a().recvEvd, recvs, rig, "of receives racing the disconnect"),
+                "receive direction racing the disconnect");
     }
 
     /** Checks posting order and no success after a failure; returns whether a failure was seen. */

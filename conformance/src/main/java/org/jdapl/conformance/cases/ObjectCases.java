@@ -180,13 +180,16 @@ public final class ObjectCases {
             throw new AssertionError("interrupted");
         }
         int delivered = Events.drainNow(small).size();
-        if (delivered < posted) {
-            List<DatEvent> reports = DisconnectCases.drainFor(async, rig.eventTimeout());
-            Checks.check(reports.stream().anyMatch(e -> e.number() == EventNumber.ASYNC_ERROR_EVD_OVERFLOW),
-                    posted + " DTOs were posted, " + delivered + " completions delivered by an EVD of " + dqlen
-                            + ", and no ASYNC_ERROR_EVD_OVERFLOW was reported");
+        if (posted > dqlen || delivered < posted) {
+            List<DatEvent> reports = DisconnectCases.drainFor(async, rig.grace());
+            Checks.check(reports.stream().anyMatch(e -> e.number() == EventNumber.ASYNC_ERROR_EVD_OVERFLOW
+                            && e instanceof DatEvent.AsyncError ae && ae.handle() == small),
+                    posted + " completions for a request EVD of length " + dqlen + " (" + delivered
+                            + " delivered) and no ASYNC_ERROR_EVD_OVERFLOW naming that EVD on the async EVD");
+            Checks.check(delivered == posted || delivered >= dqlen, "only " + delivered + " of " + posted
+                    + " completions delivered by an EVD of length " + dqlen);
         } else if (!refused) {
-            rig.note("the request EVD held all " + posted + " completions (queue length " + dqlen + ")");
+            throw new AssertionError("no overflow was produced: " + posted + " DTOs for an EVD of length " + dqlen);
         }
     }
 
