@@ -62,7 +62,12 @@ public class RegistryComponent extends ProviderRegistry {
     /** A provider service appeared: it becomes openable at once. */
     @Reference(service = DatProvider.class, cardinality = ReferenceCardinality.MULTIPLE,
             policy = ReferencePolicy.DYNAMIC, policyOption = ReferencePolicyOption.GREEDY)
-    void bindProvider(DatProvider provider) {
+    void bindProvider(DatProvider provider, Map<String, Object> properties) {
+        Object declared = properties == null ? null : properties.get(DatProvider.PROVIDER_PROPERTY);
+        if (declared != null && !declared.toString().equals(provider.name())) {
+            LOG.warn("provider service property {}={} differs from its name() {}; the registry uses {}",
+                    DatProvider.PROVIDER_PROPERTY, declared, provider.name(), provider.name());
+        }
         try {
             addProvider(provider);
         } catch (DatException e) {

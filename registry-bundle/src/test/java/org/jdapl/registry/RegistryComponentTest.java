@@ -25,7 +25,7 @@ class RegistryComponentTest {
         Path b = Registries.write(dir.resolve("b.conf"), "fromB u2.0 threadsafe default emu emu.1.0 \"\" \"\"\n");
         RegistryComponent component = new RegistryComponent(Registries.locator(dir,
                 Map.of(DatConfLocator.ENVIRONMENT_VARIABLE, b.toString()), Map.of()));
-        component.bindProvider(TestProvider.named("emu"));
+        component.bindProvider(TestProvider.named("emu"), Map.of());
         component.activate(Map.of(DatConfLocator.CONFIG_PROPERTY, a.toString()));
         component.open("fromA", 4).close();
         assertTrue(component.configurationSource().contains("configuration org.jdapl.registry"));
@@ -40,8 +40,8 @@ class RegistryComponentTest {
         component.activate(Map.of());
         TestProvider first = TestProvider.withDefault("emu", "emu0", "first");
         TestProvider second = TestProvider.withDefault("emu", "emu0", "second");
-        component.bindProvider(first);
-        component.bindProvider(second);
+        component.bindProvider(first, Map.of());
+        component.bindProvider(second, Map.of());
         InterfaceAdapter ia = component.open("emu0", 4);
         assertEquals("first", ((TestIa) ia).spec().iaParams());
         component.unbindProvider(first);
@@ -60,8 +60,8 @@ class RegistryComponentTest {
         component.activate(Map.of());
         TestProvider first = TestProvider.withDefault("emu", "emu0", "first");
         TestProvider second = TestProvider.withDefault("emu", "emu0", "second");
-        component.bindProvider(first);
-        component.bindProvider(second);
+        component.bindProvider(first, Map.of());
+        component.bindProvider(second, Map.of());
         component.unbindProvider(second);
         component.unbindProvider(first);
         assertNotRegistered(() -> component.open("emu0", 4));
@@ -72,7 +72,7 @@ class RegistryComponentTest {
     void iaConfigurationsAreBoundAndUnbound() {
         RegistryComponent component = new RegistryComponent(Registries.locator(dir, Map.of(), Map.of()));
         component.activate(Map.of());
-        component.bindProvider(new TestProvider("emu", Set.of(), true, List.of(), spec -> true));
+        component.bindProvider(new TestProvider("emu", Set.of(), true, List.of(), spec -> true), Map.of());
         ConfiguredIaComponent configuration = new ConfiguredIaComponent();
         Map<String, Object> properties = new HashMap<>();
         properties.put("service.pid", "org.jdapl.registry.ia~abc");
