@@ -67,6 +67,7 @@ final class EmuEp extends EmuObject implements Endpoint {
     private Link link;
     private boolean notifySent;
     private boolean peerNotified;
+    private boolean pumpScheduled;
     private int srqBuffersUsed;
     private long srqBytesUsed;
     private int softHighWatermark = Dat.WATERMARK_INFINITE;
@@ -364,8 +365,8 @@ final class EmuEp extends EmuObject implements Endpoint {
         active.state = EpState.CONNECTED;
         postConnection(EventNumber.CONNECTION_ESTABLISHED, null);
         active.postConnection(EventNumber.CONNECTION_ESTABLISHED, privateData);
-        active.pumpRequests();
-        pumpRequests();
+        active.kick();
+        kick();
     }
 
     // ---------------------------------------------------------------- disconnect, reset, free
@@ -392,7 +393,7 @@ final class EmuEp extends EmuObject implements Endpoint {
                         abruptClose(true);
                     } else {
                         state = EpState.DISCONNECT_PENDING;
-                        pumpRequests();
+                        tryFinishGraceful();
                     }
                 }
                 case DISCONNECT_PENDING -> {
@@ -565,7 +566,7 @@ final class EmuEp extends EmuObject implements Endpoint {
             }
             requireRequestSlot();
             requestQueue.addLast(new WorkRequest.Send(checked, length, cookie, flags, invalidate, rmrContext));
-            pumpRequests();
+            kick();
         });
     }
 
@@ -601,7 +602,7 @@ final class EmuEp extends EmuObject implements Endpoint {
     /** A receive became available to this EP (its own or its SRQ's): the peer's sends may proceed. */
     void receiveAvailable() {
         if (linkOpen()) {
-            link.other(this).pumpRequests();
+            link.other(this).kick();
         }
     }
 
@@ -646,7 +647,7 @@ final class EmuEp extends EmuObject implements Endpoint {
             }
             requireRequestSlot();
             requestQueue.addLast(new WorkRequest.Rdma(read, checked, localTarget, remote, length, cookie, flags));
-            pumpRequests();
+            kick();
         });
     }
 
@@ -681,7 +682,7 @@ final class EmuEp extends EmuObject implements Endpoint {
         requireRequestSlot();
         rmr.apply(binding);
         requestQueue.addLast(new WorkRequest.Bind(rmr, binding, cookie, flags));
-        pumpRequests();
+        kick();
         return binding == null ? 0 : binding.context();
     }
 
@@ -705,6 +706,22 @@ final class EmuEp extends EmuObject implements Endpoint {
     }
 
     // ---------------------------------------------------------------- processing
+
+    /**
+     * Has the request queue processed on the IA's thread, as a NIC processes posted work after the
+     * post returns (fabric lock held). Several kicks before the thread runs make one pass.
+     */
+    void kick() {
+        if (!pumpScheduled) {
+            pumpScheduled = true;
+            ia.later(() -> {
+                pumpScheduled = false;
+                if (!isFreed()) {
+                    pumpRequests();
+                }
+            });
+        }
+    }
 
     /** Processes the request queue in order as far as it can go now (fabric lock held). */
     void pumpRequests() {

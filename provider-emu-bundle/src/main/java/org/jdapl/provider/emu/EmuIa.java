@@ -456,7 +456,7 @@ final class EmuIa extends EmuObject implements InterfaceAdapter {
             if (!hold) {
                 for (EmuObject o : new ArrayList<>(objects)) {
                     if (o instanceof EmuEp ep && !ep.isFreed()) {
-                        ep.pumpRequests();
+                        ep.kick();
                         ep.receiveAvailable();
                     }
                 }
