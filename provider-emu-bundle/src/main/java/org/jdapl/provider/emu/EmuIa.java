@@ -292,23 +292,24 @@ final class EmuIa extends EmuObject implements InterfaceAdapter {
             timer = null;
             agents = null;
         }
-        Thread self = Thread.currentThread();
         if (t != null) {
             t.shutdownNow();
-            awaitUnless(t, self == timerThread);
+            awaitUnless(t, timerThread);
         }
         if (a != null) {
             a.shutdown();
-            awaitUnless(a, self == agentThread);
+            awaitUnless(a, agentThread);
         }
     }
 
-    private void awaitUnless(ExecutorService executor, boolean onItsThread) {
-        if (onItsThread) {
+    /** Waits until the executor's thread has ended, unless the caller is that thread. */
+    private void awaitUnless(ExecutorService executor, Thread worker) {
+        if (Thread.currentThread() == worker) {
             return;
         }
         try {
-            if (!executor.awaitTermination(5, TimeUnit.SECONDS)) {
+            if (!executor.awaitTermination(5, TimeUnit.SECONDS) || (worker != null && !worker.join(
+                    java.time.Duration.ofSeconds(5)))) {
                 LOG.warn("a thread of IA {} did not stop within 5 s", name);
             }
         } catch (InterruptedException e) {

@@ -64,6 +64,17 @@ final class Fixture implements AutoCloseable {
             return c;
         }
 
+        DatEvent.Connection nextConnectionSkippingDtos(EventNumber expected) {
+            DatEvent e;
+            do {
+                e = next();
+            } while (e instanceof DatEvent.DtoCompletion);
+            DatEvent got = e;
+            DatEvent.Connection c = assertInstanceOf(DatEvent.Connection.class, got, () -> "got " + got);
+            assertEquals(expected, c.number());
+            return c;
+        }
+
         DatEvent.DtoCompletion nextDto() {
             DatEvent e = next();
             return assertInstanceOf(DatEvent.DtoCompletion.class, e, () -> "got " + e);
