@@ -1,0 +1,115 @@
+package org.jdapl.tools.dtest;
+
+import java.net.InetSocketAddress;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import org.jdapl.tools.CommandArgs;
+import org.jdapl.tools.ToolException;
+
+/**
+ * What {@code dtest} was asked to do.
+ *
+ * @param mode self-contained, server or client
+ * @param iaName the IA to open ({@code -P})
+ * @param server the server's address ({@code -h host[:port]}), client mode only
+ * @param connQual the connection qualifier the server listens on ({@code -q})
+ * @param bufLen the RDMA buffer length ({@code -b})
+ * @param burst the number of each operation measured ({@code -B})
+ * @param msgLen the ping-pong message length ({@code -m})
+ * @param connectOnly connect and disconnect, no data ({@code -C})
+ * @param validate check every byte that moved ({@code -V})
+ * @param timeoutMicros the longest wait for one event ({@code -t}, seconds)
+ * @param serverWaitMicros how long a server waits for its client ({@code -W}, seconds)
+ */
+public record DtestOptions(Mode mode, String iaName, InetSocketAddress server, long connQual, int bufLen, int burst,
+                           int msgLen, boolean connectOnly, boolean validate, long timeoutMicros,
+                           long serverWaitMicros) {
+    /** How dtest runs. */
+    public enum Mode {
+        /** Both sides in this process (neither -s nor -h). */
+        SELF,
+        /** The passive side ({@code -s}). */
+        SERVER,
+        /** The active side ({@code -h}). */
+        CLIENT
+    }
+
+    /** The default IA: the emulated provider's. */
+    public static final String DEFAULT_IA = "emu0";
+    /** uDAPL dtest's server connection qualifier. */
+    public static final long DEFAULT_CONN_QUAL = 45248;
+    /** The smallest ping-pong message: the message header. */
+    public static final int MIN_MSG_LEN = Wire.HEADER;
+
+    /** The usage text. */
+    public static final String USAGE = """
+            usage: dtest [-s | -h HOST[:PORT]] [-P IA] [-q CONN_QUAL] [-b BUFLEN] [-B BURST] [-m MSGLEN]
+                         [-C] [-V] [-t SECONDS] [-W SECONDS]
+              (neither -s nor -h)   self-contained: server and client in this process
+              -s, --server          wait for one client, serve it, print the server's costs
+              -h, --host HOST[:PORT] connect to the server at HOST (PORT: the server IA's port,
+                                    for fabrics that address IAs by port, e.g. the emulated tcp fabric)
+              -P, --provider IA     the IA name to open (default emu0)
+              -q, --conn-qual N     the server's connection qualifier (default 45248)
+              -b, --buflen N        RDMA buffer length, e.g. 4096, 64k, 1m (default 64k)
+              -B, --burst N         operations of each kind to measure (default 100)
+              -m, --msglen N        ping-pong message length (default 64, at least 32)
+              -C, --connect-only    connect (after the reject probe) and disconnect, move no data
+              -V, --validate        fill and check every buffer that moves
+              -t, --timeout S       longest wait for one event (default 10)
+              -W, --server-wait S   how long a server waits for its client (default 300)""";
+
+    /**
+     * Parses dtest's arguments.
+     *
+     * @throws ToolException USAGE for a bad command line
+     */
+    public static DtestOptions parse(List<String> args) {
+        CommandArgs a = CommandArgs.parse("dtest", args,
+                Set.of("s", "C", "V"),
+                Set.of("h", "P", "q", "b", "B", "m", "t", "W"),
+                Map.ofEntries(Map.entry("server", "s"), Map.entry("host", "h"), Map.entry("provider", "P"),
+                        Map.entry("conn-qual", "q"), Map.entry("buflen", "b"), Map.entry("burst", "B"),
+                        Map.entry("msglen", "m"), Map.entry("connect-only", "C"), Map.entry("validate", "V"),
+                        Map.entry("timeout", "t"), Map.entry("server-wait", "W")));
+        if (!a.operands().isEmpty()) {
+            throw ToolException.usage("dtest: unexpected argument '" + a.operands().getFirst() + "'");
+        }
+        if (a.has("s") && a.has("h")) {
+            throw ToolException.usage("dtest: -s (server) and -h (client) exclude each other");
+        }
+        Mode mode = a.has("s") ? Mode.SERVER : a.has("h") ? Mode.CLIENT : Mode.SELF;
+        InetSocketAddress server = mode == Mode.CLIENT ? hostAddress(a.value("h", "")) : null;
+        String ia = a.value("P", DEFAULT_IA);
+        if (ia.isBlank()) {
+            throw ToolException.usage("dtest: -P wants an IA name");
+        }
+        return new DtestOptions(mode, ia, server,
+                a.number("q", DEFAULT_CONN_QUAL, 0, Long.MAX_VALUE),
+                a.intNumber("b", 64 * 1024, 1, 1 << 30),
+                a.intNumber("B", 100, 1, 100_000_000),
+                a.intNumber("m", 64, MIN_MSG_LEN, 1 << 20),
+                a.has("C"), a.has("V"),
+                a.number("t", 10, 1, 86_400) * 1_000_000,
+                a.number("W", 300, 1, 86_400 * 7) * 1_000_000);
+    }
+
+    static InetSocketAddress hostAddress(String text) {
+        String host = text;
+        int port = 0;
+        int colon = text.lastIndexOf(':');
+        if (colon >= 0 && text.indexOf(':') == colon) {
+            host = text.substring(0, colon);
+            port = (int) CommandArgs.parseNumber("dtest", "-h port", text.substring(colon + 1), 0, 65535);
+        } else if (text.startsWith("[") && text.contains("]:")) {
+            int close = text.indexOf("]:");
+            host = text.substring(1, close);
+            port = (int) CommandArgs.parseNumber("dtest", "-h port", text.substring(close + 2), 0, 65535);
+        }
+        if (host.isBlank()) {
+            throw ToolException.usage("dtest: -h wants a host name or address");
+        }
+        return InetSocketAddress.createUnresolved(host, port);
+    }
+}
