@@ -11,15 +11,27 @@ import org.jdapl.dat.spi.DatProvider;
  */
 public interface DatRegistry {
     /**
-     * {@code dat_ia_open}: opens the IA named {@code iaName} for DAT 2.0, thread safe. Entries of the
-     * name are tried in file order; the first provider that opens the IA wins.
+     * {@code dat_ia_open}: opens the IA named {@code iaName} for DAT 2.0. Entries of the name are
+     * tried in file order; the first provider that opens the IA wins.
+     *
+     * <p>In C this is a macro passing DAT_THREADSAFE, which the uDAPL reference implementation
+     * defines as false, so that OFED's {@code nonthreadsafe} lines open. jdapl's objects are all
+     * thread safe: this method asks for a {@code threadsafe} entry first and, when the name has
+     * none, opens a {@code nonthreadsafe} one. {@link #openv} matches the key exactly.
      *
      * @param asyncEvdMinQlen the length of the IA's asynchronous EVD, 1 or more
      * @throws DatException PROVIDER_NOT_FOUND (NAME_NOT_REGISTERED) if no usable entry has the name;
      *         INVALID_PARAMETER; the provider's error if every entry's provider failed
      */
     default InterfaceAdapter open(String iaName, int asyncEvdMinQlen) {
-        return openv(iaName, asyncEvdMinQlen, Dat.VERSION_MAJOR, Dat.VERSION_MINOR, true);
+        try {
+            return openv(iaName, asyncEvdMinQlen, Dat.VERSION_MAJOR, Dat.VERSION_MINOR, true);
+        } catch (DatException threadSafeMiss) {
+            if (threadSafeMiss.type() != DatReturnType.PROVIDER_NOT_FOUND) {
+                throw threadSafeMiss;
+            }
+            return openv(iaName, asyncEvdMinQlen, Dat.VERSION_MAJOR, Dat.VERSION_MINOR, false);
+        }
     }
 
     /**

@@ -88,9 +88,18 @@ class RegistrySelectionTest {
         ProviderRegistry registry = Registries.withDatConf(dir,
                 "nts u2.0 nonthreadsafe default emu emu.1.0 \"\" \"\"\n");
         registry.addProvider(TestProvider.named("emu"));
-        DatException e = assertNotRegistered(() -> registry.open("nts", 4));
+        DatException e = assertNotRegistered(() -> registry.openv("nts", 4, 2, 0, true));
         assertTrue(e.getMessage().contains("nonthreadsafe"), e.getMessage());
         registry.openv("nts", 4, 2, 0, false).close();
+    }
+
+    @Test
+    void openFallsBackToANonThreadSafeEntryAsTheReferenceImplementationDoes() {
+        ProviderRegistry registry = Registries.withDatConf(dir,
+                "nts u2.0 nonthreadsafe default emu emu.1.0 \"\" \"\"\n");
+        registry.addProvider(TestProvider.named("emu"));
+        registry.open("nts", 4).close();
+        assertNotRegistered(() -> registry.open("unknown", 4));
     }
 
     @Test
