@@ -2,7 +2,9 @@ package org.jdapl.conformance.cases;
 
 import java.net.SocketAddress;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.EnumSet;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
 import org.jdapl.conformance.Conformance;
@@ -15,8 +17,12 @@ import org.jdapl.dat.DatEvent;
 import org.jdapl.dat.DatReturnSubtype;
 import org.jdapl.dat.DatReturnType;
 import org.jdapl.dat.Endpoint;
+import org.jdapl.dat.EpAttributes;
 import org.jdapl.dat.EpState;
+import org.jdapl.dat.EvdFlag;
+import org.jdapl.dat.EventDispatcher;
 import org.jdapl.dat.EventNumber;
+import org.jdapl.dat.PspFlag;
 import org.jdapl.dat.PublicServicePoint;
 import org.jdapl.dat.Qos;
 import org.jdapl.dat.ReservedServicePoint;
@@ -146,7 +152,44 @@ public final class ConnectCases {
         Checks.state(epA, EpState.DISCONNECTED, "after NON_PEER_REJECTED");
         Events.none(a.connEvd, rig.grace(), "after NON_PEER_REJECTED");
         Events.none(b.crEvd, Duration.ofMillis(1), "at the passive side's PSP on another qualifier");
-        rig.note("backlog-full rejection not produced (no backlog limit is set through the API)");
+        backlog(rig);
+    }
+
+    /** Unanswered requests past a PSP's backlog are NON_PEER_REJECTED; those within it stay pending. */
+    private static void backlog(Rig rig) {
+        int tries = 300;
+        Side[] s = rig.pair();
+        Side a = s[0];
+        Side b = s[1];
+        EventDispatcher conn = a.ia.createEvd(1024, null, EnumSet.of(EvdFlag.CONNECTION));
+        EventDispatcher crs = b.ia.createEvd(1024, null, EnumSet.of(EvdFlag.CR));
+        long q = rig.connQual();
+        b.ia.createPsp(q, crs, PspFlag.CONSUMER);
+        List<Endpoint> eps = new ArrayList<>();
+        for (int i = 0; i < tries; i++) {
+            Endpoint ep = a.ia.createEp(a.pz, a.recvEvd, a.reqEvd, conn, EpAttributes.defaults());
+            ep.connect(b.address(), q, rig.longConnectTimeoutMicros(), NONE);
+            eps.add(ep);
+        }
+        int requests = DisconnectCases.drainFor(crs, rig.grace()).size();
+        List<DatEvent> events = DisconnectCases.drainFor(conn, rig.grace());
+        if (events.isEmpty()) {
+            Checks.equal(tries, requests, "connection requests delivered for " + tries + " connects");
+            rig.note("no backlog limit reached with " + tries + " unanswered requests");
+            return;
+        }
+        Set<Endpoint> rejected = new HashSet<>();
+        for (DatEvent e : events) {
+            Checks.check(e instanceof DatEvent.Connection c && c.number() == EventNumber.CONNECTION_NON_PEER_REJECTED
+                    && rejected.add(c.ep()), "with the backlog full: expected one NON_PEER_REJECTED per refused EP but"
+                    + " got " + Events.describe(e));
+        }
+        Checks.equal(tries, requests + rejected.size(), "requests delivered plus requests rejected");
+        for (Endpoint ep : eps) {
+            Checks.state(ep, rejected.contains(ep) ? EpState.DISCONNECTED : EpState.ACTIVE_CONNECTION_PENDING,
+                    rejected.contains(ep) ? "an EP rejected for a full backlog" : "an EP whose request waits");
+        }
+        rig.note("backlog full after " + requests + " unanswered requests");
     }
 
     @Conformance("CONN_06")
