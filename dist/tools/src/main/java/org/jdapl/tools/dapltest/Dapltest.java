@@ -77,7 +77,7 @@ public final class Dapltest {
         out.println();
         table.print(out, "");
         out.println();
-        out.printf("dapltest -T T: %d operations in %s: %s operations, %s%n", ops, Units.duration(nanos),
+        out.printf("dapltest -T T: %d operations in %s (%s, %s)%n", ops, Units.duration(nanos),
                 Units.rate(ops, nanos), Units.bandwidth(bytes, nanos));
         out.println("dapltest: PASSED" + (options.validate() ? " (data validated)" : ""));
     }
