@@ -18,6 +18,16 @@ final class FrameworkLog extends Logger {
 
     @Override
     protected void doLog(Bundle bundle, ServiceReference sr, int level, String msg, Throwable throwable) {
+        print(bundle, level, msg, throwable);
+    }
+
+    /** The resolver's messages (e.g. its wiring at debug level) come this way. */
+    @Override
+    protected void doLog(int level, String msg, Throwable throwable) {
+        print(null, level, msg, throwable);
+    }
+
+    private void print(Bundle bundle, int level, String msg, Throwable throwable) {
         String name = switch (level) {
             case LOG_ERROR -> "ERROR";
             case LOG_WARNING -> "WARN";
