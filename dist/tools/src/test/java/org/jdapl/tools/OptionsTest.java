@@ -1,0 +1,59 @@
+package org.jdapl.tools;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.util.List;
+import org.jdapl.tools.dapltest.DapltestOptions;
+import org.jdapl.tools.dapltest.Op;
+import org.jdapl.tools.dtest.DtestOptions;
+import org.junit.jupiter.api.Test;
+
+class OptionsTest {
+    @Test
+    void dtestModesAndDefaults() {
+        DtestOptions self = DtestOptions.parse(List.of());
+        assertEquals(DtestOptions.Mode.SELF, self.mode());
+        assertEquals("emu0", self.iaName());
+        assertEquals(65536, self.bufLen());
+        assertEquals(100, self.burst());
+        assertNull(self.server());
+        DtestOptions client = DtestOptions.parse(List.of("-h", "node7:4791", "-P", "ofa-v2-ib0", "-b", "1m", "-B", "5", "-V", "-C"));
+        assertEquals(DtestOptions.Mode.CLIENT, client.mode());
+        assertEquals("node7", client.server().getHostString());
+        assertEquals(4791, client.server().getPort());
+        assertEquals(1 << 20, client.bufLen());
+        assertTrue(client.validate() && client.connectOnly());
+        assertEquals(0, DtestOptions.parse(List.of("-h", "10.0.0.1")).server().getPort());
+        assertEquals(DtestOptions.Mode.SERVER, DtestOptions.parse(List.of("-s")).mode());
+    }
+
+    @Test
+    void dtestRejectsBadCommandLines() {
+        for (List<String> args : List.of(List.of("-s", "-h", "x"), List.of("-m", "8"), List.of("-b", "0"),
+                List.of("extra"), List.of("-h", ":12"), List.of("-h", "x:99999"), List.of("-P", " "))) {
+            ToolException e = assertThrows(ToolException.class, () -> DtestOptions.parse(args), args.toString());
+            assertEquals(ToolException.USAGE, e.status());
+        }
+    }
+
+    @Test
+    void dapltestOperationLists() {
+        DapltestOptions t = DapltestOptions.parse(List.of("-T", "T", "-t", "2", "-w", "3", "-i", "5", "-V",
+                "client", "SR", "256", "server", "RW", "4k", "2", "client", "rr", "64"));
+        assertEquals(List.of(new Op(true, Op.Kind.SR, 256, 1), new Op(false, Op.Kind.RW, 4096, 2),
+                new Op(true, Op.Kind.RR, 64, 1)), t.ops());
+        assertEquals(2, t.threads());
+        DapltestOptions p = DapltestOptions.parse(List.of("-T", "P", "RR", "8192", "4"));
+        assertEquals(List.of(new Op(true, Op.Kind.RR, 8192, 4)), p.ops());
+        assertEquals(4, DapltestOptions.parse(List.of("-T", "T")).ops().size());
+        for (List<String> args : List.<List<String>>of(List.of(), List.of("-T", "X"), List.of("-T", "T", "SR", "64"),
+                List.of("-T", "T", "client", "SR"), List.of("-T", "P", "RW", "64", "SR", "64"),
+                List.of("-T", "T", "client", "RW", "4", "8"), List.of("-T", "T", "-t", "0"))) {
+            ToolException e = assertThrows(ToolException.class, () -> DapltestOptions.parse(args), args.toString());
+            assertEquals(ToolException.USAGE, e.status(), e.getMessage());
+        }
+    }
+}
