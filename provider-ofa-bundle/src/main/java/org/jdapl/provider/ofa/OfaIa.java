@@ -94,8 +94,10 @@ final class OfaIa extends OfaHandle implements InterfaceAdapter, OfaEventLoop.Ha
     private final Map<Long, OfaEvd> evdByCq = new HashMap<>();
     /** A CQ for EPs created without a receive or request EVD (created on first need). */
     private MemorySegment nullCq = MemorySegment.NULL;
-    private final MemorySegment wcs = Arena.global().allocate(IbvWc.S.size() * POLL_BATCH, 8);
-    private final MemorySegment asyncEvent = Arena.global().allocate(IbvAsyncEvent.S.size(), 8);
+    /** Native buffers of the event thread, freed at close. */
+    private final Arena buffers = Arena.ofShared();
+    private final MemorySegment wcs = buffers.allocate(IbvWc.S.size() * POLL_BATCH, 8);
+    private final MemorySegment asyncEvent = buffers.allocate(IbvAsyncEvent.S.size(), 8);
 
     OfaIa(OfaProvider provider, String name, OfaDevice device, int asyncEvdMinQlen, ObjectCounts counts) {
         super(HandleType.IA);
@@ -288,6 +290,7 @@ final class OfaIa extends OfaHandle implements InterfaceAdapter, OfaEventLoop.Ha
         }
         asyncEvd.closed();
         counts.closed(HandleType.EVD);
+        buffers.close();
         device.close();
         counts.closed(HandleType.IA);
         provider.closed(this);
@@ -538,6 +541,9 @@ final class OfaIa extends OfaHandle implements InterfaceAdapter, OfaEventLoop.Ha
                 || privileges.contains(MemPriv.REMOTE_WRITE))) {
             throw DatException.invalidParameter(4, "write privileges on a read-only segment");
         }
+        if (vaType == VaType.ZB && (region.address() & 0xfff) != 0) {
+            throw DatException.invalidParameter(3, "a zero-based region must start on a page boundary (4096)");
+        }
         lock.lock();
         try {
             live();
@@ -774,10 +780,15 @@ final class OfaIa extends OfaHandle implements InterfaceAdapter, OfaEventLoop.Ha
         }
     }
 
+    /** {@link EpAttributes#defaults()} within the device's limits. */
     private EpAttributes defaultEpAttributes() {
         EpAttributes d = EpAttributes.defaults();
         int depth = Math.min(256, device.maxQpWr);
-        return d.withQueueDepths(depth, depth);
+        int sge = Math.min(d.maxRequestIov(), device.maxSge);
+        return new EpAttributes(Math.min(d.maxMessageSize(), device.maxMsgSize),
+                Math.min(d.maxRdmaSize(), device.maxMsgSize), d.qos(), d.recvCompletionFlags(),
+                d.requestCompletionFlags(), depth, depth, sge, sge, Math.min(d.maxRdmaReadIn(), device.maxQpRdAtom),
+                Math.min(d.maxRdmaReadOut(), device.maxQpInitRdAtom), d.srqSoftHighWatermark());
     }
 
     private void checkEpAttributes(EpAttributes a) {

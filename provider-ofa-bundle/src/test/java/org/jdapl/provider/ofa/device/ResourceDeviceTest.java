@@ -175,7 +175,9 @@ class ResourceDeviceTest {
         again = ia.createLmr(pz, arena.allocate(4096), Set.of(MemPriv.LOCAL_READ, MemPriv.LOCAL_WRITE), VaType.VA);
         assertEquals(0, again.query().rmrContext());
         again.free();
-        LocalMemoryRegion zb = ia.createLmr(pz, arena.allocate(4096), Dat.MEM_PRIV_ALL, VaType.ZB);
+        assertEquals(DatReturnType.INVALID_PARAMETER, assertThrows(DatException.class, () -> ia.createLmr(pz,
+                arena.allocate(8192, 4096).asSlice(8), Dat.MEM_PRIV_ALL, VaType.ZB)).type());
+        LocalMemoryRegion zb = ia.createLmr(pz, arena.allocate(4096, 4096), Dat.MEM_PRIV_ALL, VaType.ZB);
         assertEquals(0, zb.query().registeredAddress());
         zb.free();
     }
