@@ -165,10 +165,15 @@ public abstract class JdaplContainerTest {
     protected <T> T awaitService(Class<T> type, String filter, long millis) {
         ServiceTracker<T, T> tracker = tracker(type, filter);
         try {
-            T service = tracker.waitForService(millis);
-            if (service == null) {
+            if (tracker.waitForService(millis) == null) {
                 fail("no " + type.getName() + (filter == null ? "" : " " + filter) + " service within "
                         + millis + " ms; services of that type: " + describeServices(type));
+            }
+            // Got again outside the tracker, so that the object stays valid after the tracker
+            // closes (Configuration Admin, for one, is a service factory).
+            T service = context.getService(tracker.getServiceReference());
+            if (service == null) {
+                fail(type.getName() + " " + filter + " went away while it was being got");
             }
             return service;
         } catch (InterruptedException e) {
@@ -222,6 +227,28 @@ public abstract class JdaplContainerTest {
         } catch (InvalidSyntaxException e) {
             throw new IllegalArgumentException(filter, e);
         }
+    }
+
+    /** Waits until {@code condition} holds; fails the test with {@code what} on time-out. */
+    protected static void await(String what, java.util.function.BooleanSupplier condition) {
+        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(WAIT_MILLIS);
+        while (!condition.getAsBoolean()) {
+            if (System.nanoTime() > deadline) {
+                fail("not within " + WAIT_MILLIS + " ms: " + what);
+            }
+            try {
+                Thread.sleep(20);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new AssertionError(e);
+            }
+        }
+    }
+
+    /** A directory under the module's target directory, created if needed. */
+    protected static java.nio.file.Path targetDirectory(String name) throws java.io.IOException {
+        return java.nio.file.Files.createDirectories(
+                java.nio.file.Path.of(requiredProperty("jdapl.itest.target")).resolve(name));
     }
 
     /** The registered services of a type with their properties, for failure messages. */
