@@ -31,10 +31,9 @@ timeout 900 "$here/install-host-packages.sh" vm || die "the host packages are mi
 # 1. The provider and its tests, compiled on the host (compiling in the guest is very slow).
 if [ $build = 1 ]; then
   log "building provider-ofa-bundle"
-  (cd "$root" && timeout 600 ./mvnw -B -q -o -f provider-ofa-bundle/pom.xml -DskipTests test-compile dependency:build-classpath \
-      -Dmdep.outputFile=target/rxe-classpath.txt -Dmdep.includeScope=test \
-    || timeout 600 ./mvnw -B -q -f provider-ofa-bundle/pom.xml -DskipTests test-compile dependency:build-classpath \
-      -Dmdep.outputFile=target/rxe-classpath.txt -Dmdep.includeScope=test) || die "build failed"
+  # A reactor build (-am) so that the API comes from this checkout, not from ~/.m2.
+  (cd "$root" && timeout 600 ./mvnw -B -q -pl provider-ofa-bundle -am -DskipTests test-compile \
+      dependency:build-classpath -Dmdep.outputFile=target/rxe-classpath.txt -Dmdep.includeScope=test) || die "build failed"
 fi
 [ -s "$module/target/rxe-classpath.txt" ] || die "no $module/target/rxe-classpath.txt (build without --no-build first)"
 [ -d "$module/target/test-classes" ] || die "no test classes in $module/target"
