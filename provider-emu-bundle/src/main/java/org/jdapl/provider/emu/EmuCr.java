@@ -17,6 +17,7 @@ import org.jdapl.dat.HandleType;
 final class EmuCr extends EmuObject implements ConnectionRequest {
     private final EmuIa ia;
     private final ConnectAttempt attempt;
+    private final TcpConnection connection;
     private final long connQual;
     private final SocketAddress remoteAddress;
     private final long remotePortQual;
@@ -24,11 +25,12 @@ final class EmuCr extends EmuObject implements ConnectionRequest {
     private final EmuEp localEp;
     private final EmuPsp psp;
 
-    EmuCr(EmuIa ia, ConnectAttempt attempt, long connQual, SocketAddress remoteAddress, long remotePortQual,
+    EmuCr(EmuIa ia, ConnectAttempt attempt, TcpConnection connection, long connQual, SocketAddress remoteAddress, long remotePortQual,
           byte[] privateData, EmuEp localEp, EmuPsp psp) {
         super(HandleType.CR);
         this.ia = ia;
         this.attempt = attempt;
+        this.connection = connection;
         this.connQual = connQual;
         this.remoteAddress = remoteAddress;
         this.remotePortQual = remotePortQual;
@@ -47,6 +49,11 @@ final class EmuCr extends EmuObject implements ConnectionRequest {
 
     ConnectAttempt attempt() {
         return attempt;
+    }
+
+    /** The TCP connection the request arrived on, or null on the loopback fabric. */
+    TcpConnection connection() {
+        return connection;
     }
 
     long connQual() {
@@ -104,7 +111,11 @@ final class EmuCr extends EmuObject implements ConnectionRequest {
             byte[] data = ia.checkPrivateData(rejectData, 1);
             consume();
             releaseLocalEp();
-            attempt.ep.rejectedBy(attempt, data);
+            if (connection != null) {
+                connection.reject(Frame.REJECT_PEER, data);
+            } else {
+                attempt.ep.rejectedBy(attempt, data);
+            }
         });
     }
 
@@ -117,8 +128,9 @@ final class EmuCr extends EmuObject implements ConnectionRequest {
             }
             consume();
             releaseLocalEp();
-            if (!ia.deliverRequest(attempt, newConnQual, false, privateData, remoteAddress, remotePortQual)) {
-                attempt.ep.failAttempt(attempt, EventNumber.CONNECTION_NON_PEER_REJECTED);
+            if (!ia.deliverRequest(attempt, connection, newConnQual, false, privateData, remoteAddress,
+                    remotePortQual)) {
+                refuse("nothing listens on connection qualifier " + newConnQual + " after a handoff");
             }
         });
     }
@@ -143,6 +155,14 @@ final class EmuCr extends EmuObject implements ConnectionRequest {
         if (psp != null) {
             psp.requestAnswered();
         }
-        attempt.ep.failAttempt(attempt, EventNumber.CONNECTION_NON_PEER_REJECTED);
+        refuse("the IA closed with the request unanswered");
+    }
+
+    private void refuse(String reason) {
+        if (connection != null) {
+            connection.reject(Frame.REJECT_NON_PEER, reason.getBytes(java.nio.charset.StandardCharsets.UTF_8));
+        } else {
+            attempt.ep.failAttempt(attempt, EventNumber.CONNECTION_NON_PEER_REJECTED);
+        }
     }
 }

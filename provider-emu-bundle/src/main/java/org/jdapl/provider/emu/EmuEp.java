@@ -65,6 +65,8 @@ final class EmuEp extends EmuObject implements Endpoint {
     private ConnectAttempt attempt;
     private EmuCr pendingRequest;
     private Link link;
+    /** The TCP connection while it is being established (active side) or accepted (passive side). */
+    private TcpConnection pendingConn;
     private boolean notifySent;
     private boolean peerNotified;
     private boolean pumpScheduled;
@@ -122,6 +124,10 @@ final class EmuEp extends EmuObject implements Endpoint {
 
     ConnectAttempt attempt() {
         return attempt;
+    }
+
+    Link link() {
+        return link;
     }
 
     // ---------------------------------------------------------------- queries
@@ -298,12 +304,21 @@ final class EmuEp extends EmuObject implements Endpoint {
         peerNotified = false;
         ConnectAttempt a = new ConnectAttempt(this, data);
         attempt = a;
+        if (ia.fabric() instanceof TcpFabric tcp) {
+            pendingConn = tcp.connect(a, remote, connQual, common, data, localPortQual);
+            if (timeoutMicros < Dat.TIMEOUT_INFINITE) {
+                a.setTimer(ia.schedule(TimeUnit.MICROSECONDS.toNanos(timeoutMicros),
+                        () -> failAttempt(a, a.delivered ? EventNumber.CONNECTION_TIMED_OUT
+                                : EventNumber.CONNECTION_UNREACHABLE)));
+            }
+            return;
+        }
         EmuIa target = ia.fabric().resolve(remote);
         if (target == null) {
             ia.later(() -> failAttempt(a, EventNumber.CONNECTION_UNREACHABLE));
             return;
         }
-        if (!target.deliverRequest(a, connQual, common, data, ia.address(), localPortQual)) {
+        if (!target.deliverRequest(a, null, connQual, common, data, ia.address(), localPortQual)) {
             ia.later(() -> failAttempt(a, EventNumber.CONNECTION_NON_PEER_REJECTED));
             return;
         }
@@ -350,6 +365,15 @@ final class EmuEp extends EmuObject implements Endpoint {
         notifySent = false;
         peerNotified = false;
         state = EpState.COMPLETION_PENDING;
+        TcpConnection conn = cr.connection();
+        if (conn != null) {
+            if (!conn.accept(this, privateData)) {
+                goDisconnected(EventNumber.CONNECTION_ACCEPT_COMPLETION_ERROR, null);
+                return;
+            }
+            pendingConn = conn;
+            return;
+        }
         ConnectAttempt a = cr.attempt();
         if (!a.isLive() || a.ep.state != EpState.ACTIVE_CONNECTION_PENDING) {
             goDisconnected(EventNumber.CONNECTION_ACCEPT_COMPLETION_ERROR, null);
@@ -358,7 +382,7 @@ final class EmuEp extends EmuObject implements Endpoint {
         EmuEp active = a.ep;
         a.finish();
         active.attempt = null;
-        Link l = new Link(active, this);
+        Link l = new LocalLink(active, this);
         link = l;
         active.link = l;
         state = EpState.CONNECTED;
@@ -406,18 +430,20 @@ final class EmuEp extends EmuObject implements Endpoint {
         });
     }
 
-    private boolean connectedState() {
+    boolean connectedState() {
         return state == EpState.CONNECTED || state == EpState.DISCONNECT_PENDING;
     }
 
     /** Closes the connection at once: this EP and the peer end DISCONNECTED, their DTOs flushed. */
     private void abruptClose(boolean localEvent) {
-        Link l = link;
-        l.close();
-        EmuEp peer = l.other(this);
+        link.abort(this, false);
         goDisconnected(localEvent ? EventNumber.CONNECTION_DISCONNECTED : null, null);
-        if (peer.connectedState()) {
-            peer.goDisconnected(EventNumber.CONNECTION_DISCONNECTED, null);
+    }
+
+    /** The peer ended the connection at once (abrupt disconnect, or a failure when {@code broken}). */
+    void remoteAbort(boolean broken) {
+        if (connectedState()) {
+            goDisconnected(broken ? EventNumber.CONNECTION_BROKEN : EventNumber.CONNECTION_DISCONNECTED, null);
         }
     }
 
@@ -427,14 +453,58 @@ final class EmuEp extends EmuObject implements Endpoint {
         if (l == null) {
             return;
         }
-        l.close();
-        EmuEp peer = l.other(this);
+        l.abort(this, true);
         if (connectedState()) {
             goDisconnected(EventNumber.CONNECTION_BROKEN, null);
         }
-        if (peer.connectedState()) {
-            peer.goDisconnected(EventNumber.CONNECTION_BROKEN, null);
+    }
+
+    /** The TCP connection of this EP failed (fabric lock held): BROKEN, or the establishment fails. */
+    void transportFailed(TcpConnection conn) {
+        if (link == conn) {
+            if (connectedState()) {
+                goDisconnected(EventNumber.CONNECTION_BROKEN, null);
+            }
+        } else if (pendingConn == conn) {
+            pendingConn = null;
+            if (state == EpState.COMPLETION_PENDING) {
+                goDisconnected(EventNumber.CONNECTION_ACCEPT_COMPLETION_ERROR, null);
+            }
         }
+    }
+
+    /** The active side's TCP handshake was accepted by the peer (fabric lock held). */
+    boolean tcpEstablished(ConnectAttempt a, TcpConnection conn, byte[] acceptData) {
+        if (!a.isLive() || state != EpState.ACTIVE_CONNECTION_PENDING || pendingConn != conn) {
+            return false;
+        }
+        a.finish();
+        attempt = null;
+        pendingConn = null;
+        link = conn;
+        state = EpState.CONNECTED;
+        postConnection(EventNumber.CONNECTION_ESTABLISHED, acceptData);
+        return true;
+    }
+
+    /** The active side confirmed an accepted TCP connection (fabric lock held). */
+    void tcpPassiveEstablished(TcpConnection conn) {
+        if (pendingConn != conn || state != EpState.COMPLETION_PENDING) {
+            return;
+        }
+        pendingConn = null;
+        link = conn;
+        state = EpState.CONNECTED;
+        postConnection(EventNumber.CONNECTION_ESTABLISHED, null);
+        kick();
+    }
+
+    ArrayDeque<WorkRequest> requests() {
+        return requestQueue;
+    }
+
+    EpAttributes attributes() {
+        return attributes;
     }
 
     /** Whether data can move on this EP's connection now. */
@@ -442,10 +512,15 @@ final class EmuEp extends EmuObject implements Endpoint {
         return connectedState() && link != null && link.isOpen();
     }
 
-    private void goDisconnected(EventNumber event, byte[] privateData) {
+    void goDisconnected(EventNumber event, byte[] privateData) {
         state = EpState.DISCONNECTED;
         if (link != null) {
             link.close();
+        }
+        if (pendingConn != null) {
+            TcpConnection c = pendingConn;
+            pendingConn = null;
+            c.abandon();
         }
         flushAll();
         if (event != null) {
@@ -454,13 +529,13 @@ final class EmuEp extends EmuObject implements Endpoint {
     }
 
     /** Once the request queue is empty, notify the peer; complete when the peer has answered. */
-    private void tryFinishGraceful() {
+    void tryFinishGraceful() {
         if (state != EpState.DISCONNECT_PENDING || !requestQueue.isEmpty()) {
             return;
         }
         if (!notifySent) {
             notifySent = true;
-            link.other(this).peerDisconnectNotification();
+            link.notifyDisconnect(this);
         }
         if (state == EpState.DISCONNECT_PENDING && peerNotified) {
             goDisconnected(EventNumber.CONNECTION_DISCONNECTED, null);
@@ -468,12 +543,12 @@ final class EmuEp extends EmuObject implements Endpoint {
     }
 
     /** The peer's graceful disconnect notification (or its answer to ours) arrived. */
-    private void peerDisconnectNotification() {
+    void peerDisconnectNotification() {
         peerNotified = true;
         if (state == EpState.CONNECTED) {
-            goDisconnected(EventNumber.CONNECTION_DISCONNECTED, null);
             notifySent = true;
-            link.other(this).peerDisconnectNotification();
+            link.notifyDisconnect(this);
+            goDisconnected(EventNumber.CONNECTION_DISCONNECTED, null);
         } else if (state == EpState.DISCONNECT_PENDING) {
             tryFinishGraceful();
         }
@@ -526,6 +601,11 @@ final class EmuEp extends EmuObject implements Endpoint {
             } else {
                 abruptClose(false);
             }
+        }
+        if (pendingConn != null) {
+            TcpConnection c = pendingConn;
+            pendingConn = null;
+            c.abandon();
         }
         state = EpState.DISCONNECTED;
         flushAll();
@@ -602,7 +682,7 @@ final class EmuEp extends EmuObject implements Endpoint {
     /** A receive became available to this EP (its own or its SRQ's): the peer's sends may proceed. */
     void receiveAvailable() {
         if (linkOpen()) {
-            link.other(this).kick();
+            link.receivePosted(this);
         }
     }
 
@@ -712,6 +792,10 @@ final class EmuEp extends EmuObject implements Endpoint {
      * post returns (fabric lock held). Several kicks before the thread runs make one pass.
      */
     void kick() {
+        if (link instanceof TcpConnection && linkOpen()) {
+            pumpRequests();
+            return;
+        }
         if (!pumpScheduled) {
             pumpScheduled = true;
             ia.later(() -> {
@@ -725,11 +809,22 @@ final class EmuEp extends EmuObject implements Endpoint {
 
     /** Processes the request queue in order as far as it can go now (fabric lock held). */
     void pumpRequests() {
+        Link l = link;
+        if (l == null || !linkOpen()) {
+            if (requestQueue.isEmpty()) {
+                tryFinishGraceful();
+            }
+            return;
+        }
+        l.pump(this);
+    }
+
+    /** Processes the request queue against an EP of the loopback fabric (fabric lock held). */
+    void pumpLocal(EmuEp peer) {
         while (!requestQueue.isEmpty()) {
             if (!linkOpen()) {
                 return;
             }
-            EmuEp peer = link.other(this);
             if (ia.held() || peer.ia.held()) {
                 return;
             }
@@ -844,18 +939,18 @@ final class EmuEp extends EmuObject implements Endpoint {
     }
 
     /** Completes the head request with an error and breaks the connection, as RC does. */
-    private boolean fail(WorkRequest wr, DtoStatus status) {
+    boolean fail(WorkRequest wr, DtoStatus status) {
         requestQueue.pollFirst();
         completeRequest(wr, status, 0);
         breakLink();
         return true;
     }
 
-    private WorkRequest.Recv nextReceive() {
+    WorkRequest.Recv nextReceive() {
         return srq != null ? srq.peek() : recvQueue.peekFirst();
     }
 
-    private void takeReceive() {
+    void takeReceive() {
         if (srq != null) {
             WorkRequest.Recv r = srq.take();
             srqBuffersUsed++;
@@ -879,7 +974,7 @@ final class EmuEp extends EmuObject implements Endpoint {
         }
     }
 
-    private void completeRequest(WorkRequest wr, DtoStatus status, long length) {
+    void completeRequest(WorkRequest wr, DtoStatus status, long length) {
         wr.markCompleted();
         if (requestEvd == null || (status == DtoStatus.SUCCESS && wr.flags.contains(CompletionFlag.SUPPRESS))) {
             return;
@@ -890,7 +985,7 @@ final class EmuEp extends EmuObject implements Endpoint {
         ia.post(requestEvd, event, !wr.flags.contains(CompletionFlag.UNSIGNALLED));
     }
 
-    private void completeRecv(WorkRequest.Recv r, DtoStatus status, long length, DtoOperation op, int rmrContext) {
+    void completeRecv(WorkRequest.Recv r, DtoStatus status, long length, DtoOperation op, int rmrContext) {
         r.markCompleted();
         if (recvEvd == null || (status == DtoStatus.SUCCESS && r.flags.contains(CompletionFlag.SUPPRESS))) {
             return;
@@ -899,7 +994,7 @@ final class EmuEp extends EmuObject implements Endpoint {
                 !r.flags.contains(CompletionFlag.UNSIGNALLED));
     }
 
-    private void postConnection(EventNumber number, byte[] privateData) {
+    void postConnection(EventNumber number, byte[] privateData) {
         if (connectEvd != null && !isFreed()) {
             ia.post(connectEvd, new DatEvent.Connection(connectEvd, number, this, privateData), true);
         }

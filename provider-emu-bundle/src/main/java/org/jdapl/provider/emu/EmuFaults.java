@@ -36,7 +36,11 @@ public final class EmuFaults {
         emu.ia().locked(() -> {
             emu.checkLive();
             if (emu.linkOpen()) {
-                emu.breakLink();
+                if (emu.link() instanceof TcpConnection tcp) {
+                    tcp.reset();
+                } else {
+                    emu.breakLink();
+                }
             }
         });
     }

@@ -284,6 +284,7 @@ final class EmuIa extends EmuObject implements InterfaceAdapter {
     }
 
     private void stopThreads() {
+        fabric.stop();
         ScheduledThreadPoolExecutor t;
         ExecutorService a;
         synchronized (threadLock) {
@@ -325,7 +326,7 @@ final class EmuIa extends EmuObject implements InterfaceAdapter {
      *
      * @return false if nobody listens there or the backlog is full (NON_PEER_REJECTED)
      */
-    boolean deliverRequest(ConnectAttempt attempt, long qual, boolean common, byte[] privateData, SocketAddress from,
+    boolean deliverRequest(ConnectAttempt attempt, TcpConnection connection, long qual, boolean common, byte[] privateData, SocketAddress from,
                            long fromPort) {
         if (isFreed()) {
             return false;
@@ -365,12 +366,14 @@ final class EmuIa extends EmuObject implements InterfaceAdapter {
                 return false;
             }
         }
-        EmuCr cr = new EmuCr(this, attempt, qual, from, fromPort, privateData, localEp, psp);
+        EmuCr cr = new EmuCr(this, attempt, connection, qual, from, fromPort, privateData, localEp, psp);
         objects.add(cr);
         if (localEp != null) {
             localEp.requestArrived(cr);
         }
-        attempt.delivered = true;
+        if (attempt != null) {
+            attempt.delivered = true;
+        }
         post(evd, new DatEvent.ConnectionRequest(evd, point, address, qual, cr, false), true);
         return true;
     }
@@ -384,7 +387,9 @@ final class EmuIa extends EmuObject implements InterfaceAdapter {
     }
 
     void stopCommonListening(int port, EmuCsp csp) {
-        commonListeners.remove(port, csp);
+        if (commonListeners.remove(port, csp) && fabric instanceof TcpFabric tcp) {
+            tcp.stopCommon(port);
+        }
     }
 
     void forget(EmuObject object) {
@@ -454,6 +459,7 @@ final class EmuIa extends EmuObject implements InterfaceAdapter {
         locked(() -> {
             checkLive();
             held = hold;
+            fabric.heldChanged();
             if (!hold) {
                 for (EmuObject o : new ArrayList<>(objects)) {
                     if (o instanceof EmuEp ep && !ep.isFreed()) {
@@ -729,6 +735,16 @@ final class EmuIa extends EmuObject implements InterfaceAdapter {
         return locked(() -> {
             checkLive();
             EmuEvd e = crEvd(crEvd);
+            if (fabric instanceof TcpFabric tcp) {
+                if (!(cspAddress instanceof InetSocketAddress inet) || inet.isUnresolved()) {
+                    throw new DatException(DatReturnType.INVALID_ADDRESS, DatReturnSubtype.INVALID_ADDRESS_MALFORMED,
+                            "a CSP on the tcp fabric listens on an IP address and port, not " + cspAddress);
+                }
+                InetSocketAddress bound = tcp.listenCommon(inet);
+                EmuCsp csp = new EmuCsp(this, bound, e);
+                commonListeners.put(bound.getPort(), csp);
+                return add(csp);
+            }
             if (!(cspAddress instanceof InetSocketAddress inet) || inet.isUnresolved()
                     || !inet.getAddress().equals(((InetSocketAddress) address).getAddress())) {
                 throw new DatException(DatReturnType.INVALID_ADDRESS, DatReturnSubtype.INVALID_ADDRESS_UNSUPPORTED,

@@ -52,6 +52,7 @@ final class EmuLimits {
     static ProviderAttributes providerAttributes() {
         return new ProviderAttributes(PROVIDER_NAME, 1, 0, Dat.VERSION_MAJOR, Dat.VERSION_MINOR, true,
                 Set.of(Qos.BEST_EFFORT), EnumSet.allOf(CompletionFlag.class), true, MAX_PRIVATE_DATA, 64, true,
-                true, Map.of("fabrics", "loopback"));
+                true, Map.of("fabrics", "loopback,tcp",
+                "tcp_protocol_version", Integer.toString(Frame.VERSION)));
     }
 }

@@ -32,7 +32,8 @@ import org.slf4j.LoggerFactory;
  * {@code org.jdapl.provider.emu.ia} ({@code ia_name}, {@code ia_params}). In plain Java it is found by
  * {@link java.util.ServiceLoader} or constructed directly.
  *
- * <p>{@code ia_params}: {@code loopback} or {@code loopback <label>}. All objects are thread safe.
+ * <p>{@code ia_params}: {@code loopback}, {@code loopback <label>}, or {@code tcp <host>:<port>} for an IA
+ * that other processes and hosts reach over TCP. All objects are thread safe.
  */
 @Component(service = DatProvider.class, property = {
         DatProvider.PROVIDER_PROPERTY + "=" + EmuLimits.PROVIDER_NAME,
@@ -82,6 +83,10 @@ public final class EmuProvider implements DatProvider {
         }
         try {
             IaParams params = IaParams.parse(spec.iaParams());
+            if (params.tcp() != null) {
+                return ProviderStatus.ok("fabric tcp: an IA listening on " + params.tcp() + " (protocol version "
+                        + Frame.VERSION + ")");
+            }
             return ProviderStatus.ok("fabric " + params.fabric() + ": IAs of this JVM at addresses in 127.77.0.0/16");
         } catch (DatException e) {
             return ProviderStatus.cannot(e.getMessage());
@@ -91,8 +96,9 @@ public final class EmuProvider implements DatProvider {
     /**
      * {@code dat_ia_open} of an emulated IA.
      *
-     * @throws DatException INVALID_PARAMETER for ia_params other than {@code loopback [label]} or an
-     *         asynchronous EVD length under 1; INSUFFICIENT_RESOURCES if the fabric has no free address
+     * @throws DatException INVALID_PARAMETER for ia_params other than {@code loopback [label]} or
+     *         {@code tcp <host>:<port>}, an address that cannot be listened on, or an asynchronous EVD
+     *         length under 1; INSUFFICIENT_RESOURCES if the fabric has no free address
      */
     @Override
     public InterfaceAdapter open(IaSpec spec, int asyncEvdMinQlen) {
@@ -104,7 +110,8 @@ public final class EmuProvider implements DatProvider {
                     + EmuLimits.MAX_EVD_QLEN);
         }
         IaParams params = IaParams.parse(spec.iaParams());
-        EmuIa ia = new EmuIa(this, spec.iaName(), params, LoopbackFabric.INSTANCE, asyncEvdMinQlen);
+        Fabric fabric = params.tcp() != null ? new TcpFabric(params.tcp()) : LoopbackFabric.INSTANCE;
+        EmuIa ia = new EmuIa(this, spec.iaName(), params, fabric, asyncEvdMinQlen);
         open.add(ia);
         LOG.debug("opened IA {} at {}", spec.iaName(), ia.address());
         return ia;

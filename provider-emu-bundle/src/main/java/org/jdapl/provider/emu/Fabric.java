@@ -38,4 +38,12 @@ interface Fabric {
 
     /** An address of the fabric's range that no IA holds now. */
     SocketAddress unassignedAddress();
+
+    /** Waits for the fabric's threads of a detached IA to end; called without the lock. */
+    default void stop() {
+    }
+
+    /** The transfer hold of the IA was set or lifted (lock held). */
+    default void heldChanged() {
+    }
 }

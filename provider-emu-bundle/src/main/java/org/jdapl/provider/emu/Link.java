@@ -1,28 +1,30 @@
 package org.jdapl.provider.emu;
 
 /**
- * An established connection between two EPs. Data moves only while it is open; the first side
- * that reaches DISCONNECTED closes it for both, so no byte moves on a half-closed connection.
+ * An established connection of an EP, as the EP sees it: data moves only while it is open; the first
+ * side that reaches DISCONNECTED closes it, so no byte moves on a half-closed connection. The loopback
+ * fabric joins two EPs of one JVM ({@link LocalLink}); the TCP fabric joins an EP to a peer in another
+ * process ({@link TcpConnection}). Every method runs under the lock of the EP's fabric.
  */
-final class Link {
-    private final EmuEp active;
-    private final EmuEp passive;
-    private boolean open = true;
+abstract class Link {
+    /** Whether data can still move. */
+    abstract boolean isOpen();
 
-    Link(EmuEp active, EmuEp passive) {
-        this.active = active;
-        this.passive = passive;
-    }
+    /** Stops data movement for good (the local EP is DISCONNECTED). */
+    abstract void close();
 
-    EmuEp other(EmuEp ep) {
-        return ep == active ? passive : active;
-    }
+    /**
+     * Ends the connection at once: the peer reports DISCONNECTED ({@code broken} false) or BROKEN, and
+     * its outstanding DTOs are flushed.
+     */
+    abstract void abort(EmuEp from, boolean broken);
 
-    boolean isOpen() {
-        return open;
-    }
+    /** The graceful disconnect notification of the NetworkDirect scheme (or the answer to the peer's). */
+    abstract void notifyDisconnect(EmuEp from);
 
-    void close() {
-        open = false;
-    }
+    /** A receive became available at {@code from}: a send of the peer waiting for one may proceed. */
+    abstract void receivePosted(EmuEp from);
+
+    /** Processes the request queue of {@code from} as far as it can go now. */
+    abstract void pump(EmuEp from);
 }

@@ -12,6 +12,8 @@ import org.jdapl.dat.RmrTriplet;
 abstract sealed class WorkRequest {
     final long cookie;
     final Set<CompletionFlag> flags;
+    /** The sequence number of the request's last transmission on a TCP connection. */
+    long seq;
     private boolean completed;
 
     WorkRequest(long cookie, Set<CompletionFlag> flags) {
@@ -54,6 +56,8 @@ abstract sealed class WorkRequest {
         final int rmrContext;
         long rnrDeadline;
         boolean rnrTimerArmed;
+        /** On TCP: a receive may have been posted at the peer since the last RNR NAK; try again. */
+        boolean rnrRetry;
 
         Send(List<LmrTriplet> iov, long length, long cookie, Set<CompletionFlag> flags, boolean invalidate,
              int rmrContext) {

@@ -207,7 +207,8 @@ class ConnectionTest {
         EmuProvider provider = new EmuProvider();
         assertTrue(provider.check(new IaSpec("x", "loopback", "", true, "")).canServe());
         assertTrue(provider.check(new IaSpec("x", "loopback lab-1", "", true, "")).canServe());
-        assertFalse(provider.check(new IaSpec("x", "tcp 127.0.0.1:0", "", true, "")).canServe());
+        assertTrue(provider.check(new IaSpec("x", "tcp 127.0.0.1:0", "", true, "")).canServe());
+        assertFalse(provider.check(new IaSpec("x", "tcp 127.0.0.1", "", true, "")).canServe());
         assertFalse(provider.check(new IaSpec("x", "", "", true, "")).canServe());
         assertFalse(provider.check(new IaSpec("x", "loopback a b", "", true, "")).canServe());
         assertEquals(DatReturnType.INVALID_PARAMETER, assertThrows(DatException.class,

@@ -86,8 +86,18 @@ final class Fixture implements AutoCloseable {
     }
 
     Fixture(int qlen) {
-        a = new Side(provider.open(new IaSpec("emuA", "loopback a", "", true, "test"), 16), qlen);
-        b = new Side(provider.open(new IaSpec("emuB", "loopback", "", true, "test"), 16), qlen);
+        this("loopback a", "loopback", qlen);
+    }
+
+    /** Two IAs with the given ia_params (e.g. {@code tcp 127.0.0.1:0}). */
+    Fixture(String paramsA, String paramsB, int qlen) {
+        a = new Side(provider.open(new IaSpec("emuA", paramsA, "", true, "test"), 16), qlen);
+        b = new Side(provider.open(new IaSpec("emuB", paramsB, "", true, "test"), 16), qlen);
+    }
+
+    /** Two IAs on the tcp fabric of 127.0.0.1. */
+    static Fixture tcp() {
+        return new Fixture("tcp 127.0.0.1:0", "tcp 127.0.0.1:0", 1024);
     }
 
     MemorySegment memory(long size) {

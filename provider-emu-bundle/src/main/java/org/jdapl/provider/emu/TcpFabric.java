@@ -1,0 +1,399 @@
+package org.jdapl.provider.emu;
+
+import java.io.IOException;
+import java.net.BindException;
+import java.net.Inet4Address;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.SocketAddress;
+import java.net.StandardSocketOptions;
+import java.nio.channels.ClosedSelectorException;
+import java.nio.channels.SelectionKey;
+import java.nio.channels.Selector;
+import java.nio.channels.ServerSocketChannel;
+import java.nio.channels.SocketChannel;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.ReentrantLock;
+
+import org.jdapl.dat.DatException;
+import org.jdapl.dat.DatReturnSubtype;
+import org.jdapl.dat.DatReturnType;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The {@code tcp} fabric of one emulated IA: a listening socket on the IA's address (one for all
+ * connection qualifiers; the qualifier travels in the connect request), one TCP connection per EP
+ * connection, and one I/O thread ({@code jdapl-emu-<ia>-io}) that waits on a selector for every
+ * socket of the IA. The thread never blocks on a single connection; it wakes at least every
+ * {@link #TICK_MILLIS} ms for keepalives and silence checks, and it ends when the IA closes.
+ *
+ * <p>A connection that carries no frame for {@link #IDLE_TIMEOUT_NANOS} (default 3000 ms, system
+ * property {@code jdapl.emu.tcp.idleTimeoutMillis}) is broken; each side sends a keepalive after a
+ * third of that without output, so a live peer is never idle that long.
+ */
+final class TcpFabric implements Fabric {
+    private static final Logger LOG = LoggerFactory.getLogger(TcpFabric.class);
+    /** How long a connection may carry nothing from the peer before it counts as broken. */
+    static final long IDLE_TIMEOUT_NANOS = TimeUnit.MILLISECONDS.toNanos(
+            Math.max(300, Long.getLong("jdapl.emu.tcp.idleTimeoutMillis", 3000L)));
+    /** Output silence after which a keepalive is sent. */
+    static final long KEEPALIVE_NANOS = IDLE_TIMEOUT_NANOS / 3;
+    /** The selector's wake-up period for the checks. */
+    static final long TICK_MILLIS = Math.max(50, TimeUnit.NANOSECONDS.toMillis(IDLE_TIMEOUT_NANOS) / 12);
+    /** The most accepted connections that have not yet sent a connect request. */
+    static final int MAX_UNIDENTIFIED = 1024;
+
+    private final ReentrantLock lock = new ReentrantLock();
+    private final InetSocketAddress bindAddress;
+    private EmuIa ia;
+    private Selector selector;
+    private ServerSocketChannel server;
+    private InetSocketAddress address;
+    private final Map<Integer, ServerSocketChannel> commonServers = new HashMap<>();
+    private final Set<TcpConnection> connections = new LinkedHashSet<>();
+    private Thread ioThread;
+    private volatile boolean running;
+
+    TcpFabric(InetSocketAddress bindAddress) {
+        this.bindAddress = bindAddress;
+    }
+
+    @Override
+    public String name() {
+        return "tcp";
+    }
+
+    @Override
+    public ReentrantLock lock() {
+        return lock;
+    }
+
+    EmuIa ia() {
+        return ia;
+    }
+
+    InetSocketAddress address() {
+        return address;
+    }
+
+    /** Listens on the bind address and starts the I/O thread. */
+    @Override
+    public SocketAddress attach(EmuIa owner) {
+        this.ia = owner;
+        try {
+            selector = Selector.open();
+            server = ServerSocketChannel.open();
+            server.bind(bindAddress, 1024);
+            server.configureBlocking(false);
+            server.register(selector, SelectionKey.OP_ACCEPT, 0);
+            address = (InetSocketAddress) server.getLocalAddress();
+        } catch (IOException e) {
+            closeQuietly();
+            DatReturnType type = e instanceof BindException ? DatReturnType.INVALID_PARAMETER
+                    : DatReturnType.INSUFFICIENT_RESOURCES;
+            throw new DatException(type, type == DatReturnType.INVALID_PARAMETER ? DatReturnSubtype.INVALID_ARG2
+                    : DatReturnSubtype.RESOURCE_DEVICE, "cannot listen on " + bindAddress + ": " + e.getMessage(), e);
+        }
+        running = true;
+        ioThread = Thread.ofPlatform().daemon().name("jdapl-emu-" + owner.name() + "-io").start(this::loop);
+        return address;
+    }
+
+    /** Closes every connection and listener; the I/O thread ends (fabric lock held). */
+    @Override
+    public void detach(EmuIa owner) {
+        running = false;
+        for (TcpConnection c : new ArrayList<>(connections)) {
+            c.flush();
+            c.shutdown();
+        }
+        connections.clear();
+        for (ServerSocketChannel s : commonServers.values()) {
+            closeQuietly(s);
+        }
+        commonServers.clear();
+        closeQuietly(server);
+        if (selector != null) {
+            selector.wakeup();
+        }
+    }
+
+    /** Waits for the I/O thread to end (not under the fabric lock). */
+    @Override
+    public void stop() {
+        Thread t = ioThread;
+        if (t != null && t != Thread.currentThread()) {
+            try {
+                if (!t.join(Duration.ofSeconds(5))) {
+                    LOG.warn("the I/O thread of IA {} did not stop within 5 s", ia.name());
+                }
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }
+    }
+
+    @Override
+    public void heldChanged() {
+        for (TcpConnection c : connections) {
+            c.updateInterest();
+        }
+        selector.wakeup();
+    }
+
+    @Override
+    public EmuIa resolve(SocketAddress remote) {
+        return null;
+    }
+
+    @Override
+    public void checkRemoteAddress(SocketAddress remote) {
+        if (remote == null) {
+            throw new DatException(DatReturnType.INVALID_ADDRESS, DatReturnSubtype.INVALID_ADDRESS_MALFORMED,
+                    "no remote address");
+        }
+        if (!(remote instanceof InetSocketAddress inet)) {
+            throw new DatException(DatReturnType.INVALID_ADDRESS, DatReturnSubtype.INVALID_ADDRESS_UNSUPPORTED,
+                    "the tcp fabric reaches IAs by IP address and port, not by " + remote.getClass().getSimpleName());
+        }
+        if (inet.isUnresolved() || inet.getAddress() == null) {
+            throw new DatException(DatReturnType.INVALID_ADDRESS, DatReturnSubtype.INVALID_ADDRESS_MALFORMED,
+                    "unresolved address " + inet);
+        }
+        InetAddress ip = inet.getAddress();
+        byte[] b = ip.getAddress();
+        boolean limitedBroadcast = ip instanceof Inet4Address && (b[0] & b[1] & b[2] & b[3]) == (byte) 0xff;
+        if (ip.isAnyLocalAddress() || ip.isMulticastAddress() || limitedBroadcast) {
+            throw new DatException(DatReturnType.INVALID_ADDRESS, DatReturnSubtype.INVALID_ADDRESS_UNSUPPORTED,
+                    "a wildcard, multicast or broadcast address cannot name an IA: " + inet);
+        }
+        if (inet.getPort() == 0) {
+            throw new DatException(DatReturnType.INVALID_ADDRESS, DatReturnSubtype.INVALID_ADDRESS_MALFORMED,
+                    "an IA address on the tcp fabric has a port: " + inet);
+        }
+    }
+
+    /** A loopback address with a port nothing listened on a moment ago. */
+    @Override
+    public SocketAddress unassignedAddress() {
+        try (ServerSocketChannel probe = ServerSocketChannel.open()) {
+            probe.bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0));
+            return probe.getLocalAddress();
+        } catch (IOException e) {
+            throw new DatException(DatReturnType.INSUFFICIENT_RESOURCES, "no free loopback port: " + e.getMessage());
+        }
+    }
+
+    /**
+     * Starts a TCP connect for {@code attempt} (fabric lock held). A failure at once (no route, a
+     * blackhole) ends the attempt UNREACHABLE after the call returns.
+     *
+     * @return the connection, or null if it failed at once
+     */
+    TcpConnection connect(ConnectAttempt attempt, SocketAddress remote, long qual, boolean common, byte[] data,
+                          long portQual) {
+        SocketChannel ch = null;
+        try {
+            ch = SocketChannel.open();
+            ch.configureBlocking(false);
+            ch.setOption(StandardSocketOptions.TCP_NODELAY, true);
+            boolean done = ch.connect(remote);
+            TcpConnection c = new TcpConnection(this, ch, remote, attempt, qual, common, data, portQual);
+            connections.add(c);
+            c.register(ch.register(selector, done ? SelectionKey.OP_READ : SelectionKey.OP_CONNECT, c));
+            if (done) {
+                c.connected();
+            }
+            selector.wakeup();
+            return c;
+        } catch (IOException e) {
+            closeQuietly(ch);
+            LOG.debug("IA {}: connect to {} failed at once: {}", ia.name(), remote, e.toString());
+            ia.later(() -> attempt.ep.failAttempt(attempt, org.jdapl.dat.EventNumber.CONNECTION_UNREACHABLE));
+            return null;
+        }
+    }
+
+    /**
+     * Listens for a common service point on {@code at} (fabric lock held).
+     *
+     * @return the address it listens on, with the port chosen if {@code at} had none
+     * @throws DatException PORT_IN_USE if the port is taken; INVALID_ADDRESS if the address is not the IA's
+     */
+    InetSocketAddress listenCommon(InetSocketAddress at) {
+        if (!at.getAddress().equals(address.getAddress())) {
+            throw new DatException(DatReturnType.INVALID_ADDRESS, DatReturnSubtype.INVALID_ADDRESS_UNSUPPORTED,
+                    "a CSP listens on this IA's address " + address.getAddress() + ", not " + at);
+        }
+        try {
+            ServerSocketChannel s = ServerSocketChannel.open();
+            try {
+                s.bind(at, 128);
+                s.configureBlocking(false);
+                InetSocketAddress bound = (InetSocketAddress) s.getLocalAddress();
+                s.register(selector, SelectionKey.OP_ACCEPT, bound.getPort());
+                commonServers.put(bound.getPort(), s);
+                selector.wakeup();
+                return bound;
+            } catch (IOException e) {
+                s.close();
+                throw e;
+            }
+        } catch (IOException e) {
+            throw new DatException(DatReturnType.PORT_IN_USE, "cannot listen on " + at + ": " + e.getMessage());
+        }
+    }
+
+    /** Stops listening for the common service point on {@code port} (fabric lock held). */
+    void stopCommon(int port) {
+        closeQuietly(commonServers.remove(port));
+    }
+
+    void removed(TcpConnection c) {
+        connections.remove(c);
+    }
+
+    void wakeup() {
+        Selector s = selector;
+        if (s != null && Thread.currentThread() != ioThread) {
+            s.wakeup();
+        }
+    }
+
+    private void loop() {
+        long lastTick = System.nanoTime();
+        try {
+            while (running) {
+                selector.select(TICK_MILLIS);
+                lock.lock();
+                try {
+                    if (!running) {
+                        break;
+                    }
+                    for (SelectionKey k : selector.selectedKeys()) {
+                        handle(k);
+                    }
+                    selector.selectedKeys().clear();
+                    long now = System.nanoTime();
+                    if (now - lastTick >= TimeUnit.MILLISECONDS.toNanos(TICK_MILLIS)) {
+                        lastTick = now;
+                        for (TcpConnection c : new ArrayList<>(connections)) {
+                            c.tick(now);
+                        }
+                    }
+                } finally {
+                    lock.unlock();
+                }
+            }
+        } catch (IOException | ClosedSelectorException e) {
+            if (running) {
+                LOG.error("the I/O thread of IA {} failed", ia.name(), e);
+            }
+        } finally {
+            try {
+                selector.close();
+            } catch (IOException e) {
+                LOG.debug("closing the selector of IA {}: {}", ia.name(), e.toString());
+            }
+        }
+    }
+
+    private void handle(SelectionKey k) {
+        if (!k.isValid()) {
+            return;
+        }
+        if (k.attachment() instanceof Integer port) {
+            accept((ServerSocketChannel) k.channel(), port);
+            return;
+        }
+        TcpConnection c = (TcpConnection) k.attachment();
+        int ready = k.readyOps();
+        if ((ready & SelectionKey.OP_CONNECT) != 0) {
+            c.onConnectable();
+            if (k.isValid()) {
+                c.updateInterest();
+            }
+            return;
+        }
+        if ((ready & SelectionKey.OP_WRITE) != 0) {
+            c.flush();
+        }
+        if ((ready & SelectionKey.OP_READ) != 0 && k.isValid()) {
+            c.onReadable();
+        }
+    }
+
+    private void accept(ServerSocketChannel s, int commonPort) {
+        for (int i = 0; i < 64; i++) {
+            SocketChannel ch;
+            try {
+                ch = s.accept();
+            } catch (IOException e) {
+                LOG.warn("IA {}: accept failed: {}", ia.name(), e.toString());
+                return;
+            }
+            if (ch == null) {
+                return;
+            }
+            long unidentified = connections.stream().filter(c -> !c.identified()).count();
+            if (unidentified >= MAX_UNIDENTIFIED) {
+                LOG.warn("IA {}: refusing a connection from {}: {} connections have sent no connect request yet",
+                        ia.name(), remoteOf(ch), unidentified);
+                closeQuietly(ch);
+                continue;
+            }
+            try {
+                ch.configureBlocking(false);
+                ch.setOption(StandardSocketOptions.TCP_NODELAY, true);
+                TcpConnection c = new TcpConnection(this, ch, commonPort);
+                connections.add(c);
+                c.register(ch.register(selector, SelectionKey.OP_READ, c));
+            } catch (IOException e) {
+                LOG.warn("IA {}: cannot take a connection from {}: {}", ia.name(), remoteOf(ch), e.toString());
+                closeQuietly(ch);
+            }
+        }
+    }
+
+    private static String remoteOf(SocketChannel ch) {
+        try {
+            return String.valueOf(ch.getRemoteAddress());
+        } catch (IOException e) {
+            return "?";
+        }
+    }
+
+    private void closeQuietly() {
+        closeQuietly(server);
+        if (selector != null) {
+            try {
+                selector.close();
+            } catch (IOException e) {
+                LOG.debug("closing a selector: {}", e.toString());
+            }
+        }
+    }
+
+    private static void closeQuietly(java.io.Closeable c) {
+        if (c != null) {
+            try {
+                c.close();
+            } catch (IOException e) {
+                LOG.debug("closing {}: {}", c, e.toString());
+            }
+        }
+    }
+
+    /** Every connection of the IA (for tests). */
+    List<TcpConnection> connections() {
+        return List.copyOf(connections);
+    }
+}

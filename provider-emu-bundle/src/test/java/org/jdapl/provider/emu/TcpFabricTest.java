@@ -1,0 +1,202 @@
+package org.jdapl.provider.emu;
+
+import static org.jdapl.provider.emu.Fixture.iov;
+import static org.jdapl.provider.emu.Fixture.none;
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.net.InetSocketAddress;
+import java.util.List;
+
+import org.jdapl.dat.CloseFlag;
+import org.jdapl.dat.DatEvent;
+import org.jdapl.dat.DatException;
+import org.jdapl.dat.DatReturnType;
+import org.jdapl.dat.DtoOperation;
+import org.jdapl.dat.DtoStatus;
+import org.jdapl.dat.Endpoint;
+import org.jdapl.dat.EpState;
+import org.jdapl.dat.EventNumber;
+import org.jdapl.dat.LocalMemoryRegion;
+import org.jdapl.dat.PspFlag;
+import org.jdapl.dat.PublicServicePoint;
+import org.jdapl.dat.RmrTriplet;
+import org.jdapl.dat.spi.IaSpec;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/** The tcp fabric between two IAs of this JVM over 127.0.0.1: establishment, data movement, disconnect. */
+@Timeout(60)
+class TcpFabricTest {
+
+    @Test
+    void iaListensOnItsAddressWithTheRealPort() {
+        try (Fixture f = Fixture.tcp()) {
+            InetSocketAddress a = (InetSocketAddress) f.a.ia.query().attributes().address();
+            assertEquals("127.0.0.1", a.getAddress().getHostAddress());
+            assertNotEquals(0, a.getPort());
+            assertEquals("tcp", f.a.ia.query().attributes().specific().get("fabric"));
+        }
+    }
+
+    @Test
+    void badIaParamsAreRefused() {
+        EmuProvider p = new EmuProvider();
+        for (String params : List.of("tcp", "tcp 127.0.0.1", "tcp 127.0.0.1:70000", "tcp nowhere.invalid:1",
+                "tcp 127.0.0.1:x", "tcp 239.1.1.1:0")) {
+            DatException e = assertThrows(DatException.class, () -> p.open(new IaSpec("x", params, "", true, "t"), 4),
+                    params);
+            assertEquals(DatReturnType.INVALID_PARAMETER, e.type(), params);
+        }
+    }
+
+    @Test
+    void sendRdmaWriteAndReadMoveExactBytes() {
+        try (Fixture f = Fixture.tcp()) {
+            Endpoint[] eps = f.connect();
+            int size = 256 << 10;
+            MemorySegment src = f.memory(size);
+            for (int i = 0; i < size; i++) {
+                src.set(ValueLayout.JAVA_BYTE, i, (byte) (i * 31 + (i >>> 9)));
+            }
+            MemorySegment dst = f.memory(size + 128);
+            dst.fill((byte) 0x5a);
+            LocalMemoryRegion sl = f.a.lmr(src);
+            LocalMemoryRegion dl = f.b.lmr(dst);
+            eps[1].postRecv(iov(dl, 64, size), 7, none());
+            eps[0].postSend(iov(sl, 0, 100), 1, none());
+            eps[0].postRdmaWrite(iov(sl, 0, size), 2, new RmrTriplet(dl.rmrContext(),
+                    dl.query().registeredAddress() + 64, size), none());
+            MemorySegment back = f.memory(size);
+            LocalMemoryRegion bl = f.a.lmr(back);
+            eps[0].postRdmaRead(iov(bl, 0, size), 3, new RmrTriplet(dl.rmrContext(),
+                    dl.query().registeredAddress() + 64, size), none());
+            for (long cookie = 1; cookie <= 3; cookie++) {
+                DatEvent.DtoCompletion c = f.a.nextDto();
+                assertEquals(cookie, c.cookie());
+                assertEquals(DtoStatus.SUCCESS, c.status(), () -> "cookie " + c.cookie());
+            }
+            DatEvent.DtoCompletion r = f.b.nextDto();
+            assertEquals(7, r.cookie());
+            assertEquals(100, r.transferredLength());
+            assertEquals(DtoOperation.RECEIVE, r.operation());
+            assertArrayEquals(src.toArray(ValueLayout.JAVA_BYTE), dst.asSlice(64, size).toArray(ValueLayout.JAVA_BYTE));
+            assertArrayEquals(src.toArray(ValueLayout.JAVA_BYTE), back.toArray(ValueLayout.JAVA_BYTE));
+            for (int i = 0; i < 64; i++) {
+                assertEquals((byte) 0x5a, dst.get(ValueLayout.JAVA_BYTE, i));
+                assertEquals((byte) 0x5a, dst.get(ValueLayout.JAVA_BYTE, 64 + size + i));
+            }
+        }
+    }
+
+    @Test
+    void gracefulDisconnectCompletesOnBothSides() {
+        try (Fixture f = Fixture.tcp()) {
+            Endpoint[] eps = f.connect();
+            eps[0].disconnect(CloseFlag.GRACEFUL);
+            f.a.nextConnection(EventNumber.CONNECTION_DISCONNECTED);
+            f.b.nextConnection(EventNumber.CONNECTION_DISCONNECTED);
+            assertEquals(EpState.DISCONNECTED, eps[0].query().state());
+            assertEquals(EpState.DISCONNECTED, eps[1].query().state());
+        }
+    }
+
+    @Test
+    void abruptDisconnectFlushesThePeer() {
+        try (Fixture f = Fixture.tcp()) {
+            Endpoint[] eps = f.connect();
+            MemorySegment m = f.memory(64);
+            LocalMemoryRegion l = f.b.lmr(m);
+            eps[1].postRecv(iov(l, 0, 64), 9, none());
+            eps[0].disconnect(CloseFlag.ABRUPT);
+            f.a.nextConnection(EventNumber.CONNECTION_DISCONNECTED);
+            DatEvent.DtoCompletion flushed = f.b.nextDto();
+            assertEquals(DtoStatus.FLUSHED, flushed.status());
+            f.b.nextConnection(EventNumber.CONNECTION_DISCONNECTED);
+        }
+    }
+
+    @Test
+    void sendWithoutReceiveCompletesReceiverNotReadyAfterTheRetryTime() {
+        try (Fixture f = Fixture.tcp()) {
+            Endpoint[] eps = f.connect();
+            LocalMemoryRegion l = f.a.lmr(f.memory(64));
+            long start = System.nanoTime();
+            eps[0].postSend(iov(l, 0, 64), 1, none());
+            DatEvent.DtoCompletion c = f.a.nextDto();
+            long ms = (System.nanoTime() - start) / 1_000_000;
+            assertEquals(DtoStatus.RECEIVER_NOT_READY, c.status());
+            assertTrue(ms >= EmuLimits.RNR_RETRY_MILLIS - 50 && ms < EmuLimits.RNR_RETRY_MILLIS + 2000, "after " + ms);
+            f.a.nextConnection(EventNumber.CONNECTION_BROKEN);
+            f.b.nextConnection(EventNumber.CONNECTION_BROKEN);
+        }
+    }
+
+    @Test
+    void sendWaitsForAReceivePostedWithinTheRetryTime() throws InterruptedException {
+        try (Fixture f = Fixture.tcp()) {
+            Endpoint[] eps = f.connect();
+            LocalMemoryRegion src = f.a.lmr(f.memory(64));
+            LocalMemoryRegion dst = f.b.lmr(f.memory(64));
+            eps[0].postSend(iov(src, 0, 64), 1, none());
+            Thread.sleep(300);
+            eps[1].postRecv(iov(dst, 0, 64), 2, none());
+            assertEquals(DtoStatus.SUCCESS, f.a.nextDto().status());
+            assertEquals(DtoStatus.SUCCESS, f.b.nextDto().status());
+        }
+    }
+
+    @Test
+    void rdmaWriteOutsideTheRegionFailsRemoteAccessAndBreaks() {
+        try (Fixture f = Fixture.tcp()) {
+            Endpoint[] eps = f.connect();
+            MemorySegment target = f.memory(4096 + 64);
+            target.fill((byte) 0x11);
+            LocalMemoryRegion tl = f.b.lmr(target.asSlice(32, 4096));
+            LocalMemoryRegion src = f.a.lmr(f.memory(128));
+            eps[0].postRdmaWrite(iov(src, 0, 128), 1, new RmrTriplet(tl.rmrContext(),
+                    tl.query().registeredAddress() + 4000, 128), none());
+            assertEquals(DtoStatus.REMOTE_ACCESS, f.a.nextDto().status());
+            f.a.nextConnection(EventNumber.CONNECTION_BROKEN);
+            f.b.nextConnection(EventNumber.CONNECTION_BROKEN);
+            for (long i = 0; i < target.byteSize(); i++) {
+                assertEquals((byte) 0x11, target.get(ValueLayout.JAVA_BYTE, i));
+            }
+        }
+    }
+
+    @Test
+    void rejectAndNoListenerAreReported() {
+        try (Fixture f = Fixture.tcp()) {
+            Endpoint ep = f.a.ep();
+            ep.connect(f.b.ia.query().attributes().address(), 4242, Fixture.WAIT, new byte[0]);
+            f.a.nextConnection(EventNumber.CONNECTION_NON_PEER_REJECTED);
+            PublicServicePoint psp = f.b.ia.createPspAny(f.b.evd, PspFlag.CONSUMER);
+            Endpoint ep2 = f.a.ep();
+            ep2.connect(f.b.ia.query().attributes().address(), psp.query().connQual(), Fixture.WAIT,
+                    new byte[] {1, 2, 3});
+            DatEvent e = f.b.next();
+            DatEvent.ConnectionRequest cr = assertInstanceOf(DatEvent.ConnectionRequest.class, e);
+            assertArrayEquals(new byte[] {1, 2, 3}, cr.request().query().privateData());
+            assertEquals(f.a.ia.query().attributes().address(), cr.request().query().remoteAddress());
+            cr.request().reject(new byte[] {9});
+            DatEvent.Connection rej = f.a.nextConnection(EventNumber.CONNECTION_PEER_REJECTED);
+            assertArrayEquals(new byte[] {9}, rej.privateData());
+        }
+    }
+
+    @Test
+    void closedPortIsUnreachable() {
+        try (Fixture f = Fixture.tcp()) {
+            Endpoint ep = f.a.ep();
+            ep.connect(new TcpFabric(null).unassignedAddress(), 1, Fixture.WAIT, new byte[0]);
+            f.a.nextConnection(EventNumber.CONNECTION_UNREACHABLE);
+        }
+    }
+}
