@@ -3,6 +3,7 @@ package org.jdapl.itest;
 import static org.junit.Assert.assertEquals;
 import static org.junit.Assert.assertFalse;
 import static org.junit.Assert.assertNotNull;
+import static org.junit.Assert.assertSame;
 import static org.junit.Assert.assertTrue;
 import static org.junit.Assume.assumeTrue;
 
@@ -88,11 +89,13 @@ public class ContainerIT extends JdaplContainerTest {
     }
 
     @Test
-    public void ofaBundleMayMakeForeignCalls() {
+    public void ofaBundleMayMakeForeignCalls() throws Exception {
         ClassLoader loader = installedBundle(OFA_BSN).adapt(BundleWiring.class).getClassLoader();
         assertNotNull("the OFA bundle has a class loader (it is resolved)", loader);
         assertTrue("native access is enabled for the OFA bundle's (unnamed) module",
                 loader.getUnnamedModule().isNativeAccessEnabled());
+        // java.* comes from the JVM through the framework's boot delegation, for bundles as for us.
+        assertSame(java.lang.foreign.Linker.class, Class.forName("java.lang.foreign.Linker", false, loader));
     }
 
     @Test
