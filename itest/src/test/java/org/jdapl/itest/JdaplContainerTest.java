@@ -4,7 +4,6 @@ import static org.junit.Assert.fail;
 import static org.ops4j.pax.exam.CoreOptions.bundle;
 import static org.ops4j.pax.exam.CoreOptions.cleanCaches;
 import static org.ops4j.pax.exam.CoreOptions.composite;
-import static org.ops4j.pax.exam.CoreOptions.frameworkStartLevel;
 import static org.ops4j.pax.exam.CoreOptions.junitBundles;
 import static org.ops4j.pax.exam.CoreOptions.mavenBundle;
 import static org.ops4j.pax.exam.CoreOptions.options;
@@ -62,14 +61,16 @@ public abstract class JdaplContainerTest {
     @Inject
     protected BundleContext context;
 
-    /** The container: the same for every test class, plus what {@link #extraOptions()} adds. */
+    /**
+     * The container, the same for every test class. The jdapl bundles start at level 5, Pax Exam's
+     * framework start level.
+     */
     @Configuration
     public Option[] configuration() {
         String target = requiredProperty("jdapl.itest.target");
         return options(
                 cleanCaches(true),
                 workingDirectory(target + "/paxexam/" + getClass().getSimpleName()),
-                frameworkStartLevel(10),
                 // Third-party bundles come from the local Maven repository only (they are test
                 // dependencies of this module, so Maven has fetched them).
                 systemProperty("org.ops4j.pax.url.mvn.localRepository")
@@ -77,19 +78,12 @@ public abstract class JdaplContainerTest {
                 systemProperty("org.ops4j.pax.url.mvn.offline").value("true"),
                 systemProperty("org.ops4j.pax.url.mvn.repositories").value(""),
                 systemProperty("org.ops4j.pax.url.mvn.useFallbackRepositories").value("false"),
-                systemProperty("org.ops4j.pax.logging.DefaultServiceLog.level").value("WARN"),
                 systemProperty("logback.configurationFile").value(requiredProperty("jdapl.itest.logback")),
                 systemProperty("jdapl.itest.target").value(target),
                 loggingBundles(),
                 osgiServiceBundles(),
                 junitBundles(),
-                jdaplBundles(),
-                composite(extraOptions()));
-    }
-
-    /** Options a test class adds (e.g. configurations); none by default. */
-    protected Option[] extraOptions() {
-        return new Option[0];
+                jdaplBundles());
     }
 
     /**
