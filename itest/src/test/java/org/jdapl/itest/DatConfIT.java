@@ -146,6 +146,27 @@ public class DatConfIT extends JdaplContainerTest {
     }
 
     @Test
+    public void tcpIaOfAFactoryConfigurationConnectsOverLoopbackSockets() throws Exception {
+        Configuration config = configAdmin.createFactoryConfiguration(IA_FACTORY_PID, "?");
+        Dictionary<String, Object> props = properties("ia_name", "emu-tcp");
+        props.put("lib_path", "emu");
+        props.put("ia_params", "tcp 127.0.0.1:0");
+        config.update(props);
+        await("the registry lists emu-tcp: " + registry.entries(),
+                () -> registry.entries().stream().anyMatch(e -> e.iaName().equals("emu-tcp") && e.openable()));
+
+        try (ConnectedPair pair = ConnectedPair.open(registry, "emu-tcp")) {
+            assertEquals("emu-tcp", pair.active.ia.name());
+            java.net.InetSocketAddress address =
+                    (java.net.InetSocketAddress) pair.passive.ia.query().attributes().address();
+            assertTrue("a loopback socket address: " + address, address.getAddress().isLoopbackAddress());
+            assertTrue("a port of its own: " + address, address.getPort() > 0);
+        }
+        ContainerIT.assertAllZero(emu.openObjects());
+        config.delete();
+    }
+
+    @Test
     public void datConfThatCannotBeReadIsAnErrorWithoutFallback() throws Exception {
         Path missing = targetDirectory("datconf").resolve("missing-dat.conf");
         Files.deleteIfExists(missing);
