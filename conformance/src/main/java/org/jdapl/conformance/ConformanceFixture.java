@@ -1,5 +1,7 @@
 package org.jdapl.conformance;
 
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
 import java.net.SocketAddress;
 import java.util.List;
 import org.jdapl.dat.Endpoint;
@@ -69,6 +71,15 @@ public interface ConformanceFixture extends AutoCloseable {
      */
     default void holdTransfers(InterfaceAdapter ia, boolean hold) {
         throw new Skip("fixture " + name() + " cannot hold transfers in progress");
+    }
+
+    /**
+     * Memory for a case, at least {@code size} bytes, page aligned, released when {@code arena} closes;
+     * by default native memory of the arena. A fixture whose second IA lives in another process returns
+     * memory that process maps too, so that the kit sees the bytes its IA moves.
+     */
+    default MemorySegment allocate(Arena arena, long size) {
+        return arena.allocate(size, 4096);
     }
 
     /** The time bounds for this provider; {@link Timing#DEFAULT} unless a provider is slower. */

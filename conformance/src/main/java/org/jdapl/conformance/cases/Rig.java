@@ -95,7 +95,7 @@ public final class Rig implements AutoCloseable {
 
     /** A native segment of {@code size} bytes (page aligned) filled with {@code fill}, freed when the case ends. */
     public MemorySegment segment(long size, byte fill) {
-        MemorySegment s = arena.allocate(Math.max(size, 1), 4096).asSlice(0, size);
+        MemorySegment s = fixture.allocate(arena, Math.max(size, 1)).asSlice(0, size);
         s.fill(fill);
         return s;
     }
