@@ -19,12 +19,38 @@ grep -E 'device_cap_flags|MEM_WINDOW|max_mw|max_qp:|max_cq:|max_mr:|max_pd:|stat
 ulimit -l unlimited
 ulimit -n 4096
 echo "GUEST: rxe0 ready at $(cut -d' ' -f1 /proc/uptime) s"
-export JDAPL_RXE_DEVICE=rxe0 JDAPL_RXE_ADDRESS=192.168.77.1
-$JAVA --enable-native-access=ALL-UNNAMED -Xmx512m -XX:+UseSerialGC -XX:TieredStopAtLevel=1 \
-  -cp "$CLASSPATH" org.junit.platform.console.ConsoleLauncher execute \
-  --disable-banner --disable-ansi-colors --details=tree --details-theme=ascii \
-  --select-package=org.jdapl.provider.ofa.device --reports-dir=$R/junit 2>&1 | tee $R/tests.txt
-rc=${PIPESTATUS[0]}
+export JDAPL_RXE_DEVICE=rxe0 JDAPL_RXE_ADDRESS=192.168.77.1 JDAPL_RXE_NETDEV=dummy0
+JVM="$JAVA --enable-native-access=ALL-UNNAMED -Xmx512m -XX:+UseSerialGC -XX:TieredStopAtLevel=1 -cp $CLASSPATH"
+parts=${RXE_PARTS:-tests kit bench}
+rc=0
+
+# 1. The device tests (JUnit console launcher).
+if [[ " $parts " == *" tests "* ]]; then
+  $JVM org.junit.platform.console.ConsoleLauncher execute \
+    --disable-banner --disable-ansi-colors --details=tree --details-theme=ascii \
+    --select-package=org.jdapl.provider.ofa.device --reports-dir=$R/junit 2>&1 | tee $R/tests.txt
+  trc=${PIPESTATUS[0]}
+  echo "GUEST: device tests exit $trc at $(cut -d' ' -f1 /proc/uptime) s"
+  [ $trc = 0 ] || rc=1
+fi
+
+# 2. The conformance kit against the OFA provider (report ofa-rxe).
+if [[ " $parts " == *" kit "* ]]; then
+  $JVM -Dorg.slf4j.simpleLogger.defaultLogLevel=warn org.jdapl.conformance.ConformanceMain \
+    org.jdapl.provider.ofa.rxe.OfaRxeFixture $R/ofa-rxe.txt > $R/kit.log 2>&1
+  krc=$?
+  grep -E '^[A-Z]+_[0-9]+ ' $R/kit.log | grep -v ' PASS' || true
+  tail -1 $R/kit.log
+  echo "GUEST: conformance kit exit $krc at $(cut -d' ' -f1 /proc/uptime) s"
+  [ $krc = 0 ] || rc=1
+fi
+
+# 3. The benchmark: DAT over the OFA provider next to perftest on the same device.
+if [[ " $parts " == *" bench "* ]]; then
+  /mnt/work/bench.sh $R 2>&1 | tee $R/bench.log
+  echo "GUEST: benchmark done at $(cut -d' ' -f1 /proc/uptime) s"
+fi
+
 echo $rc > $R/rc
-echo "GUEST: tests exit $rc, $(cut -d' ' -f1 /proc/uptime) s since boot (started at $t0 s)"
+echo "GUEST: exit $rc, $(cut -d' ' -f1 /proc/uptime) s since boot (started at $t0 s)"
 sync

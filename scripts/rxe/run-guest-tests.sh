@@ -31,8 +31,10 @@ timeout 900 "$here/install-host-packages.sh" vm || die "the host packages are mi
 # 1. The provider and its tests, compiled on the host (compiling in the guest is very slow).
 if [ $build = 1 ]; then
   log "building provider-ofa-bundle"
-  # A reactor build (-am) so that the API comes from this checkout, not from ~/.m2.
-  (cd "$root" && timeout 600 ./mvnw -B -q -pl provider-ofa-bundle -am -DskipTests test-compile \
+  # A reactor build (-am) so that the API and the conformance kit come from this checkout, not from
+  # ~/.m2. The modules it pulls in compile without their tests (-Dmaven.test.skip); this module
+  # compiles its tests regardless (its pom says so): they are what the guest runs.
+  (cd "$root" && timeout 600 ./mvnw -B -q -pl provider-ofa-bundle -am -Dmaven.test.skip=true test-compile \
       dependency:build-classpath -Dmdep.outputFile=target/rxe-classpath.txt -Dmdep.includeScope=test) || die "build failed"
 fi
 [ -s "$module/target/rxe-classpath.txt" ] || die "no $module/target/rxe-classpath.txt (build without --no-build first)"
@@ -90,15 +92,29 @@ fi
 share=$work/share
 rm -rf "$share"; mkdir -p "$share/reports"
 cp "$here/guest-tests.sh" "$share/guest.sh"
+cp "$here/guest-bench.sh" "$share/bench.sh"
+# The class directories are copied: other modules of the checkout may be rebuilt while the guest runs.
+cp_entries=()
+n=0
+for entry in "$module/target/test-classes" "$module/target/classes" $(tr ':' ' ' < "$module/target/rxe-classpath.txt"); do
+  if [ -d "$entry" ]; then
+    n=$((n + 1)); mkdir -p "$share/cp/$n"; cp -r "$entry/." "$share/cp/$n/"
+    cp_entries+=("/mnt/work/cp/$n")
+  else
+    cp_entries+=("$entry")
+  fi
+done
+classpath=$(IFS=:; echo "${cp_entries[*]}")
 cat > "$share/env.sh" <<ENV
+RXE_PARTS="${RXE_PARTS:-tests kit bench}"
 JAVA=$java_home/bin/java
-CLASSPATH=$module/target/test-classes:$module/target/classes:$(cat "$module/target/rxe-classpath.txt")
+CLASSPATH=$classpath
 ENV
 
 # 5. Boot.
 log "booting the guest"
 set +e
-timeout 480 qemu-system-x86_64 -accel tcg,thread=multi -cpu max -smp 2 -m 3G -nographic -no-reboot -nic none \
+timeout "${RXE_GUEST_SECONDS:-780}" qemu-system-x86_64 -accel tcg,thread=multi -cpu max -smp 2 -m 3G -nographic -no-reboot -nic none \
   -kernel "$kdir/boot/vmlinuz-$kver" -initrd "$initrd" \
   -append "console=ttyS0 panic=-1 quiet loglevel=4 mitigations=off" \
   -virtfs local,path=/,mount_tag=hostroot,security_model=none,readonly=on,multidevs=remap \
@@ -108,7 +124,7 @@ qemu_rc=${PIPESTATUS[0]}
 set -e
 cp -r "$share/reports/." "$out/" 2>/dev/null || true
 elapsed=$(( $(date +%s) - start ))
-[ $qemu_rc = 124 ] && die "the guest did not finish within 480 s (console in $out/console.log)"
+[ $qemu_rc = 124 ] && die "the guest did not finish within ${RXE_GUEST_SECONDS:-780} s (console in $out/console.log)"
 [ -f "$share/reports/rc" ] || die "the guest did not run its tests (qemu exit $qemu_rc; console in $out/console.log)"
 rc=$(cat "$share/reports/rc")
 echo "rxe: harness took ${elapsed} s; reports in $out"

@@ -37,8 +37,17 @@ final class OfaEvd extends OfaHandle implements EventDispatcher {
     private boolean enabled = true;
     private boolean waitable = true;
     private OfaCno cno;
-    /** The completion queue, or NULL for EVDs without DTO/RMR bind streams. Guarded by the IA lock. */
-    MemorySegment cq = MemorySegment.NULL;
+    /** The completion queue, or NULL for EVDs without DTO/RMR bind streams. Set under {@link #cqLock}. */
+    volatile MemorySegment cq = MemorySegment.NULL;
+    /** Serialises polling of the CQ (consumer threads and the event thread) and its destruction. */
+    final ReentrantLock cqLock = new ReentrantLock();
+    private int cqCapacity;
+    /** Work requests posted to queues of this CQ and not yet retired: each may still produce an entry. */
+    private final java.util.concurrent.atomic.AtomicInteger reserved = new java.util.concurrent.atomic.AtomicInteger();
+    /** EPs of this CQ whose connection is ending: the CQ is kept armed so that their flushes are seen. */
+    final java.util.concurrent.atomic.AtomicInteger closingUsers = new java.util.concurrent.atomic.AtomicInteger();
+    private MemorySegment wcs = MemorySegment.NULL;
+    private java.lang.foreign.Arena wcArena;
     /** EPs and service points that use this EVD. Guarded by the IA lock. */
     int users;
 
@@ -49,6 +58,103 @@ final class OfaEvd extends OfaHandle implements EventDispatcher {
         this.cno = cno;
         this.flags = flags.isEmpty() ? Set.of() : Set.copyOf(EnumSet.copyOf(flags));
         this.async = async;
+    }
+
+    static final int POLL_BATCH = 16;
+
+    /** Takes the CQ made for the EVD ({@code cqe} entries as the device made it). */
+    void attachCq(MemorySegment newCq, int cqe) {
+        wcArena = java.lang.foreign.Arena.ofShared();
+        wcs = wcArena.allocate(org.jdapl.provider.ofa.verbs.Structs.IbvWc.S.size() * POLL_BATCH, 8);
+        cqCapacity = cqe;
+        cq = newCq;
+    }
+
+    /** Detaches and returns the CQ for destruction (under the poll lock, so that no poll runs on it). */
+    MemorySegment detachCq() {
+        cqLock.lock();
+        try {
+            MemorySegment c = cq;
+            cq = MemorySegment.NULL;
+            if (wcArena != null) {
+                wcArena.close();
+                wcArena = null;
+            }
+            return c;
+        } finally {
+            cqLock.unlock();
+        }
+    }
+
+    int cqCapacity() {
+        return cqCapacity;
+    }
+
+    /** Takes room for one more work request's completion; false if the CQ could overflow. */
+    boolean reserve() {
+        if (reserved.incrementAndGet() > cqCapacity) {
+            reserved.decrementAndGet();
+            return false;
+        }
+        return true;
+    }
+
+    void unreserve() {
+        reserved.decrementAndGet();
+    }
+
+    void unreserve(int n) {
+        reserved.addAndGet(-n);
+    }
+
+    /**
+     * Polls the CQ empty, turning each work completion into an event (through the EP it names).
+     * Called by waiting and dequeuing consumers and by the event thread; never with the queue lock.
+     */
+    void pollCq() {
+        if (cq.equals(MemorySegment.NULL)) {
+            return;
+        }
+        cqLock.lock();
+        try {
+            MemorySegment c = cq;
+            if (c.equals(MemorySegment.NULL)) {
+                return;
+            }
+            int n;
+            while ((n = ia.device().context.pollCq(c, POLL_BATCH, wcs)) > 0) {
+                for (int i = 0; i < n; i++) {
+                    ia.completion(this, wcs, i);
+                }
+                if (n < POLL_BATCH) {
+                    break;
+                }
+            }
+        } finally {
+            cqLock.unlock();
+        }
+    }
+
+    /** Arms the CQ for its next completion event and polls what came before (event thread or waiter). */
+    void armAndPoll() {
+        cqLock.lock();
+        try {
+            if (cq.equals(MemorySegment.NULL)) {
+                return;
+            }
+            ia.device().context.reqNotifyCq(cq, false);
+        } finally {
+            cqLock.unlock();
+        }
+        pollCq();
+    }
+
+    /** A completion event of the CQ arrived (event thread, after acknowledging it). */
+    void cqEvent() {
+        pollCq();
+        if (cno != null || closingUsers.get() > 0) {
+            armAndPoll();
+        }
     }
 
     /** Whether the EVD needs a completion queue. */
@@ -184,6 +290,7 @@ final class OfaEvd extends OfaHandle implements EventDispatcher {
     @Override
     public Optional<DatEvent> dequeue() {
         live();
+        pollCq();
         lock.lock();
         try {
             if (waiters > 0) {
@@ -202,46 +309,53 @@ final class OfaEvd extends OfaHandle implements EventDispatcher {
         if (timeoutMicros < 0) {
             throw DatException.invalidParameter(2, "negative timeout " + timeoutMicros);
         }
-        lock.lock();
-        try {
-            if (threshold < 1 || threshold > qlen) {
-                throw DatException.invalidParameter(3, "threshold " + threshold + " is outside 1.." + qlen);
-            }
-            if (!waitable) {
-                throw DatException.invalidState(DatReturnSubtype.INVALID_STATE_EVD_UNWAITABLE, "EVD is unwaitable");
-            }
-            long deadline = timeoutMicros >= Dat.TIMEOUT_INFINITE ? Long.MAX_VALUE
-                    : System.nanoTime() + TimeUnit.MICROSECONDS.toNanos(timeoutMicros);
-            waiters++;
+        long deadline = timeoutMicros >= Dat.TIMEOUT_INFINITE ? Long.MAX_VALUE
+                : System.nanoTime() + TimeUnit.MICROSECONDS.toNanos(timeoutMicros);
+        boolean armed = false;
+        while (true) {
+            pollCq();
+            lock.lock();
             try {
-                while (!satisfied(threshold)) {
-                    if (isFreed()) {
-                        throw HandleType.EVD.invalid("EVD was freed while waiting");
-                    }
-                    if (!waitable) {
-                        throw DatException.invalidState(DatReturnSubtype.INVALID_STATE_EVD_UNWAITABLE,
-                                "EVD became unwaitable while waiting");
-                    }
-                    long left = deadline == Long.MAX_VALUE ? Long.MAX_VALUE : deadline - System.nanoTime();
-                    if (left <= 0) {
-                        throw new DatException(DatReturnType.TIMEOUT_EXPIRED,
-                                "no event within " + timeoutMicros + " us");
-                    }
-                    if (left == Long.MAX_VALUE) {
-                        changed.await();
-                    } else {
-                        changed.awaitNanos(left);
-                    }
+                if (threshold < 1 || threshold > qlen) {
+                    throw DatException.invalidParameter(3, "threshold " + threshold + " is outside 1.." + qlen);
                 }
-                return queue.pollFirst();
+                if (isFreed()) {
+                    throw HandleType.EVD.invalid("EVD was freed while waiting");
+                }
+                if (!waitable) {
+                    throw DatException.invalidState(DatReturnSubtype.INVALID_STATE_EVD_UNWAITABLE,
+                            "EVD is unwaitable");
+                }
+                if (satisfied(threshold)) {
+                    return queue.pollFirst();
+                }
+                long left = deadline == Long.MAX_VALUE ? Long.MAX_VALUE : deadline - System.nanoTime();
+                if (left <= 0) {
+                    throw new DatException(DatReturnType.TIMEOUT_EXPIRED, "no event within " + timeoutMicros + " us");
+                }
+                if (armed || cq.equals(MemorySegment.NULL)) {
+                    waiters++;
+                    try {
+                        if (left == Long.MAX_VALUE) {
+                            changed.await();
+                        } else {
+                            changed.awaitNanos(left);
+                        }
+                    } finally {
+                        waiters--;
+                    }
+                    armed = false;
+                    continue;
+                }
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
                 throw new DatException(DatReturnType.INTERRUPTED_CALL, "wait interrupted");
             } finally {
-                waiters--;
+                lock.unlock();
             }
-        } finally {
-            lock.unlock();
+            // About to block: arm the CQ (outside the queue lock) so that the event thread wakes us.
+            armAndPoll();
+            armed = true;
         }
     }
 
@@ -254,6 +368,7 @@ final class OfaEvd extends OfaHandle implements EventDispatcher {
     @Override
     public int count() {
         live();
+        pollCq();
         lock.lock();
         try {
             return queue.size();

@@ -2,6 +2,8 @@ package org.jdapl.provider.ofa;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
+import java.util.PriorityQueue;
+import java.util.concurrent.atomic.AtomicLong;
 import org.jdapl.provider.ofa.verbs.Libc;
 import org.jdapl.provider.ofa.verbs.Structs.PollFd;
 import org.slf4j.Logger;
@@ -36,6 +38,70 @@ final class OfaEventLoop implements Runnable {
     private final Handler handler;
     private final Thread thread;
     private volatile boolean stopping;
+    private final PriorityQueue<Timer> timers = new PriorityQueue<>();
+    private final AtomicLong timerSeq = new AtomicLong();
+
+    /** A task the loop runs at a deadline unless it is cancelled first. */
+    static final class Timer implements Comparable<Timer> {
+        private final long deadline;
+        private final long seq;
+        private final Runnable task;
+        private volatile boolean cancelled;
+
+        private Timer(long deadline, long seq, Runnable task) {
+            this.deadline = deadline;
+            this.seq = seq;
+            this.task = task;
+        }
+
+        /** Cancels the task; it does not run if it has not started. */
+        void cancel() {
+            cancelled = true;
+        }
+
+        @Override
+        public int compareTo(Timer o) {
+            int c = Long.compare(deadline, o.deadline);
+            return c != 0 ? c : Long.compare(seq, o.seq);
+        }
+    }
+
+    /** Runs {@code task} on the event thread after {@code delayNanos} (0: as soon as possible). */
+    Timer schedule(long delayNanos, Runnable task) {
+        Timer t = new Timer(System.nanoTime() + Math.max(0, delayNanos), timerSeq.incrementAndGet(), task);
+        synchronized (timers) {
+            timers.add(t);
+        }
+        if (Thread.currentThread() != thread) {
+            Libc.signal(wakeFd);
+        }
+        return t;
+    }
+
+    /** Runs the timers that are due; returns the poll timeout until the next one (-1: none). */
+    private int runTimers() {
+        while (true) {
+            Timer t;
+            synchronized (timers) {
+                t = timers.peek();
+                if (t == null) {
+                    return -1;
+                }
+                long left = t.deadline - System.nanoTime();
+                if (left > 0) {
+                    return (int) Math.max(1, Math.min(Integer.MAX_VALUE, (left + 999_999) / 1_000_000));
+                }
+                timers.poll();
+            }
+            if (!t.cancelled) {
+                try {
+                    t.task.run();
+                } catch (RuntimeException e) {
+                    LOG.warn("IA {}: timer task failed", name, e);
+                }
+            }
+        }
+    }
 
     OfaEventLoop(String name, int compFd, int asyncFd, int cmFd, Handler handler) {
         this.name = name;
@@ -62,7 +128,11 @@ final class OfaEventLoop implements Runnable {
                 PollFd.EVENTS.setU16(p, Libc.POLLIN);
             }
             while (!stopping) {
-                Libc.poll(pfds, fds.length, -1);
+                int timeout = runTimers();
+                if (stopping) {
+                    break;
+                }
+                Libc.poll(pfds, fds.length, timeout);
                 for (int i = 0; i < fds.length && !stopping; i++) {
                     MemorySegment p = pfds.asSlice(i * PollFd.S.size(), PollFd.S.size());
                     int revents = PollFd.REVENTS.getU16(p);

@@ -10,6 +10,7 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Consumer;
 import org.jdapl.dat.Cno;
@@ -23,6 +24,7 @@ import org.jdapl.dat.DatReturnSubtype;
 import org.jdapl.dat.DatReturnType;
 import org.jdapl.dat.Endpoint;
 import org.jdapl.dat.EpAttributes;
+import org.jdapl.dat.EpState;
 import org.jdapl.dat.EventDispatcher;
 import org.jdapl.dat.EventNumber;
 import org.jdapl.dat.EvdFlag;
@@ -69,9 +71,10 @@ import org.slf4j.LoggerFactory;
  */
 final class OfaIa extends OfaHandle implements InterfaceAdapter, OfaEventLoop.Handler {
     private static final Logger LOG = LoggerFactory.getLogger(OfaIa.class);
-    /** rdma_cm's limit on private data of a connect request over RC (56 bytes for IB CM REQ). */
-    static final int MAX_PRIVATE_DATA = 56;
-    private static final int POLL_BATCH = 16;
+    /** The consumer's private data limit: rdma_cm's 56 bytes of a REQ less the provider's length byte. */
+    static final int MAX_PRIVATE_DATA = PrivateData.MAX;
+    /** The IAs of each device context (shared by the IAs of a process), for the context's async events. */
+    private static final Map<Long, Set<OfaIa>> BY_CONTEXT = new ConcurrentHashMap<>();
 
     private final OfaProvider provider;
     private final String name;
@@ -90,13 +93,27 @@ final class OfaIa extends OfaHandle implements InterfaceAdapter, OfaEventLoop.Ha
     private final Set<OfaRmr> rmrs = new LinkedHashSet<>();
     private final Set<OfaEp> eps = new LinkedHashSet<>();
     private final Set<OfaPsp> psps = new LinkedHashSet<>();
-    /** CQ address to EVD, for completion events. Guarded by {@link #lock}. */
-    private final Map<Long, OfaEvd> evdByCq = new HashMap<>();
+    private final Set<OfaRsp> rsps = new LinkedHashSet<>();
+    private final Set<OfaCsp> csps = new LinkedHashSet<>();
+    private final Set<OfaSrq> srqs = new LinkedHashSet<>();
+    /** Connection requests not answered yet. */
+    private final Set<OfaCr> crs = ConcurrentHashMap.newKeySet();
+    /** CQ address to EVD, for completion events. */
+    private final Map<Long, OfaEvd> evdByCq = new ConcurrentHashMap<>();
+    /** QP number to EP, for work completions. */
+    private final Map<Integer, OfaEp> epByQpNum = new ConcurrentHashMap<>();
+    /** QP address to EP, for QP async events. */
+    private final Map<Long, OfaEp> epByQp = new ConcurrentHashMap<>();
+    /** rdma_cm ID address to the EP that owns it, for rdma_cm events. */
+    private final Map<Long, OfaEp> epByCmId = new ConcurrentHashMap<>();
+    /** rdma_cm ID address to an unanswered request. */
+    private final Map<Long, OfaCr> crByCmId = new ConcurrentHashMap<>();
+    /** Listening rdma_cm ID address to its service point (PSP, RSP or CSP). */
+    private final Map<Long, Object> listeners = new ConcurrentHashMap<>();
     /** A CQ for EPs created without a receive or request EVD (created on first need). */
     private MemorySegment nullCq = MemorySegment.NULL;
     /** Native buffers of the event thread, freed at close. */
     private final Arena buffers = Arena.ofShared();
-    private final MemorySegment wcs = buffers.allocate(IbvWc.S.size() * POLL_BATCH, 8);
     private final MemorySegment asyncEvent = buffers.allocate(IbvAsyncEvent.S.size(), 8);
 
     OfaIa(OfaProvider provider, String name, OfaDevice device, int asyncEvdMinQlen, ObjectCounts counts) {
@@ -130,6 +147,7 @@ final class OfaIa extends OfaHandle implements InterfaceAdapter, OfaEventLoop.Ha
         loop = new OfaEventLoop(name, IbvCompChannel.FD.getInt(ch), device.context.asyncFd(),
                 cm.equals(MemorySegment.NULL) ? -1 : RdmaCm.channelFd(cm), this);
         loop.start();
+        BY_CONTEXT.computeIfAbsent(device.context.pointer().address(), k -> ConcurrentHashMap.newKeySet()).add(this);
         counts.opened(HandleType.IA);
         counts.opened(HandleType.EVD);
     }
@@ -144,6 +162,14 @@ final class OfaIa extends OfaHandle implements InterfaceAdapter, OfaEventLoop.Ha
 
     int maxEvdQlen() {
         return device.maxCqe;
+    }
+
+    OfaEventLoop loop() {
+        return loop;
+    }
+
+    MemorySegment cmChannel() {
+        return cmChannel;
     }
 
     @Override
@@ -162,19 +188,22 @@ final class OfaIa extends OfaHandle implements InterfaceAdapter, OfaEventLoop.Ha
         return new IaAttributes(d.name, vendor(d.vendorId), d.hwVer, 0,
                 firmwarePart(d.firmware, 0), firmwarePart(d.firmware, 1), address,
                 d.maxQp, d.maxQpWr, d.maxQpRdAtom, d.maxQpInitRdAtom, d.maxCq, d.maxCqe, d.maxSge, d.maxMr,
-                d.maxMrSize, d.maxPd, d.maxMsgSize, d.maxMsgSize, d.maxMw, 0, 0, MAX_PRIVATE_DATA,
+                d.maxMrSize, d.maxPd, d.maxMsgSize, d.maxMsgSize, d.maxMw, d.maxSrq, d.maxSrqWr, MAX_PRIVATE_DATA,
                 Verbs.get().hasRegMrIova(), d.specific());
     }
 
     private ProviderAttributes providerAttributes() {
         String[] ver = OfaProvider.VERSION.split("\\.");
         Map<String, String> specific = new HashMap<>();
-        specific.put("connections", "not supported in this version");
+        specific.put("connections", "rdma_cm RDMA_PS_TCP; connection qualifier = port (folded into 1..65535)");
+        specific.put("private_data", MAX_PRIVATE_DATA + " bytes (rdma_cm REQ " + PrivateData.TRANSPORT_MAX
+                + " less 1 length byte)");
         specific.put("libibverbs", Verbs.SONAME);
         specific.put("librdmacm", RdmaCm.unavailableReason() == null ? RdmaCm.SONAME : RdmaCm.unavailableReason());
         return new ProviderAttributes(OfaProvider.NAME, Integer.parseInt(ver[0]), Integer.parseInt(ver[1]),
                 Dat.VERSION_MAJOR, Dat.VERSION_MINOR, true, Set.of(Qos.BEST_EFFORT),
-                EnumSet.noneOf(CompletionFlag.class), false, MAX_PRIVATE_DATA, 64, true, false, specific);
+                EnumSet.of(CompletionFlag.SUPPRESS, CompletionFlag.SOLICITED_WAIT, CompletionFlag.BARRIER_FENCE), false,
+                MAX_PRIVATE_DATA, 64, true, device.maxSrq > 0, specific);
     }
 
     private static String vendor(int vendorId) {
@@ -210,7 +239,7 @@ final class OfaIa extends OfaHandle implements InterfaceAdapter, OfaEventLoop.Ha
             live();
             if (flag == CloseFlag.GRACEFUL) {
                 int live = pzs.size() + evds.size() + cnos.size() + lmrs.size() + rmrs.size() + eps.size()
-                        + psps.size();
+                        + psps.size() + rsps.size() + csps.size() + srqs.size();
                 if (live > 0) {
                     throw DatException.invalidState(DatReturnSubtype.INVALID_STATE_IA_IN_USE,
                             "IA " + name + " has " + live + " live object(s)");
@@ -251,8 +280,20 @@ final class OfaIa extends OfaHandle implements InterfaceAdapter, OfaEventLoop.Ha
         for (OfaPsp p : List.copyOf(psps)) {
             destroyPsp(p);
         }
+        for (OfaRsp r : List.copyOf(rsps)) {
+            destroyRsp(r);
+        }
+        for (OfaCsp c : List.copyOf(csps)) {
+            destroyCsp(c);
+        }
+        for (OfaCr c : List.copyOf(crs)) {
+            c.consume();
+        }
         for (OfaEp e : List.copyOf(eps)) {
             destroyEp(e);
+        }
+        for (OfaSrq q : List.copyOf(srqs)) {
+            destroySrq(q);
         }
         for (OfaRmr r : List.copyOf(rmrs)) {
             destroyRmr(r);
@@ -274,6 +315,10 @@ final class OfaIa extends OfaHandle implements InterfaceAdapter, OfaEventLoop.Ha
     /** Stops the event thread and releases the channels and the device (after the lock). */
     private void teardown() {
         loop.stop();
+        Set<OfaIa> peers = BY_CONTEXT.get(device.context.pointer().address());
+        if (peers != null) {
+            peers.remove(this);
+        }
         Verbs v = Verbs.get();
         lock.lock();
         try {
@@ -390,7 +435,8 @@ final class OfaIa extends OfaHandle implements InterfaceAdapter, OfaEventLoop.Ha
                     v.destroyCq(cq);
                     throw resources(DatReturnSubtype.RESOURCE_TEVD, "dat_evd_create", e);
                 }
-                evd.cq = cq;
+                evd.attachCq(cq, org.jdapl.provider.ofa.verbs.Structs.IbvCq.CQE.getInt(
+                        cq.reinterpret(org.jdapl.provider.ofa.verbs.Structs.IbvCq.S.size())));
                 evdByCq.put(cq.address(), evd);
             }
             if (c != null) {
@@ -429,9 +475,8 @@ final class OfaIa extends OfaHandle implements InterfaceAdapter, OfaEventLoop.Ha
         evds.remove(evd);
         if (!evd.cq.equals(MemorySegment.NULL)) {
             evdByCq.remove(evd.cq.address());
-            MemorySegment cq = evd.cq;
-            evd.cq = MemorySegment.NULL;
-            // Waits until the event thread has acknowledged the CQ's events; it acks before taking the lock.
+            MemorySegment cq = evd.detachCq();
+            // Waits until the event thread has acknowledged the CQ's events; it acks before any lock.
             quietly("ibv_destroy_cq", () -> Verbs.get().destroyCq(cq));
         }
         evd.closed();
@@ -593,9 +638,9 @@ final class OfaIa extends OfaHandle implements InterfaceAdapter, OfaEventLoop.Ha
             if (lmr.isFreed()) {
                 throw lmr.alreadyFreed();
             }
-            if (lmr.boundRmrs > 0) {
+            if (lmr.boundRmrs.get() > 0) {
                 throw DatException.invalidState(DatReturnSubtype.INVALID_STATE_LMR_IN_USE,
-                        "LMR has " + lmr.boundRmrs + " bound RMR(s)");
+                        "LMR has " + lmr.boundRmrs.get() + " bound RMR(s)");
             }
             destroyLmr(lmr);
         } finally {
@@ -678,22 +723,27 @@ final class OfaIa extends OfaHandle implements InterfaceAdapter, OfaEventLoop.Ha
     }
 
     /**
-     * {@code dat_rmr_bind}: checks the handles, bounds and privileges; a bind is a work request on
-     * the EP's queue pair and so needs a CONNECTED EP, which this version cannot establish.
+     * {@code dat_rmr_bind}: checks the handles, bounds and privileges, then posts the bind on the EP's
+     * send queue ({@link OfaEp#bind}); the RMR is bound at once, and unbound again if the bind
+     * completes in error.
      */
     int bindRmr(OfaRmr rmr, LocalMemoryRegion lmr, long offset, long length, Set<MemPriv> privileges, VaType va,
-                Endpoint ep) {
+                Endpoint ep, long cookie, Set<CompletionFlag> flags) {
+        OfaEp e;
+        OfaLmr l = null;
         lock.lock();
         try {
             rmr.live();
-            if (!(ep instanceof OfaEp e) || e.ia != this || e.isFreed()) {
+            if (!(ep instanceof OfaEp x) || x.ia != this || x.isFreed()) {
                 throw DatException.invalidHandle(DatReturnSubtype.INVALID_HANDLE_EP, "not a live EP of IA " + name);
             }
+            e = x;
             if (length != 0) {
-                if (!(lmr instanceof OfaLmr l) || l.ia != this || l.isFreed()) {
+                if (!(lmr instanceof OfaLmr y) || y.ia != this || y.isFreed()) {
                     throw DatException.invalidHandle(DatReturnSubtype.INVALID_HANDLE_LMR,
                             "not a live LMR of IA " + name);
                 }
+                l = y;
                 if (offset < 0 || length < 0 || offset + length > l.segment().byteSize()) {
                     throw DatException.invalidParameter(3, "bind range exceeds the LMR");
                 }
@@ -704,10 +754,41 @@ final class OfaIa extends OfaHandle implements InterfaceAdapter, OfaEventLoop.Ha
                     throw new DatException(DatReturnType.PRIVILEGES_VIOLATION,
                             "privileges " + privileges + " exceed the LMR's " + l.privileges());
                 }
+                if (va == VaType.ZB) {
+                    throw new DatException(DatReturnType.MODEL_NOT_SUPPORTED,
+                            "zero-based memory windows are not supported");
+                }
             }
-            throw e.state().invalid("dat_rmr_bind (a memory window bind is posted on a connected EP)");
         } finally {
             lock.unlock();
+        }
+        int context = e.bind(rmr, l, offset, length, privileges, cookie, flags);
+        synchronized (rmr) {
+            if (rmr.boundLmr != null) {
+                rmr.boundLmr.boundRmrs.decrementAndGet();
+            }
+            rmr.boundLmr = l;
+            if (l != null) {
+                l.boundRmrs.incrementAndGet();
+            }
+            rmr.boundOffset = length == 0 ? 0 : offset;
+            rmr.boundLength = length;
+            rmr.boundPrivileges = length == 0 || privileges == null ? Set.of() : Set.copyOf(privileges);
+            rmr.rmrContext = context;
+            rmr.vaType = va == null ? VaType.VA : va;
+        }
+        return context;
+    }
+
+    /** A bind completed in error: the window is not bound. */
+    void bindFailed(OfaRmr rmr) {
+        synchronized (rmr) {
+            if (rmr.boundLmr != null) {
+                rmr.boundLmr.boundRmrs.decrementAndGet();
+                rmr.boundLmr = null;
+            }
+            rmr.boundLength = 0;
+            rmr.rmrContext = 0;
         }
     }
 
@@ -726,10 +807,7 @@ final class OfaIa extends OfaHandle implements InterfaceAdapter, OfaEventLoop.Ha
     private void destroyRmr(OfaRmr rmr) {
         rmr.markFreed();
         rmrs.remove(rmr);
-        if (rmr.boundLmr != null) {
-            rmr.boundLmr.boundRmrs--;
-            rmr.boundLmr = null;
-        }
+        bindFailed(rmr);
         rmr.pz.users--;
         quietly("ibv_dealloc_mw", () -> device.context.deallocMw(rmr.mw));
         counts.closed(HandleType.RMR);
@@ -740,7 +818,21 @@ final class OfaIa extends OfaHandle implements InterfaceAdapter, OfaEventLoop.Ha
     @Override
     public Endpoint createEp(ProtectionZone pz, EventDispatcher recvEvd, EventDispatcher requestEvd,
                              EventDispatcher connectEvd, EpAttributes attributes) {
-        EpAttributes attrs = attributes == null ? defaultEpAttributes() : attributes;
+        return newEp(pz, recvEvd, requestEvd, connectEvd, null, attributes);
+    }
+
+    @Override
+    public Endpoint createEpWithSrq(ProtectionZone pz, EventDispatcher recvEvd, EventDispatcher requestEvd,
+                                    EventDispatcher connectEvd, SharedReceiveQueue srq, EpAttributes attributes) {
+        if (!(srq instanceof OfaSrq q) || q.ia != this || q.isFreed()) {
+            throw DatException.invalidHandle(DatReturnSubtype.INVALID_HANDLE_SRQ, "not a live SRQ of IA " + name);
+        }
+        return newEp(pz, recvEvd, requestEvd, connectEvd, q, attributes);
+    }
+
+    private Endpoint newEp(ProtectionZone pz, EventDispatcher recvEvd, EventDispatcher requestEvd,
+                           EventDispatcher connectEvd, OfaSrq srq, EpAttributes attributes) {
+        EpAttributes attrs = attributes == null ? defaultEpAttributes() : withinRdmaLimit(attributes);
         lock.lock();
         try {
             live();
@@ -749,28 +841,29 @@ final class OfaIa extends OfaHandle implements InterfaceAdapter, OfaEventLoop.Ha
             OfaEvd request = ownEvd(requestEvd, DatReturnSubtype.INVALID_HANDLE_EVD_REQUEST, EvdFlag.DTO);
             OfaEvd connect = ownEvd(connectEvd, DatReturnSubtype.INVALID_HANDLE_EVD_CONN, EvdFlag.CONNECTION);
             checkEpAttributes(attrs);
-            Verbs v = Verbs.get();
-            MemorySegment qp;
-            try (Arena a = Arena.ofConfined()) {
-                MemorySegment init = a.allocate(IbvQpInitAttr.S.size(), 8);
-                IbvQpInitAttr.SEND_CQ.setPointer(init, request != null ? request.cq : nullCq());
-                IbvQpInitAttr.RECV_CQ.setPointer(init, recv != null ? recv.cq : nullCq());
-                MemorySegment cap = IbvQpInitAttr.CAP.slice(init, IbvQpCap.S.size());
-                IbvQpCap.MAX_SEND_WR.setInt(cap, attrs.maxRequestDtos());
-                IbvQpCap.MAX_RECV_WR.setInt(cap, Math.max(1, attrs.maxRecvDtos()));
-                IbvQpCap.MAX_SEND_SGE.setInt(cap, attrs.maxRequestIov());
-                IbvQpCap.MAX_RECV_SGE.setInt(cap, attrs.maxRecvIov());
-                IbvQpInitAttr.QP_TYPE.setInt(init, Verbs.QPT_RC);
-                qp = v.createQp(p.pd, init).reinterpret(IbvQp.S.size());
+            if (srq != null && srq.pz != p) {
+                throw new DatException(DatReturnType.PROTECTION_VIOLATION, "the SRQ is of another PZ");
+            }
+            OfaEp ep = new OfaEp(this, p, recv, request, connect, srq, attrs);
+            try {
+                MemorySegment qp = createQp(ep);
+                ep.attachQp(qp, IbvQp.QP_NUM.getInt(qp));
             } catch (VerbsException e) {
+                if (ep.qp != null) {
+                    quietly("ibv_destroy_qp", () -> Verbs.get().destroyQp(ep.qp));
+                }
+                ep.freeNative();
                 throw resources(DatReturnSubtype.RESOURCE_TEP, "dat_ep_create (ibv_create_qp)", e);
             }
-            OfaEp ep = new OfaEp(this, p, qp, IbvQp.QP_NUM.getInt(qp), recv, request, connect, attrs);
+            registerQp(ep);
             p.users++;
             for (OfaEvd e : new OfaEvd[] {recv, request, connect}) {
                 if (e != null) {
                     e.users++;
                 }
+            }
+            if (srq != null) {
+                srq.users++;
             }
             eps.add(ep);
             counts.opened(HandleType.EP);
@@ -778,6 +871,65 @@ final class OfaIa extends OfaHandle implements InterfaceAdapter, OfaEventLoop.Ha
         } finally {
             lock.unlock();
         }
+    }
+
+    /** An RC queue pair on the EP's CQs (and SRQ) with its attributes. */
+    private MemorySegment createQp(OfaEp ep) {
+        EpAttributes attrs = ep.attributes;
+        try (Arena a = Arena.ofConfined()) {
+            MemorySegment init = a.allocate(IbvQpInitAttr.S.size(), 8);
+            IbvQpInitAttr.SEND_CQ.setPointer(init, ep.requestEvd != null ? ep.requestEvd.cq : nullCq());
+            IbvQpInitAttr.RECV_CQ.setPointer(init, ep.recvEvd != null ? ep.recvEvd.cq : nullCq());
+            if (ep.srq != null) {
+                IbvQpInitAttr.SRQ.setPointer(init, ep.srq.srq);
+            }
+            MemorySegment cap = IbvQpInitAttr.CAP.slice(init, IbvQpCap.S.size());
+            IbvQpCap.MAX_SEND_WR.setInt(cap, attrs.maxRequestDtos());
+            IbvQpCap.MAX_RECV_WR.setInt(cap, ep.srq != null ? 0 : Math.max(1, attrs.maxRecvDtos()));
+            IbvQpCap.MAX_SEND_SGE.setInt(cap, attrs.maxRequestIov());
+            IbvQpCap.MAX_RECV_SGE.setInt(cap, ep.srq != null ? 0 : attrs.maxRecvIov());
+            IbvQpInitAttr.QP_TYPE.setInt(init, Verbs.QPT_RC);
+            MemorySegment qp = Verbs.get().createQp(ep.pz.pd, init).reinterpret(IbvQp.S.size());
+            return qp;
+        }
+    }
+
+    private void registerQp(OfaEp ep) {
+        epByQpNum.put(ep.qpNum, ep);
+        epByQp.put(ep.qp.address(), ep);
+    }
+
+    private void unregisterQp(OfaEp ep) {
+        epByQpNum.remove(ep.qpNum, ep);
+        epByQp.remove(ep.qp.address(), ep);
+    }
+
+    /** {@code dat_ep_reset}: destroys the EP's queue pair and gives it a new one (EP lock held). */
+    void replaceQp(OfaEp ep) {
+        unregisterQp(ep);
+        MemorySegment old = ep.qp;
+        quietly("ibv_destroy_qp", () -> Verbs.get().destroyQp(old));
+        MemorySegment qp;
+        try {
+            qp = createQp(ep);
+        } catch (VerbsException e) {
+            throw resources(DatReturnSubtype.RESOURCE_TEP, "dat_ep_reset (ibv_create_qp)", e);
+        }
+        ep.attachQp(qp, IbvQp.QP_NUM.getInt(qp));
+        registerQp(ep);
+    }
+
+    /**
+     * The attributes with the largest RDMA size lowered to the port's message size limit (an RDMA
+     * Read or Write is one message on the wire); {@code dat_ep_query} shows the value in force.
+     */
+    private EpAttributes withinRdmaLimit(EpAttributes a) {
+        if (a.maxRdmaSize() <= device.maxMsgSize) {
+            return a;
+        }
+        return new EpAttributes(a.maxMessageSize(), device.maxMsgSize, a.qos(), a.recvCompletionFlags(),
+                a.requestCompletionFlags(), a.maxRecvDtos(), a.maxRequestDtos(), a.maxRecvIov(), a.maxRequestIov(),
+                a.maxRdmaReadIn(), a.maxRdmaReadOut(), a.srqSoftHighWatermark());
     }
 
     /** {@link EpAttributes#defaults()} within the device's limits. */
@@ -816,19 +968,16 @@ final class OfaIa extends OfaHandle implements InterfaceAdapter, OfaEventLoop.Ha
         return nullCq;
     }
 
-    @Override
-    public Endpoint createEpWithSrq(ProtectionZone pz, EventDispatcher recvEvd, EventDispatcher requestEvd,
-                                    EventDispatcher connectEvd, SharedReceiveQueue srq, EpAttributes attributes) {
-        live();
-        throw new DatException(DatReturnType.MODEL_NOT_SUPPORTED,
-                "dat_ep_create_with_srq: the ofa provider has no shared receive queues yet");
-    }
-
     void freeEp(OfaEp ep) {
         lock.lock();
         try {
             if (ep.isFreed()) {
                 throw ep.alreadyFreed();
+            }
+            EpState st = ep.state();
+            if (st == EpState.RESERVED || st == EpState.PASSIVE_CONNECTION_PENDING
+                    || st == EpState.TENTATIVE_CONNECTION_PENDING) {
+                throw st.invalid("dat_ep_free");
             }
             destroyEp(ep);
         } finally {
@@ -836,33 +985,119 @@ final class OfaIa extends OfaHandle implements InterfaceAdapter, OfaEventLoop.Ha
         }
     }
 
+    /** Frees an EP: its ID (a DREQ or REJ for the peer), its queue pair, no further events. IA lock held. */
     private void destroyEp(OfaEp ep) {
-        ep.markFreed();
+        ep.lock.lock();
+        try {
+            ep.markFreed();
+        } finally {
+            ep.lock.unlock();
+        }
         eps.remove(ep);
+        if (ep.rsp != null && !ep.rsp.isFreed()) {
+            destroyRsp(ep.rsp);
+        }
+        if (ep.pendingCr != null) {
+            ep.pendingCr.consume();
+        }
+        ep.release();
+        unregisterQp(ep);
         quietly("ibv_destroy_qp", () -> Verbs.get().destroyQp(ep.qp));
+        ep.freeNative();
         ep.pz.users--;
         for (OfaEvd e : new OfaEvd[] {ep.recvEvd, ep.requestEvd, ep.connectEvd}) {
             if (e != null) {
                 e.users--;
             }
         }
+        if (ep.srq != null) {
+            ep.srq.users--;
+        }
         counts.closed(HandleType.EP);
+    }
+
+    /** An EP's connection starts (or stops) ending: its CQs are kept armed and polled until it has. */
+    void watchClosing(OfaEp ep, boolean closing) {
+        for (OfaEvd e : ep.recvEvd == ep.requestEvd ? new OfaEvd[] {ep.requestEvd}
+                : new OfaEvd[] {ep.recvEvd, ep.requestEvd}) {
+            if (e == null) {
+                continue;
+            }
+            if (closing) {
+                e.closingUsers.incrementAndGet();
+                loop.schedule(0, e::armAndPoll);
+            } else {
+                e.closingUsers.decrementAndGet();
+            }
+        }
+    }
+
+    void registerEp(MemorySegment cmId, OfaEp ep) {
+        epByCmId.put(cmId.address(), ep);
+    }
+
+    void unregisterEp(MemorySegment cmId) {
+        epByCmId.remove(cmId.address());
+    }
+
+    void unregisterCr(MemorySegment cmId) {
+        crByCmId.remove(cmId.address());
+    }
+
+    void crDone(OfaCr cr) {
+        if (crs.remove(cr)) {
+            counts.closed(HandleType.CR);
+        }
     }
 
     // ---- service points ----
 
     @Override
     public PublicServicePoint createPsp(long connQual, EventDispatcher crEvd, PspFlag flag) {
-        if (connQual < 1 || connQual > 0xffff) {
-            throw DatException.invalidParameter(2,
-                    "connection qualifier " + connQual + " is outside 1..65535 (rdma_cm TCP port space)");
-        }
         return listen(connQual, crEvd, flag);
     }
 
     @Override
     public PublicServicePoint createPspAny(EventDispatcher crEvd, PspFlag flag) {
-        return listen(0, crEvd, flag);
+        return listen(-1, crEvd, flag);
+    }
+
+    private OfaEvd crEvd(EventDispatcher crEvd, int arg) {
+        OfaEvd evd = ownEvd(crEvd, DatReturnSubtype.INVALID_HANDLE_EVD_CR, null);
+        if (evd == null || !evd.flags().contains(EvdFlag.CR)) {
+            throw DatException.invalidParameter(arg, "the service point's EVD must have the CR stream");
+        }
+        return evd;
+    }
+
+    /** An rdma_cm ID bound to the IA address and {@code port} (0: any) and listening. */
+    private MemorySegment listenId(int port, long connQual, String what) {
+        if (cmChannel.equals(MemorySegment.NULL)) {
+            throw new DatException(DatReturnType.MODEL_NOT_SUPPORTED,
+                    "service points need rdma_cm: " + RdmaCm.unavailableReason());
+        }
+        RdmaCm cm = RdmaCm.get();
+        MemorySegment id;
+        try {
+            id = cm.createId(cmChannel);
+        } catch (VerbsException e) {
+            throw resources(DatReturnSubtype.NO_SUBTYPE, what + " (rdma_create_id)", e);
+        }
+        try {
+            cm.bindAddr(id, new InetSocketAddress(address.getAddress(), port));
+            cm.listen(id, 1024);
+            return id;
+        } catch (VerbsException e) {
+            cm.destroyId(id);
+            if (e.errno() == Errno.EADDRINUSE) {
+                throw port == 0
+                        ? new DatException(DatReturnType.CONN_QUAL_UNAVAILABLE, DatReturnSubtype.NO_SUBTYPE,
+                                "no free connection qualifier", e)
+                        : new DatException(DatReturnType.CONN_QUAL_IN_USE, DatReturnSubtype.NO_SUBTYPE,
+                                "connection qualifier " + connQual + " (port " + port + ") is in use on " + address, e);
+            }
+            throw resources(DatReturnSubtype.NO_SUBTYPE, what + " (rdma_bind_addr/rdma_listen)", e);
+        }
     }
 
     private PublicServicePoint listen(long connQual, EventDispatcher crEvd, PspFlag flag) {
@@ -872,41 +1107,17 @@ final class OfaIa extends OfaHandle implements InterfaceAdapter, OfaEventLoop.Ha
         lock.lock();
         try {
             live();
-            OfaEvd evd = ownEvd(crEvd, DatReturnSubtype.INVALID_HANDLE_EVD_CR, null);
-            if (evd == null || !evd.flags().contains(EvdFlag.CR)) {
-                throw DatException.invalidParameter(3, "the PSP's EVD must have the CR stream");
-            }
+            OfaEvd evd = crEvd(crEvd, 3);
             if (flag == PspFlag.PROVIDER) {
                 throw new DatException(DatReturnType.MODEL_NOT_SUPPORTED,
-                        "PSPs that create the EP (DAT_PSP_PROVIDER_FLAG) are not supported");
+                        "PSPs that create the EP (DAT_PSP_PROVIDER_FLAG) are not supported: a verbs queue pair needs "
+                                + "the PZ and completion queues only the consumer can name");
             }
-            if (cmChannel.equals(MemorySegment.NULL)) {
-                throw new DatException(DatReturnType.MODEL_NOT_SUPPORTED,
-                        "service points need rdma_cm: " + RdmaCm.unavailableReason());
-            }
-            RdmaCm cm = RdmaCm.get();
-            MemorySegment id;
-            try {
-                id = cm.createId(cmChannel);
-            } catch (VerbsException e) {
-                throw resources(DatReturnSubtype.NO_SUBTYPE, "dat_psp_create (rdma_create_id)", e);
-            }
-            long qual;
-            try {
-                cm.bindAddr(id, new InetSocketAddress(address.getAddress(), (int) connQual));
-                cm.listen(id, 64);
-                qual = RdmaCm.sourceAddress(id).getPort();
-            } catch (VerbsException e) {
-                cm.destroyId(id);
-                if (e.errno() == Errno.EADDRINUSE) {
-                    throw connQual == 0
-                            ? new DatException(DatReturnType.CONN_QUAL_UNAVAILABLE, DatReturnSubtype.NO_SUBTYPE, "no free connection qualifier", e)
-                            : new DatException(DatReturnType.CONN_QUAL_IN_USE, DatReturnSubtype.NO_SUBTYPE,
-                                    "connection qualifier " + connQual + " is in use on " + address, e);
-                }
-                throw resources(DatReturnSubtype.NO_SUBTYPE, "dat_psp_create (rdma_bind_addr/rdma_listen)", e);
-            }
+            int port = connQual < 0 ? 0 : PrivateData.port(connQual);
+            MemorySegment id = listenId(port, connQual, "dat_psp_create");
+            long qual = connQual < 0 ? RdmaCm.sourceAddress(id).getPort() : connQual;
             OfaPsp psp = new OfaPsp(this, id, qual, evd, flag);
+            listeners.put(id.address(), psp);
             evd.users++;
             psps.add(psp);
             counts.opened(HandleType.PSP);
@@ -931,7 +1142,8 @@ final class OfaIa extends OfaHandle implements InterfaceAdapter, OfaEventLoop.Ha
     private void destroyPsp(OfaPsp psp) {
         psp.markFreed();
         psps.remove(psp);
-        // Waits for the ID's events to be acknowledged; the event thread acks without the lock.
+        listeners.remove(psp.id.address());
+        // Waits for the ID's events to be acknowledged; the event thread acks before dispatching.
         quietly("rdma_destroy_id", () -> RdmaCm.get().destroyId(psp.id));
         psp.evd.users--;
         counts.closed(HandleType.PSP);
@@ -939,21 +1151,200 @@ final class OfaIa extends OfaHandle implements InterfaceAdapter, OfaEventLoop.Ha
 
     @Override
     public ReservedServicePoint createRsp(long connQual, Endpoint ep, EventDispatcher crEvd) {
-        live();
-        throw new DatException(DatReturnType.MODEL_NOT_SUPPORTED, "dat_rsp_create: " + OfaEp.NO_CONNECTIONS);
+        lock.lock();
+        try {
+            live();
+            OfaEvd evd = crEvd(crEvd, 4);
+            if (!(ep instanceof OfaEp e) || e.ia != this || e.isFreed()) {
+                throw DatException.invalidHandle(DatReturnSubtype.INVALID_HANDLE_EP, "not a live EP of IA " + name);
+            }
+            e.lock.lock();
+            try {
+                if (e.state() != EpState.UNCONNECTED) {
+                    throw e.state().invalid("dat_rsp_create");
+                }
+                MemorySegment id = listenId(PrivateData.port(connQual), connQual, "dat_rsp_create");
+                OfaRsp rsp = new OfaRsp(this, id, connQual, evd, e);
+                e.rsp = rsp;
+                e.setPassiveState(EpState.RESERVED);
+                listeners.put(id.address(), rsp);
+                evd.users++;
+                rsps.add(rsp);
+                counts.opened(HandleType.RSP);
+                return rsp;
+            } finally {
+                e.lock.unlock();
+            }
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    void freeRsp(OfaRsp rsp) {
+        lock.lock();
+        try {
+            if (rsp.isFreed()) {
+                throw rsp.alreadyFreed();
+            }
+            destroyRsp(rsp);
+            rsp.ep.lock.lock();
+            try {
+                if (rsp.ep.state() == EpState.RESERVED) {
+                    rsp.ep.setPassiveState(EpState.UNCONNECTED);
+                    rsp.ep.rsp = null;
+                }
+            } finally {
+                rsp.ep.lock.unlock();
+            }
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    private void destroyRsp(OfaRsp rsp) {
+        if (!rsp.markFreed()) {
+            return;
+        }
+        rsps.remove(rsp);
+        listeners.remove(rsp.id.address());
+        quietly("rdma_destroy_id", () -> RdmaCm.get().destroyId(rsp.id));
+        rsp.evd.users--;
+        counts.closed(HandleType.RSP);
     }
 
     @Override
     public CommonServicePoint createCsp(SocketAddress cspAddress, EventDispatcher crEvd) {
-        live();
-        throw new DatException(DatReturnType.MODEL_NOT_SUPPORTED, "dat_csp_create: " + OfaEp.NO_CONNECTIONS);
+        if (!(cspAddress instanceof InetSocketAddress isa) || isa.isUnresolved()
+                || !isa.getAddress().equals(address.getAddress()) || isa.getPort() < 1) {
+            throw new DatException(DatReturnType.INVALID_ADDRESS, DatReturnSubtype.NO_SUBTYPE, cspAddress
+                    + " is not this IA's address " + address.getAddress().getHostAddress() + " with a port");
+        }
+        lock.lock();
+        try {
+            live();
+            OfaEvd evd = crEvd(crEvd, 3);
+            MemorySegment id;
+            try {
+                id = listenId(isa.getPort(), isa.getPort(), "dat_csp_create");
+            } catch (DatException e) {
+                if (e.type() == DatReturnType.CONN_QUAL_IN_USE) {
+                    throw new DatException(DatReturnType.PORT_IN_USE, e.getMessage());
+                }
+                throw e;
+            }
+            OfaCsp csp = new OfaCsp(this, id, isa, evd);
+            listeners.put(id.address(), csp);
+            evd.users++;
+            csps.add(csp);
+            counts.opened(HandleType.CSP);
+            return csp;
+        } finally {
+            lock.unlock();
+        }
     }
+
+    void freeCsp(OfaCsp csp) {
+        lock.lock();
+        try {
+            if (csp.isFreed()) {
+                throw csp.alreadyFreed();
+            }
+            destroyCsp(csp);
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    private void destroyCsp(OfaCsp csp) {
+        csp.markFreed();
+        csps.remove(csp);
+        listeners.remove(csp.id.address());
+        quietly("rdma_destroy_id", () -> RdmaCm.get().destroyId(csp.id));
+        csp.evd.users--;
+        counts.closed(HandleType.CSP);
+    }
+
+    /** {@code dat_cr_handoff}: queues the request again at the PSP of {@code connQual}. */
+    boolean handoff(OfaCr cr, long connQual) {
+        lock.lock();
+        try {
+            for (OfaPsp p : psps) {
+                if (p.connQual == connQual) {
+                    OfaCr moved = cr.handedOff();
+                    crs.add(moved);
+                    counts.opened(HandleType.CR);
+                    crByCmId.put(moved.id().address(), moved);
+                    p.evd.enqueue(new DatEvent.ConnectionRequest(p.evd, p, address, p.connQual, moved, false));
+                    return true;
+                }
+            }
+            return false;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    // ---- SRQ ----
 
     @Override
     public SharedReceiveQueue createSrq(ProtectionZone pz, SrqAttributes attributes) {
-        live();
-        throw new DatException(DatReturnType.MODEL_NOT_SUPPORTED,
-                "dat_srq_create: the ofa provider has no shared receive queues yet");
+        if (attributes == null) {
+            throw DatException.invalidParameter(3, "null SRQ attributes");
+        }
+        lock.lock();
+        try {
+            live();
+            OfaPz p = ownPz(pz, 2);
+            if (device.maxSrq == 0) {
+                throw new DatException(DatReturnType.MODEL_NOT_SUPPORTED, "device " + device.name + " has no SRQs");
+            }
+            if (attributes.maxRecvDtos() > device.maxSrqWr || attributes.maxRecvIov() > device.maxSge) {
+                throw DatException.invalidParameter(3, "SRQ size over the device's limits");
+            }
+            MemorySegment srq;
+            try (Arena a = Arena.ofConfined()) {
+                MemorySegment init = a.allocate(org.jdapl.provider.ofa.verbs.Structs.IbvSrqInitAttr.S.size(), 8);
+                org.jdapl.provider.ofa.verbs.Structs.IbvSrqInitAttr.MAX_WR.setInt(init, attributes.maxRecvDtos());
+                org.jdapl.provider.ofa.verbs.Structs.IbvSrqInitAttr.MAX_SGE.setInt(init, attributes.maxRecvIov());
+                org.jdapl.provider.ofa.verbs.Structs.IbvSrqInitAttr.SRQ_LIMIT.setInt(init, attributes.lowWatermark());
+                srq = Verbs.get().createSrq(p.pd, init);
+            } catch (VerbsException e) {
+                throw resources(DatReturnSubtype.RESOURCE_SRQ, "dat_srq_create (ibv_create_srq)", e);
+            }
+            OfaSrq q = new OfaSrq(this, p, srq, attributes.maxRecvDtos(), attributes.maxRecvIov(),
+                    attributes.lowWatermark());
+            p.users++;
+            srqs.add(q);
+            counts.opened(HandleType.SRQ);
+            return q;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    void freeSrq(OfaSrq srq) {
+        lock.lock();
+        try {
+            if (srq.isFreed()) {
+                throw srq.alreadyFreed();
+            }
+            if (srq.users > 0) {
+                throw DatException.invalidState(DatReturnSubtype.INVALID_STATE_SRQ_IN_USE,
+                        "SRQ is used by " + srq.users + " EP(s)");
+            }
+            destroySrq(srq);
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    private void destroySrq(OfaSrq srq) {
+        srq.markFreed();
+        srqs.remove(srq);
+        quietly("ibv_destroy_srq", () -> Verbs.get().destroySrq(srq.srq));
+        srq.freeNative();
+        srq.pz.users--;
+        counts.closed(HandleType.SRQ);
     }
 
     // ---- event thread ----
@@ -966,74 +1357,199 @@ final class OfaIa extends OfaHandle implements InterfaceAdapter, OfaEventLoop.Ha
             if (cq.equals(MemorySegment.NULL)) {
                 return;
             }
-            // Acknowledge before taking the lock: ibv_destroy_cq (under the lock) waits for it.
+            // Acknowledge before anything else: ibv_destroy_cq waits for it.
             v.ackCqEvents(cq, 1);
-            lock.lock();
-            try {
-                OfaEvd evd = evdByCq.get(cq.address());
-                if (evd != null) {
-                    device.context.reqNotifyCq(evd.cq, false);
-                    drain(evd);
+            OfaEvd evd = evdByCq.get(cq.address());
+            if (evd != null) {
+                evd.cqEvent();
+            }
+        }
+    }
+
+    /** One work completion polled from an EVD's CQ (poll lock held): handed to the EP it names. */
+    void completion(OfaEvd evd, MemorySegment wcs, int index) {
+        long base = (long) index * IbvWc.S.size();
+        long wrId = wcs.get(java.lang.foreign.ValueLayout.JAVA_LONG_UNALIGNED, base);
+        int status = wcs.get(java.lang.foreign.ValueLayout.JAVA_INT_UNALIGNED, base + IbvWc.STATUS.offset());
+        int byteLen = wcs.get(java.lang.foreign.ValueLayout.JAVA_INT_UNALIGNED, base + IbvWc.BYTE_LEN.offset());
+        int qpNum = wcs.get(java.lang.foreign.ValueLayout.JAVA_INT_UNALIGNED, base + IbvWc.QP_NUM.offset());
+        int flags = wcs.get(java.lang.foreign.ValueLayout.JAVA_INT_UNALIGNED, base + IbvWc.WC_FLAGS.offset());
+        int inv = wcs.get(java.lang.foreign.ValueLayout.JAVA_INT_UNALIGNED, base + IbvWc.INVALIDATED_RKEY.offset());
+        OfaEp ep = epByQpNum.get(qpNum);
+        if (ep == null) {
+            return; // an EP freed with completions still in the CQ
+        }
+        if ((wrId & WorkRing.TAG_MASK) == WorkRing.SRQ) {
+            if (ep.srq != null) {
+                long cookie = ep.srq.complete(wrId);
+                if (cookie != -1 || status != 0) {
+                    ep.srqCompleted(evd, cookie, status, byteLen, flags, inv);
                 }
-            } finally {
-                lock.unlock();
             }
+            return;
         }
+        ep.completed(evd, wrId, status, byteLen, flags, inv);
     }
 
-    /** Polls a CQ empty. No work request is posted by this version, so any completion is reported as an error. */
-    private void drain(OfaEvd evd) {
-        int n;
-        while ((n = device.context.pollCq(evd.cq, POLL_BATCH, wcs)) > 0) {
-            for (int i = 0; i < n; i++) {
-                MemorySegment wc = wcs.asSlice(i * IbvWc.S.size(), IbvWc.S.size());
-                asyncEvd.enqueue(new DatEvent.AsyncError(asyncEvd, EventNumber.ASYNC_ERROR_PROVIDER_INTERNAL_ERROR,
-                        evd, 0, "completion of a work request the provider did not post (wr_id "
-                        + IbvWc.WR_ID.getLong(wc) + ", status " + Verbs.get().wcStatusStr(IbvWc.STATUS.getInt(wc))
-                        + ")"));
-            }
-        }
-    }
-
+    /** Device events: routed to the IAs of the context (port events) or the EP of the QP (QP events). */
     @Override
     public void asyncEvents() {
         Verbs v = Verbs.get();
         while (v.getAsyncEvent(device.context.pointer(), asyncEvent)) {
             int type = IbvAsyncEvent.EVENT_TYPE.getInt(asyncEvent);
+            long element = IbvAsyncEvent.ELEMENT.getLong(asyncEvent);
             String what = v.eventTypeStr(type);
             v.ackAsyncEvent(asyncEvent);
-            LOG.info("IA {}: device event {}", name, what);
-            EventNumber number = switch (type) {
-                case 8 -> EventNumber.ASYNC_ERROR_IA_CATASTROPHIC; // IBV_EVENT_DEVICE_FATAL
-                case 0 -> EventNumber.ASYNC_ERROR_EVD_OVERFLOW; // IBV_EVENT_CQ_ERR
-                case 1, 2, 3, 4, 5 -> EventNumber.ASYNC_ERROR_EP_BROKEN; // QP fatal, req/access errors, path mig
-                default -> null; // port, GID, LID, SM and client events are informational
-            };
-            if (number != null) {
-                asyncEvd.enqueue(new DatEvent.AsyncError(asyncEvd, number, this, type, what));
+            LOG.debug("IA {}: device event {}", name, what);
+            Set<OfaIa> all = BY_CONTEXT.getOrDefault(device.context.pointer().address(), Set.of(this));
+            for (OfaIa ia : all) {
+                ia.deviceEvent(type, element, what);
             }
         }
     }
 
+    private void deviceEvent(int type, long element, String what) {
+        if (isFreed()) {
+            return;
+        }
+        switch (type) {
+            case 1, 2, 3 -> { // IBV_EVENT_QP_FATAL, QP_REQ_ERR, QP_ACCESS_ERR: that connection is broken
+                OfaEp ep = epByQp.get(element);
+                if (ep != null) {
+                    loop.schedule(0, () -> ep.broken(what));
+                }
+            }
+            case 4 -> { // IBV_EVENT_COMM_EST: data came before the RTU; tell rdma_cm
+                OfaEp ep = epByQp.get(element);
+                if (ep != null) {
+                    LOG.debug("IA {}: communication established on qp {}", name, ep.qpNum);
+                }
+            }
+            case 10 -> { // IBV_EVENT_PORT_ERR: the link is down, every connection of the port is broken
+                if ((int) element == device.port) {
+                    for (OfaEp ep : List.copyOf(epByQp.values())) {
+                        loop.schedule(0, () -> ep.broken("port " + device.port + " down"));
+                    }
+                    asyncEvd.enqueue(new DatEvent.AsyncError(asyncEvd, EventNumber.ASYNC_ERROR_PROVIDER_INTERNAL_ERROR,
+                            this, type, what + " (port " + device.port + ")"));
+                }
+            }
+            case 8 -> asyncEvd.enqueue(new DatEvent.AsyncError(asyncEvd, EventNumber.ASYNC_ERROR_IA_CATASTROPHIC,
+                    this, type, what));
+            case 0 -> asyncEvd.enqueue(new DatEvent.AsyncError(asyncEvd, EventNumber.ASYNC_ERROR_EVD_OVERFLOW,
+                    this, type, what));
+            default -> {
+                // port active, GID, LID, SM and client events are informational
+            }
+        }
+    }
+
+    /** rdma_cm events: each is copied and acknowledged before it is dispatched (rdma_destroy_id waits for that). */
     @Override
     public void cmEvents() {
         RdmaCm cm = RdmaCm.get();
         RdmaCm.Pending p;
         while ((p = cm.getCmEvent(cmChannel)) != null) {
             RdmaCm.CmEvent e = p.event();
-            if (e.event() == RdmaCm.EVENT_CONNECT_REQUEST) {
-                LOG.info("IA {}: rejecting a connection request ({})", name, OfaEp.NO_CONNECTIONS);
-                try {
-                    cm.reject(e.id());
-                } catch (VerbsException x) {
-                    LOG.warn("IA {}: rdma_reject failed", name, x);
-                }
-                cm.ack(p);
-                cm.destroyId(e.id());
-            } else {
-                cm.ack(p);
-                LOG.debug("IA {}: rdma_cm event {} (status {})", name, e.name(), e.status());
+            cm.ack(p);
+            try {
+                dispatch(e);
+            } catch (RuntimeException x) {
+                LOG.warn("IA {}: handling rdma_cm event {} failed", name, e.name(), x);
             }
+        }
+    }
+
+    private void dispatch(RdmaCm.CmEvent e) {
+        if (e.event() == RdmaCm.EVENT_CONNECT_REQUEST) {
+            connectRequest(e);
+            return;
+        }
+        OfaEp ep = epByCmId.get(e.id().address());
+        if (ep != null) {
+            ep.cmEvent(e);
+            return;
+        }
+        OfaCr cr = crByCmId.get(e.id().address());
+        if (cr != null) {
+            if (e.event() != RdmaCm.EVENT_ESTABLISHED && e.event() != RdmaCm.EVENT_TIMEWAIT_EXIT) {
+                cr.withdrawn();
+            }
+            return;
+        }
+        LOG.debug("IA {}: rdma_cm event {} (status {}) for no object", name, e.name(), e.status());
+    }
+
+    /** A connect request at a PSP, RSP or CSP: a CR event on its EVD (an RSP is consumed by it). */
+    private void connectRequest(RdmaCm.CmEvent e) {
+        RdmaCm cm = RdmaCm.get();
+        Object sp = listeners.get(e.listenId().address());
+        InetSocketAddress from = RdmaCm.destinationAddress(e.id());
+        int localPort = RdmaCm.sourceAddress(e.id()).getPort();
+        byte[] data = PrivateData.decode(e.privateData());
+        if (sp instanceof OfaRsp rsp) {
+            lock.lock();
+            try {
+                OfaEp ep = rsp.ep;
+                ep.lock.lock();
+                try {
+                    if (rsp.isFreed() || ep.isFreed() || ep.state() != EpState.RESERVED) {
+                        rejectQuietly(cm, e.id());
+                        return;
+                    }
+                    OfaCr cr = newCr(e, from, localPort, data, ep);
+                    ep.pendingCr = cr;
+                    ep.setPassiveState(EpState.PASSIVE_CONNECTION_PENDING);
+                    destroyRsp(rsp);
+                    ep.rsp = null;
+                    rsp.evd.enqueue(new DatEvent.ConnectionRequest(rsp.evd, null, address, rsp.connQual, cr, false));
+                } finally {
+                    ep.lock.unlock();
+                }
+            } finally {
+                lock.unlock();
+            }
+            return;
+        }
+        OfaEvd evd;
+        long qual;
+        org.jdapl.dat.ServicePoint point;
+        if (sp instanceof OfaPsp psp && !psp.isFreed()) {
+            evd = psp.evd;
+            qual = psp.connQual;
+            point = psp;
+        } else if (sp instanceof OfaCsp csp && !csp.isFreed()) {
+            evd = csp.evd;
+            qual = csp.address.getPort();
+            point = csp;
+        } else {
+            rejectQuietly(cm, e.id());
+            return;
+        }
+        OfaCr cr = newCr(e, from, localPort, data, null);
+        evd.enqueue(new DatEvent.ConnectionRequest(evd, point, address, qual, cr, false));
+    }
+
+    private OfaCr newCr(RdmaCm.CmEvent e, InetSocketAddress from, int localPort, byte[] data, OfaEp reserved) {
+        OfaCr cr = new OfaCr(this, e.id(), from, localPort, data, e.responderResources(), e.initiatorDepth(),
+                reserved);
+        crs.add(cr);
+        counts.opened(HandleType.CR);
+        crByCmId.put(e.id().address(), cr);
+        return cr;
+    }
+
+    /** Refuses a request nobody takes: a provider reject (NON_PEER_REJECTED at the active side). */
+    private void rejectQuietly(RdmaCm cm, MemorySegment id) {
+        try {
+            cm.reject(id, PrivateData.encode(new byte[0], true));
+        } catch (VerbsException x) {
+            LOG.debug("rdma_reject failed", x);
+        }
+        try {
+            cm.destroyId(id);
+        } catch (VerbsException x) {
+            LOG.debug("rdma_destroy_id failed", x);
         }
     }
 

@@ -22,8 +22,8 @@ final class OfaLmr extends OfaHandle implements LocalMemoryRegion {
     private final int lkey;
     private final int rkey;
     private final long registeredSize;
-    /** RMRs bound to this LMR. Guarded by the IA lock. */
-    int boundRmrs;
+    /** RMRs bound to this LMR. */
+    final java.util.concurrent.atomic.AtomicInteger boundRmrs = new java.util.concurrent.atomic.AtomicInteger();
 
     OfaLmr(OfaIa ia, OfaPz pz, MemorySegment mr, MemorySegment segment, Set<MemPriv> privileges, VaType vaType,
            int lkey, int rkey, long registeredSize) {
@@ -58,6 +58,11 @@ final class OfaLmr extends OfaHandle implements LocalMemoryRegion {
     @Override
     public MemorySegment segment() {
         return segment;
+    }
+
+    /** The lkey, also after free (a DTO naming a freed LMR then fails with the device's protection error). */
+    int lkey() {
+        return lkey;
     }
 
     Set<MemPriv> privileges() {

@@ -27,6 +27,8 @@ final class OfaRmr extends OfaHandle implements RemoteMemoryRegion {
     Set<MemPriv> boundPrivileges = Set.of();
     int rmrContext;
     VaType vaType = VaType.VA;
+    /** The window's current rkey (type 2 windows: the one of the last bind). Guarded by the EP's lock. */
+    int windowKey;
 
     OfaRmr(OfaIa ia, OfaPz pz, MemorySegment mw, RmrScope scope) {
         super(HandleType.RMR);
@@ -34,6 +36,7 @@ final class OfaRmr extends OfaHandle implements RemoteMemoryRegion {
         this.pz = pz;
         this.mw = mw;
         this.scope = scope;
+        this.windowKey = org.jdapl.provider.ofa.verbs.Structs.IbvMw.RKEY.getInt(mw);
     }
 
     @Override
@@ -48,7 +51,7 @@ final class OfaRmr extends OfaHandle implements RemoteMemoryRegion {
     @Override
     public int bind(LocalMemoryRegion lmr, long offset, long length, Set<MemPriv> privileges, VaType va,
                     Endpoint ep, long cookie, Set<CompletionFlag> flags) {
-        return ia.bindRmr(this, lmr, offset, length, privileges, va, ep);
+        return ia.bindRmr(this, lmr, offset, length, privileges, va, ep, cookie, flags);
     }
 
     @Override

@@ -30,8 +30,38 @@ public final class RdmaCm {
     public static final String SONAME = "librdmacm.so.1";
     /** RDMA_PS_TCP: reliable connected port space. */
     public static final int PS_TCP = 0x0106;
+    /** RDMA_CM_EVENT_ADDR_RESOLVED. */
+    public static final int EVENT_ADDR_RESOLVED = 0;
+    /** RDMA_CM_EVENT_ADDR_ERROR. */
+    public static final int EVENT_ADDR_ERROR = 1;
+    /** RDMA_CM_EVENT_ROUTE_RESOLVED. */
+    public static final int EVENT_ROUTE_RESOLVED = 2;
+    /** RDMA_CM_EVENT_ROUTE_ERROR. */
+    public static final int EVENT_ROUTE_ERROR = 3;
     /** RDMA_CM_EVENT_CONNECT_REQUEST. */
     public static final int EVENT_CONNECT_REQUEST = 4;
+    /** RDMA_CM_EVENT_CONNECT_RESPONSE (active side of an ID without a QP of librdmacm's). */
+    public static final int EVENT_CONNECT_RESPONSE = 5;
+    /** RDMA_CM_EVENT_CONNECT_ERROR. */
+    public static final int EVENT_CONNECT_ERROR = 6;
+    /** RDMA_CM_EVENT_UNREACHABLE. */
+    public static final int EVENT_UNREACHABLE = 7;
+    /** RDMA_CM_EVENT_REJECTED. */
+    public static final int EVENT_REJECTED = 8;
+    /** RDMA_CM_EVENT_ESTABLISHED. */
+    public static final int EVENT_ESTABLISHED = 9;
+    /** RDMA_CM_EVENT_DISCONNECTED. */
+    public static final int EVENT_DISCONNECTED = 10;
+    /** RDMA_CM_EVENT_DEVICE_REMOVAL. */
+    public static final int EVENT_DEVICE_REMOVAL = 11;
+    /** RDMA_CM_EVENT_ADDR_CHANGE. */
+    public static final int EVENT_ADDR_CHANGE = 14;
+    /** RDMA_CM_EVENT_TIMEWAIT_EXIT. */
+    public static final int EVENT_TIMEWAIT_EXIT = 15;
+    /** The IB CM reject reason IB_CM_REJ_CONSUMER_DEFINED: the remote consumer called rdma_reject. */
+    public static final int REJECT_CONSUMER_DEFINED = 28;
+    /** IBV_EVENT_COMM_EST, for {@link #notify}. */
+    public static final int IBV_EVENT_COMM_EST = 4;
     /** AF_INET. */
     public static final int AF_INET = 2;
 
@@ -50,6 +80,14 @@ public final class RdmaCm {
     private final MethodHandle ackCmEvent;
     private final MethodHandle reject;
     private final MethodHandle eventStr;
+    private final MethodHandle resolveAddr;
+    private final MethodHandle resolveRoute;
+    private final MethodHandle connect;
+    private final MethodHandle accept;
+    private final MethodHandle disconnect;
+    private final MethodHandle initQpAttr;
+    private final MethodHandle establish;
+    private final MethodHandle notify;
 
     private RdmaCm(NativeLibrary lib) {
         getDevices = lib.function("rdma_get_devices", FunctionDescriptor.of(ADDRESS, ADDRESS));
@@ -64,6 +102,15 @@ public final class RdmaCm {
         ackCmEvent = lib.function("rdma_ack_cm_event", FunctionDescriptor.of(JAVA_INT, ADDRESS));
         reject = lib.function("rdma_reject", FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS, JAVA_INT));
         eventStr = lib.function("rdma_event_str", FunctionDescriptor.of(ADDRESS, JAVA_INT));
+        resolveAddr = lib.function("rdma_resolve_addr",
+                FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS, ADDRESS, JAVA_INT));
+        resolveRoute = lib.function("rdma_resolve_route", FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_INT));
+        connect = lib.function("rdma_connect", FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS));
+        accept = lib.function("rdma_accept", FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS));
+        disconnect = lib.function("rdma_disconnect", FunctionDescriptor.of(JAVA_INT, ADDRESS));
+        initQpAttr = lib.function("rdma_init_qp_attr", FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS, ADDRESS));
+        establish = lib.function("rdma_establish", FunctionDescriptor.of(JAVA_INT, ADDRESS));
+        notify = lib.function("rdma_notify", FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_INT));
     }
 
     /**
@@ -219,7 +266,8 @@ public final class RdmaCm {
     }
 
     /** One event of {@code rdma_get_cm_event}, copied out before it was acknowledged. */
-    public record CmEvent(MemorySegment id, MemorySegment listenId, int event, int status, String name) {
+    public record CmEvent(MemorySegment id, MemorySegment listenId, int event, int status, String name,
+                          byte[] privateData, int responderResources, int initiatorDepth) {
     }
 
     /**
@@ -240,8 +288,13 @@ public final class RdmaCm {
             }
             MemorySegment ev = slot.get(ADDRESS, 0).reinterpret(RdmaCmEvent.S.size());
             int type = RdmaCmEvent.EVENT.getInt(ev);
+            MemorySegment pd = RdmaCmEvent.PRIVATE_DATA.getPointer(ev);
+            int pdLen = RdmaCmEvent.PRIVATE_DATA_LEN.getU8(ev);
+            byte[] data = pd.equals(MemorySegment.NULL) || pdLen == 0 ? new byte[0]
+                    : pd.reinterpret(pdLen).toArray(java.lang.foreign.ValueLayout.JAVA_BYTE);
             CmEvent copy = new CmEvent(RdmaCmEvent.ID.getPointer(ev), RdmaCmEvent.LISTEN_ID.getPointer(ev), type,
-                    RdmaCmEvent.STATUS.getInt(ev), eventStr(type));
+                    RdmaCmEvent.STATUS.getInt(ev), eventStr(type), data,
+                    RdmaCmEvent.RESPONDER_RESOURCES.getU8(ev), RdmaCmEvent.INITIATOR_DEPTH.getU8(ev));
             return new Pending(ev, copy);
         }
     }
@@ -258,6 +311,84 @@ public final class RdmaCm {
     /** {@code rdma_reject} without private data. */
     public void reject(MemorySegment id) {
         check("rdma_reject", (int) call(reject, id, MemorySegment.NULL, 0));
+    }
+
+    /** {@code rdma_reject} with private data. */
+    public void reject(MemorySegment id, byte[] privateData) {
+        try (Arena a = Arena.ofConfined()) {
+            MemorySegment pd = a.allocate(Math.max(1, privateData.length));
+            MemorySegment.copy(MemorySegment.ofArray(privateData), 0, pd, 0, privateData.length);
+            check("rdma_reject", (int) call(reject, id, pd, (byte) privateData.length));
+        }
+    }
+
+    /**
+     * {@code rdma_resolve_addr} from {@code source} (port 0: an ephemeral port) to {@code destination}.
+     *
+     * @throws VerbsException with the errno (ENETUNREACH, EHOSTUNREACH, EADDRNOTAVAIL, ...)
+     */
+    public void resolveAddr(MemorySegment id, InetSocketAddress source, InetSocketAddress destination,
+                            int timeoutMillis) {
+        try (Arena a = Arena.ofConfined()) {
+            check("rdma_resolve_addr", (int) call(resolveAddr, id, sockaddr(a, source), sockaddr(a, destination),
+                    timeoutMillis));
+        }
+    }
+
+    /** {@code rdma_resolve_route}. */
+    public void resolveRoute(MemorySegment id, int timeoutMillis) {
+        check("rdma_resolve_route", (int) call(resolveRoute, id, timeoutMillis));
+    }
+
+    /** {@code rdma_connect} with {@code param} (a {@code struct rdma_conn_param}). */
+    public void connect(MemorySegment id, MemorySegment param) {
+        check("rdma_connect", (int) call(connect, id, param));
+    }
+
+    /** {@code rdma_accept} with {@code param} (a {@code struct rdma_conn_param}). */
+    public void accept(MemorySegment id, MemorySegment param) {
+        check("rdma_accept", (int) call(accept, id, param));
+    }
+
+    /** {@code rdma_disconnect}: sends a DREQ (or answers one with a DREP). Returns 0 or the errno. */
+    public int disconnect(MemorySegment id) {
+        int r = (int) call(disconnect, id);
+        return r == 0 ? 0 : Errno.last();
+    }
+
+    /**
+     * {@code rdma_init_qp_attr}: fills {@code attr} (a {@code struct ibv_qp_attr} whose qp_state names the
+     * state wanted) for the ID's connection and returns the IBV_QP_* mask to pass to ibv_modify_qp.
+     */
+    public int initQpAttr(MemorySegment id, MemorySegment attr) {
+        try (Arena a = Arena.ofConfined()) {
+            MemorySegment mask = a.allocate(JAVA_INT);
+            check("rdma_init_qp_attr", (int) call(initQpAttr, id, attr, mask));
+            return mask.get(JAVA_INT, 0);
+        }
+    }
+
+    /** {@code rdma_establish}: completes an active connection whose QP the caller moved to RTS. */
+    public void establish(MemorySegment id) {
+        check("rdma_establish", (int) call(establish, id));
+    }
+
+    /** {@code rdma_notify}: tells the CM of a QP event (IBV_EVENT_COMM_EST). */
+    public void notify(MemorySegment id, int event) {
+        call(notify, id, event);
+    }
+
+    /** The destination address of an ID ({@code route.addr.dst_addr}, IPv4). */
+    public static InetSocketAddress destinationAddress(MemorySegment id) {
+        MemorySegment sa = RdmaCmId.DST_ADDR.slice(id.reinterpret(RdmaCmId.S.size()), SockaddrIn.S.size());
+        int raw = SockaddrIn.SIN_PORT.getU16(sa);
+        int port = ((raw & 0xff) << 8) | (raw >> 8);
+        byte[] ip = SockaddrIn.SIN_ADDR.slice(sa, 4).toArray(java.lang.foreign.ValueLayout.JAVA_BYTE);
+        try {
+            return new InetSocketAddress(InetAddress.getByAddress(ip), port);
+        } catch (UnknownHostException e) {
+            throw new IllegalStateException(e);
+        }
     }
 
     /** {@code rdma_event_str}. */

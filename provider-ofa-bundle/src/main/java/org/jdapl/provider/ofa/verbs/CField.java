@@ -65,6 +65,16 @@ public record CField(CStruct struct, String member, long offset, Kind kind) {
         return MemorySegment.ofAddress(s.get(ValueLayout.JAVA_LONG_UNALIGNED, offset));
     }
 
+    /** Writes a byte. */
+    public void setU8(MemorySegment s, int value) {
+        s.set(ValueLayout.JAVA_BYTE, offset, (byte) value);
+    }
+
+    /** Writes a 64-bit value. */
+    public void setLong(MemorySegment s, long value) {
+        s.set(ValueLayout.JAVA_LONG_UNALIGNED, offset, value);
+    }
+
     /** Writes a 16-bit value. */
     public void setU16(MemorySegment s, int value) {
         s.set(ValueLayout.JAVA_SHORT_UNALIGNED, offset, (short) value);

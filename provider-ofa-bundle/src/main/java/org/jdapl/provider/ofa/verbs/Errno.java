@@ -26,6 +26,14 @@ public final class Errno {
     public static final int ENODEV = 19;
     /** EADDRINUSE. */
     public static final int EADDRINUSE = 98;
+    /** ENOMEM is also what ibv_post_* return for a full queue. ENETUNREACH. */
+    public static final int ENETUNREACH = 101;
+    /** EHOSTUNREACH. */
+    public static final int EHOSTUNREACH = 113;
+    /** EADDRNOTAVAIL. */
+    public static final int EADDRNOTAVAIL = 99;
+    /** ETIMEDOUT. */
+    public static final int ETIMEDOUT = 110;
     /** EOPNOTSUPP. */
     public static final int EOPNOTSUPP = 95;
 

@@ -39,6 +39,7 @@ public final class Structs {
         public static final CField DEALLOC_MW = S.field("dealloc_mw", 72, POINTER);
         public static final CField POLL_CQ = S.field("poll_cq", 88, POINTER);
         public static final CField REQ_NOTIFY_CQ = S.field("req_notify_cq", 96, POINTER);
+        public static final CField POST_SRQ_RECV = S.field("post_srq_recv", 160, POINTER);
         public static final CField POST_SEND = S.field("post_send", 200, POINTER);
         public static final CField POST_RECV = S.field("post_recv", 208, POINTER);
 
@@ -215,6 +216,7 @@ public final class Structs {
         public static final CField QP_NUM = S.field("qp_num", 28, I32);
         public static final CField SRC_QP = S.field("src_qp", 32, I32);
         public static final CField WC_FLAGS = S.field("wc_flags", 36, I32);
+        public static final CField INVALIDATED_RKEY = S.field("invalidated_rkey", 24, I32);
 
         private IbvWc() {
         }
@@ -264,8 +266,137 @@ public final class Structs {
         public static final CField LISTEN_ID = S.field("listen_id", 8, POINTER);
         public static final CField EVENT = S.field("event", 16, I32);
         public static final CField STATUS = S.field("status", 20, I32);
+        public static final CField PRIVATE_DATA = S.field("param.conn.private_data", 24, POINTER);
+        public static final CField PRIVATE_DATA_LEN = S.field("param.conn.private_data_len", 32, U8);
+        public static final CField RESPONDER_RESOURCES = S.field("param.conn.responder_resources", 33, U8);
+        public static final CField INITIATOR_DEPTH = S.field("param.conn.initiator_depth", 34, U8);
 
         private RdmaCmEvent() {
+        }
+    }
+
+    /** {@code struct ibv_sge}: one scatter/gather entry. */
+    public static final class IbvSge {
+        public static final CStruct S = new CStruct("ibv_sge", 16);
+        public static final CField ADDR = S.field("addr", 0, I64);
+        public static final CField LENGTH = S.field("length", 8, I32);
+        public static final CField LKEY = S.field("lkey", 12, I32);
+
+        private IbvSge() {
+        }
+    }
+
+    /** {@code struct ibv_send_wr} ({@code ibv_post_send}). */
+    public static final class IbvSendWr {
+        public static final CStruct S = new CStruct("ibv_send_wr", 128);
+        public static final CField WR_ID = S.field("wr_id", 0, I64);
+        public static final CField NEXT = S.field("next", 8, POINTER);
+        public static final CField SG_LIST = S.field("sg_list", 16, POINTER);
+        public static final CField NUM_SGE = S.field("num_sge", 24, I32);
+        public static final CField OPCODE = S.field("opcode", 28, I32);
+        public static final CField SEND_FLAGS = S.field("send_flags", 32, I32);
+        public static final CField INVALIDATE_RKEY = S.field("invalidate_rkey", 36, I32);
+        public static final CField REMOTE_ADDR = S.field("wr.rdma.remote_addr", 40, I64);
+        public static final CField RKEY = S.field("wr.rdma.rkey", 48, I32);
+        public static final CField BIND_MW_MW = S.field("bind_mw.mw", 80, POINTER);
+        public static final CField BIND_MW_RKEY = S.field("bind_mw.rkey", 88, I32);
+        /** The embedded {@code struct ibv_mw_bind_info}. */
+        public static final CField BIND_MW_INFO = S.field("bind_mw.bind_info", 96, BYTES);
+
+        private IbvSendWr() {
+        }
+    }
+
+    /** {@code struct ibv_recv_wr} ({@code ibv_post_recv}, {@code ibv_post_srq_recv}). */
+    public static final class IbvRecvWr {
+        public static final CStruct S = new CStruct("ibv_recv_wr", 32);
+        public static final CField WR_ID = S.field("wr_id", 0, I64);
+        public static final CField NEXT = S.field("next", 8, POINTER);
+        public static final CField SG_LIST = S.field("sg_list", 16, POINTER);
+        public static final CField NUM_SGE = S.field("num_sge", 24, I32);
+
+        private IbvRecvWr() {
+        }
+    }
+
+    /** {@code struct ibv_mw_bind_info}. */
+    public static final class IbvMwBindInfo {
+        public static final CStruct S = new CStruct("ibv_mw_bind_info", 32);
+        public static final CField MR = S.field("mr", 0, POINTER);
+        public static final CField ADDR = S.field("addr", 8, I64);
+        public static final CField LENGTH = S.field("length", 16, I64);
+        public static final CField MW_ACCESS_FLAGS = S.field("mw_access_flags", 24, I32);
+
+        private IbvMwBindInfo() {
+        }
+    }
+
+    /** {@code struct ibv_mw_bind} ({@code ibv_bind_mw} of a type 1 window). */
+    public static final class IbvMwBind {
+        public static final CStruct S = new CStruct("ibv_mw_bind", 48);
+        public static final CField WR_ID = S.field("wr_id", 0, I64);
+        public static final CField SEND_FLAGS = S.field("send_flags", 8, I32);
+        /** The embedded {@code struct ibv_mw_bind_info}. */
+        public static final CField BIND_INFO = S.field("bind_info", 16, BYTES);
+
+        private IbvMwBind() {
+        }
+    }
+
+    /** {@code struct ibv_qp_attr} ({@code ibv_modify_qp}, {@code rdma_init_qp_attr}). */
+    public static final class IbvQpAttr {
+        public static final CStruct S = new CStruct("ibv_qp_attr", 144);
+        public static final CField QP_STATE = S.field("qp_state", 0, I32);
+        public static final CField QP_ACCESS_FLAGS = S.field("qp_access_flags", 32, I32);
+        public static final CField PKEY_INDEX = S.field("pkey_index", 120, U16);
+        public static final CField MAX_RD_ATOMIC = S.field("max_rd_atomic", 126, U8);
+        public static final CField MAX_DEST_RD_ATOMIC = S.field("max_dest_rd_atomic", 127, U8);
+        public static final CField MIN_RNR_TIMER = S.field("min_rnr_timer", 128, U8);
+        public static final CField PORT_NUM = S.field("port_num", 129, U8);
+        public static final CField TIMEOUT = S.field("timeout", 130, U8);
+        public static final CField RETRY_CNT = S.field("retry_cnt", 131, U8);
+        public static final CField RNR_RETRY = S.field("rnr_retry", 132, U8);
+
+        private IbvQpAttr() {
+        }
+    }
+
+    /** {@code struct ibv_srq_init_attr} ({@code ibv_create_srq}). */
+    public static final class IbvSrqInitAttr {
+        public static final CStruct S = new CStruct("ibv_srq_init_attr", 24);
+        public static final CField MAX_WR = S.field("attr.max_wr", 8, I32);
+        public static final CField MAX_SGE = S.field("attr.max_sge", 12, I32);
+        public static final CField SRQ_LIMIT = S.field("attr.srq_limit", 16, I32);
+
+        private IbvSrqInitAttr() {
+        }
+    }
+
+    /** {@code struct ibv_srq_attr} ({@code ibv_modify_srq}). */
+    public static final class IbvSrqAttr {
+        public static final CStruct S = new CStruct("ibv_srq_attr", 12);
+        public static final CField MAX_WR = S.field("max_wr", 0, I32);
+        public static final CField MAX_SGE = S.field("max_sge", 4, I32);
+        public static final CField SRQ_LIMIT = S.field("srq_limit", 8, I32);
+
+        private IbvSrqAttr() {
+        }
+    }
+
+    /** {@code struct rdma_conn_param} ({@code rdma_connect}, {@code rdma_accept}). */
+    public static final class RdmaConnParam {
+        public static final CStruct S = new CStruct("rdma_conn_param", 24);
+        public static final CField PRIVATE_DATA = S.field("private_data", 0, POINTER);
+        public static final CField PRIVATE_DATA_LEN = S.field("private_data_len", 8, U8);
+        public static final CField RESPONDER_RESOURCES = S.field("responder_resources", 9, U8);
+        public static final CField INITIATOR_DEPTH = S.field("initiator_depth", 10, U8);
+        public static final CField FLOW_CONTROL = S.field("flow_control", 11, U8);
+        public static final CField RETRY_COUNT = S.field("retry_count", 12, U8);
+        public static final CField RNR_RETRY_COUNT = S.field("rnr_retry_count", 13, U8);
+        public static final CField SRQ = S.field("srq", 14, U8);
+        public static final CField QP_NUM = S.field("qp_num", 16, I32);
+
+        private RdmaConnParam() {
         }
     }
 
@@ -296,5 +427,6 @@ public final class Structs {
     /** Every struct above, for the layout probe. */
     public static final List<CStruct> ALL = List.of(IbvContext.S, IbvContextOps.S, IbvDeviceAttr.S, IbvPortAttr.S,
             IbvPd.S, IbvMr.S, IbvMw.S, IbvCompChannel.S, IbvCq.S, IbvQpCap.S, IbvQpInitAttr.S, IbvQp.S, IbvWc.S,
-            IbvAsyncEvent.S, RdmaEventChannel.S, RdmaCmId.S, RdmaCmEvent.S, SockaddrIn.S, PollFd.S);
+            IbvAsyncEvent.S, RdmaEventChannel.S, RdmaCmId.S, RdmaCmEvent.S, SockaddrIn.S, PollFd.S, IbvSge.S, IbvSendWr.S,
+            IbvRecvWr.S, IbvMwBindInfo.S, IbvMwBind.S, IbvQpAttr.S, IbvSrqInitAttr.S, IbvSrqAttr.S, RdmaConnParam.S);
 }

@@ -36,6 +36,50 @@ public final class Verbs {
     public static final int DEVICE_MEM_WINDOW_TYPE_2A = 1 << 23;
     /** IBV_DEVICE_MEM_WINDOW_TYPE_2B. */
     public static final int DEVICE_MEM_WINDOW_TYPE_2B = 1 << 24;
+    /** IBV_ACCESS_REMOTE_ATOMIC. */
+    public static final int ACCESS_REMOTE_ATOMIC = 8;
+    /** IBV_QPS_RESET. */
+    public static final int QPS_RESET = 0;
+    /** IBV_QPS_INIT. */
+    public static final int QPS_INIT = 1;
+    /** IBV_QPS_RTR. */
+    public static final int QPS_RTR = 2;
+    /** IBV_QPS_RTS. */
+    public static final int QPS_RTS = 3;
+    /** IBV_QPS_ERR. */
+    public static final int QPS_ERR = 6;
+    /** IBV_QP_STATE. */
+    public static final int QP_STATE = 1;
+    /** IBV_QP_ACCESS_FLAGS. */
+    public static final int QP_ACCESS_FLAGS = 8;
+    /** IBV_QP_PKEY_INDEX. */
+    public static final int QP_PKEY_INDEX = 16;
+    /** IBV_QP_PORT. */
+    public static final int QP_PORT = 32;
+    /** IBV_QP_MAX_QP_RD_ATOMIC. */
+    public static final int QP_MAX_QP_RD_ATOMIC = 8192;
+    /** IBV_QP_MAX_DEST_RD_ATOMIC. */
+    public static final int QP_MAX_DEST_RD_ATOMIC = 131072;
+    /** IBV_WR_RDMA_WRITE. */
+    public static final int WR_RDMA_WRITE = 0;
+    /** IBV_WR_SEND. */
+    public static final int WR_SEND = 2;
+    /** IBV_WR_RDMA_READ. */
+    public static final int WR_RDMA_READ = 4;
+    /** IBV_WR_LOCAL_INV. */
+    public static final int WR_LOCAL_INV = 7;
+    /** IBV_WR_BIND_MW. */
+    public static final int WR_BIND_MW = 8;
+    /** IBV_WR_SEND_WITH_INV. */
+    public static final int WR_SEND_WITH_INV = 9;
+    /** IBV_SEND_FENCE. */
+    public static final int SEND_FENCE = 1;
+    /** IBV_SEND_SIGNALED. */
+    public static final int SEND_SIGNALED = 2;
+    /** IBV_SEND_SOLICITED. */
+    public static final int SEND_SOLICITED = 4;
+    /** IBV_WC_WITH_INV (wc_flags). */
+    public static final int WC_WITH_INV = 8;
     /** IBV_QPT_RC. */
     public static final int QPT_RC = 2;
     /** IBV_PORT_ACTIVE. */
@@ -66,6 +110,10 @@ public final class Verbs {
     private final MethodHandle ackCqEvents;
     private final MethodHandle createQp;
     private final MethodHandle destroyQp;
+    private final MethodHandle modifyQp;
+    private final MethodHandle createSrq;
+    private final MethodHandle destroySrq;
+    private final MethodHandle modifySrq;
     private final MethodHandle getAsyncEvent;
     private final MethodHandle ackAsyncEvent;
     private final MethodHandle eventTypeStr;
@@ -98,6 +146,10 @@ public final class Verbs {
         ackCqEvents = lib.function("ibv_ack_cq_events", FunctionDescriptor.ofVoid(ADDRESS, JAVA_INT));
         createQp = lib.function("ibv_create_qp", FunctionDescriptor.of(ADDRESS, ADDRESS, ADDRESS));
         destroyQp = lib.function("ibv_destroy_qp", FunctionDescriptor.of(JAVA_INT, ADDRESS));
+        modifyQp = lib.function("ibv_modify_qp", FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS, JAVA_INT));
+        createSrq = lib.function("ibv_create_srq", FunctionDescriptor.of(ADDRESS, ADDRESS, ADDRESS));
+        destroySrq = lib.function("ibv_destroy_srq", FunctionDescriptor.of(JAVA_INT, ADDRESS));
+        modifySrq = lib.function("ibv_modify_srq", FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS, JAVA_INT));
         getAsyncEvent = lib.function("ibv_get_async_event", FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS));
         ackAsyncEvent = lib.function("ibv_ack_async_event", FunctionDescriptor.ofVoid(ADDRESS));
         eventTypeStr = lib.function("ibv_event_type_str", FunctionDescriptor.of(ADDRESS, JAVA_INT));
@@ -325,6 +377,26 @@ public final class Verbs {
     /** {@code ibv_destroy_qp}. */
     public void destroyQp(MemorySegment qp) {
         check("ibv_destroy_qp", (int) call(destroyQp, qp));
+    }
+
+    /** {@code ibv_modify_qp} with {@code attr} (a {@code struct ibv_qp_attr}) and an IBV_QP_* mask. */
+    public void modifyQp(MemorySegment qp, MemorySegment attr, int mask) {
+        check("ibv_modify_qp", (int) call(modifyQp, qp, attr, mask));
+    }
+
+    /** {@code ibv_create_srq} with {@code initAttr} (a {@code struct ibv_srq_init_attr}, updated with the real sizes). */
+    public MemorySegment createSrq(MemorySegment pd, MemorySegment initAttr) {
+        return notNull("ibv_create_srq", (MemorySegment) call(createSrq, pd, initAttr));
+    }
+
+    /** {@code ibv_destroy_srq}. */
+    public void destroySrq(MemorySegment srq) {
+        check("ibv_destroy_srq", (int) call(destroySrq, srq));
+    }
+
+    /** {@code ibv_modify_srq} with {@code attr} (a {@code struct ibv_srq_attr}) and IBV_SRQ_* mask. */
+    public void modifySrq(MemorySegment srq, MemorySegment attr, int mask) {
+        check("ibv_modify_srq", (int) call(modifySrq, srq, attr, mask));
     }
 
     /**

@@ -28,6 +28,8 @@ public final class VerbsContext {
     private final MethodHandle reqNotifyCq;
     private final MethodHandle allocMw;
     private final MethodHandle deallocMw;
+    private final MethodHandle bindMw;
+    private final MethodHandle postSrqRecv;
 
     /** Wraps an open context and reads its ops. */
     public VerbsContext(MemorySegment context) {
@@ -39,6 +41,8 @@ public final class VerbsContext {
         reqNotifyCq = handle(IbvContextOps.REQ_NOTIFY_CQ.getPointer(ops), REQ_NOTIFY_CQ);
         allocMw = handle(IbvContextOps.ALLOC_MW.getPointer(ops), ALLOC_MW);
         deallocMw = handle(IbvContextOps.DEALLOC_MW.getPointer(ops), DEALLOC_MW);
+        bindMw = handle(IbvContextOps.BIND_MW.getPointer(ops), POST);
+        postSrqRecv = handle(IbvContextOps.POST_SRQ_RECV.getPointer(ops), POST);
     }
 
     private static MethodHandle handle(MemorySegment function, FunctionDescriptor descriptor) {
@@ -115,6 +119,39 @@ public final class VerbsContext {
     public int postRecv(MemorySegment qp, MemorySegment wr, MemorySegment badWr) {
         try {
             return (int) postRecv.invokeExact(Errno.capture(), qp, wr, badWr);
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
+    }
+
+    /**
+     * {@code ibv_post_srq_recv}: posts a chain of {@code struct ibv_recv_wr} to a shared receive queue.
+     *
+     * @return 0 or the errno
+     */
+    public int postSrqRecv(MemorySegment srq, MemorySegment wr, MemorySegment badWr) {
+        if (postSrqRecv == null) {
+            return Errno.EOPNOTSUPP;
+        }
+        try {
+            return (int) postSrqRecv.invokeExact(Errno.capture(), srq, wr, badWr);
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
+    }
+
+    /**
+     * {@code ibv_bind_mw} of a type 1 window: posts the bind ({@code struct ibv_mw_bind}) on the send
+     * queue of {@code qp}; the provider updates {@code mw->rkey} at once.
+     *
+     * @return 0 or the errno
+     */
+    public int bindMw(MemorySegment qp, MemorySegment mw, MemorySegment bind) {
+        if (bindMw == null) {
+            return Errno.EOPNOTSUPP;
+        }
+        try {
+            return (int) bindMw.invokeExact(Errno.capture(), qp, mw, bind);
         } catch (Throwable t) {
             throw rethrow(t);
         }

@@ -46,7 +46,10 @@ public final class VerbsException extends RuntimeException {
             case 95 -> "EOPNOTSUPP";
             case 98 -> "EADDRINUSE";
             case 99 -> "EADDRNOTAVAIL";
+            case 101 -> "ENETUNREACH";
             case 110 -> "ETIMEDOUT";
+            case 111 -> "ECONNREFUSED";
+            case 113 -> "EHOSTUNREACH";
             default -> "errno";
         };
         return name + " (" + errno + ")";

@@ -230,7 +230,7 @@ class ResourceDeviceTest {
     }
 
     @Test
-    void epCreatesAQueuePairAndConnectionAndDataCallsFailModelNotSupported() {
+    void epCreatesAQueuePairAndPostsNeedAConnection() {
         ProtectionZone pz = ia.createPz();
         EventDispatcher dto = ia.createEvd(64, null, EnumSet.of(EvdFlag.DTO));
         EventDispatcher conn = ia.createEvd(4, null, EnumSet.of(EvdFlag.CONNECTION));
@@ -238,18 +238,22 @@ class ResourceDeviceTest {
         assertEquals(EpState.UNCONNECTED, ep.query().state());
         assertEquals(EpState.UNCONNECTED, ep.status().state());
         LocalMemoryRegion lmr = ia.createLmr(pz, arena.allocate(256), Dat.MEM_PRIV_ALL, VaType.VA);
-        DatException connect = assertThrows(DatException.class, () -> ep.connect(
-                new java.net.InetSocketAddress(RxeDevice.ADDRESS, 0), 1234, 1_000_000, new byte[0]));
-        assertEquals(DatReturnType.MODEL_NOT_SUPPORTED, connect.type());
-        assertTrue(connect.getMessage().contains("connections"), connect.getMessage());
-        DatException post = assertThrows(DatException.class,
-                () -> ep.postRecv(List.of(LmrTriplet.of(lmr)), 7, Dat.COMPLETION_DEFAULT));
-        assertEquals(DatReturnType.MODEL_NOT_SUPPORTED, post.type());
+        DatException send = assertThrows(DatException.class,
+                () -> ep.postSend(List.of(LmrTriplet.of(lmr)), 7, Dat.COMPLETION_DEFAULT));
+        assertEquals(DatReturnSubtype.INVALID_STATE_EP_UNCONNECTED, send.subtype());
+        // A receive may be posted before the connection; freeing the EP drops it with the queue pair.
+        ep.postRecv(List.of(LmrTriplet.of(lmr)), 8, Dat.COMPLETION_DEFAULT);
+        assertEquals(DatReturnType.INVALID_PARAMETER, assertThrows(DatException.class, () -> ep.connect(
+                new java.net.InetSocketAddress(RxeDevice.ADDRESS, 0), 1234, 1_000_000, new byte[56])).type());
+        assertEquals(DatReturnType.INVALID_ADDRESS, assertThrows(DatException.class, () -> ep.connect(
+                java.net.InetSocketAddress.createUnresolved("nowhere.invalid", 0), 1234, 1_000_000,
+                new byte[0])).type());
         assertEquals(DatReturnSubtype.INVALID_STATE_EP_UNCONNECTED,
                 assertThrows(DatException.class, () -> ep.disconnect(org.jdapl.dat.CloseFlag.ABRUPT)).subtype());
         assertEquals(DatReturnSubtype.INVALID_STATE_EVD_IN_USE, assertThrows(DatException.class, dto::free).subtype());
         ep.free();
         assertEquals(DatReturnSubtype.INVALID_HANDLE_EP, assertThrows(DatException.class, ep::query).subtype());
+        assertTrue(dto.dequeue().isEmpty(), "an event of a freed EP");
         lmr.free();
         dto.free();
         conn.free();

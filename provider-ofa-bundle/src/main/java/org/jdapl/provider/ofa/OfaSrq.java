@@ -1,0 +1,174 @@
+package org.jdapl.provider.ofa;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.util.List;
+import java.util.concurrent.locks.ReentrantLock;
+import org.jdapl.dat.DatException;
+import org.jdapl.dat.DatReturnSubtype;
+import org.jdapl.dat.DatReturnType;
+import org.jdapl.dat.HandleType;
+import org.jdapl.dat.LmrTriplet;
+import org.jdapl.dat.SharedReceiveQueue;
+import org.jdapl.dat.SrqState;
+import org.jdapl.provider.ofa.verbs.Structs.IbvRecvWr;
+import org.jdapl.provider.ofa.verbs.Structs.IbvSge;
+import org.jdapl.provider.ofa.verbs.Structs.IbvSrqAttr;
+import org.jdapl.provider.ofa.verbs.Verbs;
+
+/**
+ * An SRQ: an {@code ibv_srq} whose receives ({@code ibv_post_srq_recv} through
+ * {@code ibv_context.ops}) any EP created on it consumes; the completion arrives on that EP's receive
+ * EVD. Receives are tracked by slot, since EPs consume them in any order. Receives still posted when
+ * the SRQ is freed (no EP uses it then) are dropped with the queue, as verbs do.
+ */
+final class OfaSrq extends OfaHandle implements SharedReceiveQueue {
+    private static final int IBV_SRQ_LIMIT = 2;
+
+    final OfaIa ia;
+    final OfaPz pz;
+    final MemorySegment srq;
+    final int maxRecvDtos;
+    final int maxRecvIov;
+    private final ReentrantLock lock = new ReentrantLock();
+    private final Arena arena = Arena.ofShared();
+    private final MemorySegment wr;
+    private final MemorySegment sges;
+    private final MemorySegment badWr;
+    private final long[] cookies;
+    private final int[] free;
+    private int freeCount;
+    private int lowWatermark;
+    /** EPs created on the SRQ. Guarded by the IA lock. */
+    int users;
+
+    OfaSrq(OfaIa ia, OfaPz pz, MemorySegment srq, int maxRecvDtos, int maxRecvIov, int lowWatermark) {
+        super(HandleType.SRQ);
+        this.ia = ia;
+        this.pz = pz;
+        this.srq = srq;
+        this.maxRecvDtos = maxRecvDtos;
+        this.maxRecvIov = maxRecvIov;
+        this.lowWatermark = lowWatermark;
+        wr = arena.allocate(IbvRecvWr.S.size(), 8);
+        sges = arena.allocate(IbvSge.S.size() * (long) maxRecvIov, 8);
+        badWr = arena.allocate(8, 8);
+        cookies = new long[maxRecvDtos];
+        free = new int[maxRecvDtos];
+        for (int i = 0; i < maxRecvDtos; i++) {
+            free[i] = maxRecvDtos - 1 - i;
+        }
+        freeCount = maxRecvDtos;
+    }
+
+    @Override
+    public SrqParam query() {
+        live();
+        lock.lock();
+        try {
+            return new SrqParam(ia, SrqState.OPERATIONAL, pz, maxRecvDtos, maxRecvIov, lowWatermark,
+                    maxRecvDtos - freeCount, 0);
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    @Override
+    public void free() {
+        ia.freeSrq(this);
+    }
+
+    /** {@code dat_srq_post_recv}. */
+    @Override
+    public void postRecv(List<LmrTriplet> iov, long cookie) {
+        live();
+        if (iov == null || iov.size() > maxRecvIov) {
+            throw DatException.invalidParameter(2, "null segment list or more than " + maxRecvIov + " segments");
+        }
+        lock.lock();
+        try {
+            live();
+            if (freeCount == 0) {
+                throw new DatException(DatReturnType.INSUFFICIENT_RESOURCES, DatReturnSubtype.RESOURCE_SRQ,
+                        "the SRQ holds " + maxRecvDtos + " receives");
+            }
+            int n = iov.size();
+            for (int i = 0; i < n; i++) {
+                LmrTriplet t = iov.get(i);
+                MemorySegment sge = sges.asSlice((long) i * IbvSge.S.size(), IbvSge.S.size());
+                if (t.length() == 0) {
+                    IbvSge.LENGTH.setInt(sge, 0);
+                    continue;
+                }
+                if (!(t.lmr() instanceof OfaLmr l) || l.ia != ia || l.pz != pz
+                        || t.offset() + t.length() > l.segment().byteSize()) {
+                    throw new DatException(DatReturnType.PROTECTION_VIOLATION,
+                            "segment " + i + " names no range of an LMR of the SRQ's PZ");
+                }
+                IbvSge.ADDR.setLong(sge, l.segment().address() + t.offset());
+                IbvSge.LENGTH.setInt(sge, (int) t.length());
+                IbvSge.LKEY.setInt(sge, l.lkey());
+            }
+            int slot = free[freeCount - 1];
+            IbvRecvWr.WR_ID.setLong(wr, WorkRing.SRQ | slot);
+            IbvRecvWr.NEXT.setLong(wr, 0);
+            IbvRecvWr.SG_LIST.setPointer(wr, sges);
+            IbvRecvWr.NUM_SGE.setInt(wr, n);
+            int r = ia.device().context.postSrqRecv(srq, wr, badWr);
+            if (r != 0) {
+                throw new DatException(DatReturnType.INSUFFICIENT_RESOURCES, DatReturnSubtype.RESOURCE_SRQ,
+                        "ibv_post_srq_recv failed: errno " + r);
+            }
+            freeCount--;
+            cookies[slot] = cookie;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** The cookie of a completed receive's wr_id, freeing its slot; -1 if the wr_id is not outstanding. */
+    long complete(long wrId) {
+        int slot = (int) (wrId & 0xffffffL);
+        lock.lock();
+        try {
+            if (slot >= maxRecvDtos) {
+                return -1;
+            }
+            free[freeCount++] = slot;
+            return cookies[slot];
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    @Override
+    public void resize(int newMax) {
+        live();
+        throw new DatException(DatReturnType.MODEL_NOT_SUPPORTED,
+                "dat_srq_resize: rdma_rxe and most verbs devices cannot resize an SRQ (IBV_SRQ_MAX_WR)");
+    }
+
+    /** {@code dat_srq_set_lw}: {@code ibv_modify_srq} with IBV_SRQ_LIMIT. */
+    @Override
+    public void setLowWatermark(int lw) {
+        live();
+        if (lw < 0 || lw > maxRecvDtos) {
+            throw DatException.invalidParameter(2, "low watermark " + lw + " outside 0.." + maxRecvDtos);
+        }
+        try (Arena a = Arena.ofConfined()) {
+            MemorySegment attr = a.allocate(IbvSrqAttr.S.size(), 8);
+            IbvSrqAttr.SRQ_LIMIT.setInt(attr, lw);
+            Verbs.get().modifySrq(srq, attr, IBV_SRQ_LIMIT);
+        }
+        lock.lock();
+        try {
+            lowWatermark = lw;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    void freeNative() {
+        arena.close();
+    }
+}

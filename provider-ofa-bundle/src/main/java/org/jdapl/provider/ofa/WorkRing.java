@@ -1,0 +1,147 @@
+package org.jdapl.provider.ofa;
+
+import org.jdapl.dat.DtoOperation;
+
+/**
+ * The work requests of one queue of a queue pair, in posting order: what each was (cookie,
+ * operation, length, flags) so that its completion can be reported, and which are still
+ * outstanding. A work request's {@code wr_id} carries the queue's tag, the queue pair's generation
+ * and the sequence number, so that a completion names its entry without any lookup structure and a
+ * stale completion (of a destroyed queue pair) is recognised. Completions of one queue arrive in
+ * order (RC), and a signalled completion also retires every unsignalled request posted before it.
+ * Guarded by the EP's lock.
+ */
+final class WorkRing {
+    /** Tag of send queue work requests. */
+    static final long SEND = 1L << 60;
+    /** Tag of receive queue work requests. */
+    static final long RECV = 2L << 60;
+    /** Tag of shared receive queue work requests. */
+    static final long SRQ = 3L << 60;
+    static final long TAG_MASK = 0xfL << 60;
+    private static final int GEN_SHIFT = 40;
+    private static final long GEN_MASK = 0xfffffL;
+    private static final long SEQ_MASK = (1L << GEN_SHIFT) - 1;
+
+    /** What an entry is, beyond its DTO operation. */
+    static final byte KIND_DTO = 0;
+    static final byte KIND_BIND = 1;
+
+    final long tag;
+    final int capacity;
+    private final long[] cookies;
+    private final long[] lengths;
+    private final DtoOperation[] ops;
+    private final byte[] kinds;
+    /** Report success (false for SUPPRESS and for requests signalled only to bound the queue). */
+    private final boolean[] report;
+    private final Object[] subjects;
+    private long head;
+    private long tail;
+    private int generation;
+    /** Unsignalled requests posted since the last signalled one. */
+    int unsignalledRun;
+
+    WorkRing(long tag, int capacity) {
+        this.tag = tag;
+        this.capacity = capacity;
+        cookies = new long[capacity];
+        lengths = new long[capacity];
+        ops = new DtoOperation[capacity];
+        kinds = new byte[capacity];
+        report = new boolean[capacity];
+        subjects = new Object[capacity];
+    }
+
+    /** Starts over for a new queue pair: nothing outstanding, a new generation. */
+    void reset(int newGeneration) {
+        head = 0;
+        tail = 0;
+        unsignalledRun = 0;
+        generation = newGeneration;
+        java.util.Arrays.fill(subjects, null);
+    }
+
+    int outstanding() {
+        return (int) (head - tail);
+    }
+
+    boolean full() {
+        return head - tail >= capacity;
+    }
+
+    /** The wr_id the next entry will have. */
+    long nextWrId() {
+        return tag | ((generation & GEN_MASK) << GEN_SHIFT) | (head & SEQ_MASK);
+    }
+
+    /** Records the entry the next wr_id names (after the post succeeded). */
+    void add(long cookie, DtoOperation op, long length, byte kind, boolean reportSuccess, Object subject) {
+        int i = (int) (head % capacity);
+        cookies[i] = cookie;
+        ops[i] = op;
+        lengths[i] = length;
+        kinds[i] = kind;
+        report[i] = reportSuccess;
+        subjects[i] = subject;
+        head++;
+    }
+
+    /**
+     * The sequence number a wr_id names if it belongs to this ring's current generation and is
+     * outstanding, else -1.
+     */
+    long sequenceOf(long wrId) {
+        if ((wrId & TAG_MASK) != tag || ((wrId >>> GEN_SHIFT) & GEN_MASK) != (generation & GEN_MASK)) {
+            return -1;
+        }
+        long low = wrId & SEQ_MASK;
+        // Rebuild the full sequence number near the tail.
+        long seq = (tail & ~SEQ_MASK) | low;
+        if (seq < tail) {
+            seq += SEQ_MASK + 1;
+        }
+        return seq < head ? seq : -1;
+    }
+
+    long tail() {
+        return tail;
+    }
+
+    long cookieAt(long seq) {
+        return cookies[(int) (seq % capacity)];
+    }
+
+    DtoOperation opAt(long seq) {
+        return ops[(int) (seq % capacity)];
+    }
+
+    long lengthAt(long seq) {
+        return lengths[(int) (seq % capacity)];
+    }
+
+    byte kindAt(long seq) {
+        return kinds[(int) (seq % capacity)];
+    }
+
+    boolean reportAt(long seq) {
+        return report[(int) (seq % capacity)];
+    }
+
+    Object subjectAt(long seq) {
+        return subjects[(int) (seq % capacity)];
+    }
+
+    /** Retires every entry up to and including {@code seq}. */
+    void retireThrough(long seq) {
+        for (long s = tail; s <= seq; s++) {
+            subjects[(int) (s % capacity)] = null;
+        }
+        tail = seq + 1;
+    }
+
+    /** The generation of a wr_id. */
+    static int generationOf(long wrId) {
+        return (int) ((wrId >>> GEN_SHIFT) & GEN_MASK);
+    }
+}

@@ -1,0 +1,160 @@
+package org.jdapl.provider.ofa.device;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.util.EnumSet;
+import java.util.List;
+import java.util.Set;
+import org.jdapl.dat.CloseFlag;
+import org.jdapl.dat.CompletionFlag;
+import org.jdapl.dat.Dat;
+import org.jdapl.dat.DatEvent;
+import org.jdapl.dat.DtoOperation;
+import org.jdapl.dat.DtoStatus;
+import org.jdapl.dat.Endpoint;
+import org.jdapl.dat.EpState;
+import org.jdapl.dat.EventDispatcher;
+import org.jdapl.dat.EventNumber;
+import org.jdapl.dat.EvdFlag;
+import org.jdapl.dat.InterfaceAdapter;
+import org.jdapl.dat.LmrTriplet;
+import org.jdapl.dat.LocalMemoryRegion;
+import org.jdapl.dat.ProtectionZone;
+import org.jdapl.dat.PspFlag;
+import org.jdapl.dat.PublicServicePoint;
+import org.jdapl.dat.RmrTriplet;
+import org.jdapl.dat.VaType;
+import org.jdapl.provider.ofa.OfaProvider;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/** rdma_cm connections and data transfer between two IAs on the device. */
+class ConnectionDeviceTest {
+    private static final long WAIT = 10_000_000;
+    private final OfaProvider provider = new OfaProvider();
+    private InterfaceAdapter a;
+    private InterfaceAdapter b;
+    private Arena arena;
+
+    @BeforeEach
+    void open() {
+        a = RxeDevice.open(provider);
+        b = RxeDevice.open(provider);
+        arena = Arena.ofShared();
+    }
+
+    @AfterEach
+    void close() {
+        if (a != null) {
+            a.close();
+            b.close();
+            assertTrue(provider.openObjects().isEmpty(), provider.openObjects().toString());
+        }
+        if (arena != null) {
+            arena.close();
+        }
+    }
+
+    private record Ends(Endpoint ea, Endpoint eb, EventDispatcher da, EventDispatcher db, ProtectionZone pa,
+                        ProtectionZone pb) {
+    }
+
+    /** Connects an EP of each IA (one EVD per side for every stream); returns them ESTABLISHED. */
+    private Ends connect(byte[] requestData, byte[] acceptData) {
+        ProtectionZone pa = a.createPz();
+        ProtectionZone pb = b.createPz();
+        Set<EvdFlag> all = EnumSet.of(EvdFlag.DTO, EvdFlag.CONNECTION, EvdFlag.CR, EvdFlag.RMR_BIND);
+        EventDispatcher da = a.createEvd(256, null, all);
+        EventDispatcher db = b.createEvd(256, null, all);
+        Endpoint ea = a.createEp(pa, da, da, da, null);
+        Endpoint eb = b.createEp(pb, db, db, db, null);
+        PublicServicePoint psp = b.createPspAny(db, PspFlag.CONSUMER);
+        ea.connect(b.query().attributes().address(), psp.query().connQual(), WAIT, requestData);
+        assertEquals(EpState.ACTIVE_CONNECTION_PENDING, ea.query().state());
+        DatEvent.ConnectionRequest cr = assertInstanceOf(DatEvent.ConnectionRequest.class, db.waitEvent(WAIT));
+        assertArrayEquals(requestData, cr.request().query().privateData());
+        assertEquals(ea.query().localPortQual(), cr.request().query().remotePortQual());
+        cr.request().accept(eb, acceptData);
+        DatEvent.Connection estB = assertInstanceOf(DatEvent.Connection.class, db.waitEvent(WAIT));
+        assertEquals(EventNumber.CONNECTION_ESTABLISHED, estB.number());
+        DatEvent.Connection estA = assertInstanceOf(DatEvent.Connection.class, da.waitEvent(WAIT));
+        assertEquals(EventNumber.CONNECTION_ESTABLISHED, estA.number());
+        assertArrayEquals(acceptData, estA.privateData());
+        psp.free();
+        return new Ends(ea, eb, da, db, pa, pb);
+    }
+
+    private static DatEvent.DtoCompletion dto(EventDispatcher evd) {
+        return assertInstanceOf(DatEvent.DtoCompletion.class, evd.waitEvent(WAIT));
+    }
+
+    @Test
+    void CONN_03_connectAcceptSendReceiveRdmaAndGracefulDisconnect() {
+        Ends e = connect(new byte[] {1, 2, 3}, new byte[] {9, 8});
+        MemorySegment sa = arena.allocate(8192, 4096);
+        MemorySegment sb = arena.allocate(8192, 4096);
+        for (int i = 0; i < 4096; i++) {
+            sa.set(ValueLayout.JAVA_BYTE, i, (byte) i);
+        }
+        LocalMemoryRegion la = a.createLmr(e.pa, sa, Dat.MEM_PRIV_ALL, VaType.VA);
+        LocalMemoryRegion lb = b.createLmr(e.pb, sb, Dat.MEM_PRIV_ALL, VaType.VA);
+        e.eb.postRecv(List.of(new LmrTriplet(lb, 0, 1000)), 11, Dat.COMPLETION_DEFAULT);
+        e.ea.postSend(List.of(new LmrTriplet(la, 0, 1000)), 12, Dat.COMPLETION_DEFAULT);
+        DatEvent.DtoCompletion sent = dto(e.da);
+        assertEquals(12, sent.cookie());
+        assertEquals(DtoStatus.SUCCESS, sent.status());
+        DatEvent.DtoCompletion got = dto(e.db);
+        assertEquals(11, got.cookie());
+        assertEquals(1000, got.transferredLength());
+        assertEquals(DtoOperation.RECEIVE, got.operation());
+        assertEquals(sa.asSlice(0, 1000).mismatch(sb.asSlice(0, 1000)), -1);
+        var q = lb.query();
+        e.ea.postRdmaWrite(List.of(new LmrTriplet(la, 0, 4096)), 13,
+                new RmrTriplet(q.rmrContext(), q.registeredAddress() + 4096, 4096), EnumSet.of(CompletionFlag.SUPPRESS));
+        e.ea.postRdmaRead(List.of(new LmrTriplet(la, 4096, 4096)), 14,
+                new RmrTriplet(q.rmrContext(), q.registeredAddress() + 4096, 4096), Dat.COMPLETION_DEFAULT);
+        DatEvent.DtoCompletion read = dto(e.da);
+        assertEquals(14, read.cookie(), "the suppressed write reports nothing; the read follows it");
+        assertEquals(DtoOperation.RDMA_READ, read.operation());
+        assertEquals(sa.asSlice(0, 4096).mismatch(sa.asSlice(4096, 4096)), -1);
+        e.ea.disconnect(CloseFlag.GRACEFUL);
+        DatEvent.Connection discA = assertInstanceOf(DatEvent.Connection.class, e.da.waitEvent(WAIT));
+        assertEquals(EventNumber.CONNECTION_DISCONNECTED, discA.number());
+        DatEvent.Connection discB = assertInstanceOf(DatEvent.Connection.class, e.db.waitEvent(WAIT));
+        assertEquals(EventNumber.CONNECTION_DISCONNECTED, discB.number());
+        assertEquals(EpState.DISCONNECTED, e.ea.query().state());
+        e.ea.reset();
+        assertEquals(EpState.UNCONNECTED, e.ea.query().state());
+        System.out.println("connected over rdma_cm, moved 1000 B by send, 4 KiB by RDMA Write and Read,"
+                + " disconnected gracefully and reset");
+    }
+
+    @Test
+    void CONN_04_rejectWithPrivateDataAndCONN_05_nobodyListening() {
+        ProtectionZone pa = a.createPz();
+        EventDispatcher da = a.createEvd(16, null, EnumSet.of(EvdFlag.DTO, EvdFlag.CONNECTION));
+        EventDispatcher cr = b.createEvd(16, null, EnumSet.of(EvdFlag.CR));
+        PublicServicePoint psp = b.createPspAny(cr, PspFlag.CONSUMER);
+        Endpoint ea = a.createEp(pa, da, da, da, null);
+        ea.connect(b.query().attributes().address(), psp.query().connQual(), WAIT, new byte[0]);
+        DatEvent.ConnectionRequest req = assertInstanceOf(DatEvent.ConnectionRequest.class, cr.waitEvent(WAIT));
+        req.request().reject(new byte[] {42});
+        DatEvent.Connection rej = assertInstanceOf(DatEvent.Connection.class, da.waitEvent(WAIT));
+        assertEquals(EventNumber.CONNECTION_PEER_REJECTED, rej.number());
+        assertArrayEquals(new byte[] {42}, rej.privateData());
+        assertEquals(EpState.DISCONNECTED, ea.query().state());
+        long unused = psp.query().connQual();
+        psp.free();
+        Endpoint e2 = a.createEp(pa, da, da, da, null);
+        e2.connect(b.query().attributes().address(), unused, WAIT, new byte[0]);
+        DatEvent.Connection none = assertInstanceOf(DatEvent.Connection.class, da.waitEvent(WAIT));
+        assertEquals(EventNumber.CONNECTION_NON_PEER_REJECTED, none.number());
+    }
+}

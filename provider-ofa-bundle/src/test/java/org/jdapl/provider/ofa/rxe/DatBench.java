@@ -1,0 +1,186 @@
+package org.jdapl.provider.ofa.rxe;
+
+import java.lang.foreign.Arena;
+import java.net.SocketAddress;
+import java.util.Arrays;
+import java.util.EnumSet;
+import java.util.List;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import org.jdapl.dat.CompletionFlag;
+import org.jdapl.dat.Dat;
+import org.jdapl.dat.DatEvent;
+import org.jdapl.dat.DtoStatus;
+import org.jdapl.dat.Endpoint;
+import org.jdapl.dat.EvdFlag;
+import org.jdapl.dat.EventDispatcher;
+import org.jdapl.dat.EventNumber;
+import org.jdapl.dat.InterfaceAdapter;
+import org.jdapl.dat.LmrTriplet;
+import org.jdapl.dat.LocalMemoryRegion;
+import org.jdapl.dat.ProtectionZone;
+import org.jdapl.dat.PspFlag;
+import org.jdapl.dat.PublicServicePoint;
+import org.jdapl.dat.RmrTriplet;
+import org.jdapl.dat.VaType;
+import org.jdapl.dat.spi.IaSpec;
+import org.jdapl.provider.ofa.OfaProvider;
+
+/**
+ * The measurements of perftest's {@code ib_send_lat} and {@code ib_write_bw}, through the DAT API on
+ * the OFA provider: a send/recv ping-pong between two EPs (each side busy-polls its EVD with
+ * {@code dat_evd_dequeue}, as perftest busy-polls its CQ) and a stream of 64 KiB RDMA Writes with
+ * 128 outstanding. Prints {@code lat2 <us>}, {@code lat64 <us>} (the median half round trip, as
+ * perftest's t_typical) and {@code bw64k <MB/s>} (MB = 2^20 bytes, as perftest).
+ *
+ * <p>{@code java ... DatBench <device> <latency iterations> <bandwidth iterations>}
+ */
+public final class DatBench {
+    private static final Set<CompletionFlag> SUPPRESS = EnumSet.of(CompletionFlag.SUPPRESS);
+    private static final long TIMEOUT = TimeUnit.SECONDS.toMicros(30);
+
+    private DatBench() {
+    }
+
+    /** One side: IA, PZ, one EVD for everything, an EP. */
+    private record Side(InterfaceAdapter ia, ProtectionZone pz, EventDispatcher evd, Endpoint ep) {
+        static Side open(OfaProvider provider, String device, String suffix) {
+            InterfaceAdapter ia = provider.open(new IaSpec("ofa-v2-" + device + "-1-" + suffix, device + " 1", "",
+                    true, "bench"), 16);
+            ProtectionZone pz = ia.createPz();
+            EventDispatcher evd = ia.createEvd(1024, null, EnumSet.of(EvdFlag.DTO, EvdFlag.CONNECTION, EvdFlag.CR));
+            Endpoint ep = ia.createEp(pz, evd, evd, evd, null);
+            return new Side(ia, pz, evd, ep);
+        }
+    }
+
+    /**
+     * Runs the measurements.
+     *
+     * @param args device, latency iterations, bandwidth iterations
+     */
+    public static void main(String[] args) throws Exception {
+        String device = args.length > 0 ? args[0] : "rxe0";
+        int latIters = args.length > 1 ? Integer.parseInt(args[1]) : 2000;
+        int bwIters = args.length > 2 ? Integer.parseInt(args[2]) : 1000;
+        OfaProvider provider = new OfaProvider();
+        Side a = Side.open(provider, device, "a");
+        Side b = Side.open(provider, device, "b");
+        try (Arena arena = Arena.ofShared()) {
+            connect(a, b);
+            LocalMemoryRegion la = a.ia.createLmr(a.pz, arena.allocate(1 << 20, 4096), Dat.MEM_PRIV_ALL, VaType.VA);
+            LocalMemoryRegion lb = b.ia.createLmr(b.pz, arena.allocate(1 << 20, 4096), Dat.MEM_PRIV_ALL, VaType.VA);
+            for (int size : new int[] {2, 64}) {
+                pingPong(a, b, la, lb, size, Math.max(200, latIters / 4));
+                double us = pingPong(a, b, la, lb, size, latIters);
+                System.out.printf("lat%d %.2f%n", size, us);
+            }
+            writes(a, la, lb, Math.max(100, bwIters / 4));
+            double mbs = writes(a, la, lb, bwIters);
+            System.out.printf("bw64k %.2f%n", mbs);
+        } finally {
+            a.ia.close();
+            b.ia.close();
+        }
+    }
+
+    private static void connect(Side a, Side b) {
+        PublicServicePoint psp = b.ia.createPspAny(b.evd, PspFlag.CONSUMER);
+        SocketAddress addr = b.ia.query().attributes().address();
+        a.ep.connect(addr, psp.query().connQual(), TIMEOUT, new byte[0]);
+        DatEvent.ConnectionRequest cr = (DatEvent.ConnectionRequest) b.evd.waitEvent(TIMEOUT);
+        cr.request().accept(b.ep, new byte[0]);
+        expect(b.evd.waitEvent(TIMEOUT), EventNumber.CONNECTION_ESTABLISHED);
+        expect(a.evd.waitEvent(TIMEOUT), EventNumber.CONNECTION_ESTABLISHED);
+        psp.free();
+    }
+
+    private static void expect(DatEvent e, EventNumber n) {
+        if (e.number() != n) {
+            throw new IllegalStateException("expected " + n + " but got " + e);
+        }
+    }
+
+    /** Busy-polls the EVD for the next reported receive completion. */
+    private static void awaitReceive(EventDispatcher evd) {
+        while (true) {
+            Optional<DatEvent> e = evd.dequeue();
+            if (e.isPresent()) {
+                if (e.get() instanceof DatEvent.DtoCompletion d && d.status() == DtoStatus.SUCCESS) {
+                    if (d.operation() == org.jdapl.dat.DtoOperation.RECEIVE) {
+                        return;
+                    }
+                    continue;
+                }
+                throw new IllegalStateException("unexpected " + e.get());
+            }
+            Thread.onSpinWait();
+        }
+    }
+
+    /** The median half round trip of {@code iters} ping-pongs of {@code size} bytes, in microseconds. */
+    private static double pingPong(Side a, Side b, LocalMemoryRegion la, LocalMemoryRegion lb, int size, int iters)
+            throws Exception {
+        List<LmrTriplet> sendA = List.of(new LmrTriplet(la, 0, size));
+        List<LmrTriplet> recvA = List.of(new LmrTriplet(la, 4096, size));
+        List<LmrTriplet> sendB = List.of(new LmrTriplet(lb, 0, size));
+        List<LmrTriplet> recvB = List.of(new LmrTriplet(lb, 4096, size));
+        a.ep.postRecv(recvA, 1, Dat.COMPLETION_DEFAULT);
+        b.ep.postRecv(recvB, 1, Dat.COMPLETION_DEFAULT);
+        CompletableFuture<Void> server = CompletableFuture.runAsync(() -> {
+            for (int i = 0; i < iters; i++) {
+                awaitReceive(b.evd);
+                if (i + 1 < iters) {
+                    b.ep.postRecv(recvB, 1, Dat.COMPLETION_DEFAULT);
+                }
+                b.ep.postSend(sendB, 2, SUPPRESS);
+            }
+        }, r -> Thread.ofPlatform().name("bench-server").start(r));
+        long[] rtt = new long[iters];
+        for (int i = 0; i < iters; i++) {
+            long t0 = System.nanoTime();
+            a.ep.postSend(sendA, 2, SUPPRESS);
+            awaitReceive(a.evd);
+            rtt[i] = System.nanoTime() - t0;
+            if (i + 1 < iters) {
+                a.ep.postRecv(recvA, 1, Dat.COMPLETION_DEFAULT);
+            }
+        }
+        server.get(60, TimeUnit.SECONDS);
+        Arrays.sort(rtt);
+        return rtt[iters / 2] / 2.0 / 1000.0;
+    }
+
+    /** MB/s (2^20 bytes) of {@code iters} RDMA Writes of 64 KiB with up to 128 outstanding. */
+    private static double writes(Side a, LocalMemoryRegion la, LocalMemoryRegion lb, int iters) {
+        int size = 65536;
+        int depth = 128;
+        int every = 16;
+        List<LmrTriplet> src = List.of(new LmrTriplet(la, 0, size));
+        var q = lb.query();
+        RmrTriplet dst = new RmrTriplet(q.rmrContext(), q.registeredAddress(), size);
+        long start = System.nanoTime();
+        int posted = 0;
+        int done = 0;
+        while (done < iters) {
+            while (posted < iters && posted - done < depth) {
+                boolean report = (posted + 1) % every == 0 || posted + 1 == iters;
+                a.ep.postRdmaWrite(src, posted + 1, dst, report ? Dat.COMPLETION_DEFAULT : SUPPRESS);
+                posted++;
+            }
+            Optional<DatEvent> e = a.evd.dequeue();
+            if (e.isPresent()) {
+                if (!(e.get() instanceof DatEvent.DtoCompletion d) || d.status() != DtoStatus.SUCCESS) {
+                    throw new IllegalStateException("unexpected " + e.get());
+                }
+                done = (int) d.cookie();
+            } else {
+                Thread.onSpinWait();
+            }
+        }
+        double seconds = (System.nanoTime() - start) / 1e9;
+        return (double) iters * size / (1 << 20) / seconds;
+    }
+}
