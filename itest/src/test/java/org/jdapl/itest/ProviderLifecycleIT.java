@@ -19,6 +19,8 @@ import org.jdapl.dat.DatRegistry;
 import org.jdapl.dat.DatReturnType;
 import org.jdapl.dat.DtoStatus;
 import org.jdapl.dat.Endpoint;
+import org.jdapl.dat.EpState;
+import org.jdapl.dat.RegistryEntry;
 import org.jdapl.dat.InterfaceAdapter;
 import org.jdapl.dat.LocalMemoryRegion;
 import org.jdapl.dat.ProtectionZone;
@@ -49,7 +51,18 @@ public class ProviderLifecycleIT extends JdaplContainerTest {
     @Test
     public void REG_06_stoppingTheEmulatedProviderBreaksOpenIasAndStartingItServesNewOnes() throws Exception {
         Bundle emuBundle = installedBundle(EMU_BSN);
-        breakUnder(() -> emuBundle.stop(), () -> emuBundle.start(), true);
+        breakUnder(() -> emuBundle.stop(), () -> {
+            DatRegistry registry = awaitService(DatRegistry.class, null);
+            RegistryEntry emu0 = registry.entries().stream().filter(e -> e.iaName().equals("emu0")).findFirst()
+                    .orElse(null);
+            assertTrue("emu0 is not openable while its provider is away: " + emu0, emu0 == null || !emu0.openable());
+            try {
+                registry.open("emu0", 8).close();
+                fail("emu0 opened with its provider away");
+            } catch (DatException e) {
+                assertEquals(e.getMessage(), DatReturnType.PROVIDER_NOT_FOUND, e.type());
+            }
+        }, () -> emuBundle.start(), true);
     }
 
     @Test
@@ -58,14 +71,15 @@ public class ProviderLifecycleIT extends JdaplContainerTest {
         breakUnder(() -> {
             emuBundle.update();
             refresh(emuBundle);
-        }, () -> { }, true);
+        }, () -> { }, () -> { }, true);
         assertEquals(Bundle.ACTIVE, emuBundle.getState());
     }
 
     @Test
     public void REG_06_restartingTheRegistryBreaksOpenIasAndTheNewRegistryServes() throws Exception {
         Bundle registryBundle = installedBundle(REGISTRY_BSN);
-        breakUnder(() -> registryBundle.stop(), () -> registryBundle.start(), false);
+        breakUnder(() -> registryBundle.stop(), () -> awaitServiceGone(DatRegistry.class, null),
+                () -> registryBundle.start(), false);
     }
 
     /** A bundle operation that may throw. */
@@ -75,10 +89,11 @@ public class ProviderLifecycleIT extends JdaplContainerTest {
 
     /**
      * Opens a connected pair, runs {@code takeAway} and checks the consumer's view of the break,
-     * runs {@code bringBack} and checks that a new pair opens and connects, then that threads and
-     * provider objects are back at their baseline.
+     * runs {@code whileAway}, runs {@code bringBack} and checks that a new pair opens and connects,
+     * then that threads and provider objects are back at their baseline.
      */
-    private void breakUnder(BundleAction takeAway, BundleAction bringBack, boolean providerLeaves) throws Exception {
+    private void breakUnder(BundleAction takeAway, BundleAction whileAway, BundleAction bringBack,
+                            boolean providerLeaves) throws Exception {
         DatRegistry registry = awaitService(DatRegistry.class, null);
         DatProvider emu = awaitService(DatProvider.class, "(dat.provider=emu)");
         ContainerIT.assertAllZero(emu.openObjects());
@@ -127,6 +142,7 @@ public class ProviderLifecycleIT extends JdaplContainerTest {
         }
         ContainerIT.assertAllZero(emu.openObjects());   // the instance that left: nothing kept
 
+        whileAway.run();
         bringBack.run();
         DatRegistry nowRegistry = awaitService(DatRegistry.class, null);
         DatProvider nowEmu = awaitService(DatProvider.class, "(dat.provider=emu)");
@@ -138,7 +154,8 @@ public class ProviderLifecycleIT extends JdaplContainerTest {
         await("emu0 is openable again: " + nowRegistry.entries(),
                 () -> nowRegistry.entries().stream().anyMatch(e -> e.iaName().equals("emu0") && e.openable()));
         try (ConnectedPair again = ConnectedPair.open(nowRegistry, "emu0")) {
-            assertTrue(again.active.ep.query().state().name(), !again.active.ia.isFreed());
+            assertEquals(EpState.CONNECTED, again.active.ep.query().state());
+            assertEquals(EpState.CONNECTED, again.passive.ep.query().state());
         }
 
         ContainerIT.assertAllZero(nowEmu.openObjects());
