@@ -88,7 +88,12 @@ final class EmuEvd extends EmuObject implements EventDispatcher {
             }
             if (notify && enabled) {
                 if (waiters > 0) {
-                    changed.signalAll();
+                    if (ia.lock().isHeldByCurrentThread()) {
+                        Wakeups.defer(this);
+                    } else {
+                        changed.signalAll();
+                        ia.fabric().wakePoller();
+                    }
                 } else if (cno != null) {
                     cno.trigger(this);
                 }
@@ -97,6 +102,17 @@ final class EmuEvd extends EmuObject implements EventDispatcher {
         } finally {
             queueLock.unlock();
         }
+    }
+
+    /** Wakes the threads waiting on the EVD (a deferred notification, see {@link Wakeups}). */
+    void wakeWaiters() {
+        queueLock.lock();
+        try {
+            changed.signalAll();
+        } finally {
+            queueLock.unlock();
+        }
+        ia.fabric().wakePoller();
     }
 
     @Override
@@ -267,10 +283,35 @@ final class EmuEvd extends EmuObject implements EventDispatcher {
                         throw new DatException(DatReturnType.TIMEOUT_EXPIRED,
                                 "no event within " + timeoutMicros + " us");
                     }
+                    long before = System.nanoTime();
+                    Fabric fabric = ia.fabric();
+                    if (enabled && fabric.canPoll()) {
+                        fabric.announcePoll();
+                        queueLock.unlock();
+                        boolean polled;
+                        try {
+                            polled = fabric.pollWhileWaiting(infinite ? Long.MAX_VALUE : remaining);
+                        } finally {
+                            queueLock.lock();
+                        }
+                        if (Thread.interrupted()) {
+                            throw new InterruptedException();
+                        }
+                        if (!infinite) {
+                            remaining -= System.nanoTime() - before;
+                        }
+                        if (polled || ready(threshold) || isFreed() || !waitable) {
+                            continue;
+                        }
+                        before = System.nanoTime();
+                    }
                     if (infinite) {
                         changed.await();
                     } else {
-                        remaining = changed.awaitNanos(remaining);
+                        changed.awaitNanos(remaining);
+                    }
+                    if (!infinite) {
+                        remaining -= System.nanoTime() - before;
                     }
                 }
             } catch (InterruptedException e) {

@@ -140,7 +140,13 @@ final class EmuIa extends EmuObject implements InterfaceAdapter {
         try {
             action.run();
         } finally {
+            if (lock.getHoldCount() == 1) {
+                fabric.beforeUnlock();
+            }
             lock.unlock();
+            if (!lock.isHeldByCurrentThread()) {
+                Wakeups.run();
+            }
         }
     }
 
@@ -149,7 +155,13 @@ final class EmuIa extends EmuObject implements InterfaceAdapter {
         try {
             return action.get();
         } finally {
+            if (lock.getHoldCount() == 1) {
+                fabric.beforeUnlock();
+            }
             lock.unlock();
+            if (!lock.isHeldByCurrentThread()) {
+                Wakeups.run();
+            }
         }
     }
 

@@ -43,6 +43,36 @@ interface Fabric {
     default void stop() {
     }
 
+    /** The lock is about to be released by its outermost holder: output deferred until now goes out. */
+    default void beforeUnlock() {
+    }
+
+    /** Whether threads waiting on EVDs may poll the fabric themselves ({@link #pollWhileWaiting}). */
+    default boolean canPoll() {
+        return false;
+    }
+
+    /**
+     * A waiter is about to poll: from now until its {@link #pollWhileWaiting} returns, an event for a
+     * waiter makes the poll return ({@link #wakePoller}). Called with the EVD's queue lock held.
+     */
+    default void announcePoll() {
+    }
+
+    /**
+     * Lets a thread waiting on an EVD poll the fabric itself for up to {@code maxNanos} (no lock held),
+     * after {@link #announcePoll}.
+     *
+     * @return false if another thread polls; the caller then blocks until it is woken
+     */
+    default boolean pollWhileWaiting(long maxNanos) {
+        return false;
+    }
+
+    /** An EVD waiter may be polling: have it look at its queue again. */
+    default void wakePoller() {
+    }
+
     /** The transfer hold of the IA was set or lifted (lock held). */
     default void heldChanged() {
     }

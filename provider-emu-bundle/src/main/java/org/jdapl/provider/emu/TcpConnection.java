@@ -599,10 +599,15 @@ final class TcpConnection extends Link {
                     return;
                 }
                 int n;
+                boolean drained;
                 if (current != null && payloadLeft >= DIRECT_LIMIT && in.position() == 0 && destIndex < dest.size()) {
-                    n = readDirect();
+                    int[] want = new int[1];
+                    n = readDirect(want);
+                    drained = n < want[0];
                 } else {
+                    int room = in.remaining();
                     n = channel.read(in);
+                    drained = n < room;
                     if (n > 0) {
                         lastRead = System.nanoTime();
                         in.flip();
@@ -629,7 +634,7 @@ final class TcpConnection extends Link {
                     }
                     return;
                 }
-                if (n == 0) {
+                if (n == 0 || drained) {
                     return;
                 }
             }
@@ -644,9 +649,10 @@ final class TcpConnection extends Link {
     }
 
     /** Reads payload from the socket straight into the destination memory. */
-    private int readDirect() throws IOException, Frame.ProtocolException {
+    private int readDirect(int[] want) throws IOException, Frame.ProtocolException {
         MemorySegment d = dest.get(destIndex);
         long n = Math.min(payloadLeft, Math.min(d.byteSize() - destOffset, 1 << 30));
+        want[0] = (int) n;
         ByteBuffer bb = d.asSlice(destOffset, n).asByteBuffer();
         int got = channel.read(bb);
         if (got > 0) {
@@ -1015,16 +1021,14 @@ final class TcpConnection extends Link {
                     inbound = null;
                     enqueue(Frame.ACK, 0, 0, h.seq(), 0, 0, 0, null);
                     ep.completeRecv(recv, DtoStatus.SUCCESS, h.length(), inboundOp, inboundInvalidated);
-                    flush();
-                } else {
-                    flush();
                 }
+                fabric.flushLater(this);
             }
             case Frame.RDMA_WRITE -> {
                 enqueue(Frame.ACK, 0, 0, h.seq(), 0, 0, 0, null);
-                flush();
+                fabric.flushLater(this);
             }
-            case Frame.RDMA_READ_REQ -> flush();
+            case Frame.RDMA_READ_REQ -> fabric.flushLater(this);
             case Frame.RDMA_READ_RESP -> {
                 WorkRequest head = ep.requests().peekFirst();
                 if (dest.isEmpty() && h.length() > 0) {

@@ -20,6 +20,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
 import java.util.concurrent.locks.ReentrantLock;
 
 import org.jdapl.dat.DatException;
@@ -48,6 +49,8 @@ final class TcpFabric implements Fabric {
     static final long KEEPALIVE_NANOS = IDLE_TIMEOUT_NANOS / 3;
     /** The selector's wake-up period for the checks. */
     static final long TICK_MILLIS = Math.max(50, TimeUnit.NANOSECONDS.toMillis(IDLE_TIMEOUT_NANOS) / 12);
+    /** While EVD waiters polled this recently, the I/O thread only looks for what they leave behind. */
+    static final long WAITER_GRACE_NANOS = TimeUnit.MILLISECONDS.toNanos(2);
     /** The most accepted connections that have not yet sent a connect request. */
     static final int MAX_UNIDENTIFIED = 1024;
 
@@ -59,6 +62,15 @@ final class TcpFabric implements Fabric {
     private InetSocketAddress address;
     private final Map<Integer, ServerSocketChannel> commonServers = new HashMap<>();
     private final Set<TcpConnection> connections = new LinkedHashSet<>();
+    private final List<TcpConnection> flushLater = new ArrayList<>();
+    /** Held by the thread that selects: the I/O thread, or a thread waiting on an EVD of the IA. */
+    private final ReentrantLock pollerLock = new ReentrantLock(true);
+    private final java.util.concurrent.atomic.AtomicInteger intending = new java.util.concurrent.atomic.AtomicInteger();
+    private volatile Thread poller;
+    private volatile boolean pollWanted;
+    private volatile long lastWaiterPoll = System.nanoTime() - WAITER_GRACE_NANOS;
+    private long lastTick = System.nanoTime();
+    private volatile boolean answersDeferred;
     private Thread ioThread;
     private volatile boolean running;
 
@@ -257,52 +269,194 @@ final class TcpFabric implements Fabric {
         closeQuietly(commonServers.remove(port));
     }
 
+    /**
+     * Sends {@code c}'s queued answers once the I/O thread has woken the EVD waiters, or earlier when
+     * another thread releases the lock first (lock held).
+     */
+    void flushLater(TcpConnection c) {
+        if (!flushLater.contains(c)) {
+            flushLater.add(c);
+            answersDeferred = true;
+        }
+    }
+
+    @Override
+    public void beforeUnlock() {
+        if (answersDeferred) {
+            answersDeferred = false;
+            for (int i = 0; i < flushLater.size(); i++) {
+                flushLater.get(i).flush();
+            }
+            flushLater.clear();
+        }
+    }
+
     void removed(TcpConnection c) {
         connections.remove(c);
     }
 
     void wakeup() {
         Selector s = selector;
-        if (s != null && Thread.currentThread() != ioThread) {
+        if (s != null && Thread.currentThread() != poller) {
             s.wakeup();
         }
     }
 
     private void loop() {
-        long lastTick = System.nanoTime();
         try {
             while (running) {
-                selector.select(TICK_MILLIS);
-                lock.lock();
-                try {
-                    if (!running) {
-                        break;
-                    }
-                    for (SelectionKey k : selector.selectedKeys()) {
-                        handle(k);
-                    }
-                    selector.selectedKeys().clear();
-                    long now = System.nanoTime();
-                    if (now - lastTick >= TimeUnit.MILLISECONDS.toNanos(TICK_MILLIS)) {
-                        lastTick = now;
-                        for (TcpConnection c : new ArrayList<>(connections)) {
-                            c.tick(now);
+                boolean consumersPoll = pollWanted || System.nanoTime() - lastWaiterPoll < WAITER_GRACE_NANOS;
+                if (consumersPoll) {
+                    // Threads waiting on EVDs poll the sockets; look only for what they leave behind.
+                    pollWanted = false;
+                    if (intending.get() == 0 && pollerLock.tryLock(0, TimeUnit.NANOSECONDS)) {
+                        try {
+                            poller = Thread.currentThread();
+                            selectAndProcess(0);
+                        } finally {
+                            poller = null;
+                            pollerLock.unlock();
                         }
                     }
+                    LockSupport.parkNanos(WAITER_GRACE_NANOS / 2);
+                    continue;
+                }
+                pollerLock.lock();
+                try {
+                    poller = Thread.currentThread();
+                    selectAndProcess(TICK_MILLIS);
                 } finally {
-                    lock.unlock();
+                    poller = null;
+                    pollerLock.unlock();
                 }
             }
         } catch (IOException | ClosedSelectorException e) {
             if (running) {
                 LOG.error("the I/O thread of IA {} failed", ia.name(), e);
             }
+        } catch (InterruptedException e) {
+            LOG.debug("the I/O thread of IA {} was interrupted", ia.name());
         } finally {
+            pollerLock.lock();
             try {
                 selector.close();
             } catch (IOException e) {
                 LOG.debug("closing the selector of IA {}: {}", ia.name(), e.toString());
+            } finally {
+                pollerLock.unlock();
             }
+        }
+    }
+
+    /**
+     * Waits up to {@code timeoutMillis} (0: not at all) for socket readiness and processes it: reads,
+     * writes, connects, accepts, and the keepalive checks when due (pollerLock held, fabric lock not).
+     */
+    private void selectAndProcess(long timeoutMillis) throws IOException {
+        if (timeoutMillis <= 0) {
+            selector.selectNow();
+        } else {
+            selector.select(timeoutMillis);
+        }
+        lock.lock();
+        try {
+            if (!running) {
+                selector.selectedKeys().clear();
+                return;
+            }
+            for (SelectionKey k : selector.selectedKeys()) {
+                handle(k);
+            }
+            selector.selectedKeys().clear();
+            long now = System.nanoTime();
+            if (now - lastTick >= TimeUnit.MILLISECONDS.toNanos(TICK_MILLIS)) {
+                lastTick = now;
+                for (TcpConnection c : new ArrayList<>(connections)) {
+                    c.tick(now);
+                }
+            }
+        } finally {
+            lock.unlock();
+        }
+        Wakeups.run();
+        // Whoever holds the lock now sends the deferred answers before releasing it.
+        if (answersDeferred && lock.tryLock()) {
+            try {
+                beforeUnlock();
+            } finally {
+                lock.unlock();
+            }
+            Wakeups.run();
+        }
+    }
+
+    /**
+     * Lets a thread waiting on an EVD of this IA poll the sockets itself for up to {@code maxNanos}, so
+     * that data arriving for it wakes it directly rather than through the I/O thread (no lock held).
+     *
+     * @return false if another thread polls now (the caller waits to be woken instead)
+     */
+    @Override
+    public boolean canPoll() {
+        return running;
+    }
+
+    @Override
+    public void announcePoll() {
+        intending.incrementAndGet();
+    }
+
+    @Override
+    public boolean pollWhileWaiting(long maxNanos) {
+        try {
+            return pollAsWaiter(maxNanos);
+        } finally {
+            intending.decrementAndGet();
+        }
+    }
+
+    private boolean pollAsWaiter(long maxNanos) {
+        if (!running) {
+            return false;
+        }
+        if (!pollerLock.tryLock()) {
+            if (poller != ioThread) {
+                return false;
+            }
+            // The I/O thread is selecting: ask it to step back, and take over once it has.
+            pollWanted = true;
+            selector.wakeup();
+            try {
+                if (!pollerLock.tryLock(WAITER_GRACE_NANOS, TimeUnit.NANOSECONDS)) {
+                    return false;
+                }
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return true;
+            }
+        }
+        try {
+            if (!running) {
+                return false;
+            }
+            poller = Thread.currentThread();
+            lastWaiterPoll = System.nanoTime();
+            selectAndProcess(Math.max(1, Math.min(TICK_MILLIS, TimeUnit.NANOSECONDS.toMillis(maxNanos))));
+            return true;
+        } catch (IOException | ClosedSelectorException e) {
+            return false;
+        } finally {
+            lastWaiterPoll = System.nanoTime();
+            poller = null;
+            pollerLock.unlock();
+        }
+    }
+
+    /** Ends a poll of a waiting thread early: an event for a waiter came from elsewhere. */
+    @Override
+    public void wakePoller() {
+        if (intending.get() > 0 && poller != Thread.currentThread()) {
+            selector.wakeup();
         }
     }
 

@@ -1,0 +1,362 @@
+package org.jdapl.bench;
+
+import java.io.IOException;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.StandardSocketOptions;
+import java.nio.ByteBuffer;
+import java.nio.channels.ServerSocketChannel;
+import java.nio.channels.SocketChannel;
+import java.util.ArrayList;
+import java.util.EnumSet;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+
+import org.jdapl.dat.CompletionFlag;
+import org.jdapl.dat.Dat;
+import org.jdapl.dat.DatEvent;
+import org.jdapl.dat.DtoStatus;
+import org.jdapl.dat.Endpoint;
+import org.jdapl.dat.EpAttributes;
+import org.jdapl.dat.EventDispatcher;
+import org.jdapl.dat.EventNumber;
+import org.jdapl.dat.EvdFlag;
+import org.jdapl.dat.InterfaceAdapter;
+import org.jdapl.dat.LmrTriplet;
+import org.jdapl.dat.LocalMemoryRegion;
+import org.jdapl.dat.ProtectionZone;
+import org.jdapl.dat.PspFlag;
+import org.jdapl.dat.PublicServicePoint;
+import org.jdapl.dat.RmrTriplet;
+import org.jdapl.dat.VaType;
+import org.jdapl.dat.spi.IaSpec;
+import org.jdapl.provider.emu.EmuProvider;
+
+/**
+ * The emulated provider's tcp fabric against plain NIO on loopback, in one run: send/recv ping-pong
+ * latency at 64 B, and RDMA Write bandwidth at 4 KiB, 64 KiB and 1 MiB against a stream of the same
+ * message sizes over blocking {@link SocketChannel}s. Prints a table with the ratios emu/NIO.
+ *
+ * <p>Usage: {@code java -jar jdapl-bench.jar [seconds-per-measurement]} (default 3).
+ */
+public final class EmuTcpBench {
+    private static final long WAIT = TimeUnit.SECONDS.toMicros(30);
+    private static final Set<CompletionFlag> SUPPRESS = EnumSet.of(CompletionFlag.SUPPRESS);
+
+    private EmuTcpBench() {
+    }
+
+    /** Runs every measurement and prints the table. */
+    public static void main(String[] args) throws Exception {
+        double seconds = args.length > 0 ? Double.parseDouble(args[0]) : 3;
+        long nanos = (long) (seconds * 1e9);
+        List<String[]> rows = new ArrayList<>();
+        System.out.printf("jdapl emu tcp fabric vs plain NIO on loopback (%s s per measurement, %d cores, Java %s)%n",
+                seconds, Runtime.getRuntime().availableProcessors(), Runtime.version());
+        double emuLat = emuPingPong(64, nanos);
+        double nioLat = nioPingPong(64, nanos);
+        rows.add(row("send/recv ping-pong RTT", "64 B", emuLat, nioLat, "us", 1.5, false));
+        for (int size : new int[] {4 << 10, 64 << 10, 1 << 20}) {
+            double emu = emuWriteBandwidth(size, nanos);
+            double nio = nioBandwidth(size, nanos);
+            rows.add(row("RDMA Write bandwidth", label(size), emu, nio, "MiB/s", size == 1 << 20 ? 0.8 : 0, true));
+        }
+        System.out.println();
+        System.out.printf("| %-24s | %-6s | %12s | %12s | %7s | %-9s |%n", "measurement", "size", "emu tcp", "plain NIO",
+                "emu/NIO", "goal");
+        System.out.println("|--------------------------|--------|--------------|--------------|---------|-----------|");
+        for (String[] r : rows) {
+            System.out.printf("| %-24s | %-6s | %12s | %12s | %7s | %-9s |%n", (Object[]) r);
+        }
+    }
+
+    private static String[] row(String what, String size, double emu, double nio, String unit, double goal,
+                                boolean higherBetter) {
+        double ratio = emu / nio;
+        String g = goal == 0 ? "" : (higherBetter ? ">= " : "<= ") + goal + (higherBetter == (ratio >= goal)
+                || (!higherBetter && ratio <= goal) ? " met" : " MISSED");
+        return new String[] {what, size, String.format("%.1f %s", emu, unit), String.format("%.1f %s", nio, unit),
+            String.format("%.2f", ratio), g};
+    }
+
+    private static String label(int size) {
+        return size >= 1 << 20 ? (size >> 20) + " MiB" : (size >> 10) + " KiB";
+    }
+
+    // ------------------------------------------------------------------ emu
+
+    /** One IA with a PZ and EVDs. */
+    private record Side(InterfaceAdapter ia, ProtectionZone pz, EventDispatcher recv, EventDispatcher req,
+                        EventDispatcher conn, EventDispatcher cr) {
+        static Side open(EmuProvider p, String name) {
+            InterfaceAdapter ia = p.open(new IaSpec(name, "tcp 127.0.0.1:0", "", true, "bench"), 16);
+            return new Side(ia, ia.createPz(), ia.createEvd(4096, null, EnumSet.of(EvdFlag.DTO)),
+                    ia.createEvd(4096, null, EnumSet.of(EvdFlag.DTO, EvdFlag.RMR_BIND)),
+                    ia.createEvd(16, null, EnumSet.of(EvdFlag.CONNECTION)),
+                    ia.createEvd(16, null, EnumSet.of(EvdFlag.CR)));
+        }
+
+        Endpoint ep() {
+            return ia.createEp(pz, recv, req, conn, EpAttributes.defaults().withQueueDepths(1024, 1024));
+        }
+
+        LocalMemoryRegion lmr(MemorySegment s) {
+            return ia.createLmr(pz, s, Dat.MEM_PRIV_ALL, VaType.VA);
+        }
+    }
+
+    private static Endpoint[] connect(Side a, Side b) {
+        PublicServicePoint psp = b.ia.createPspAny(b.cr, PspFlag.CONSUMER);
+        Endpoint epA = a.ep();
+        Endpoint epB = b.ep();
+        epA.connect(b.ia.query().attributes().address(), psp.query().connQual(), WAIT, new byte[0]);
+        DatEvent.ConnectionRequest cr = (DatEvent.ConnectionRequest) b.cr.waitEvent(WAIT);
+        cr.request().accept(epB, new byte[0]);
+        expect(b.conn.waitEvent(WAIT), EventNumber.CONNECTION_ESTABLISHED);
+        expect(a.conn.waitEvent(WAIT), EventNumber.CONNECTION_ESTABLISHED);
+        psp.free();
+        return new Endpoint[] {epA, epB};
+    }
+
+    private static void expect(DatEvent e, EventNumber n) {
+        if (!(e instanceof DatEvent.Connection c) || c.number() != n) {
+            throw new IllegalStateException("expected " + n + " but got " + e);
+        }
+    }
+
+    private static void success(DatEvent e) {
+        if (!(e instanceof DatEvent.DtoCompletion d) || d.status() != DtoStatus.SUCCESS) {
+            throw new IllegalStateException("a DTO failed: " + e);
+        }
+    }
+
+    /** Round-trip time in microseconds of a {@code size}-byte send answered by a send. */
+    static double emuPingPong(int size, long nanos) throws Exception {
+        EmuProvider p = new EmuProvider();
+        Side a = Side.open(p, "bench-a");
+        Side b = Side.open(p, "bench-b");
+        try (Arena arena = Arena.ofShared()) {
+            Endpoint[] eps = connect(a, b);
+            LocalMemoryRegion sa = a.lmr(arena.allocate(size, 64));
+            LocalMemoryRegion ra = a.lmr(arena.allocate(size, 64));
+            LocalMemoryRegion sb = b.lmr(arena.allocate(size, 64));
+            LocalMemoryRegion rb = b.lmr(arena.allocate(size, 64));
+            List<LmrTriplet> sendA = List.of(new LmrTriplet(sa, 0, size));
+            List<LmrTriplet> recvA = List.of(new LmrTriplet(ra, 0, size));
+            List<LmrTriplet> sendB = List.of(new LmrTriplet(sb, 0, size));
+            List<LmrTriplet> recvB = List.of(new LmrTriplet(rb, 0, size));
+            eps[0].postRecv(recvA, 0, Dat.COMPLETION_DEFAULT);
+            eps[1].postRecv(recvB, 0, Dat.COMPLETION_DEFAULT);
+            CompletableFuture<Void> echo = new CompletableFuture<>();
+            Thread server = Thread.ofPlatform().name("bench-echo").start(() -> {
+                try {
+                    while (true) {
+                        DatEvent e = b.recv.waitEvent(WAIT);
+                        if (e instanceof DatEvent.DtoCompletion d && d.transferredLength() == 0) {
+                            break;
+                        }
+                        success(e);
+                        eps[1].postRecv(recvB, 0, Dat.COMPLETION_DEFAULT);
+                        eps[1].postSend(sendB, 0, SUPPRESS);
+                    }
+                    echo.complete(null);
+                } catch (RuntimeException ex) {
+                    echo.completeExceptionally(ex);
+                }
+            });
+            long rounds = 0;
+            long warmEnd = System.nanoTime() + Math.min(nanos / 3, 1_000_000_000L);
+            long start = 0;
+            long end = 0;
+            boolean measuring = false;
+            while (true) {
+                eps[0].postSend(sendA, 0, SUPPRESS);
+                success(a.recv.waitEvent(WAIT));
+                eps[0].postRecv(recvA, 0, Dat.COMPLETION_DEFAULT);
+                long now = System.nanoTime();
+                if (!measuring && now >= warmEnd) {
+                    measuring = true;
+                    start = now;
+                    rounds = 0;
+                } else if (measuring) {
+                    rounds++;
+                    if (now - start >= nanos) {
+                        end = now;
+                        break;
+                    }
+                }
+            }
+            eps[0].postSend(List.of(new LmrTriplet(sa, 0, 0)), 0, SUPPRESS);
+            echo.get(30, TimeUnit.SECONDS);
+            server.join();
+            return (end - start) / 1e3 / rounds;
+        } finally {
+            a.ia.close();
+            b.ia.close();
+        }
+    }
+
+    /** MiB/s of pipelined RDMA Writes of {@code size} bytes. */
+    static double emuWriteBandwidth(int size, long nanos) {
+        EmuProvider p = new EmuProvider();
+        Side a = Side.open(p, "bench-a");
+        Side b = Side.open(p, "bench-b");
+        try (Arena arena = Arena.ofShared()) {
+            Endpoint[] eps = connect(a, b);
+            int window = Math.max(4, Math.min(256, (16 << 20) / size));
+            LocalMemoryRegion src = a.lmr(arena.allocate(size, 4096));
+            LocalMemoryRegion dst = b.lmr(arena.allocate((long) size, 4096));
+            List<LmrTriplet> iov = List.of(new LmrTriplet(src, 0, size));
+            RmrTriplet remote = new RmrTriplet(dst.rmrContext(), dst.query().registeredAddress(), size);
+            for (int i = 0; i < window; i++) {
+                eps[0].postRdmaWrite(iov, i, remote, Dat.COMPLETION_DEFAULT);
+            }
+            long warmEnd = System.nanoTime() + Math.min(nanos / 3, 1_000_000_000L);
+            long start = 0;
+            long done = 0;
+            boolean measuring = false;
+            while (true) {
+                success(a.req.waitEvent(WAIT));
+                long now = System.nanoTime();
+                if (!measuring && now >= warmEnd) {
+                    measuring = true;
+                    start = now;
+                    done = 0;
+                } else if (measuring) {
+                    done++;
+                    if (now - start >= nanos) {
+                        for (int i = 0; i < window - 1; i++) {
+                            success(a.req.waitEvent(WAIT));
+                        }
+                        return (double) done * size / (1 << 20) / ((now - start) / 1e9);
+                    }
+                }
+                eps[0].postRdmaWrite(iov, 0, remote, Dat.COMPLETION_DEFAULT);
+            }
+        } finally {
+            a.ia.close();
+            b.ia.close();
+        }
+    }
+
+    // ------------------------------------------------------------------ plain NIO
+
+    private static SocketChannel[] nioPair() throws IOException {
+        try (ServerSocketChannel server = ServerSocketChannel.open()) {
+            server.bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0));
+            SocketChannel client = SocketChannel.open(server.getLocalAddress());
+            SocketChannel accepted = server.accept();
+            for (SocketChannel c : new SocketChannel[] {client, accepted}) {
+                c.setOption(StandardSocketOptions.TCP_NODELAY, true);
+            }
+            return new SocketChannel[] {client, accepted};
+        }
+    }
+
+    private static void readFully(SocketChannel c, ByteBuffer b) throws IOException {
+        b.clear();
+        while (b.hasRemaining()) {
+            if (c.read(b) < 0) {
+                throw new IOException("closed");
+            }
+        }
+    }
+
+    private static void writeFully(SocketChannel c, ByteBuffer b) throws IOException {
+        b.clear();
+        while (b.hasRemaining()) {
+            c.write(b);
+        }
+    }
+
+    /** Round-trip time in microseconds of {@code size} bytes echoed over blocking channels. */
+    static double nioPingPong(int size, long nanos) throws Exception {
+        SocketChannel[] ch = nioPair();
+        try {
+            Thread server = Thread.ofPlatform().name("bench-nio-echo").start(() -> {
+                ByteBuffer buf = ByteBuffer.allocateDirect(size);
+                try {
+                    while (true) {
+                        readFully(ch[1], buf);
+                        writeFully(ch[1], buf);
+                    }
+                } catch (IOException e) {
+                    // the client closed: done
+                }
+            });
+            ByteBuffer buf = ByteBuffer.allocateDirect(size);
+            long warmEnd = System.nanoTime() + Math.min(nanos / 3, 1_000_000_000L);
+            long start = 0;
+            long rounds = 0;
+            boolean measuring = false;
+            while (true) {
+                writeFully(ch[0], buf);
+                readFully(ch[0], buf);
+                long now = System.nanoTime();
+                if (!measuring && now >= warmEnd) {
+                    measuring = true;
+                    start = now;
+                    rounds = 0;
+                } else if (measuring) {
+                    rounds++;
+                    if (now - start >= nanos) {
+                        ch[0].close();
+                        server.join();
+                        return (now - start) / 1e3 / rounds;
+                    }
+                }
+            }
+        } finally {
+            ch[0].close();
+            ch[1].close();
+        }
+    }
+
+    /** MiB/s of a stream of {@code size}-byte messages over blocking channels. */
+    static double nioBandwidth(int size, long nanos) throws Exception {
+        SocketChannel[] ch = nioPair();
+        try {
+            CompletableFuture<Long> received = new CompletableFuture<>();
+            Thread reader = Thread.ofPlatform().name("bench-nio-reader").start(() -> {
+                ByteBuffer buf = ByteBuffer.allocateDirect(size);
+                long total = 0;
+                try {
+                    while (true) {
+                        buf.clear();
+                        int n = ch[1].read(buf);
+                        if (n < 0) {
+                            break;
+                        }
+                        total += n;
+                    }
+                    received.complete(total);
+                } catch (IOException e) {
+                    received.completeExceptionally(e);
+                }
+            });
+            ByteBuffer buf = ByteBuffer.allocateDirect(size);
+            long warmEnd = System.nanoTime() + Math.min(nanos / 3, 1_000_000_000L);
+            while (System.nanoTime() < warmEnd) {
+                writeFully(ch[0], buf);
+            }
+            long start = System.nanoTime();
+            long sent = 0;
+            while (System.nanoTime() - start < nanos) {
+                writeFully(ch[0], buf);
+                sent += size;
+            }
+            ch[0].shutdownOutput();
+            received.get(30, TimeUnit.SECONDS);
+            long elapsed = System.nanoTime() - start;
+            reader.join();
+            return sent / (double) (1 << 20) / (elapsed / 1e9);
+        } finally {
+            ch[0].close();
+            ch[1].close();
+        }
+    }
+}

@@ -1,0 +1,35 @@
+package org.jdapl.provider.emu;
+
+import java.util.ArrayList;
+
+/**
+ * EVD waiters to wake once the current thread has released its fabric lock. An event queued under
+ * the lock is visible at once; waking its waiter only after the lock is released lets the waiter
+ * post its next work without first blocking on the lock the waker still holds.
+ */
+final class Wakeups {
+    private static final ThreadLocal<ArrayList<EmuEvd>> PENDING = ThreadLocal.withInitial(ArrayList::new);
+
+    private Wakeups() {
+    }
+
+    /** Remembers that {@code evd}'s waiters are to be woken. */
+    static void defer(EmuEvd evd) {
+        ArrayList<EmuEvd> list = PENDING.get();
+        if (!list.contains(evd)) {
+            list.add(evd);
+        }
+    }
+
+    /** Wakes the waiters deferred by this thread (called with no fabric lock held). */
+    static void run() {
+        ArrayList<EmuEvd> list = PENDING.get();
+        if (list.isEmpty()) {
+            return;
+        }
+        for (int i = 0; i < list.size(); i++) {
+            list.get(i).wakeWaiters();
+        }
+        list.clear();
+    }
+}
