@@ -44,6 +44,7 @@ public class GogoCommandsIT extends JdaplContainerTest {
         try (InterfaceAdapter ia = registry.open("emu0", 8)) {
             String during = execute("dat:providers");
             assertTrue(during, during.contains("emu: 1 IA open"));
+            assertTrue(ia.name(), execute("dat:list").contains(ia.name()));
         }
         String after = execute("dat:providers");
         assertTrue(after, after.contains("emu: 0 IAs open"));
