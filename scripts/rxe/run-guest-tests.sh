@@ -69,7 +69,7 @@ if [ ! -f "$initrd" ] || [ "$here/run-guest-tests.sh" -nt "$initrd" ]; then
   rm -rf "$ird"; mkdir -p "$ird"/{bin,mods,proc,sys,dev,newroot}
   cp /bin/busybox "$ird/bin/busybox"
   mods=$(timeout 60 modprobe -S "$kver" -d "$kdir" --show-depends -a \
-           crc32_generic virtio_pci virtio_net 9pnet_virtio 9p dummy rdma_rxe ib_uverbs rdma_ucm \
+           crc32_generic virtio_pci virtio_net 9pnet_virtio 9p dummy veth rdma_rxe ib_uverbs rdma_ucm \
          | awk '$1 == "insmod" {print $2}') || die "modprobe --show-depends failed"
   : > "$ird/mods/order"
   for m in $mods; do
@@ -107,6 +107,7 @@ done
 classpath=$(IFS=:; echo "${cp_entries[*]}")
 cat > "$share/env.sh" <<ENV
 RXE_PARTS="${RXE_PARTS:-tests kit bench}"
+RXE_KIT_ONLY="${RXE_KIT_ONLY:-.*}"
 JAVA=$java_home/bin/java
 CLASSPATH=$classpath
 ENV

@@ -116,6 +116,8 @@ final class OfaEp extends OfaHandle implements Endpoint {
     private byte[] terminalData = new byte[0];
     private boolean terminalQueued = true;
     private boolean cmDone;
+    /** The EP's CQs are kept armed and polled (graceful disconnect, ending connection). */
+    private boolean watching;
     /** Receives posted after the connection ended and before the terminal event: flushed just before it. */
     private final List<Long> lateReceives = new ArrayList<>();
 
@@ -269,19 +271,27 @@ final class OfaEp extends OfaHandle implements Endpoint {
         }
         int failure = 0;
         try {
-            cm.resolveAddr(id, new InetSocketAddress(((InetSocketAddress) ia.address()).getAddress(), 0), destination,
-                    (int) Math.min(RESOLVE_MILLIS, Math.max(1, timeoutMicros / 1000)));
+            // Bound first, so that the local port qualifier is known when connect returns.
+            cm.bindAddr(id, new InetSocketAddress(((InetSocketAddress) ia.address()).getAddress(), 0));
+        } catch (VerbsException e) {
+            quietDestroy(id);
+            throw new DatException(DatReturnType.INSUFFICIENT_RESOURCES, DatReturnSubtype.NO_SUBTYPE,
+                    "dat_ep_connect (rdma_bind_addr): " + e.getMessage(), e);
+        }
+        // Registered before rdma_resolve_addr: the event thread may see ADDR_RESOLVED before it returns.
+        cmId = id;
+        ia.registerEp(id, this);
+        try {
+            cm.resolveAddr(id, null, destination, (int) Math.min(RESOLVE_MILLIS, Math.max(1, timeoutMicros / 1000)));
         } catch (VerbsException e) {
             if (e.errno() != Errno.ENETUNREACH && e.errno() != Errno.EHOSTUNREACH
                     && e.errno() != Errno.EADDRNOTAVAIL && e.errno() != Errno.ENODEV) {
-                quietDestroy(id);
+                destroyCmId();
                 throw new DatException(DatReturnType.INVALID_ADDRESS, DatReturnSubtype.NO_SUBTYPE,
                         "dat_ep_connect to " + destination + ": " + e.getMessage(), e);
             }
             failure = e.errno();
         }
-        cmId = id;
-        ia.registerEp(id, this);
         localPort = RdmaCm.sourceAddress(id).getPort();
         remoteAddress = new InetSocketAddress(destination.getAddress(), 0);
         remotePort = connQual;
@@ -545,6 +555,7 @@ final class OfaEp extends OfaHandle implements Endpoint {
                     if (flag == CloseFlag.GRACEFUL) {
                         state = EpState.DISCONNECT_PENDING;
                         gracefulWaiting = true;
+                        watch(true);
                         if (sends.outstanding() == 0) {
                             sendDisconnectRequest();
                         }
@@ -649,7 +660,7 @@ final class OfaEp extends OfaHandle implements Endpoint {
         terminalData = data;
         terminalQueued = false;
         cmDone = cmAlreadyDone;
-        ia.watchClosing(this, true);
+        watch(true);
         maybeFinish();
     }
 
@@ -659,7 +670,7 @@ final class OfaEp extends OfaHandle implements Endpoint {
             return;
         }
         terminalQueued = true;
-        ia.watchClosing(this, false);
+        watch(false);
         if (timewaitTimer != null) {
             timewaitTimer.cancel();
             timewaitTimer = null;
@@ -670,6 +681,14 @@ final class OfaEp extends OfaHandle implements Endpoint {
         lateReceives.clear();
         if (connectEvd != null && !isFreed()) {
             connectEvd.enqueue(new DatEvent.Connection(connectEvd, terminal, this, terminalData));
+        }
+    }
+
+    /** Keeps the EP's CQs armed and polled while its requests drain or its connection ends. */
+    private void watch(boolean on) {
+        if (on != watching) {
+            watching = on;
+            ia.watchClosing(this, on);
         }
     }
 
@@ -751,10 +770,8 @@ final class OfaEp extends OfaHandle implements Endpoint {
             if (timewaitTimer != null) {
                 timewaitTimer.cancel();
             }
-            if (!terminalQueued) {
-                ia.watchClosing(this, false);
-                terminalQueued = true;
-            }
+            terminalQueued = true;
+            watch(false);
             destroyCmId();
         } finally {
             lock.unlock();

@@ -323,15 +323,16 @@ public final class RdmaCm {
     }
 
     /**
-     * {@code rdma_resolve_addr} from {@code source} (port 0: an ephemeral port) to {@code destination}.
+     * {@code rdma_resolve_addr} from {@code source} (port 0: an ephemeral port; null: the address the ID
+     * is bound to) to {@code destination}.
      *
      * @throws VerbsException with the errno (ENETUNREACH, EHOSTUNREACH, EADDRNOTAVAIL, ...)
      */
     public void resolveAddr(MemorySegment id, InetSocketAddress source, InetSocketAddress destination,
                             int timeoutMillis) {
         try (Arena a = Arena.ofConfined()) {
-            check("rdma_resolve_addr", (int) call(resolveAddr, id, sockaddr(a, source), sockaddr(a, destination),
-                    timeoutMillis));
+            check("rdma_resolve_addr", (int) call(resolveAddr, id,
+                    source == null ? MemorySegment.NULL : sockaddr(a, source), sockaddr(a, destination), timeoutMillis));
         }
     }
 
