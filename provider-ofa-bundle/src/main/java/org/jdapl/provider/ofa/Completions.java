@@ -7,6 +7,22 @@ final class Completions {
     private Completions() {
     }
 
+    /**
+     * The DAT status of a failed request or receive, refined where rdma_rxe reports a generic local
+     * error (IBV_WC_LOC_QP_OP_ERR) for what the IB spec calls a local protection error (an invalid
+     * L_Key: the DTO named a freed LMR) or a local length error (a receive too small for the message).
+     */
+    static DtoStatus status(int wcStatus, boolean receive, boolean namedFreedLmr) {
+        boolean localGeneric = wcStatus == 2 || wcStatus == 4 || wcStatus == 8 || wcStatus == 9;
+        if (localGeneric && namedFreedLmr) {
+            return DtoStatus.LOCAL_PROTECTION;
+        }
+        if (receive && (wcStatus == 2 || wcStatus == 9)) {
+            return DtoStatus.LOCAL_LENGTH;
+        }
+        return status(wcStatus);
+    }
+
     /** The DAT status of an {@code enum ibv_wc_status} value. */
     static DtoStatus status(int wcStatus) {
         return switch (wcStatus) {

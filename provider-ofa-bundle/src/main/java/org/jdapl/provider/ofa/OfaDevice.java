@@ -225,15 +225,28 @@ final class OfaDevice {
         return null;
     }
 
-    /** Whether the device has memory windows of type 1 (PZ scope RMRs). */
-    boolean hasMwType1() {
-        return (capFlags & Verbs.DEVICE_MEM_WINDOW) != 0 && context.hasMemoryWindows();
+    /**
+     * Why the device's memory windows are not used for RMRs, or null. rdma_rxe (a software device,
+     * vendor 0) binds windows but its responder checks an RDMA access against the whole MR, not the
+     * window (Linux 6.1), so an RMR would let a peer write outside it; the system property
+     * {@code org.jdapl.ofa.softwareMemoryWindows=true} uses them anyway (for tests of the binds).
+     */
+    String windowsRefused() {
+        if (vendorId == 0 && !Boolean.getBoolean("org.jdapl.ofa.softwareMemoryWindows")) {
+            return "the software device " + name + " does not check memory window bounds on RDMA access";
+        }
+        return null;
     }
 
-    /** Whether the device has memory windows of type 2 (EP scope RMRs). */
+    /** Whether the device has memory windows of type 1 (PZ scope RMRs) that the provider uses. */
+    boolean hasMwType1() {
+        return (capFlags & Verbs.DEVICE_MEM_WINDOW) != 0 && context.hasMemoryWindows() && windowsRefused() == null;
+    }
+
+    /** Whether the device has memory windows of type 2 (EP scope RMRs) that the provider uses. */
     boolean hasMwType2() {
         return (capFlags & (Verbs.DEVICE_MEM_WINDOW_TYPE_2A | Verbs.DEVICE_MEM_WINDOW_TYPE_2B)) != 0
-                && context.hasMemoryWindows();
+                && context.hasMemoryWindows() && windowsRefused() == null;
     }
 
     /** The device and port attributes as DAT named attributes. */
@@ -251,6 +264,9 @@ final class OfaDevice {
         m.put("device_cap_flags", "0x" + Integer.toHexString(capFlags));
         m.put("mw_type1", Boolean.toString(hasMwType1()));
         m.put("mw_type2", Boolean.toString(hasMwType2()));
+        if (windowsRefused() != null) {
+            m.put("mw_refused", windowsRefused());
+        }
         m.put("vendor_id", "0x" + Integer.toHexString(vendorId));
         m.put("vendor_part_id", Integer.toString(vendorPartId));
         if (address != null) {

@@ -2,6 +2,7 @@ package org.jdapl.provider.ofa;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
 import java.net.Inet4Address;
 import java.net.InetSocketAddress;
 import java.net.SocketAddress;
@@ -887,8 +888,8 @@ final class OfaEp extends OfaHandle implements Endpoint {
                 throw postFailed("ibv_post_send", r);
             }
             sends.unsignalledRun = signal ? 0 : sends.unsignalledRun + 1;
-            sends.add(cookie, op, remote != null && op == DtoOperation.RDMA_WRITE ? total : total, WorkRing.KIND_DTO,
-                    !suppress, null);
+            sends.add(cookie, op, total, namedFreedLmr ? WorkRing.KIND_DTO_FREED_LMR : WorkRing.KIND_DTO, !suppress,
+                    null);
         } finally {
             lock.unlock();
         }
@@ -901,16 +902,17 @@ final class OfaEp extends OfaHandle implements Endpoint {
      */
     private long fillSges(MemorySegment sges, List<LmrTriplet> iov, int n) {
         long total = 0;
+        namedFreedLmr = false;
         for (int i = 0; i < n; i++) {
             LmrTriplet t = iov.get(i);
             if (t == null) {
                 throw DatException.invalidParameter(2, "null segment " + i);
             }
-            MemorySegment sge = sges.asSlice((long) i * IbvSge.S.size(), IbvSge.S.size());
+            long at = (long) i * IbvSge.S.size();
             if (t.length() == 0) {
-                IbvSge.ADDR.setLong(sge, 0);
-                IbvSge.LENGTH.setInt(sge, 0);
-                IbvSge.LKEY.setInt(sge, 0);
+                sges.set(ValueLayout.JAVA_LONG_UNALIGNED, at + IbvSge.ADDR.offset(), 0L);
+                sges.set(ValueLayout.JAVA_INT_UNALIGNED, at + IbvSge.LENGTH.offset(), 0);
+                sges.set(ValueLayout.JAVA_INT_UNALIGNED, at + IbvSge.LKEY.offset(), 0);
                 continue;
             }
             if (!(t.lmr() instanceof OfaLmr l) || l.ia != ia) {
@@ -923,13 +925,17 @@ final class OfaEp extends OfaHandle implements Endpoint {
                 throw new DatException(DatReturnType.PROTECTION_VIOLATION, "segment " + i + " (" + t.offset() + "+"
                         + t.length() + ") exceeds its LMR of " + l.segment().byteSize() + " bytes");
             }
-            IbvSge.ADDR.setLong(sge, l.segment().address() + t.offset());
-            IbvSge.LENGTH.setInt(sge, (int) t.length());
-            IbvSge.LKEY.setInt(sge, l.lkey());
+            sges.set(ValueLayout.JAVA_LONG_UNALIGNED, at + IbvSge.ADDR.offset(), l.segment().address() + t.offset());
+            sges.set(ValueLayout.JAVA_INT_UNALIGNED, at + IbvSge.LENGTH.offset(), (int) t.length());
+            sges.set(ValueLayout.JAVA_INT_UNALIGNED, at + IbvSge.LKEY.offset(), l.lkey());
+            namedFreedLmr |= l.isFreed();
             total += t.length();
         }
         return total;
     }
+
+    /** Whether the segments {@link #fillSges} filled last named a freed LMR. Guarded by the lock. */
+    private boolean namedFreedLmr;
 
     private DatException postFailed(String what, int errno) {
         if (errno == Errno.ENOMEM) {
@@ -991,7 +997,8 @@ final class OfaEp extends OfaHandle implements Endpoint {
                 recvEvd.unreserve();
                 throw postFailed("ibv_post_recv", r);
             }
-            recvs.add(cookie, DtoOperation.RECEIVE, total, WorkRing.KIND_DTO, true, null);
+            recvs.add(cookie, DtoOperation.RECEIVE, total,
+                    namedFreedLmr ? WorkRing.KIND_DTO_FREED_LMR : WorkRing.KIND_DTO, true, null);
         } finally {
             lock.unlock();
         }
@@ -1033,6 +1040,18 @@ final class OfaEp extends OfaHandle implements Endpoint {
             long wrId = sends.nextWrId();
             int r;
             int newContext;
+            OfaLmr previous;
+            synchronized (rmr) {
+                previous = rmr.boundLmr;
+            }
+            if (rmr.scope == RmrScope.PZ && length == 0 && previous == null) {
+                // Nothing is bound: the unbind completes at once.
+                requestEvd.unreserve();
+                if (flags == null || !flags.contains(CompletionFlag.SUPPRESS)) {
+                    requestEvd.enqueue(new DatEvent.RmrBindCompletion(requestEvd, rmr, cookie, DtoStatus.SUCCESS));
+                }
+                return 0;
+            }
             if (rmr.scope == RmrScope.PZ) {
                 mwBind.fill((byte) 0);
                 IbvMwBind.WR_ID.setLong(mwBind, wrId);
@@ -1043,6 +1062,9 @@ final class OfaEp extends OfaHandle implements Endpoint {
                     IbvMwBindInfo.ADDR.setLong(info, lmr.segment().address() + offset);
                     IbvMwBindInfo.LENGTH.setLong(info, length);
                     IbvMwBindInfo.MW_ACCESS_FLAGS.setInt(info, access);
+                } else {
+                    // A zero-length bind unbinds; rdma_rxe's provider needs an MR there (it reads its lkey).
+                    IbvMwBindInfo.MR.setPointer(info, previous.mr);
                 }
                 r = ia.device().context.bindMw(qp, rmr.mw, mwBind);
                 newContext = IbvMw.RKEY.getInt(rmr.mw);
@@ -1108,7 +1130,8 @@ final class OfaEp extends OfaHandle implements Endpoint {
             Object subject = ring.subjectAt(seq);
             ring.retireThrough(seq);
             evd.unreserve(retired);
-            DtoStatus st = Completions.status(status);
+            DtoStatus st = Completions.status(status, op == DtoOperation.RECEIVE,
+                    kind == WorkRing.KIND_DTO_FREED_LMR);
             if (kind == WorkRing.KIND_BIND) {
                 OfaRmr rmr = (OfaRmr) subject;
                 if (st != DtoStatus.SUCCESS) {

@@ -47,6 +47,8 @@ final class OfaEvd extends OfaHandle implements EventDispatcher {
     /** EPs of this CQ whose connection is ending: the CQ is kept armed so that their flushes are seen. */
     final java.util.concurrent.atomic.AtomicInteger closingUsers = new java.util.concurrent.atomic.AtomicInteger();
     private MemorySegment wcs = MemorySegment.NULL;
+    /** The EP of the last completion polled (most CQs serve one or two QPs). Guarded by {@link #cqLock}. */
+    OfaEp lastEp;
     private java.lang.foreign.Arena wcArena;
     /** EPs and service points that use this EVD. Guarded by the IA lock. */
     int users;

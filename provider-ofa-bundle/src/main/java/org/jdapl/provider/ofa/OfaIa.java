@@ -697,6 +697,10 @@ final class OfaIa extends OfaHandle implements InterfaceAdapter, OfaEventLoop.Ha
             pz.live();
             int type = scope == RmrScope.PZ ? 1 : 2;
             boolean has = type == 1 ? device.hasMwType1() : device.hasMwType2();
+            if (!has && device.windowsRefused() != null) {
+                throw new DatException(DatReturnType.MODEL_NOT_SUPPORTED, "RMRs are memory windows, and "
+                        + device.windowsRefused());
+            }
             if (!has) {
                 throw new DatException(DatReturnType.MODEL_NOT_SUPPORTED, "device " + device.name
                         + " has no memory windows of type " + type + " (needed for "
@@ -1375,7 +1379,11 @@ final class OfaIa extends OfaHandle implements InterfaceAdapter, OfaEventLoop.Ha
         int qpNum = wcs.get(java.lang.foreign.ValueLayout.JAVA_INT_UNALIGNED, base + IbvWc.QP_NUM.offset());
         int flags = wcs.get(java.lang.foreign.ValueLayout.JAVA_INT_UNALIGNED, base + IbvWc.WC_FLAGS.offset());
         int inv = wcs.get(java.lang.foreign.ValueLayout.JAVA_INT_UNALIGNED, base + IbvWc.INVALIDATED_RKEY.offset());
-        OfaEp ep = epByQpNum.get(qpNum);
+        OfaEp ep = evd.lastEp;
+        if (ep == null || ep.qpNum != qpNum || ep.isFreed()) {
+            ep = epByQpNum.get(qpNum);
+            evd.lastEp = ep;
+        }
         if (ep == null) {
             return; // an EP freed with completions still in the CQ
         }

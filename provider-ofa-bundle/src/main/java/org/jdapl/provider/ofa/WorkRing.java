@@ -26,6 +26,8 @@ final class WorkRing {
     /** What an entry is, beyond its DTO operation. */
     static final byte KIND_DTO = 0;
     static final byte KIND_BIND = 1;
+    /** A DTO whose segments named a freed LMR (its completion is a protection error). */
+    static final byte KIND_DTO_FREED_LMR = 2;
 
     final long tag;
     final int capacity;

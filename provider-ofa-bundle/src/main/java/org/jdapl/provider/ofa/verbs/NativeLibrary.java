@@ -81,6 +81,14 @@ public final class NativeLibrary {
         return s.orElseThrow(() -> new UnsatisfiedLinkError(soname + " has no symbol " + name));
     }
 
+    /**
+     * A downcall handle to a data-path function pointer that returns its error and runs briefly
+     * (post, poll): no errno capture, and a critical call (no thread state transition).
+     */
+    public static MethodHandle dataPath(MemorySegment function, FunctionDescriptor descriptor) {
+        return LINKER.downcallHandle(function, descriptor, Linker.Option.critical(false));
+    }
+
     /** A downcall handle to a function pointer read from a struct (e.g. {@code ibv_context.ops}). */
     public static MethodHandle pointer(MemorySegment function, FunctionDescriptor descriptor) {
         return LINKER.downcallHandle(function, descriptor, CAPTURE_ERRNO);

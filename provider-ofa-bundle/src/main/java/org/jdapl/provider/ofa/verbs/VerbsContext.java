@@ -35,14 +35,18 @@ public final class VerbsContext {
     public VerbsContext(MemorySegment context) {
         this.context = context.reinterpret(IbvContext.S.size());
         MemorySegment ops = IbvContext.OPS.slice(this.context, IbvContextOps.S.size());
-        postSend = handle(IbvContextOps.POST_SEND.getPointer(ops), POST);
-        postRecv = handle(IbvContextOps.POST_RECV.getPointer(ops), POST);
-        pollCq = handle(IbvContextOps.POLL_CQ.getPointer(ops), POLL_CQ);
+        postSend = dataPath(IbvContextOps.POST_SEND.getPointer(ops), POST);
+        postRecv = dataPath(IbvContextOps.POST_RECV.getPointer(ops), POST);
+        pollCq = dataPath(IbvContextOps.POLL_CQ.getPointer(ops), POLL_CQ);
         reqNotifyCq = handle(IbvContextOps.REQ_NOTIFY_CQ.getPointer(ops), REQ_NOTIFY_CQ);
         allocMw = handle(IbvContextOps.ALLOC_MW.getPointer(ops), ALLOC_MW);
         deallocMw = handle(IbvContextOps.DEALLOC_MW.getPointer(ops), DEALLOC_MW);
         bindMw = handle(IbvContextOps.BIND_MW.getPointer(ops), POST);
-        postSrqRecv = handle(IbvContextOps.POST_SRQ_RECV.getPointer(ops), POST);
+        postSrqRecv = dataPath(IbvContextOps.POST_SRQ_RECV.getPointer(ops), POST);
+    }
+
+    private static MethodHandle dataPath(MemorySegment function, FunctionDescriptor descriptor) {
+        return function.equals(MemorySegment.NULL) ? null : NativeLibrary.dataPath(function, descriptor);
     }
 
     private static MethodHandle handle(MemorySegment function, FunctionDescriptor descriptor) {
@@ -76,12 +80,12 @@ public final class VerbsContext {
     public int pollCq(MemorySegment cq, int max, MemorySegment wcs) {
         int r;
         try {
-            r = (int) pollCq.invokeExact(Errno.capture(), cq, max, wcs);
+            r = (int) pollCq.invokeExact(cq, max, wcs);
         } catch (Throwable t) {
             throw rethrow(t);
         }
         if (r < 0) {
-            throw new VerbsException("ibv_poll_cq", Errno.last());
+            throw new VerbsException("ibv_poll_cq", -r);
         }
         return r;
     }
@@ -105,7 +109,7 @@ public final class VerbsContext {
      */
     public int postSend(MemorySegment qp, MemorySegment wr, MemorySegment badWr) {
         try {
-            return (int) postSend.invokeExact(Errno.capture(), qp, wr, badWr);
+            return (int) postSend.invokeExact(qp, wr, badWr);
         } catch (Throwable t) {
             throw rethrow(t);
         }
@@ -118,7 +122,7 @@ public final class VerbsContext {
      */
     public int postRecv(MemorySegment qp, MemorySegment wr, MemorySegment badWr) {
         try {
-            return (int) postRecv.invokeExact(Errno.capture(), qp, wr, badWr);
+            return (int) postRecv.invokeExact(qp, wr, badWr);
         } catch (Throwable t) {
             throw rethrow(t);
         }
@@ -134,7 +138,7 @@ public final class VerbsContext {
             return Errno.EOPNOTSUPP;
         }
         try {
-            return (int) postSrqRecv.invokeExact(Errno.capture(), srq, wr, badWr);
+            return (int) postSrqRecv.invokeExact(srq, wr, badWr);
         } catch (Throwable t) {
             throw rethrow(t);
         }

@@ -40,6 +40,7 @@ import org.jdapl.provider.ofa.OfaProvider;
 public final class DatBench {
     private static final Set<CompletionFlag> SUPPRESS = EnumSet.of(CompletionFlag.SUPPRESS);
     private static final long TIMEOUT = TimeUnit.SECONDS.toMicros(30);
+    private static final int WARMUP_SECONDS = 6;
 
     private DatBench() {
     }
@@ -72,6 +73,11 @@ public final class DatBench {
             connect(a, b);
             LocalMemoryRegion la = a.ia.createLmr(a.pz, arena.allocate(1 << 20, 4096), Dat.MEM_PRIV_ALL, VaType.VA);
             LocalMemoryRegion lb = b.ia.createLmr(b.pz, arena.allocate(1 << 20, 4096), Dat.MEM_PRIV_ALL, VaType.VA);
+            // Warm-up until the JIT has compiled the data path (slow under an emulated CPU).
+            long warm = System.nanoTime() + TimeUnit.SECONDS.toNanos(WARMUP_SECONDS);
+            while (System.nanoTime() < warm) {
+                pingPong(a, b, la, lb, 2, 500);
+            }
             for (int size : new int[] {2, 64}) {
                 pingPong(a, b, la, lb, size, Math.max(200, latIters / 4));
                 double us = pingPong(a, b, la, lb, size, latIters);
