@@ -41,7 +41,9 @@ import org.jdapl.provider.emu.EmuProvider;
  * latency at 64 B, and RDMA Write bandwidth at 4 KiB, 64 KiB and 1 MiB against a stream of the same
  * message sizes over blocking {@link SocketChannel}s. Prints a table with the ratios emu/NIO.
  *
- * <p>Usage: {@code java -jar jdapl-bench.jar [seconds-per-measurement]} (default 3).
+ * <p>Usage: {@code java -jar jdapl-bench-all.jar [seconds-per-measurement [rounds]]} (default 1.5 s, 3
+ * rounds). Emu and NIO measurements alternate, and the table shows the median of the rounds, so that
+ * load from other processes affects both alike.
  */
 public final class EmuTcpBench {
     private static final long WAIT = TimeUnit.SECONDS.toMicros(30);
@@ -52,26 +54,52 @@ public final class EmuTcpBench {
 
     /** Runs every measurement and prints the table. */
     public static void main(String[] args) throws Exception {
-        double seconds = args.length > 0 ? Double.parseDouble(args[0]) : 3;
+        double seconds = args.length > 0 ? Double.parseDouble(args[0]) : 1.5;
+        int rounds = args.length > 1 ? Integer.parseInt(args[1]) : 3;
         long nanos = (long) (seconds * 1e9);
         List<String[]> rows = new ArrayList<>();
-        System.out.printf("jdapl emu tcp fabric vs plain NIO on loopback (%s s per measurement, %d cores, Java %s)%n",
-                seconds, Runtime.getRuntime().availableProcessors(), Runtime.version());
-        double emuLat = emuPingPong(64, nanos);
-        double nioLat = nioPingPong(64, nanos);
-        rows.add(row("send/recv ping-pong RTT", "64 B", emuLat, nioLat, "us", 1.5, false));
+        System.out.printf("jdapl emu tcp fabric vs plain NIO on loopback: %d interleaved rounds of %s s per "
+                + "measurement, medians (%d cores, Java %s)%n", rounds, seconds,
+                Runtime.getRuntime().availableProcessors(), Runtime.version());
+        // Warm-up (untimed): the provider's code paths are compiled before anything is measured.
+        long warm = (long) Math.max(2e9, nanos);
+        emuPingPong(64, warm);
+        nioPingPong(64, nanos / 2);
+        emuWriteBandwidth(64 << 10, warm / 2);
+        nioBandwidth(64 << 10, nanos / 2);
+        double[] emuLat = new double[rounds];
+        double[] nioLat = new double[rounds];
+        for (int r = 0; r < rounds; r++) {
+            emuLat[r] = emuPingPong(64, nanos);
+            nioLat[r] = nioPingPong(64, nanos);
+            System.out.printf("  round %d: ping-pong RTT emu %.1f us, NIO %.1f us%n", r + 1, emuLat[r], nioLat[r]);
+        }
+        rows.add(row("send/recv ping-pong RTT", "64 B", median(emuLat), median(nioLat), "us", 1.5, false));
         for (int size : new int[] {4 << 10, 64 << 10, 1 << 20}) {
-            double emu = emuWriteBandwidth(size, nanos);
-            double nio = nioBandwidth(size, nanos);
-            rows.add(row("RDMA Write bandwidth", label(size), emu, nio, "MiB/s", size == 1 << 20 ? 0.8 : 0, true));
+            double[] emu = new double[rounds];
+            double[] nio = new double[rounds];
+            for (int r = 0; r < rounds; r++) {
+                emu[r] = emuWriteBandwidth(size, nanos);
+                nio[r] = nioBandwidth(size, nanos);
+                System.out.printf("  round %d: %s RDMA Write emu %.0f MiB/s, NIO stream %.0f MiB/s%n", r + 1,
+                        label(size), emu[r], nio[r]);
+            }
+            rows.add(row("RDMA Write bandwidth", label(size), median(emu), median(nio), "MiB/s",
+                    size == 1 << 20 ? 0.8 : 0, true));
         }
         System.out.println();
-        System.out.printf("| %-24s | %-6s | %12s | %12s | %7s | %-9s |%n", "measurement", "size", "emu tcp", "plain NIO",
-                "emu/NIO", "goal");
-        System.out.println("|--------------------------|--------|--------------|--------------|---------|-----------|");
+        System.out.printf("| %-24s | %-6s | %12s | %12s | %7s | %-13s |%n", "measurement", "size", "emu tcp",
+                "plain NIO", "emu/NIO", "goal");
+        System.out.println("|--------------------------|--------|--------------|--------------|---------|---------------|");
         for (String[] r : rows) {
-            System.out.printf("| %-24s | %-6s | %12s | %12s | %7s | %-9s |%n", (Object[]) r);
+            System.out.printf("| %-24s | %-6s | %12s | %12s | %7s | %-13s |%n", (Object[]) r);
         }
+    }
+
+    private static double median(double[] values) {
+        double[] v = values.clone();
+        java.util.Arrays.sort(v);
+        return v.length % 2 == 1 ? v[v.length / 2] : (v[v.length / 2 - 1] + v[v.length / 2]) / 2;
     }
 
     private static String[] row(String what, String size, double emu, double nio, String unit, double goal,
@@ -169,7 +197,7 @@ public final class EmuTcpBench {
                 }
             });
             long rounds = 0;
-            long warmEnd = System.nanoTime() + Math.min(nanos / 3, 1_000_000_000L);
+            long warmEnd = System.nanoTime() + Math.min(nanos / 3, 500_000_000L);
             long start = 0;
             long end = 0;
             boolean measuring = false;
@@ -215,7 +243,7 @@ public final class EmuTcpBench {
             for (int i = 0; i < window; i++) {
                 eps[0].postRdmaWrite(iov, i, remote, Dat.COMPLETION_DEFAULT);
             }
-            long warmEnd = System.nanoTime() + Math.min(nanos / 3, 1_000_000_000L);
+            long warmEnd = System.nanoTime() + Math.min(nanos / 3, 500_000_000L);
             long start = 0;
             long done = 0;
             boolean measuring = false;
@@ -289,7 +317,7 @@ public final class EmuTcpBench {
                 }
             });
             ByteBuffer buf = ByteBuffer.allocateDirect(size);
-            long warmEnd = System.nanoTime() + Math.min(nanos / 3, 1_000_000_000L);
+            long warmEnd = System.nanoTime() + Math.min(nanos / 3, 500_000_000L);
             long start = 0;
             long rounds = 0;
             boolean measuring = false;
@@ -339,7 +367,7 @@ public final class EmuTcpBench {
                 }
             });
             ByteBuffer buf = ByteBuffer.allocateDirect(size);
-            long warmEnd = System.nanoTime() + Math.min(nanos / 3, 1_000_000_000L);
+            long warmEnd = System.nanoTime() + Math.min(nanos / 3, 500_000_000L);
             while (System.nanoTime() < warmEnd) {
                 writeFully(ch[0], buf);
             }

@@ -140,9 +140,6 @@ final class EmuIa extends EmuObject implements InterfaceAdapter {
         try {
             action.run();
         } finally {
-            if (lock.getHoldCount() == 1) {
-                fabric.beforeUnlock();
-            }
             lock.unlock();
             if (!lock.isHeldByCurrentThread()) {
                 Wakeups.run();
@@ -155,9 +152,6 @@ final class EmuIa extends EmuObject implements InterfaceAdapter {
         try {
             return action.get();
         } finally {
-            if (lock.getHoldCount() == 1) {
-                fabric.beforeUnlock();
-            }
             lock.unlock();
             if (!lock.isHeldByCurrentThread()) {
                 Wakeups.run();

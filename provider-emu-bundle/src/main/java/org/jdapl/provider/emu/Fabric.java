@@ -43,10 +43,6 @@ interface Fabric {
     default void stop() {
     }
 
-    /** The lock is about to be released by its outermost holder: output deferred until now goes out. */
-    default void beforeUnlock() {
-    }
-
     /** Whether threads waiting on EVDs may poll the fabric themselves ({@link #pollWhileWaiting}). */
     default boolean canPoll() {
         return false;

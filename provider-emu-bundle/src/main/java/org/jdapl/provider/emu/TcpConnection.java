@@ -115,6 +115,7 @@ final class TcpConnection extends Link {
     private byte[] control;
     private int controlFill;
     private long lastRead;
+    private int directWant;
     private long closeDeadline;
     // requests of the local EP
     private long nextSeq = 1;
@@ -601,9 +602,8 @@ final class TcpConnection extends Link {
                 int n;
                 boolean drained;
                 if (current != null && payloadLeft >= DIRECT_LIMIT && in.position() == 0 && destIndex < dest.size()) {
-                    int[] want = new int[1];
-                    n = readDirect(want);
-                    drained = n < want[0];
+                    n = readDirect();
+                    drained = n < directWant;
                 } else {
                     int room = in.remaining();
                     n = channel.read(in);
@@ -649,10 +649,10 @@ final class TcpConnection extends Link {
     }
 
     /** Reads payload from the socket straight into the destination memory. */
-    private int readDirect(int[] want) throws IOException, Frame.ProtocolException {
+    private int readDirect() throws IOException, Frame.ProtocolException {
         MemorySegment d = dest.get(destIndex);
         long n = Math.min(payloadLeft, Math.min(d.byteSize() - destOffset, 1 << 30));
-        want[0] = (int) n;
+        directWant = (int) n;
         ByteBuffer bb = d.asSlice(destOffset, n).asByteBuffer();
         int got = channel.read(bb);
         if (got > 0) {

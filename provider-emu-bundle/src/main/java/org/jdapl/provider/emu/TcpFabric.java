@@ -49,6 +49,14 @@ final class TcpFabric implements Fabric {
     static final long KEEPALIVE_NANOS = IDLE_TIMEOUT_NANOS / 3;
     /** The selector's wake-up period for the checks. */
     static final long TICK_MILLIS = Math.max(50, TimeUnit.NANOSECONDS.toMillis(IDLE_TIMEOUT_NANOS) / 12);
+    /**
+     * How long a thread waiting on an EVD polls the sockets without blocking before it sleeps in the
+     * selector (system property {@code jdapl.emu.tcp.busyPollMicros}, default 0: never). An answer that
+     * comes within it costs no wake-up, but the spinning takes a core from the peer's threads; it pays
+     * only with cores to spare.
+     */
+    static final long BUSY_POLL_NANOS = TimeUnit.MICROSECONDS.toNanos(
+            Math.max(0, Long.getLong("jdapl.emu.tcp.busyPollMicros", 0L)));
     /** While EVD waiters polled this recently, the I/O thread only looks for what they leave behind. */
     static final long WAITER_GRACE_NANOS = TimeUnit.MILLISECONDS.toNanos(2);
     /** The most accepted connections that have not yet sent a connect request. */
@@ -68,6 +76,7 @@ final class TcpFabric implements Fabric {
     private final java.util.concurrent.atomic.AtomicInteger intending = new java.util.concurrent.atomic.AtomicInteger();
     private volatile Thread poller;
     private volatile boolean pollWanted;
+    private volatile boolean wakeRequested;
     private volatile long lastWaiterPoll = System.nanoTime() - WAITER_GRACE_NANOS;
     private long lastTick = System.nanoTime();
     private volatile boolean answersDeferred;
@@ -270,8 +279,10 @@ final class TcpFabric implements Fabric {
     }
 
     /**
-     * Sends {@code c}'s queued answers once the I/O thread has woken the EVD waiters, or earlier when
-     * another thread releases the lock first (lock held).
+     * Sends {@code c}'s queued answers (ACKs, read responses) later: with the next frame a consumer
+     * posts on the connection, or before the polling thread blocks again, whichever comes first
+     * (lock held). The waiter woken by the answered frame runs first, and an answer often travels in
+     * one write with the consumer's reply.
      */
     void flushLater(TcpConnection c) {
         if (!flushLater.contains(c)) {
@@ -280,8 +291,8 @@ final class TcpFabric implements Fabric {
         }
     }
 
-    @Override
-    public void beforeUnlock() {
+    /** Sends the answers deferred by {@link #flushLater} (lock held). */
+    private void sendDeferredAnswers() {
         if (answersDeferred) {
             answersDeferred = false;
             for (int i = 0; i < flushLater.size(); i++) {
@@ -312,7 +323,7 @@ final class TcpFabric implements Fabric {
                     if (intending.get() == 0 && pollerLock.tryLock(0, TimeUnit.NANOSECONDS)) {
                         try {
                             poller = Thread.currentThread();
-                            selectAndProcess(0);
+                            selectAndProcess(0, 0);
                         } finally {
                             poller = null;
                             pollerLock.unlock();
@@ -324,7 +335,7 @@ final class TcpFabric implements Fabric {
                 pollerLock.lock();
                 try {
                     poller = Thread.currentThread();
-                    selectAndProcess(TICK_MILLIS);
+                    selectAndProcess(TICK_MILLIS, 0);
                 } finally {
                     poller = null;
                     pollerLock.unlock();
@@ -352,10 +363,27 @@ final class TcpFabric implements Fabric {
      * Waits up to {@code timeoutMillis} (0: not at all) for socket readiness and processes it: reads,
      * writes, connects, accepts, and the keepalive checks when due (pollerLock held, fabric lock not).
      */
-    private void selectAndProcess(long timeoutMillis) throws IOException {
-        if (timeoutMillis <= 0) {
-            selector.selectNow();
-        } else {
+    private void selectAndProcess(long timeoutMillis, long spinNanos) throws IOException {
+        if (answersDeferred) {
+            lock.lock();
+            try {
+                sendDeferredAnswers();
+            } finally {
+                lock.unlock();
+            }
+        }
+        int ready = 0;
+        if (timeoutMillis <= 0 || spinNanos > 0 || wakeRequested) {
+            ready = selector.selectNow();
+        }
+        if (ready == 0 && spinNanos > 0) {
+            long end = System.nanoTime() + spinNanos;
+            while (ready == 0 && !wakeRequested && System.nanoTime() - end < 0) {
+                Thread.onSpinWait();
+                ready = selector.selectNow();
+            }
+        }
+        if (ready == 0 && timeoutMillis > 0 && !wakeRequested) {
             selector.select(timeoutMillis);
         }
         lock.lock();
@@ -379,15 +407,6 @@ final class TcpFabric implements Fabric {
             lock.unlock();
         }
         Wakeups.run();
-        // Whoever holds the lock now sends the deferred answers before releasing it.
-        if (answersDeferred && lock.tryLock()) {
-            try {
-                beforeUnlock();
-            } finally {
-                lock.unlock();
-            }
-            Wakeups.run();
-        }
     }
 
     /**
@@ -441,11 +460,13 @@ final class TcpFabric implements Fabric {
             }
             poller = Thread.currentThread();
             lastWaiterPoll = System.nanoTime();
-            selectAndProcess(Math.max(1, Math.min(TICK_MILLIS, TimeUnit.NANOSECONDS.toMillis(maxNanos))));
+            selectAndProcess(Math.max(1, Math.min(TICK_MILLIS, TimeUnit.NANOSECONDS.toMillis(maxNanos))),
+                    Math.min(BUSY_POLL_NANOS, maxNanos));
             return true;
         } catch (IOException | ClosedSelectorException e) {
             return false;
         } finally {
+            wakeRequested = false;
             lastWaiterPoll = System.nanoTime();
             poller = null;
             pollerLock.unlock();
@@ -455,8 +476,11 @@ final class TcpFabric implements Fabric {
     /** Ends a poll of a waiting thread early: an event for a waiter came from elsewhere. */
     @Override
     public void wakePoller() {
-        if (intending.get() > 0 && poller != Thread.currentThread()) {
-            selector.wakeup();
+        if (intending.get() > 0) {
+            wakeRequested = true;
+            if (poller != Thread.currentThread()) {
+                selector.wakeup();
+            }
         }
     }
 

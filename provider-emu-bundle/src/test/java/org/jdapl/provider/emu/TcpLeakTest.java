@@ -1,0 +1,63 @@
+package org.jdapl.provider.emu;
+
+import static org.jdapl.provider.emu.Fixture.iov;
+import static org.jdapl.provider.emu.Fixture.none;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.util.Map;
+
+import org.jdapl.dat.DtoStatus;
+import org.jdapl.dat.Endpoint;
+import org.jdapl.dat.HandleType;
+import org.jdapl.dat.LocalMemoryRegion;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/** Open/close cycles of connected tcp IAs leave no thread, socket or object behind. */
+@Timeout(120)
+class TcpLeakTest {
+
+    @Test
+    void connectedTcpIasCloseTheirThreadsAndSockets() throws Exception {
+        int threadsBefore = emuThreads();
+        long fdsBefore = openFds();
+        EmuProvider provider = null;
+        for (int i = 0; i < 60; i++) {
+            try (Fixture f = Fixture.tcp()) {
+                provider = f.provider;
+                Endpoint[] eps = f.connect();
+                LocalMemoryRegion src = f.a.lmr(f.memory(4096));
+                LocalMemoryRegion dst = f.b.lmr(f.memory(4096));
+                eps[1].postRecv(iov(dst, 0, 4096), 1, none());
+                eps[0].postSend(iov(src, 0, 4096), 2, none());
+                assertEquals(DtoStatus.SUCCESS, f.a.nextDto().status());
+                if (i % 2 == 0) {
+                    eps[0].free();
+                }
+            }
+            Map<HandleType, Integer> left = provider.openObjects();
+            assertTrue(left.values().stream().allMatch(n -> n == 0), "objects left after cycle " + i + ": " + left);
+        }
+        long deadline = System.nanoTime() + 5_000_000_000L;
+        while (emuThreads() > threadsBefore && System.nanoTime() < deadline) {
+            Thread.sleep(20);
+        }
+        assertTrue(emuThreads() <= threadsBefore, "threads before " + threadsBefore + ", after " + emuThreads());
+        if (fdsBefore >= 0) {
+            long fds = openFds();
+            assertTrue(fds <= fdsBefore + 16, "file descriptors before " + fdsBefore + ", after " + fds);
+        }
+    }
+
+    private static int emuThreads() {
+        return (int) Thread.getAllStackTraces().keySet().stream()
+                .filter(t -> t.getName().startsWith("jdapl-emu-") && t.isAlive()).count();
+    }
+
+    private static long openFds() {
+        java.io.File fd = new java.io.File("/proc/self/fd");
+        String[] list = fd.list();
+        return list == null ? -1 : list.length;
+    }
+}
