@@ -29,7 +29,7 @@ public final class EmuIaDeclaration {
         String ia__name();
 
         /** The provider parameters (dat.conf field 7). */
-        @AttributeDefinition(name = "ia_params", description = "loopback, or loopback <label>.")
+        @AttributeDefinition(name = "ia_params", description = "loopback, loopback <label>, or tcp <host>:<port>.")
         String ia__params() default "loopback";
 
         /** Whether the entry is thread safe (dat.conf field 3). */
