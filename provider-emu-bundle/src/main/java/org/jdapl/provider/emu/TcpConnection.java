@@ -89,7 +89,6 @@ final class TcpConnection extends Link {
     private final byte[] requestData;
     private final long portQual;
     // passive side
-    private EmuCr request;
     private boolean requestDead;
     private String remoteLabel = "?";
     // established
@@ -275,7 +274,6 @@ final class TcpConnection extends Link {
             return false;
         }
         ep = passive;
-        request = null;
         phase = Phase.ACCEPTED;
         enqueue(Frame.CONNECT_ACCEPT, 0, 0, 0, passive.query().localPortQual(), 0, 0, privateData);
         flush();
@@ -284,7 +282,6 @@ final class TcpConnection extends Link {
 
     /** {@code dat_cr_reject} (PEER) or a refusal by the provider (NON_PEER, payload a reason). */
     void reject(int status, byte[] payload) {
-        request = null;
         if (phase == Phase.OFFERED || phase == Phase.LISTENING) {
             byte[] data = payload.length > EmuLimits.MAX_PRIVATE_DATA
                     ? java.util.Arrays.copyOf(payload, EmuLimits.MAX_PRIVATE_DATA) : payload;
