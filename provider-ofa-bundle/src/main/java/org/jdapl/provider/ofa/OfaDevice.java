@@ -225,14 +225,16 @@ final class OfaDevice {
         return null;
     }
 
+    /** The vendor ID rdma_rxe (Soft-RoCE) reports. */
+    static final int RXE_VENDOR_ID = 0xffffff;
+
     /**
-     * Why the device's memory windows are not used for RMRs, or null. rdma_rxe (a software device,
-     * vendor 0) binds windows but its responder checks an RDMA access against the whole MR, not the
-     * window (Linux 6.1), so an RMR would let a peer write outside it; the system property
+     * Why the device's memory windows are not used for RMRs, or null. rdma_rxe binds windows but its responder checks an RDMA access against the whole MR, not the
+     * window (Linux 6.1), so an RMR would let a peer write outside it. The system property
      * {@code org.jdapl.ofa.softwareMemoryWindows=true} uses them anyway (for tests of the binds).
      */
     String windowsRefused() {
-        if (vendorId == 0 && !Boolean.getBoolean("org.jdapl.ofa.softwareMemoryWindows")) {
+        if (vendorId == RXE_VENDOR_ID && !Boolean.getBoolean("org.jdapl.ofa.softwareMemoryWindows")) {
             return "the software device " + name + " does not check memory window bounds on RDMA access";
         }
         return null;

@@ -214,6 +214,7 @@ final class OfaIa extends OfaHandle implements InterfaceAdapter, OfaEventLoop.Ha
             case 0x14e4 -> "Broadcom";
             case 0x15b3 -> "Mellanox";
             case 0 -> "none (software device)";
+            case OfaDevice.RXE_VENDOR_ID -> "none (rdma_rxe, Soft-RoCE)";
             default -> "vendor 0x" + Integer.toHexString(vendorId);
         };
     }

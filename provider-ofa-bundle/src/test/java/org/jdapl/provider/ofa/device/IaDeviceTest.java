@@ -56,8 +56,8 @@ class IaDeviceTest {
     @Test
     void openByIpAddressAndByNetdevThroughRdmaCm() {
         String dev = RxeDevice.require();
-        for (String params : new String[] {RxeDevice.ADDRESS + " 0", "dummy0 0"}) {
-            IaSpec spec = new IaSpec("ofa-v2-dummy0", params, "", true, "test");
+        for (String params : new String[] {RxeDevice.ADDRESS + " 0", RxeDevice.NETDEV + " 0"}) {
+            IaSpec spec = new IaSpec("ofa-v2-" + RxeDevice.NETDEV, params, "", true, "test");
             assertTrue(provider.check(spec).canServe(), provider.check(spec).reason());
             try (InterfaceAdapter ia = provider.open(spec, 8)) {
                 IaQuery q = ia.query();

@@ -16,6 +16,7 @@ import org.jdapl.provider.ofa.verbs.Verbs;
 final class RxeDevice {
     static final String EXPECTED = System.getenv("JDAPL_RXE_DEVICE");
     static final String ADDRESS = System.getenv().getOrDefault("JDAPL_RXE_ADDRESS", "192.168.77.1");
+    static final String NETDEV = System.getenv().getOrDefault("JDAPL_RXE_NETDEV", "veth0");
 
     private RxeDevice() {
     }
