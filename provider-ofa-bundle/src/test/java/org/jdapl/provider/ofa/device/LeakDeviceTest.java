@@ -84,7 +84,9 @@ class LeakDeviceTest {
             ia.createEp(pz, dto, dto, cr, null);
             ia.createPspAny(cr, PspFlag.CONSUMER);
             if (i % 2 == 0) {
-                pz.createRmr();
+                if (Boolean.parseBoolean(ia.query().attributes().specific().get("mw_type1"))) {
+                    pz.createRmr();
+                }
             }
         }
     }
