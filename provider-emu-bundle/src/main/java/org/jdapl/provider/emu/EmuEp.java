@@ -976,22 +976,22 @@ final class EmuEp extends EmuObject implements Endpoint {
 
     void completeRequest(WorkRequest wr, DtoStatus status, long length) {
         wr.markCompleted();
-        if (requestEvd == null || (status == DtoStatus.SUCCESS && wr.flags.contains(CompletionFlag.SUPPRESS))) {
+        if (requestEvd == null || (status == DtoStatus.SUCCESS && wr.has(CompletionFlag.SUPPRESS))) {
             return;
         }
         DatEvent event = wr instanceof WorkRequest.Bind bind
                 ? new DatEvent.RmrBindCompletion(requestEvd, bind.rmr, wr.cookie, status)
                 : new DatEvent.DtoCompletion(requestEvd, this, wr.cookie, status, length, wr.operation(), 0);
-        ia.post(requestEvd, event, !wr.flags.contains(CompletionFlag.UNSIGNALLED));
+        ia.post(requestEvd, event, !wr.has(CompletionFlag.UNSIGNALLED));
     }
 
     void completeRecv(WorkRequest.Recv r, DtoStatus status, long length, DtoOperation op, int rmrContext) {
         r.markCompleted();
-        if (recvEvd == null || (status == DtoStatus.SUCCESS && r.flags.contains(CompletionFlag.SUPPRESS))) {
+        if (recvEvd == null || (status == DtoStatus.SUCCESS && r.has(CompletionFlag.SUPPRESS))) {
             return;
         }
         ia.post(recvEvd, new DatEvent.DtoCompletion(recvEvd, this, r.cookie, status, length, op, rmrContext),
-                !r.flags.contains(CompletionFlag.UNSIGNALLED));
+                !r.has(CompletionFlag.UNSIGNALLED));
     }
 
     void postConnection(EventNumber number, byte[] privateData) {

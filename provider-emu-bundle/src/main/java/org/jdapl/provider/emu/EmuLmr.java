@@ -20,6 +20,8 @@ final class EmuLmr extends EmuObject implements LocalMemoryRegion, RemoteTarget 
     private final EmuPz pz;
     private final MemorySegment segment;
     private final Set<MemPriv> privileges;
+    /** The same privileges for the checks on the data path. */
+    private final java.util.EnumSet<MemPriv> granted = java.util.EnumSet.noneOf(MemPriv.class);
     private final VaType vaType;
     private final int lmrContext;
     private final int rmrContext;
@@ -32,6 +34,7 @@ final class EmuLmr extends EmuObject implements LocalMemoryRegion, RemoteTarget 
         this.pz = pz;
         this.segment = segment;
         this.privileges = Set.copyOf(privileges);
+        this.granted.addAll(this.privileges);
         this.vaType = vaType;
         this.lmrContext = lmrContext;
         this.rmrContext = rmrContext;
@@ -48,6 +51,11 @@ final class EmuLmr extends EmuObject implements LocalMemoryRegion, RemoteTarget 
 
     Set<MemPriv> privileges() {
         return privileges;
+    }
+
+    /** Whether the LMR was registered with {@code privilege}. */
+    boolean grants(MemPriv privilege) {
+        return granted.contains(privilege);
     }
 
     VaType vaType() {
@@ -102,7 +110,7 @@ final class EmuLmr extends EmuObject implements LocalMemoryRegion, RemoteTarget 
 
     @Override
     public MemorySegment resolve(EmuEp ep, long address, long length, MemPriv needed) {
-        if (isFreed() || ep.pz() != pz || !privileges.contains(needed) || !segment.scope().isAlive()) {
+        if (isFreed() || ep.pz() != pz || !granted.contains(needed) || !segment.scope().isAlive()) {
             return null;
         }
         return slice(segment, 0, segment.byteSize(), registeredAddress(), address, length);

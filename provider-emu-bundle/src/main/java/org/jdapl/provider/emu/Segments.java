@@ -33,12 +33,18 @@ final class Segments {
         if (iov.size() > maxIov) {
             throw DatException.invalidParameter(arg, iov.size() + " segments, more than the " + maxIov + " allowed");
         }
-        List<LmrTriplet> copy = new ArrayList<>(iov.size());
         for (LmrTriplet t : iov) {
             if (t == null) {
                 throw DatException.invalidParameter(arg, "a null segment");
             }
+        }
+        // Checked is what is kept: an immutable snapshot (the list itself if it is immutable already).
+        List<LmrTriplet> snapshot = List.copyOf(iov);
+        boolean empties = false;
+        for (int i = 0, n = snapshot.size(); i < n; i++) {
+            LmrTriplet t = snapshot.get(i);
             if (t.length() == 0) {
+                empties = true;
                 continue;
             }
             if (!(t.lmr() instanceof EmuLmr lmr) || lmr.ia() != ia) {
@@ -52,7 +58,7 @@ final class Segments {
                 throw new DatException(DatReturnType.PROTECTION_VIOLATION, DatReturnSubtype.NO_SUBTYPE,
                         "the segment's LMR belongs to another protection zone");
             }
-            if (!lmr.privileges().contains(needed)) {
+            if (!lmr.grants(needed)) {
                 throw new DatException(DatReturnType.PRIVILEGES_VIOLATION,
                         needed == MemPriv.LOCAL_READ ? DatReturnSubtype.PRIVILEGES_READ
                                 : DatReturnSubtype.PRIVILEGES_WRITE,
@@ -63,7 +69,15 @@ final class Segments {
                 throw new DatException(DatReturnType.PROTECTION_VIOLATION, DatReturnSubtype.NO_SUBTYPE,
                         "segment [" + t.offset() + ", +" + t.length() + ") lies outside the LMR of " + size + " bytes");
             }
-            copy.add(t);
+        }
+        if (!empties) {
+            return snapshot;
+        }
+        List<LmrTriplet> copy = new ArrayList<>(snapshot.size());
+        for (LmrTriplet t : snapshot) {
+            if (t.length() != 0) {
+                copy.add(t);
+            }
         }
         return List.copyOf(copy);
     }

@@ -354,7 +354,7 @@ final class TcpConnection extends Link {
                         send.seq = nextSeq++;
                     }
                     int flags = (send.invalidate ? Frame.FLAG_INVALIDATE : 0)
-                            | (send.flags.contains(CompletionFlag.SOLICITED_WAIT) ? Frame.FLAG_SOLICITED : 0);
+                            | (send.has(CompletionFlag.SOLICITED_WAIT) ? Frame.FLAG_SOLICITED : 0);
                     enqueue(Frame.SEND, flags, 0, send.seq, send.rmrContext & 0xffff_ffffL, 0, 0, send.length,
                             send.iov);
                     sent++;
@@ -364,7 +364,7 @@ final class TcpConnection extends Link {
                 case WorkRequest.Rdma rdma -> {
                     if (rdma.read) {
                         if (readsInFlight >= MAX_READS_IN_FLIGHT
-                                || (rdma.flags.contains(CompletionFlag.BARRIER_FENCE) && readsInFlight > 0)) {
+                                || (rdma.has(CompletionFlag.BARRIER_FENCE) && readsInFlight > 0)) {
                             flushIf(queued);
                             return;
                         }
@@ -377,7 +377,7 @@ final class TcpConnection extends Link {
                                 rdma.remote.targetAddress(), rdma.length, null);
                         readsInFlight++;
                     } else {
-                        if (rdma.flags.contains(CompletionFlag.BARRIER_FENCE) && readsInFlight > 0) {
+                        if (rdma.has(CompletionFlag.BARRIER_FENCE) && readsInFlight > 0) {
                             flushIf(queued);
                             return;
                         }
@@ -432,9 +432,34 @@ final class TcpConnection extends Link {
         enqueue(type, flags, status, seq, a, b, c, payload == null ? 0 : payload.length, payload);
     }
 
+    /**
+     * Queues a frame for output. When nothing is queued before it, a frame whose payload is copied
+     * anyway goes straight into the output buffer (the order on the wire is the same).
+     */
     private void enqueue(int type, int flags, int status, long seq, long a, long b, long c, long length,
                          Object payload) {
+        if (queue.isEmpty() && big == null && phase != Phase.CLOSED && type != Frame.RDMA_READ_RESP) {
+            growStage();
+            if (length <= COPY_LIMIT && Frame.HEADER_SIZE + length <= stage.capacity() / 2
+                    && stage.remaining() >= Frame.HEADER_SIZE + length) {
+                Frame.encode(stage, type, flags, status, length, seq, a, b, c);
+                if (length > 0) {
+                    copyPayload(payload, stage.position());
+                    stage.position(stage.position() + (int) length);
+                }
+                return;
+            }
+        }
         queue.addLast(new Out(type, flags, status, seq, a, b, c, length, payload));
+    }
+
+    /** Switches to the large output buffer once the connection is established and the buffer is empty. */
+    private void growStage() {
+        if (growOutput && big == null && stage.position() == 0) {
+            growOutput = false;
+            stage = arena.allocate(LARGE_BUFFER, 64).asByteBuffer();
+            stageSeg = MemorySegment.ofBuffer(stage);
+        }
     }
 
     /** Writes as much queued output as the socket takes now (fabric lock held). */
@@ -444,8 +469,11 @@ final class TcpConnection extends Link {
         }
         try {
             boolean done = writeOut();
-            if (done && phase == Phase.CLOSING && !channel.socket().isOutputShutdown()) {
-                channel.shutdownOutput();
+            if (done) {
+                fabric.answered(this);
+                if (phase == Phase.CLOSING && !channel.socket().isOutputShutdown()) {
+                    channel.shutdownOutput();
+                }
             }
             setWriteInterest(!done);
         } catch (IOException | RuntimeException e) {
@@ -455,11 +483,7 @@ final class TcpConnection extends Link {
 
     private boolean writeOut() throws IOException {
         while (true) {
-            if (growOutput && big == null && stage.position() == 0) {
-                growOutput = false;
-                stage = arena.allocate(LARGE_BUFFER, 64).asByteBuffer();
-                stageSeg = MemorySegment.ofBuffer(stage);
-            }
+            growStage();
             while (big == null && !queue.isEmpty()) {
                 Out o = queue.peekFirst();
                 boolean small = o.length() <= COPY_LIMIT && Frame.HEADER_SIZE + o.length() <= stage.capacity() / 2;
@@ -474,7 +498,7 @@ final class TcpConnection extends Link {
                 }
                 if (o.length() > 0) {
                     if (small) {
-                        copyPayload(o, stage.position());
+                        copyPayload(o.payload(), stage.position());
                         stage.position(stage.position() + (int) o.length());
                     } else {
                         big = payloadBuffers(o);
@@ -511,8 +535,8 @@ final class TcpConnection extends Link {
     }
 
     @SuppressWarnings("unchecked")
-    private void copyPayload(Out o, int at) {
-        switch (o.payload()) {
+    private void copyPayload(Object payload, int at) {
+        switch (payload) {
             case byte[] bytes -> MemorySegment.copy(bytes, 0, stageSeg, ValueLayout.JAVA_BYTE, at, bytes.length);
             case MemorySegment seg -> MemorySegment.copy(seg, 0, stageSeg, at, seg.byteSize());
             case List<?> iov -> {
@@ -522,7 +546,7 @@ final class TcpConnection extends Link {
                     pos += t.length();
                 }
             }
-            default -> throw new IllegalStateException("payload " + o.payload());
+            default -> throw new IllegalStateException("payload " + payload);
         }
     }
 

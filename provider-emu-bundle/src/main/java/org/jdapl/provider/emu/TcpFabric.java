@@ -78,7 +78,9 @@ final class TcpFabric implements Fabric {
     private volatile boolean pollWanted;
     private volatile boolean wakeRequested;
     private volatile long lastWaiterPoll = System.nanoTime() - WAITER_GRACE_NANOS;
-    private long lastTick = System.nanoTime();
+    private volatile long lastTick = System.nanoTime();
+    private static final long TICK_NANOS = TimeUnit.MILLISECONDS.toNanos(TICK_MILLIS);
+    private final java.util.function.Consumer<SelectionKey> handler = this::handleLocked;
     private volatile boolean answersDeferred;
     private Thread ioThread;
     private volatile boolean running;
@@ -291,6 +293,13 @@ final class TcpFabric implements Fabric {
         }
     }
 
+    /** {@code c} has written everything it had, deferred answers included (lock held). */
+    void answered(TcpConnection c) {
+        if (answersDeferred && flushLater.remove(c) && flushLater.isEmpty()) {
+            answersDeferred = false;
+        }
+    }
+
     /** Sends the answers deferred by {@link #flushLater} (lock held). */
     private void sendDeferredAnswers() {
         if (answersDeferred) {
@@ -314,27 +323,24 @@ final class TcpFabric implements Fabric {
     }
 
     private void loop() {
+        Thread me = Thread.currentThread();
         try {
             while (running) {
-                boolean consumersPoll = pollWanted || System.nanoTime() - lastWaiterPoll < WAITER_GRACE_NANOS;
-                if (consumersPoll) {
-                    // Threads waiting on EVDs poll the sockets; look only for what they leave behind.
+                Thread p = poller;
+                long sinceWaiter = System.nanoTime() - lastWaiterPoll;
+                if (pollWanted || (p != null && p != me) || intending.get() > 0 || sinceWaiter < WAITER_GRACE_NANOS) {
+                    // Threads waiting on EVDs poll the sockets and process whatever is ready, for every
+                    // connection of the IA. Stay out of their way until none has polled for the grace time.
                     pollWanted = false;
-                    if (intending.get() == 0 && pollerLock.tryLock(0, TimeUnit.NANOSECONDS)) {
-                        try {
-                            poller = Thread.currentThread();
-                            selectAndProcess(0, 0);
-                        } finally {
-                            poller = null;
-                            pollerLock.unlock();
-                        }
-                    }
-                    LockSupport.parkNanos(WAITER_GRACE_NANOS / 2);
+                    LockSupport.parkNanos(Math.max(WAITER_GRACE_NANOS / 4, WAITER_GRACE_NANOS - sinceWaiter));
                     continue;
                 }
-                pollerLock.lock();
+                if (!pollerLock.tryLock()) {
+                    LockSupport.parkNanos(WAITER_GRACE_NANOS / 4);
+                    continue;
+                }
                 try {
-                    poller = Thread.currentThread();
+                    poller = me;
                     selectAndProcess(TICK_MILLIS, 0);
                 } finally {
                     poller = null;
@@ -345,8 +351,6 @@ final class TcpFabric implements Fabric {
             if (running) {
                 LOG.error("the I/O thread of IA {} failed", ia.name(), e);
             }
-        } catch (InterruptedException e) {
-            LOG.debug("the I/O thread of IA {} was interrupted", ia.name());
         } finally {
             pollerLock.lock();
             try {
@@ -362,6 +366,8 @@ final class TcpFabric implements Fabric {
     /**
      * Waits up to {@code timeoutMillis} (0: not at all) for socket readiness and processes it: reads,
      * writes, connects, accepts, and the keepalive checks when due (pollerLock held, fabric lock not).
+     * Each ready key is handled under the fabric lock as the selector reports it, without the selected
+     * key set.
      */
     private void selectAndProcess(long timeoutMillis, long spinNanos) throws IOException {
         if (answersDeferred) {
@@ -374,39 +380,45 @@ final class TcpFabric implements Fabric {
         }
         int ready = 0;
         if (timeoutMillis <= 0 || spinNanos > 0 || wakeRequested) {
-            ready = selector.selectNow();
+            ready = selector.selectNow(handler);
         }
         if (ready == 0 && spinNanos > 0) {
             long end = System.nanoTime() + spinNanos;
             while (ready == 0 && !wakeRequested && System.nanoTime() - end < 0) {
                 Thread.onSpinWait();
-                ready = selector.selectNow();
+                ready = selector.selectNow(handler);
             }
         }
         if (ready == 0 && timeoutMillis > 0 && !wakeRequested) {
-            selector.select(timeoutMillis);
+            selector.select(handler, timeoutMillis);
         }
+        long now = System.nanoTime();
+        if (now - lastTick >= TICK_NANOS) {
+            lock.lock();
+            try {
+                lastTick = now;
+                if (running) {
+                    for (TcpConnection c : new ArrayList<>(connections)) {
+                        c.tick(now);
+                    }
+                }
+            } finally {
+                lock.unlock();
+            }
+        }
+        Wakeups.run();
+    }
+
+    /** Handles one ready key under the fabric lock (called by the selector during a select). */
+    private void handleLocked(SelectionKey k) {
         lock.lock();
         try {
-            if (!running) {
-                selector.selectedKeys().clear();
-                return;
-            }
-            for (SelectionKey k : selector.selectedKeys()) {
+            if (running) {
                 handle(k);
-            }
-            selector.selectedKeys().clear();
-            long now = System.nanoTime();
-            if (now - lastTick >= TimeUnit.MILLISECONDS.toNanos(TICK_MILLIS)) {
-                lastTick = now;
-                for (TcpConnection c : new ArrayList<>(connections)) {
-                    c.tick(now);
-                }
             }
         } finally {
             lock.unlock();
         }
-        Wakeups.run();
     }
 
     /**

@@ -11,14 +11,24 @@ import org.jdapl.dat.RmrTriplet;
 /** A posted DTO or RMR bind, waiting in an EP's receive or request queue until it completes once. */
 abstract sealed class WorkRequest {
     final long cookie;
-    final Set<CompletionFlag> flags;
+    /** The completion flags as a bit set of their ordinals (no copy of the caller's set is kept). */
+    private final int flagBits;
     /** The sequence number of the request's last transmission on a TCP connection. */
     long seq;
     private boolean completed;
 
     WorkRequest(long cookie, Set<CompletionFlag> flags) {
         this.cookie = cookie;
-        this.flags = Set.copyOf(flags);
+        int bits = 0;
+        for (CompletionFlag f : flags) {
+            bits |= 1 << f.ordinal();
+        }
+        this.flagBits = bits;
+    }
+
+    /** Whether the request was posted with {@code flag}. */
+    final boolean has(CompletionFlag flag) {
+        return (flagBits & (1 << flag.ordinal())) != 0;
     }
 
     abstract DtoOperation operation();
