@@ -18,13 +18,35 @@ public interface Endpoint extends DatHandle {
     EpParam query();
 
     /**
-     * {@code dat_ep_modify}: replaces the EP attributes and EVDs of an UNCONNECTED endpoint.
-     * A null EVD keeps the current one.
+     * {@code dat_ep_modify}: replaces the EP attributes and EVDs of an UNCONNECTED endpoint, or of a
+     * provider-created one in TENTATIVE_CONNECTION_PENDING before it is accepted. A null argument
+     * keeps the current value.
      *
-     * @throws DatException INVALID_HANDLE; INVALID_STATE if not UNCONNECTED; INVALID_PARAMETER
+     * @throws DatException INVALID_HANDLE; INVALID_STATE in any other state; INVALID_PARAMETER;
+     *         MODEL_NOT_SUPPORTED for a change the transport cannot make to an existing endpoint
      */
     void modify(EpAttributes attributes, EventDispatcher recvEvd, EventDispatcher requestEvd,
                 EventDispatcher connectEvd);
+
+    /**
+     * {@code dat_ep_modify} with DAT_EP_FIELD_PZ_HANDLE: also places the endpoint in {@code pz}
+     * (null keeps the current one). A provider-created endpoint (a {@link PspFlag#PROVIDER} PSP) has
+     * no PZ until the consumer gives it one here; it can post DTOs only then.
+     *
+     * <p>This default serves providers whose endpoints cannot change PZ: it accepts the current PZ
+     * (or null) and fails MODEL_NOT_SUPPORTED for another one.
+     *
+     * @throws DatException as {@link #modify(EpAttributes, EventDispatcher, EventDispatcher,
+     *         EventDispatcher)}; INVALID_HANDLE (INVALID_HANDLE_PZ) for a freed or foreign PZ
+     */
+    default void modify(ProtectionZone pz, EpAttributes attributes, EventDispatcher recvEvd,
+                        EventDispatcher requestEvd, EventDispatcher connectEvd) {
+        if (pz != null && pz != query().pz()) {
+            throw new DatException(DatReturnType.MODEL_NOT_SUPPORTED,
+                    "dat_ep_modify: this provider cannot move an endpoint to another protection zone");
+        }
+        modify(attributes, recvEvd, requestEvd, connectEvd);
+    }
 
     /**
      * {@code dat_ep_connect}: requests a connection to the service point listening on

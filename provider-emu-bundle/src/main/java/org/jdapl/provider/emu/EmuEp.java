@@ -27,6 +27,7 @@ import org.jdapl.dat.HandleType;
 import org.jdapl.dat.LmrTriplet;
 import org.jdapl.dat.LocalMemoryRegion;
 import org.jdapl.dat.MemPriv;
+import org.jdapl.dat.ProtectionZone;
 import org.jdapl.dat.Qos;
 import org.jdapl.dat.RmrTriplet;
 import org.jdapl.dat.VaType;
@@ -51,7 +52,7 @@ final class EmuEp extends EmuObject implements Endpoint {
     private final EmuIa ia;
     private final EmuSrq srq;
     private final boolean providerCreated;
-    private final EmuPz pz;
+    private volatile EmuPz pz;
     private EmuEvd recvEvd;
     private EmuEvd requestEvd;
     private EmuEvd connectEvd;
@@ -181,16 +182,34 @@ final class EmuEp extends EmuObject implements Endpoint {
     @Override
     public void modify(EpAttributes newAttributes, EventDispatcher recv, EventDispatcher request,
                        EventDispatcher connect) {
+        modify(null, newAttributes, recv, request, connect);
+    }
+
+    @Override
+    public void modify(ProtectionZone newPz, EpAttributes newAttributes, EventDispatcher recv,
+                       EventDispatcher request, EventDispatcher connect) {
         ia.locked(() -> {
             checkLive();
             if (state != EpState.UNCONNECTED && !(providerCreated && state == EpState.TENTATIVE_CONNECTION_PENDING)) {
                 throw state.invalid("dat_ep_modify");
             }
+            EmuPz z = newPz == null ? pz : ia.own(newPz, EmuPz.class, HandleType.PZ);
             EpAttributes attrs = newAttributes == null ? attributes : ia.checkEpAttributes(newAttributes, srq != null);
             EmuEvd r = recv == null ? recvEvd : ia.ownEvd(recv, DatReturnSubtype.INVALID_HANDLE_EVD_RECV);
             EmuEvd q = request == null ? requestEvd : ia.ownEvd(request, DatReturnSubtype.INVALID_HANDLE_EVD_REQUEST);
             EmuEvd c = connect == null ? connectEvd : ia.ownEvd(connect, DatReturnSubtype.INVALID_HANDLE_EVD_CONN);
             EmuIa.checkStreams(r, q, c);
+            if (z != pz) {
+                if (srq != null && srq.pz() != z) {
+                    throw new DatException(DatReturnType.PROTECTION_VIOLATION, DatReturnSubtype.NO_SUBTYPE,
+                            "dat_ep_modify: the EP's SRQ belongs to another PZ");
+                }
+                z.use();
+                if (pz != null) {
+                    pz.unuse();
+                }
+                pz = z;
+            }
             attributes = attrs;
             setEvds(r, q, c);
         });

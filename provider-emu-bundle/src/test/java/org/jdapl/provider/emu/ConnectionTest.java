@@ -9,6 +9,9 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
 import java.net.InetSocketAddress;
 import java.net.SocketAddress;
 import java.net.UnixDomainSocketAddress;
@@ -16,6 +19,7 @@ import java.net.UnixDomainSocketAddress;
 import org.jdapl.dat.CloseFlag;
 import org.jdapl.dat.CommonServicePoint;
 import org.jdapl.dat.ConnectFlag;
+import org.jdapl.dat.Dat;
 import org.jdapl.dat.DatEvent;
 import org.jdapl.dat.DatException;
 import org.jdapl.dat.DatReturnSubtype;
@@ -127,11 +131,28 @@ class ConnectionTest {
             DatEvent.ConnectionRequest pcr = assertInstanceOf(DatEvent.ConnectionRequest.class, f.b.next());
             Endpoint provided = pcr.request().query().localEp();
             assertEquals(EpState.TENTATIVE_CONNECTION_PENDING, provided.query().state());
+            assertNull(provided.query().pz());
+            MemorySegment inbox = Arena.ofAuto().allocate(16);
+            LocalMemoryRegion inboxLmr = f.b.lmr(inbox);
+            DatException noPz = assertThrows(DatException.class,
+                    () -> provided.postRecv(Fixture.iov(inboxLmr, 0, 16), 1, Dat.COMPLETION_DEFAULT));
+            assertEquals(DatReturnType.PROTECTION_VIOLATION, noPz.type());
+            provided.modify(f.b.pz, null, f.b.evd, f.b.evd, null);
+            assertEquals(f.b.pz, provided.query().pz());
+            assertEquals(DatReturnType.INVALID_STATE,
+                    assertThrows(DatException.class, f.b.pz::free).type(), "the PZ is in use by the EP");
+            provided.postRecv(Fixture.iov(inboxLmr, 0, 16), 1, Dat.COMPLETION_DEFAULT);
             pcr.request().accept(null, new byte[] {9});
             f.b.nextConnection(EventNumber.CONNECTION_ESTABLISHED);
             DatEvent.Connection est = f.a.nextConnection(EventNumber.CONNECTION_ESTABLISHED);
             assertEquals(9, est.privateData()[0]);
             assertEquals(EpState.CONNECTED, provided.query().state());
+            assertEquals(DatReturnType.INVALID_STATE, assertThrows(DatException.class,
+                    () -> provided.modify(f.b.pz, null, null, null, null)).type());
+            MemorySegment outbox = Arena.ofAuto().allocate(16).fill((byte) 0x5a);
+            second.postSend(Fixture.iov(f.a.lmr(outbox), 0, 16), 2, Dat.COMPLETION_DEFAULT);
+            assertEquals(DtoStatus.SUCCESS, f.b.nextDto().status());
+            assertEquals(0x5a, inbox.get(ValueLayout.JAVA_BYTE, 15));
         }
     }
 
