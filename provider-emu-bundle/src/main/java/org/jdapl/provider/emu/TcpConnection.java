@@ -115,6 +115,8 @@ final class TcpConnection extends Link {
     private int controlFill;
     private long lastRead;
     private int directWant;
+    /** The last frame's payload was large enough to be read straight into memory. */
+    private boolean expectLarge;
     private long closeDeadline;
     // requests of the local EP
     private long nextSeq = 1;
@@ -626,8 +628,19 @@ final class TcpConnection extends Link {
                     n = readDirect();
                     drained = n < directWant;
                 } else {
+                    // After a large payload the next frame is likely large too: read its header alone, so
+                    // that its payload goes straight from the socket into memory rather than through here.
+                    boolean headerOnly = expectLarge && current == null && in.position() < Frame.HEADER_SIZE;
+                    int limit = in.limit();
+                    if (headerOnly) {
+                        in.limit(Frame.HEADER_SIZE);
+                    }
                     int room = in.remaining();
-                    n = channel.read(in);
+                    try {
+                        n = channel.read(in);
+                    } finally {
+                        in.limit(limit);
+                    }
                     drained = n < room;
                     if (n > 0) {
                         lastRead = System.nanoTime();
@@ -703,6 +716,7 @@ final class TcpConnection extends Link {
                 }
                 current = Frame.decode(in);
                 payloadLeft = current.length();
+                expectLarge = payloadLeft >= DIRECT_LIMIT;
                 dest.clear();
                 destIndex = 0;
                 destOffset = 0;
