@@ -35,6 +35,8 @@ final class EmuEvd extends EmuObject implements EventDispatcher {
     private boolean waitable = true;
     private boolean overflowed;
     private int waiters;
+    /** A waiting thread that polls the fabric itself (guarded by the queue lock). */
+    private Thread pollingWaiter;
     // guarded by the fabric lock
     private EmuCno cno;
     private int users;
@@ -87,7 +89,9 @@ final class EmuEvd extends EmuObject implements EventDispatcher {
                 crossed = true;
             }
             if (notify && enabled) {
-                if (waiters > 0) {
+                if (waiters == 1 && pollingWaiter == Thread.currentThread()) {
+                    // The only waiter is this thread, polling the fabric: it looks at the queue when its poll returns.
+                } else if (waiters > 0) {
                     if (ia.lock().isHeldByCurrentThread()) {
                         Wakeups.defer(this);
                     } else {
@@ -287,12 +291,17 @@ final class EmuEvd extends EmuObject implements EventDispatcher {
                     Fabric fabric = ia.fabric();
                     if (enabled && fabric.canPoll()) {
                         fabric.announcePoll();
+                        Thread self = Thread.currentThread();
+                        pollingWaiter = self;
                         queueLock.unlock();
                         boolean polled;
                         try {
                             polled = fabric.pollWhileWaiting(infinite ? Long.MAX_VALUE : remaining);
                         } finally {
                             queueLock.lock();
+                            if (pollingWaiter == self) {
+                                pollingWaiter = null;
+                            }
                         }
                         if (Thread.interrupted()) {
                             throw new InterruptedException();

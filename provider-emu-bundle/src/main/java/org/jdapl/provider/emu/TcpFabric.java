@@ -58,7 +58,7 @@ final class TcpFabric implements Fabric {
     static final long BUSY_POLL_NANOS = TimeUnit.MICROSECONDS.toNanos(
             Math.max(0, Long.getLong("jdapl.emu.tcp.busyPollMicros", 0L)));
     /** While EVD waiters polled this recently, the I/O thread only looks for what they leave behind. */
-    static final long WAITER_GRACE_NANOS = TimeUnit.MILLISECONDS.toNanos(2);
+    static final long WAITER_GRACE_NANOS = TimeUnit.MILLISECONDS.toNanos(5);
     /** The most accepted connections that have not yet sent a connect request. */
     static final int MAX_UNIDENTIFIED = 1024;
 
@@ -326,13 +326,17 @@ final class TcpFabric implements Fabric {
         Thread me = Thread.currentThread();
         try {
             while (running) {
+                // Threads waiting on EVDs poll the sockets and process whatever is ready, for every
+                // connection of the IA. Stay out of their way until none has polled for the grace time.
                 Thread p = poller;
-                long sinceWaiter = System.nanoTime() - lastWaiterPoll;
-                if (pollWanted || (p != null && p != me) || intending.get() > 0 || sinceWaiter < WAITER_GRACE_NANOS) {
-                    // Threads waiting on EVDs poll the sockets and process whatever is ready, for every
-                    // connection of the IA. Stay out of their way until none has polled for the grace time.
+                if (pollWanted || (p != null && p != me) || intending.get() > 0) {
                     pollWanted = false;
-                    LockSupport.parkNanos(Math.max(WAITER_GRACE_NANOS / 4, WAITER_GRACE_NANOS - sinceWaiter));
+                    LockSupport.parkNanos(WAITER_GRACE_NANOS);
+                    continue;
+                }
+                long sinceWaiter = System.nanoTime() - lastWaiterPoll;
+                if (sinceWaiter < WAITER_GRACE_NANOS) {
+                    LockSupport.parkNanos(Math.max(WAITER_GRACE_NANOS / 8, WAITER_GRACE_NANOS - sinceWaiter));
                     continue;
                 }
                 if (!pollerLock.tryLock()) {
@@ -471,7 +475,6 @@ final class TcpFabric implements Fabric {
                 return false;
             }
             poller = Thread.currentThread();
-            lastWaiterPoll = System.nanoTime();
             selectAndProcess(Math.max(1, Math.min(TICK_MILLIS, TimeUnit.NANOSECONDS.toMillis(maxNanos))),
                     Math.min(BUSY_POLL_NANOS, maxNanos));
             return true;
