@@ -1,7 +1,6 @@
 package org.jdapl.provider.emu;
 
 import java.io.IOException;
-import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.net.InetSocketAddress;
@@ -78,7 +77,6 @@ final class TcpConnection extends Link {
     private final TcpFabric fabric;
     private final EmuIa ia;
     private final SocketChannel channel;
-    private final Arena arena = Arena.ofShared();
     private SelectionKey key;
     private Phase phase;
     private final int commonPort;
@@ -171,9 +169,9 @@ final class TcpConnection extends Link {
     }
 
     private void buffers(int size) {
-        stage = arena.allocate(size, 64).asByteBuffer();
+        stage = ByteBuffer.allocateDirect(size);
         stageSeg = MemorySegment.ofBuffer(stage);
-        in = arena.allocate(size, 64).asByteBuffer();
+        in = ByteBuffer.allocateDirect(size);
         inSeg = MemorySegment.ofBuffer(in);
         lastRead = System.nanoTime();
         lastWrite = lastRead;
@@ -459,7 +457,7 @@ final class TcpConnection extends Link {
     private void growStage() {
         if (growOutput && big == null && stage.position() == 0) {
             growOutput = false;
-            stage = arena.allocate(LARGE_BUFFER, 64).asByteBuffer();
+            stage = ByteBuffer.allocateDirect(LARGE_BUFFER);
             stageSeg = MemorySegment.ofBuffer(stage);
         }
     }
@@ -519,7 +517,7 @@ final class TcpConnection extends Link {
                 System.arraycopy(big, 0, gather, 1, big.length);
                 channel.write(gather);
             }
-            lastWrite = System.nanoTime();
+            lastWrite = fabric.clock();
             if (stage.hasRemaining()) {
                 stage.compact();
                 return false;
@@ -643,7 +641,7 @@ final class TcpConnection extends Link {
                     }
                     drained = n < room;
                     if (n > 0) {
-                        lastRead = System.nanoTime();
+                        lastRead = fabric.clock();
                         in.flip();
                         parse();
                         if (phase == Phase.CLOSED) {
@@ -652,7 +650,7 @@ final class TcpConnection extends Link {
                         in.compact();
                         if (growInput) {
                             growInput = false;
-                            ByteBuffer bigger = arena.allocate(LARGE_BUFFER, 64).asByteBuffer();
+                            ByteBuffer bigger = ByteBuffer.allocateDirect(LARGE_BUFFER);
                             in.flip();
                             bigger.put(in);
                             in = bigger;
@@ -690,7 +688,7 @@ final class TcpConnection extends Link {
         ByteBuffer bb = d.asSlice(destOffset, n).asByteBuffer();
         int got = channel.read(bb);
         if (got > 0) {
-            lastRead = System.nanoTime();
+            lastRead = fabric.clock();
             advanceDest(got);
             payloadLeft -= got;
             if (payloadLeft == 0) {
@@ -846,7 +844,9 @@ final class TcpConnection extends Link {
                 inbound = recv;
                 inboundOp = op;
                 inboundInvalidated = invalidated;
-                dest.addAll(Segments.slices(recv.iov));
+                for (LmrTriplet t : recv.iov) {
+                    dest.add(t.lmr().segment().asSlice(t.offset(), t.length()));
+                }
             }
             case Frame.RDMA_WRITE -> {
                 checkSeq(h);
@@ -1228,7 +1228,6 @@ final class TcpConnection extends Link {
             LOG.debug("closing a connection of IA {}: {}", ia.name(), e.toString());
         }
         fabric.removed(this);
-        arena.close();
     }
 
     /** Keepalive, silence and linger checks (I/O thread, fabric lock held). */

@@ -79,6 +79,10 @@ final class TcpFabric implements Fabric {
     private volatile boolean wakeRequested;
     private volatile long lastWaiterPoll = System.nanoTime() - WAITER_GRACE_NANOS;
     private volatile long lastTick = System.nanoTime();
+    /** When the last select of the IA returned: the time of the I/O that followed, without reading the clock. */
+    private volatile long clock = System.nanoTime();
+    /** The clock was read after the current select returned (only the polling thread uses it). */
+    private boolean clockFresh;
     private static final long TICK_NANOS = TimeUnit.MILLISECONDS.toNanos(TICK_MILLIS);
     private final java.util.function.Consumer<SelectionKey> handler = this::handleLocked;
     private volatile boolean answersDeferred;
@@ -101,6 +105,14 @@ final class TcpFabric implements Fabric {
 
     EmuIa ia() {
         return ia;
+    }
+
+    /**
+     * A coarse clock for idle and keepalive bookkeeping: the time the last select of the IA returned
+     * (someone selects at least every {@link #TICK_MILLIS} ms), so that I/O needs no clock read of its own.
+     */
+    long clock() {
+        return clock;
     }
 
     InetSocketAddress address() {
@@ -396,7 +408,14 @@ final class TcpFabric implements Fabric {
         if (ready == 0 && timeoutMillis > 0 && !wakeRequested) {
             selector.select(handler, timeoutMillis);
         }
-        long now = System.nanoTime();
+        long now;
+        if (clockFresh) {
+            clockFresh = false;
+            now = clock;
+        } else {
+            now = System.nanoTime();
+            clock = now;
+        }
         if (now - lastTick >= TICK_NANOS) {
             lock.lock();
             try {
@@ -415,6 +434,10 @@ final class TcpFabric implements Fabric {
 
     /** Handles one ready key under the fabric lock (called by the selector during a select). */
     private void handleLocked(SelectionKey k) {
+        if (!clockFresh) {
+            clock = System.nanoTime();
+            clockFresh = true;
+        }
         lock.lock();
         try {
             if (running) {
@@ -482,7 +505,7 @@ final class TcpFabric implements Fabric {
             return false;
         } finally {
             wakeRequested = false;
-            lastWaiterPoll = System.nanoTime();
+            lastWaiterPoll = clock;
             poller = null;
             pollerLock.unlock();
         }
