@@ -9,6 +9,9 @@ import java.util.ArrayList;
  */
 final class Wakeups {
     private static final ThreadLocal<ArrayList<EmuEvd>> PENDING = ThreadLocal.withInitial(ArrayList::new);
+    /** How many deferred wake-ups some thread still has to run: most calls of {@link #run} find none. */
+    private static final java.util.concurrent.atomic.AtomicInteger OUTSTANDING =
+            new java.util.concurrent.atomic.AtomicInteger();
 
     private Wakeups() {
     }
@@ -18,18 +21,24 @@ final class Wakeups {
         ArrayList<EmuEvd> list = PENDING.get();
         if (!list.contains(evd)) {
             list.add(evd);
+            OUTSTANDING.incrementAndGet();
         }
     }
 
     /** Wakes the waiters deferred by this thread (called with no fabric lock held). */
     static void run() {
+        if (OUTSTANDING.get() == 0) {
+            return;
+        }
         ArrayList<EmuEvd> list = PENDING.get();
         if (list.isEmpty()) {
             return;
         }
-        for (int i = 0; i < list.size(); i++) {
+        int n = list.size();
+        for (int i = 0; i < n; i++) {
             list.get(i).wakeWaiters();
         }
         list.clear();
+        OUTSTANDING.addAndGet(-n);
     }
 }
