@@ -82,6 +82,11 @@ final class OfaEp extends OfaHandle implements Endpoint {
     final EpAttributes attributes;
     final ReentrantLock lock = new ReentrantLock();
 
+    /** The inline data asked of each queue pair: sends and RDMA Writes up to this size are copied at post. */
+    static final int INLINE_MAX = 64;
+
+    /** The queue pair's inline data limit (0: none); set when the queue pair is created. */
+    int inlineLimit;
     /** The queue pair; replaced by reset. Guarded by {@link #lock}. */
     MemorySegment qp;
     int qpNum;
@@ -94,6 +99,9 @@ final class OfaEp extends OfaHandle implements Endpoint {
     private final MemorySegment recvWr;
     private final MemorySegment recvSges;
     private final MemorySegment badWr;
+    /** Where small sends and RDMA Writes are gathered before they are posted inline. */
+    private final MemorySegment inlineData;
+    private final MemorySegment inlineSgeEntry;
     private final MemorySegment mwBind;
     private final MemorySegment qpAttr;
     private final MemorySegment connParam;
@@ -139,6 +147,8 @@ final class OfaEp extends OfaHandle implements Endpoint {
         recvWr = arena.allocate(IbvRecvWr.S.size(), 8);
         recvSges = arena.allocate(IbvSge.S.size() * Math.max(1, attributes.maxRecvIov()), 8);
         badWr = arena.allocate(8, 8);
+        inlineData = arena.allocate(INLINE_MAX, 8);
+        inlineSgeEntry = arena.allocate(IbvSge.S.size(), 8);
         mwBind = arena.allocate(IbvMwBind.S.size(), 8);
         qpAttr = arena.allocate(IbvQpAttr.S.size(), 8);
         connParam = arena.allocate(RdmaConnParam.S.size(), 8);
@@ -871,10 +881,16 @@ final class OfaEp extends OfaHandle implements Endpoint {
                         "the request EVD's completion queue is full (" + requestEvd.cqCapacity() + " entries)");
             }
             MemorySegment wr = sendWr;
+            int sges = n;
+            if (total <= inlineLimit && total > 0 && opcode != Verbs.WR_RDMA_READ && !namedFreedLmr
+                    && gatherInline(iov, n)) {
+                sendFlags |= Verbs.SEND_INLINE;
+                sges = 1;
+            }
             IbvSendWr.WR_ID.setLong(wr, sends.nextWrId());
             IbvSendWr.NEXT.setLong(wr, 0);
-            IbvSendWr.SG_LIST.setPointer(wr, sendSges);
-            IbvSendWr.NUM_SGE.setInt(wr, n);
+            IbvSendWr.SG_LIST.setPointer(wr, sges == n ? sendSges : inlineSge(total));
+            IbvSendWr.NUM_SGE.setInt(wr, sges);
             IbvSendWr.OPCODE.setInt(wr, opcode);
             IbvSendWr.SEND_FLAGS.setInt(wr, sendFlags);
             IbvSendWr.INVALIDATE_RKEY.setInt(wr, invalidate);
@@ -932,6 +948,42 @@ final class OfaEp extends OfaHandle implements Endpoint {
             total += t.length();
         }
         return total;
+    }
+
+    /**
+     * Copies the segments (already checked by {@link #fillSges}) into {@link #inlineData}, through
+     * their MemorySegments so that memory released by the consumer is never read. False (and the
+     * request goes out with its keys) if a segment's memory is no longer there or belongs to a
+     * confined arena of another thread.
+     */
+    private boolean gatherInline(List<LmrTriplet> iov, int n) {
+        long at = 0;
+        for (int i = 0; i < n; i++) {
+            LmrTriplet t = iov.get(i);
+            if (t.length() == 0) {
+                continue;
+            }
+            MemorySegment from = ((OfaLmr) t.lmr()).segment();
+            if (!from.scope().isAlive() || !from.isAccessibleBy(Thread.currentThread())) {
+                return false;
+            }
+            try {
+                MemorySegment.copy(from, t.offset(), inlineData, at, t.length());
+            } catch (IllegalStateException released) {
+                return false;
+            }
+            at += t.length();
+        }
+        return true;
+    }
+
+    /** The one scatter/gather entry of inline data (its key is not used). */
+    private MemorySegment inlineSge(long total) {
+        MemorySegment sge = inlineSgeEntry;
+        sge.set(ValueLayout.JAVA_LONG_UNALIGNED, IbvSge.ADDR.offset(), inlineData.address());
+        sge.set(ValueLayout.JAVA_INT_UNALIGNED, IbvSge.LENGTH.offset(), (int) total);
+        sge.set(ValueLayout.JAVA_INT_UNALIGNED, IbvSge.LKEY.offset(), 0);
+        return sge;
     }
 
     /** Whether the segments {@link #fillSges} filled last named a freed LMR. Guarded by the lock. */

@@ -27,6 +27,7 @@ import org.jdapl.dat.HandleType;
  */
 final class OfaEvd extends OfaHandle implements EventDispatcher {
     private final OfaIa ia;
+    private final org.jdapl.provider.ofa.verbs.VerbsContext verbs;
     private final Set<EvdFlag> flags;
     private final boolean async;
     private final ReentrantLock lock = new ReentrantLock();
@@ -56,6 +57,7 @@ final class OfaEvd extends OfaHandle implements EventDispatcher {
     OfaEvd(OfaIa ia, int qlen, OfaCno cno, Set<EvdFlag> flags, boolean async) {
         super(HandleType.EVD);
         this.ia = ia;
+        this.verbs = ia.device().context;
         this.qlen = qlen;
         this.cno = cno;
         this.flags = flags.isEmpty() ? Set.of() : Set.copyOf(EnumSet.copyOf(flags));
@@ -114,17 +116,17 @@ final class OfaEvd extends OfaHandle implements EventDispatcher {
      * Called by waiting and dequeuing consumers and by the event thread; never with the queue lock.
      */
     void pollCq() {
-        if (cq.equals(MemorySegment.NULL)) {
+        if (cq.address() == 0) {
             return;
         }
         cqLock.lock();
         try {
             MemorySegment c = cq;
-            if (c.equals(MemorySegment.NULL)) {
+            if (c.address() == 0) {
                 return;
             }
             int n;
-            while ((n = ia.device().context.pollCq(c, POLL_BATCH, wcs)) > 0) {
+            while ((n = verbs.pollCq(c, POLL_BATCH, wcs)) > 0) {
                 for (int i = 0; i < n; i++) {
                     ia.completion(this, wcs, i);
                 }
@@ -144,7 +146,7 @@ final class OfaEvd extends OfaHandle implements EventDispatcher {
             if (cq.equals(MemorySegment.NULL)) {
                 return;
             }
-            ia.device().context.reqNotifyCq(cq, false);
+            verbs.reqNotifyCq(cq, false);
         } finally {
             cqLock.unlock();
         }

@@ -894,8 +894,18 @@ final class OfaIa extends OfaHandle implements InterfaceAdapter, OfaEventLoop.Ha
             IbvQpCap.MAX_SEND_SGE.setInt(cap, attrs.maxRequestIov());
             IbvQpCap.MAX_RECV_SGE.setInt(cap, ep.srq != null ? 0 : attrs.maxRecvIov());
             IbvQpInitAttr.QP_TYPE.setInt(init, Verbs.QPT_RC);
-            MemorySegment qp = Verbs.get().createQp(ep.pz.pd, init).reinterpret(IbvQp.S.size());
-            return qp;
+            IbvQpCap.MAX_INLINE_DATA.setInt(cap, OfaEp.INLINE_MAX);
+            MemorySegment qp;
+            try {
+                qp = Verbs.get().createQp(ep.pz.pd, init);
+            } catch (VerbsException e) {
+                // A device without inline data: the same queue pair without it.
+                IbvQpCap.MAX_INLINE_DATA.setInt(cap, 0);
+                qp = Verbs.get().createQp(ep.pz.pd, init);
+            }
+            // ibv_create_qp writes the capabilities the queue pair got into cap.
+            ep.inlineLimit = Math.min(OfaEp.INLINE_MAX, Math.max(0, IbvQpCap.MAX_INLINE_DATA.getInt(cap)));
+            return qp.reinterpret(IbvQp.S.size());
         }
     }
 

@@ -82,11 +82,13 @@ public final class NativeLibrary {
     }
 
     /**
-     * A downcall handle to a data-path function pointer that returns its error and runs briefly
-     * (post, poll): no errno capture, and a critical call (no thread state transition).
+     * A downcall handle for data-path functions (post, poll) that return their error and run
+     * briefly: no errno capture, and a critical call (no thread state transition). Its first
+     * parameter is the function's address (a pointer read from a struct, e.g.
+     * {@code ibv_context.ops}), so that one handle, kept in a constant, serves every device.
      */
-    public static MethodHandle dataPath(MemorySegment function, FunctionDescriptor descriptor) {
-        return LINKER.downcallHandle(function, descriptor, Linker.Option.critical(false));
+    public static MethodHandle dataPath(FunctionDescriptor descriptor) {
+        return LINKER.downcallHandle(descriptor, Linker.Option.critical(false));
     }
 
     /** A downcall handle to a function pointer read from a struct (e.g. {@code ibv_context.ops}). */

@@ -78,6 +78,8 @@ public final class Verbs {
     public static final int SEND_SIGNALED = 2;
     /** IBV_SEND_SOLICITED. */
     public static final int SEND_SOLICITED = 4;
+    /** IBV_SEND_INLINE. */
+    public static final int SEND_INLINE = 8;
     /** IBV_WC_WITH_INV (wc_flags). */
     public static final int WC_WITH_INV = 8;
     /** IBV_QPT_RC. */

@@ -21,32 +21,39 @@ public final class VerbsContext {
     private static final FunctionDescriptor ALLOC_MW = FunctionDescriptor.of(ADDRESS, ADDRESS, JAVA_INT);
     private static final FunctionDescriptor DEALLOC_MW = FunctionDescriptor.of(JAVA_INT, ADDRESS);
 
+    /*
+     * The data-path verbs through downcall handles that take the function pointer as their first
+     * argument: one constant handle per signature, which the JIT links like a direct call.
+     */
+    private static final MethodHandle POST_CALL = NativeLibrary.dataPath(POST);
+    private static final MethodHandle POLL_CQ_CALL = NativeLibrary.dataPath(POLL_CQ);
+
     private final MemorySegment context;
-    private final MethodHandle postSend;
-    private final MethodHandle postRecv;
-    private final MethodHandle pollCq;
+    private final MemorySegment postSend;
+    private final MemorySegment postRecv;
+    private final MemorySegment pollCq;
     private final MethodHandle reqNotifyCq;
     private final MethodHandle allocMw;
     private final MethodHandle deallocMw;
     private final MethodHandle bindMw;
-    private final MethodHandle postSrqRecv;
+    private final MemorySegment postSrqRecv;
 
     /** Wraps an open context and reads its ops. */
     public VerbsContext(MemorySegment context) {
         this.context = context.reinterpret(IbvContext.S.size());
         MemorySegment ops = IbvContext.OPS.slice(this.context, IbvContextOps.S.size());
-        postSend = dataPath(IbvContextOps.POST_SEND.getPointer(ops), POST);
-        postRecv = dataPath(IbvContextOps.POST_RECV.getPointer(ops), POST);
-        pollCq = dataPath(IbvContextOps.POLL_CQ.getPointer(ops), POLL_CQ);
+        postSend = dataPath(IbvContextOps.POST_SEND.getPointer(ops));
+        postRecv = dataPath(IbvContextOps.POST_RECV.getPointer(ops));
+        pollCq = dataPath(IbvContextOps.POLL_CQ.getPointer(ops));
         reqNotifyCq = handle(IbvContextOps.REQ_NOTIFY_CQ.getPointer(ops), REQ_NOTIFY_CQ);
         allocMw = handle(IbvContextOps.ALLOC_MW.getPointer(ops), ALLOC_MW);
         deallocMw = handle(IbvContextOps.DEALLOC_MW.getPointer(ops), DEALLOC_MW);
         bindMw = handle(IbvContextOps.BIND_MW.getPointer(ops), POST);
-        postSrqRecv = dataPath(IbvContextOps.POST_SRQ_RECV.getPointer(ops), POST);
+        postSrqRecv = dataPath(IbvContextOps.POST_SRQ_RECV.getPointer(ops));
     }
 
-    private static MethodHandle dataPath(MemorySegment function, FunctionDescriptor descriptor) {
-        return function.equals(MemorySegment.NULL) ? null : NativeLibrary.dataPath(function, descriptor);
+    private static MemorySegment dataPath(MemorySegment function) {
+        return function.equals(MemorySegment.NULL) ? null : function;
     }
 
     private static MethodHandle handle(MemorySegment function, FunctionDescriptor descriptor) {
@@ -80,7 +87,7 @@ public final class VerbsContext {
     public int pollCq(MemorySegment cq, int max, MemorySegment wcs) {
         int r;
         try {
-            r = (int) pollCq.invokeExact(cq, max, wcs);
+            r = (int) POLL_CQ_CALL.invokeExact(pollCq, cq, max, wcs);
         } catch (Throwable t) {
             throw rethrow(t);
         }
@@ -109,7 +116,7 @@ public final class VerbsContext {
      */
     public int postSend(MemorySegment qp, MemorySegment wr, MemorySegment badWr) {
         try {
-            return (int) postSend.invokeExact(qp, wr, badWr);
+            return (int) POST_CALL.invokeExact(postSend, qp, wr, badWr);
         } catch (Throwable t) {
             throw rethrow(t);
         }
@@ -122,7 +129,7 @@ public final class VerbsContext {
      */
     public int postRecv(MemorySegment qp, MemorySegment wr, MemorySegment badWr) {
         try {
-            return (int) postRecv.invokeExact(qp, wr, badWr);
+            return (int) POST_CALL.invokeExact(postRecv, qp, wr, badWr);
         } catch (Throwable t) {
             throw rethrow(t);
         }
@@ -138,7 +145,7 @@ public final class VerbsContext {
             return Errno.EOPNOTSUPP;
         }
         try {
-            return (int) postSrqRecv.invokeExact(srq, wr, badWr);
+            return (int) POST_CALL.invokeExact(postSrqRecv, srq, wr, badWr);
         } catch (Throwable t) {
             throw rethrow(t);
         }

@@ -1,6 +1,8 @@
 package org.jdapl.provider.ofa.rxe;
 
 import java.lang.foreign.Arena;
+import java.lang.management.CompilationMXBean;
+import java.lang.management.ManagementFactory;
 import java.net.SocketAddress;
 import java.util.Arrays;
 import java.util.EnumSet;
@@ -33,14 +35,20 @@ import org.jdapl.provider.ofa.OfaProvider;
  * the OFA provider: a send/recv ping-pong between two EPs (each side busy-polls its EVD with
  * {@code dat_evd_dequeue}, as perftest busy-polls its CQ) and a stream of 64 KiB RDMA Writes with
  * 128 outstanding. Prints {@code lat2 <us>}, {@code lat64 <us>} (the median half round trip, as
- * perftest's t_typical) and {@code bw64k <MB/s>} (MB = 2^20 bytes, as perftest).
+ * perftest's t_typical; the median of three rounds) and {@code bw64k <MB/s>} (MB = 2^20 bytes, as perftest).
  *
  * <p>{@code java ... DatBench <device> <latency iterations> <bandwidth iterations>}
  */
 public final class DatBench {
     private static final Set<CompletionFlag> SUPPRESS = EnumSet.of(CompletionFlag.SUPPRESS);
     private static final long TIMEOUT = TimeUnit.SECONDS.toMicros(30);
-    private static final int WARMUP_SECONDS = 6;
+    /** The warm-up runs at least this long, and until the JIT has compiled nothing for {@link #JIT_QUIET}. */
+    private static final long WARMUP_MIN = TimeUnit.SECONDS.toNanos(10);
+    private static final long JIT_QUIET = TimeUnit.SECONDS.toNanos(5);
+    /** ... but no longer than this (an emulated CPU compiles slowly). */
+    private static final long WARMUP_MAX = TimeUnit.SECONDS.toNanos(180);
+    /** Latency rounds per size. */
+    private static final int ROUNDS = 3;
 
     private DatBench() {
     }
@@ -73,15 +81,18 @@ public final class DatBench {
             connect(a, b);
             LocalMemoryRegion la = a.ia.createLmr(a.pz, arena.allocate(1 << 20, 4096), Dat.MEM_PRIV_ALL, VaType.VA);
             LocalMemoryRegion lb = b.ia.createLmr(b.pz, arena.allocate(1 << 20, 4096), Dat.MEM_PRIV_ALL, VaType.VA);
-            // Warm-up until the JIT has compiled the data path (slow under an emulated CPU).
-            long warm = System.nanoTime() + TimeUnit.SECONDS.toNanos(WARMUP_SECONDS);
-            while (System.nanoTime() < warm) {
-                pingPong(a, b, la, lb, 2, 500);
+            warmUp(a, b, la, lb);
+            // Rounds of both sizes in turn; each size's figure is the median of its round medians.
+            int[] sizes = {2, 64};
+            double[][] rounds = new double[sizes.length][ROUNDS];
+            for (int r = 0; r < ROUNDS; r++) {
+                for (int s = 0; s < sizes.length; s++) {
+                    rounds[s][r] = pingPong(a, b, la, lb, sizes[s], latIters);
+                }
             }
-            for (int size : new int[] {2, 64}) {
-                pingPong(a, b, la, lb, size, Math.max(200, latIters / 4));
-                double us = pingPong(a, b, la, lb, size, latIters);
-                System.out.printf("lat%d %.2f%n", size, us);
+            for (int s = 0; s < sizes.length; s++) {
+                Arrays.sort(rounds[s]);
+                System.out.printf("lat%d %.2f%n", sizes[s], rounds[s][ROUNDS / 2]);
             }
             writes(a, la, lb, Math.max(100, bwIters / 4));
             double mbs = writes(a, la, lb, bwIters);
@@ -89,6 +100,36 @@ public final class DatBench {
         } finally {
             a.ia.close();
             b.ia.close();
+        }
+    }
+
+    /**
+     * Runs both measurements until the JIT has finished with the data path: at least
+     * {@link #WARMUP_MIN}, then until the JIT's total compilation time has not grown for
+     * {@link #JIT_QUIET} (under an emulated CPU the optimising compiler takes tens of seconds).
+     * Prints {@code warmup <s> jit <ms>}.
+     */
+    private static void warmUp(Side a, Side b, LocalMemoryRegion la, LocalMemoryRegion lb) throws Exception {
+        CompilationMXBean jit = ManagementFactory.getCompilationMXBean();
+        boolean timed = jit != null && jit.isCompilationTimeMonitoringSupported();
+        long start = System.nanoTime();
+        long lastJit = timed ? jit.getTotalCompilationTime() : 0;
+        long lastChange = start;
+        while (true) {
+            pingPong(a, b, la, lb, 2, 300);
+            pingPong(a, b, la, lb, 64, 100);
+            writes(a, la, lb, 64);
+            long now = System.nanoTime();
+            long total = timed ? jit.getTotalCompilationTime() : 0;
+            if (total != lastJit) {
+                lastJit = total;
+                lastChange = now;
+            }
+            if (now - start >= WARMUP_MAX
+                    || (now - start >= WARMUP_MIN && (!timed || now - lastChange >= JIT_QUIET))) {
+                System.out.printf("warmup %.1f jit %d%n", (now - start) / 1e9, lastJit);
+                return;
+            }
         }
     }
 
