@@ -2,6 +2,7 @@ package org.jdapl.registry;
 
 import java.util.Map;
 import org.jdapl.dat.DatRegistry;
+import org.jdapl.dat.spi.ProviderStatus;
 import org.osgi.service.component.annotations.Activate;
 import org.osgi.service.component.annotations.Component;
 import org.osgi.service.component.annotations.Reference;
@@ -39,7 +40,10 @@ public class DatCommands {
         return sb.toString();
     }
 
-    /** {@code dat:providers}: the providers present and how many IAs each has open. */
+    /**
+     * {@code dat:providers}: the providers present, how many IAs each has open, and what each says
+     * of itself (e.g. why it can open nothing).
+     */
     public String providers() {
         if (!(registry instanceof ProviderRegistry r)) {
             return "provider details are not available from " + registry.getClass().getName() + "\n";
@@ -48,9 +52,16 @@ public class DatCommands {
         if (counts.isEmpty()) {
             return "no provider present\n";
         }
+        Map<String, ProviderStatus> statuses = r.statuses();
         StringBuilder sb = new StringBuilder();
-        counts.forEach((name, open) -> sb.append(name).append(": ").append(open).append(" IA")
-                .append(open == 1 ? "" : "s").append(" open\n"));
+        counts.forEach((name, open) -> {
+            sb.append(name).append(": ").append(open).append(" IA").append(open == 1 ? "" : "s").append(" open");
+            ProviderStatus status = statuses.get(name);
+            if (status != null && !status.reason().isEmpty()) {
+                sb.append("; ").append(status.reason());
+            }
+            sb.append('\n');
+        });
         return sb.toString();
     }
 

@@ -20,6 +20,7 @@ import org.jdapl.dat.ProviderInfo;
 import org.jdapl.dat.RegistryEntry;
 import org.jdapl.dat.spi.DatProvider;
 import org.jdapl.dat.spi.IaSpec;
+import org.jdapl.dat.spi.ProviderStatus;
 import org.jdapl.registry.conf.ApiVersion;
 import org.jdapl.registry.conf.ConfSource;
 import org.jdapl.registry.conf.DatConfEntry;
@@ -375,6 +376,23 @@ public class ProviderRegistry implements DatRegistry {
             providers.forEach((name, binding) -> out.put(name, binding.openCount()));
             return out;
         }
+    }
+
+    /** The providers present, by name, with what each says of itself ({@link DatProvider#status()}). */
+    public Map<String, ProviderStatus> statuses() {
+        Map<String, DatProvider> present = new LinkedHashMap<>();
+        synchronized (lock) {
+            providers.forEach((name, binding) -> present.put(name, binding.provider));
+        }
+        Map<String, ProviderStatus> out = new LinkedHashMap<>();
+        present.forEach((name, provider) -> {
+            try {
+                out.put(name, provider.status());
+            } catch (RuntimeException e) {
+                out.put(name, ProviderStatus.cannot("status failed: " + e));
+            }
+        });
+        return out;
     }
 
     /** Adds (or replaces) an IA declared by configuration. */

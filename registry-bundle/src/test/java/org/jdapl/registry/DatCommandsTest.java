@@ -4,7 +4,10 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.nio.file.Path;
+import java.util.List;
+import java.util.Set;
 import org.jdapl.dat.InterfaceAdapter;
+import org.jdapl.dat.spi.ProviderStatus;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -37,5 +40,18 @@ class DatCommandsTest {
         assertEquals("emu: 1 IA open\n", commands.providers());
         ia.close();
         assertTrue(commands.reload().contains("2 entries"));
+    }
+
+    @Test
+    void providersShowWhatEachProviderSaysOfItself() {
+        ProviderRegistry registry = Registries.withDatConf(dir, "");
+        registry.addProvider(new TestProvider("ofa", Set.of(), true, List.of(), spec -> false) {
+            @Override
+            public ProviderStatus status() {
+                return ProviderStatus.cannot("no RDMA device (ibv_get_device_list found none)");
+            }
+        });
+        assertEquals("ofa: 0 IAs open; no RDMA device (ibv_get_device_list found none)\n",
+                new DatCommands(registry).providers());
     }
 }

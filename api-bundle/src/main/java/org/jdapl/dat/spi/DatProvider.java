@@ -42,6 +42,14 @@ public interface DatProvider {
      */
     List<IaSpec> defaultIas();
 
+    /**
+     * What the provider as a whole can do now, for listings: for example which devices it found, or
+     * why it can open nothing (no library, no device). The default reports nothing in particular.
+     */
+    default ProviderStatus status() {
+        return ProviderStatus.ok("");
+    }
+
     /** Whether the provider can serve an entry's {@code ia_params} now, and if not why. */
     ProviderStatus check(IaSpec spec);
 

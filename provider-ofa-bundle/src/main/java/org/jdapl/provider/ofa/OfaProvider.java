@@ -92,6 +92,23 @@ public final class OfaProvider implements DatProvider {
         return specs;
     }
 
+    /** The devices libibverbs found, or why the provider can open nothing. */
+    @Override
+    public ProviderStatus status() {
+        String missing = Verbs.unavailableReason();
+        if (missing != null) {
+            return ProviderStatus.cannot("libibverbs is not available: " + missing);
+        }
+        try {
+            List<String> devices = Verbs.get().deviceNames();
+            return devices.isEmpty()
+                    ? ProviderStatus.cannot("no RDMA device (ibv_get_device_list found none)")
+                    : ProviderStatus.ok("devices " + String.join(", ", devices));
+        } catch (VerbsException e) {
+            return ProviderStatus.cannot("cannot list RDMA devices: " + e.getMessage());
+        }
+    }
+
     private static int portCount(Verbs v, String device) {
         MemorySegment ctx = v.openDevice(device);
         if (ctx.equals(MemorySegment.NULL)) {

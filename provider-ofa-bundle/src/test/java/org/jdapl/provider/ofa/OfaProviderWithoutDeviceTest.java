@@ -39,6 +39,10 @@ class OfaProviderWithoutDeviceTest {
     void withoutDevicesItOffersNoIaAndOpenFailsResourceDevice() {
         assumeNoDevice();
         assertTrue(provider.defaultIas().isEmpty());
+        ProviderStatus overall = provider.status();
+        assertFalse(overall.canServe());
+        assertTrue(overall.reason().contains("no RDMA device") || overall.reason().contains("not available"),
+                overall.reason());
         for (String params : new String[] {"mlx4_0 1", "ib0 0", "192.168.77.1 0"}) {
             IaSpec spec = new IaSpec("ofa-v2-x", params, "", true, "test");
             ProviderStatus status = provider.check(spec);
