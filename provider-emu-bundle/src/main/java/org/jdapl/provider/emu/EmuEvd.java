@@ -287,7 +287,7 @@ final class EmuEvd extends EmuObject implements EventDispatcher {
                         throw new DatException(DatReturnType.TIMEOUT_EXPIRED,
                                 "no event within " + timeoutMicros + " us");
                     }
-                    long before = System.nanoTime();
+                    long before = infinite ? 0 : System.nanoTime();
                     Fabric fabric = ia.fabric();
                     if (enabled && fabric.canPoll()) {
                         fabric.announcePoll();
@@ -307,12 +307,13 @@ final class EmuEvd extends EmuObject implements EventDispatcher {
                             throw new InterruptedException();
                         }
                         if (!infinite) {
-                            remaining -= System.nanoTime() - before;
+                            long now = System.nanoTime();
+                            remaining -= now - before;
+                            before = now;
                         }
                         if (polled || ready(threshold) || isFreed() || !waitable) {
                             continue;
                         }
-                        before = System.nanoTime();
                     }
                     if (infinite) {
                         changed.await();

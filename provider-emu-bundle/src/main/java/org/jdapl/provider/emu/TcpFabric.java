@@ -504,8 +504,13 @@ final class TcpFabric implements Fabric {
         } catch (IOException | ClosedSelectorException e) {
             return false;
         } finally {
-            wakeRequested = false;
-            lastWaiterPoll = clock;
+            if (wakeRequested) {
+                wakeRequested = false;
+            }
+            long now = clock;
+            if (now - lastWaiterPoll > WAITER_GRACE_NANOS / 16) {
+                lastWaiterPoll = now;
+            }
             poller = null;
             pollerLock.unlock();
         }
