@@ -433,12 +433,14 @@ final class TcpConnection extends Link {
     }
 
     /**
-     * Queues a frame for output. When nothing is queued before it, a frame whose payload is copied
-     * anyway goes straight into the output buffer (the order on the wire is the same).
+     * Queues a frame for output. When nothing is queued before it and the socket takes output, a frame
+     * whose payload is copied anyway goes straight into the output buffer (the order on the wire is the
+     * same, and it is written by the flush that follows, as a queued frame would be).
      */
     private void enqueue(int type, int flags, int status, long seq, long a, long b, long c, long length,
                          Object payload) {
-        if (queue.isEmpty() && big == null && phase != Phase.CLOSED && type != Frame.RDMA_READ_RESP) {
+        if (queue.isEmpty() && big == null && !writeInterest && phase != Phase.CLOSED
+                && type != Frame.RDMA_READ_RESP) {
             growStage();
             if (length <= COPY_LIMIT && Frame.HEADER_SIZE + length <= stage.capacity() / 2
                     && stage.remaining() >= Frame.HEADER_SIZE + length) {
