@@ -41,6 +41,12 @@ public final class Launcher {
     static final int FAILURE = 1;
 
     private static final long WAIT_SECONDS = 30;
+    /** What must be registered before the interactive shell reads its first line. */
+    private static final List<String> SHELL_NEEDS = List.of(
+            "(&(" + Constants.OBJECTCLASS + "=" + ToIntFunction.class.getName() + ")(jdapl.command.line=true))",
+            "(&(osgi.command.scope=dat)(osgi.command.function=dtest))",
+            "(&(osgi.command.scope=dat)(osgi.command.function=dapltest))",
+            "(&(osgi.command.scope=dat)(osgi.command.function=list))");
 
     private final PrintStream err;
     private Framework framework;
@@ -183,18 +189,22 @@ public final class Launcher {
      *
      * @return false (after saying why) if a bundle did not resolve or start
      */
-    private boolean start(List<BundleList.Entry> entries, LaunchOptions options) throws BundleException {
+    private boolean start(List<BundleList.Entry> entries, LaunchOptions options)
+            throws BundleException, InterruptedException {
         int topLevel = entries.stream().mapToInt(BundleList.Entry::startLevel).max().orElse(1);
         framework = new FrameworkFactory().newFramework(frameworkProperties(options, topLevel));
         framework.init();
         List<Bundle> installed = new ArrayList<>();
         List<Bundle> toStart = new ArrayList<>();
+        List<Bundle> shell = new ArrayList<>();
         for (BundleList.Entry entry : entries) {
             Bundle bundle = framework.getBundleContext().installBundle("reference:" + entry.jar().toUri());
             bundle.adapt(BundleStartLevel.class).setStartLevel(entry.startLevel());
             installed.add(bundle);
-            if (!entry.shellOnly() || options.interactive()) {
+            if (!entry.shellOnly()) {
                 toStart.add(bundle);
+            } else if (options.interactive()) {
+                shell.add(bundle);
             }
         }
         List<String> problems = new ArrayList<>();
@@ -215,12 +225,52 @@ public final class Launcher {
                 problems.add(bundle.getSymbolicName() + " is not active (state " + bundle.getState() + ")");
             }
         }
+        if (problems.isEmpty() && !shell.isEmpty()) {
+            startShell(shell, problems);
+        }
         if (!problems.isEmpty()) {
             err.println("jdapl: the application cannot start:");
             problems.stream().distinct().forEach(p -> err.println("  " + p));
             return false;
         }
         return true;
+    }
+
+    /**
+     * Starts the shell bundles once the dat commands are registered: the shell reads its input as
+     * soon as it starts, and Declarative Services registers the commands asynchronously.
+     */
+    private void startShell(List<Bundle> shell, List<String> problems) throws InterruptedException {
+        for (String filter : SHELL_NEEDS) {
+            if (awaitService(filter) == null) {
+                problems.add("no service " + filter + " within " + WAIT_SECONDS + " s");
+                return;
+            }
+        }
+        for (Bundle bundle : shell) {
+            try {
+                bundle.start();
+            } catch (BundleException e) {
+                problems.add(bundle.getSymbolicName() + ": " + e.getMessage());
+            }
+        }
+    }
+
+    /** The service matching {@code filter}, waiting up to {@link #WAIT_SECONDS}; null if none came. */
+    private Object awaitService(String filter) throws InterruptedException {
+        var context = framework.getBundleContext();
+        ServiceTracker<Object, Object> tracker;
+        try {
+            tracker = new ServiceTracker<>(context, context.createFilter(filter), null);
+        } catch (org.osgi.framework.InvalidSyntaxException e) {
+            throw new IllegalStateException(e);
+        }
+        tracker.open();
+        try {
+            return tracker.waitForService(TimeUnit.SECONDS.toMillis(WAIT_SECONDS));
+        } finally {
+            tracker.close();
+        }
     }
 
     /** The framework's reason for a bundle that did not resolve (a transient start says it). */
