@@ -63,18 +63,64 @@ final class Frame {
     }
 
     /**
-     * A decoded, checked header.
-     *
-     * @param type the frame type
-     * @param flags the flags (only those the type defines)
-     * @param status the status field
-     * @param length the payload length, within the type's maximum
-     * @param seq the request sequence number
-     * @param a type-specific field
-     * @param b type-specific field
-     * @param c type-specific field
+     * A decoded, checked header. A connection decodes every frame into one instance of its own
+     * ({@link #decode(ByteBuffer, Header)}), valid until its next frame.
      */
-    record Header(int type, int flags, int status, long length, long seq, long a, long b, long c) {
+    static final class Header {
+        private int type;
+        private int flags;
+        private int status;
+        private long length;
+        private long seq;
+        private long a;
+        private long b;
+        private long c;
+
+        /** The frame type. */
+        int type() {
+            return type;
+        }
+
+        /** The flags (only those the type defines). */
+        int flags() {
+            return flags;
+        }
+
+        /** The status field. */
+        int status() {
+            return status;
+        }
+
+        /** The payload length, within the type's maximum. */
+        long length() {
+            return length;
+        }
+
+        /** The request sequence number. */
+        long seq() {
+            return seq;
+        }
+
+        /** Type-specific field {@code a}. */
+        long a() {
+            return a;
+        }
+
+        /** Type-specific field {@code b}. */
+        long b() {
+            return b;
+        }
+
+        /** Type-specific field {@code c}. */
+        long c() {
+            return c;
+        }
+
+        @Override
+        public String toString() {
+            return name(type) + "[flags=" + flags + ", status=" + status + ", length=" + length + ", seq=" + seq
+                    + ", a=" + a + ", b=" + b + ", c=" + c + "]";
+        }
     }
 
     /** A frame that breaks the protocol; the connection is dropped with this reason. */
@@ -100,6 +146,15 @@ final class Frame {
      *         range or a payload over the type's maximum
      */
     static Header decode(ByteBuffer in) throws ProtocolException {
+        return decode(in, new Header());
+    }
+
+    /**
+     * Reads and checks a header as {@link #decode(ByteBuffer)} does, into {@code into}.
+     *
+     * @return {@code into}
+     */
+    static Header decode(ByteBuffer in, Header into) throws ProtocolException {
         int type = in.get() & 0xff;
         int flags = in.get() & 0xff;
         int status = in.getShort() & 0xffff;
@@ -163,7 +218,15 @@ final class Frame {
             throw new ProtocolException("payload of " + length + " bytes on frame type " + name(type)
                     + " (at most " + maxPayload + ")");
         }
-        return new Header(type, flags, status, length, seq, a, b, c);
+        into.type = type;
+        into.flags = flags;
+        into.status = status;
+        into.length = length;
+        into.seq = seq;
+        into.a = a;
+        into.b = b;
+        into.c = c;
+        return into;
     }
 
     /** The name of a frame type, for messages. */

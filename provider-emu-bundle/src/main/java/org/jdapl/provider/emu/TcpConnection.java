@@ -105,6 +105,8 @@ final class TcpConnection extends Link {
     private MemorySegment inSeg;
     private boolean growInput;
     private Frame.Header current;
+    /** The header of the frame being received ({@link #current} while it is). */
+    private final Frame.Header decoded = new Frame.Header();
     private long payloadLeft;
     private final List<MemorySegment> dest = new ArrayList<>(EmuLimits.MAX_IOV);
     private int destIndex;
@@ -714,7 +716,7 @@ final class TcpConnection extends Link {
                 if (in.remaining() < Frame.HEADER_SIZE) {
                     return;
                 }
-                current = Frame.decode(in);
+                current = Frame.decode(in, decoded);
                 payloadLeft = current.length();
                 expectLarge = payloadLeft >= DIRECT_LIMIT;
                 dest.clear();

@@ -20,8 +20,10 @@ abstract sealed class WorkRequest {
     WorkRequest(long cookie, Set<CompletionFlag> flags) {
         this.cookie = cookie;
         int bits = 0;
-        for (CompletionFlag f : flags) {
-            bits |= 1 << f.ordinal();
+        if (!flags.isEmpty()) {
+            for (CompletionFlag f : flags) {
+                bits |= 1 << f.ordinal();
+            }
         }
         this.flagBits = bits;
     }
