@@ -93,15 +93,18 @@ share=$work/share
 rm -rf "$share"; mkdir -p "$share/reports"
 cp "$here/guest-tests.sh" "$share/guest.sh"
 cp "$here/guest-bench.sh" "$share/bench.sh"
-# The class directories are copied: other modules of the checkout may be rebuilt while the guest runs.
+# The whole class path is copied into the share: other modules of the checkout may be rebuilt while
+# the guest runs, and the guest mounts a tmpfs over /tmp, where a checkout or a Maven repository may be.
 cp_entries=()
 n=0
 for entry in "$module/target/test-classes" "$module/target/classes" $(tr ':' ' ' < "$module/target/rxe-classpath.txt"); do
+  n=$((n + 1))
   if [ -d "$entry" ]; then
-    n=$((n + 1)); mkdir -p "$share/cp/$n"; cp -r "$entry/." "$share/cp/$n/"
+    mkdir -p "$share/cp/$n"; cp -r "$entry/." "$share/cp/$n/"
     cp_entries+=("/mnt/work/cp/$n")
-  else
-    cp_entries+=("$entry")
+  elif [ -f "$entry" ]; then
+    mkdir -p "$share/cp"; cp "$entry" "$share/cp/$n.jar"
+    cp_entries+=("/mnt/work/cp/$n.jar")
   fi
 done
 classpath=$(IFS=:; echo "${cp_entries[*]}")
