@@ -1,58 +1,11 @@
 package org.jdapl.conformance.emu;
 
-import java.nio.file.Path;
-import java.util.ArrayList;
-import java.util.Collections;
-import java.util.List;
-import java.util.stream.Stream;
-import org.jdapl.conformance.CaseResult;
-import org.jdapl.conformance.ConformanceCase;
-import org.jdapl.conformance.ConformanceKit;
-import org.jdapl.conformance.Outcome;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.Assumptions;
-import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.DynamicTest;
-import org.junit.jupiter.api.TestFactory;
-import org.opentest4j.AssertionFailedError;
+import org.jdapl.conformance.ConformanceFixture;
 
-/**
- * Runs every case of the conformance kit against the emulated provider's loopback fabric, one
- * dynamic test per conformance ID (a SKIP is an aborted test, a FAIL a failed one), and writes
- * {@code target/conformance/emu-loopback.txt}.
- */
-class EmuLoopbackConformanceTest {
-    private static final List<CaseResult> RESULTS = Collections.synchronizedList(new ArrayList<>());
-    private static EmuLoopbackFixture fixture;
-
-    @BeforeAll
-    static void openFixture() {
-        fixture = new EmuLoopbackFixture();
-    }
-
-    @AfterAll
-    static void writeReport() {
-        try {
-            Path dir = Path.of(System.getProperty("jdapl.conformance.reports", "target/conformance"));
-            ConformanceKit.writeReport(dir.resolve(fixture.name() + ".txt"), RESULTS);
-        } finally {
-            fixture.close();
-        }
-    }
-
-    @TestFactory
-    Stream<DynamicTest> conformance() {
-        return ConformanceKit.cases().stream().map(c -> DynamicTest.dynamicTest(c.displayName(), () -> run(c)));
-    }
-
-    private static void run(ConformanceCase c) {
-        CaseResult r = ConformanceKit.runCase(c, fixture);
-        RESULTS.add(r);
-        if (r.outcome() == Outcome.SKIP) {
-            Assumptions.abort(r.reason());
-        }
-        if (r.outcome() == Outcome.FAIL) {
-            throw new AssertionFailedError(c.displayName() + ": " + r.reason(), r.failure());
-        }
+/** The conformance kit against the emulated provider's loopback fabric: {@code emu-loopback.txt}. */
+class EmuLoopbackConformanceTest extends ConformanceTestFactory {
+    @Override
+    protected ConformanceFixture openFixture() {
+        return new EmuLoopbackFixture();
     }
 }
