@@ -1,14 +1,21 @@
 #!/bin/bash
 # Runs inside the Soft-RoCE guest: perftest's ib_send_lat and ib_write_bw on rxe0 (server and client
-# in this guest over 192.168.77.1), then the same measurements through the DAT API on the OFA
-# provider (org.jdapl.provider.ofa.rxe.DatBench), and prints the table with the ratios. Results go
-# to $1/bench.txt.
+# in this guest over 192.168.77.1) and the same measurements through the DAT API on the OFA provider
+# (org.jdapl.provider.ofa.rxe.DatBench), in interleaved rounds, and prints the table with the
+# ratios. Results go to $1/bench.txt.
+#
+# DatBench stays up between its rounds (it warms up once, for tens of seconds under the emulated
+# CPU) and measures when asked on its standard input; perftest runs between its rounds, so that the
+# emulator's slow and fast phases fall on both alike. Each figure is the median of its rounds.
 R=$1
 . /mnt/work/env.sh
 ITERS_LAT=${BENCH_LAT_ITERS:-2000}
 ITERS_BW=${BENCH_BW_ITERS:-1000}
+ROUNDS=${BENCH_ROUNDS:-5}
+BW_ROUNDS=${BENCH_BW_ROUNDS:-3}
 B=/tmp/bench
-mkdir -p $B
+rm -rf $B; mkdir -p $B
+trap '' PIPE
 
 # perftest: the server listens on the default port; the client connects over rdma_cm (-R).
 perf() { # name tool args...
@@ -19,40 +26,96 @@ perf() { # name tool args...
   sleep 1
   timeout 120 $tool -d rxe0 -R "$@" 192.168.77.1 > $B/$name.client 2>&1
   wait $spid
+  cat $B/$name.client >> $R/perftest.txt
 }
-# Three latency rounds of both sizes in turn (as DatBench does); the median of the rounds' t_typical.
-for round in 1 2 3; do
-  perf lat2.$round ib_send_lat -s 2 -n $ITERS_LAT
-  perf lat64.$round ib_send_lat -s 64 -n $ITERS_LAT
-done
-perf bw64k ib_write_bw -s 65536 -n $ITERS_BW
 # ib_send_lat: "#bytes #iterations t_min[usec] t_max[usec] t_typical[usec] t_avg[usec] ..."
-lat1() { awk '$1 ~ /^[0-9]+$/ && NF >= 6 {print $5; exit}' $B/$1.client; }
-lat() { for round in 1 2 3; do lat1 $1.$round; done | sort -g | awk '{v[NR] = $1} END {if (NR) print v[int((NR + 1) / 2)]}'; }
+p_lat() { awk '$1 ~ /^[0-9]+$/ && NF >= 6 && $5 ~ /^[0-9.]+$/ {print $5; exit}' $B/$1.client; }
 # ib_write_bw: "#bytes #iterations BW peak[MB/sec] BW average[MB/sec] MsgRate[Mpps]"
-bw() { awk '$1 ~ /^[0-9]+$/ && NF >= 4 {print $4; exit}' $B/$1.client; }
-P_LAT2=$(lat lat2); P_LAT64=$(lat lat64); P_BW=$(bw bw64k)
-cat $B/lat2.*.client $B/lat64.*.client $B/bw64k.client > $R/perftest.txt 2>/dev/null
+p_bw() { awk '$1 ~ /^[0-9]+$/ && NF >= 4 && $4 ~ /^[0-9.]+$/ {print $4; exit}' $B/$1.client; }
 
-# No JIT options: DatBench warms up until the JIT has stopped compiling (tens of seconds under the
-# emulated CPU). The serial collector, as for a small heap on a small machine.
-JVM="$JAVA --enable-native-access=ALL-UNNAMED -Xmx512m -XX:+UseSerialGC -cp $CLASSPATH"
-(cd $B && timeout 420 $JVM org.jdapl.provider.ofa.rxe.DatBench rxe0 $ITERS_LAT $ITERS_BW > $B/dat.txt 2> $B/dat.err)
+# DatBench as a coprocess. C2 only (no tiered compilation): under the emulated CPU with two vCPUs,
+# the JIT replacing a method's code while the other vCPU runs it crashed the JVM now and then, and a
+# single compilation per method leaves the fewest such replacements. The serial collector, as for a
+# small heap on a small machine. A JVM that dies is started again (at most three starts).
+JVM="$JAVA --enable-native-access=ALL-UNNAMED -Xmx512m -XX:+UseSerialGC -XX:-TieredCompilation $RXE_BENCH_JAVA_OPTS -cp $CLASSPATH"
+starts=0
+dat_up=0
+dat_start() {
+  while [ $starts -lt 3 ]; do
+    starts=$((starts + 1))
+    coproc DAT { cd $B && exec timeout 1200 $JVM org.jdapl.provider.ofa.rxe.DatBench rxe0 $ITERS_LAT $ITERS_BW 2>> $B/dat.err; }
+    local line=
+    while read -t 420 -r -u ${DAT[0]} line && [[ $line != warmup* ]]; do :; done
+    if [[ $line == warmup* ]]; then
+      echo "DatBench start $starts: $line"
+      dat_up=1
+      return 0
+    fi
+    echo "DatBench start $starts did not warm up: ${line:-no output}"
+    kill $DAT_PID 2>/dev/null; wait $DAT_PID 2>/dev/null
+  done
+  return 1
+}
+dat() { # command -> prints the value
+  local try line
+  for try in 1 2; do
+    [ $dat_up = 1 ] || dat_start || return 1
+    if echo "$1" >&${DAT[1]} && read -t 300 -r -u ${DAT[0]} line; then
+      echo "$line" | awk '{print $2}'
+      return 0
+    fi
+    echo "DatBench died during '$1'" >&2
+    dat_up=0
+    kill $DAT_PID 2>/dev/null; wait $DAT_PID 2>/dev/null
+  done
+  return 1
+}
+record() { # file value
+  [[ $2 =~ ^[0-9.]+$ ]] && echo "$2" >> $B/$1
+}
+
+: > $R/perftest.txt
+echo "clock source: $(cat /sys/devices/system/clocksource/clocksource0/current_clocksource 2>/dev/null)"
+dat_start
+for round in $(seq 1 $ROUNDS); do
+  for size in 2 64; do
+    perf lat$size.$round ib_send_lat -s $size -n $ITERS_LAT
+    record p.lat$size "$(p_lat lat$size.$round)"
+    record d.lat$size "$(dat "lat $size")"
+  done
+  echo "round $round: 2 B perftest $(tail -1 $B/p.lat2 2>/dev/null) DAT $(tail -1 $B/d.lat2 2>/dev/null);" \
+       "64 B perftest $(tail -1 $B/p.lat64 2>/dev/null) DAT $(tail -1 $B/d.lat64 2>/dev/null) us"
+done
+for round in $(seq 1 $BW_ROUNDS); do
+  perf bw64k.$round ib_write_bw -s 65536 -n $ITERS_BW
+  record p.bw "$(p_bw bw64k.$round)"
+  record d.bw "$(dat bw)"
+  echo "bandwidth round $round: perftest $(tail -1 $B/p.bw 2>/dev/null) DAT $(tail -1 $B/d.bw 2>/dev/null) MB/s"
+done
+if [ $dat_up = 1 ]; then
+  echo quit >&${DAT[1]}
+  wait $DAT_PID 2>/dev/null
+fi
 cp $B/hs_err_pid*.log $R/ 2>/dev/null
-cat $B/dat.txt
-D_LAT2=$(awk '$1=="lat2" {print $2}' $B/dat.txt)
-D_LAT64=$(awk '$1=="lat64" {print $2}' $B/dat.txt)
-D_BW=$(awk '$1=="bw64k" {print $2}' $B/dat.txt)
 
+median() { [ -s $B/$1 ] && sort -g $B/$1 | awk '{v[NR] = $1} END {print v[int((NR + 1) / 2)]}'; }
+rounds() { [ -s $B/$1 ] && tr '\n' ' ' < $B/$1; }
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (a == "" || b == "" || b + 0 == 0) print "n/a"; else printf "%.2f", a / b }'; }
+D_LAT2=$(median d.lat2); P_LAT2=$(median p.lat2)
+D_LAT64=$(median d.lat64); P_LAT64=$(median p.lat64)
+D_BW=$(median d.bw); P_BW=$(median p.bw)
 {
   echo "benchmark on rxe0 (Soft-RoCE, emulated CPU; compare the ratios)"
   printf "%-34s %14s %14s %8s\n" "measurement" "DAT (jdapl)" "perftest" "ratio"
   printf "%-34s %14s %14s %8s\n" "send/recv latency 2 B [us]" "${D_LAT2:-n/a}" "${P_LAT2:-n/a}" "$(ratio "$D_LAT2" "$P_LAT2")"
   printf "%-34s %14s %14s %8s\n" "send/recv latency 64 B [us]" "${D_LAT64:-n/a}" "${P_LAT64:-n/a}" "$(ratio "$D_LAT64" "$P_LAT64")"
   printf "%-34s %14s %14s %8s\n" "RDMA Write bandwidth 64 KiB [MB/s]" "${D_BW:-n/a}" "${P_BW:-n/a}" "$(ratio "$P_BW" "$D_BW")"
-  echo "latency: ib_send_lat t_typical (half round trip) vs DAT ping-pong median half round trip (median of 3 rounds each);"
-  echo "bandwidth: ib_write_bw BW average vs DAT RDMA Writes; ratio = perftest is that many times better (1.00 = equal)"
+  echo "latency: ib_send_lat t_typical (half round trip) vs the DAT ping-pong's median half round trip;"
+  echo "bandwidth: ib_write_bw BW average vs DAT RDMA Writes; ratio = perftest is that many times better (1.00 = equal);"
+  echo "each figure is the median of interleaved rounds (DatBench JVM starts: $starts):"
+  echo "  2 B    DAT: $(rounds d.lat2)| perftest: $(rounds p.lat2)"
+  echo "  64 B   DAT: $(rounds d.lat64)| perftest: $(rounds p.lat64)"
+  echo "  64 KiB DAT: $(rounds d.bw)| perftest: $(rounds p.bw)"
 } | tee $R/bench.txt
 [ -s $B/dat.err ] && { echo "DatBench stderr:"; tail -20 $B/dat.err; }
 exit 0

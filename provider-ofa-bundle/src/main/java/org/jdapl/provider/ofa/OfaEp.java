@@ -44,6 +44,7 @@ import org.jdapl.provider.ofa.verbs.Structs.IbvSendWr;
 import org.jdapl.provider.ofa.verbs.Structs.IbvSge;
 import org.jdapl.provider.ofa.verbs.Structs.RdmaConnParam;
 import org.jdapl.provider.ofa.verbs.Verbs;
+import org.jdapl.provider.ofa.verbs.VerbsContext;
 import org.jdapl.provider.ofa.verbs.VerbsException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -99,6 +100,10 @@ final class OfaEp extends OfaHandle implements Endpoint {
     private final MemorySegment recvWr;
     private final MemorySegment recvSges;
     private final MemorySegment badWr;
+    /** {@link #sendWr}, {@link #recvWr} and {@link #badWr} as downcall arguments (VerbsContext.argument). */
+    private final MemorySegment sendWrArg;
+    private final MemorySegment recvWrArg;
+    private final MemorySegment badWrArg;
     /** Where small sends and RDMA Writes are gathered before they are posted inline. */
     private final MemorySegment inlineData;
     private final MemorySegment inlineSgeEntry;
@@ -147,6 +152,9 @@ final class OfaEp extends OfaHandle implements Endpoint {
         recvWr = arena.allocate(IbvRecvWr.S.size(), 8);
         recvSges = arena.allocate(IbvSge.S.size() * Math.max(1, attributes.maxRecvIov()), 8);
         badWr = arena.allocate(8, 8);
+        sendWrArg = VerbsContext.argument(sendWr);
+        recvWrArg = VerbsContext.argument(recvWr);
+        badWrArg = VerbsContext.argument(badWr);
         inlineData = arena.allocate(INLINE_MAX, 8);
         inlineSgeEntry = arena.allocate(IbvSge.S.size(), 8);
         mwBind = arena.allocate(IbvMwBind.S.size(), 8);
@@ -898,7 +906,7 @@ final class OfaEp extends OfaHandle implements Endpoint {
                 IbvSendWr.REMOTE_ADDR.setLong(wr, remote.targetAddress());
                 IbvSendWr.RKEY.setInt(wr, remote.rmrContext());
             }
-            int r = ia.device().context.postSend(qp, wr, badWr);
+            int r = ia.device().context.postSend(qp, sendWrArg, badWrArg);
             if (r != 0) {
                 requestEvd.unreserve();
                 throw postFailed("ibv_post_send", r);
@@ -1044,7 +1052,7 @@ final class OfaEp extends OfaHandle implements Endpoint {
             IbvRecvWr.NEXT.setLong(wr, 0);
             IbvRecvWr.SG_LIST.setPointer(wr, recvSges);
             IbvRecvWr.NUM_SGE.setInt(wr, n);
-            int r = ia.device().context.postRecv(qp, wr, badWr);
+            int r = ia.device().context.postRecv(qp, recvWrArg, badWrArg);
             if (r != 0) {
                 recvEvd.unreserve();
                 throw postFailed("ibv_post_recv", r);

@@ -35,19 +35,35 @@ final class OfaEvd extends OfaHandle implements EventDispatcher {
     private final ArrayDeque<DatEvent> queue = new ArrayDeque<>();
     private int qlen;
     private int waiters;
+    /**
+     * Queued events plus waiting threads, written (release) under {@link #lock} whenever either
+     * changes: a dequeue that finds the CQ and this at 0 returns without taking the lock.
+     */
+    private int busy;
+    private static final java.lang.invoke.VarHandle BUSY;
+
+    static {
+        try {
+            BUSY = java.lang.invoke.MethodHandles.lookup().findVarHandle(OfaEvd.class, "busy", int.class);
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
     private boolean enabled = true;
     private boolean waitable = true;
     private OfaCno cno;
     /** The completion queue, or NULL for EVDs without DTO/RMR bind streams. Set under {@link #cqLock}. */
     volatile MemorySegment cq = MemorySegment.NULL;
     /** Serialises polling of the CQ (consumer threads and the event thread) and its destruction. */
-    final ReentrantLock cqLock = new ReentrantLock();
+    final PollLock cqLock = new PollLock();
     private int cqCapacity;
     /** Work requests posted to queues of this CQ and not yet retired: each may still produce an entry. */
     private final java.util.concurrent.atomic.AtomicInteger reserved = new java.util.concurrent.atomic.AtomicInteger();
     /** EPs of this CQ whose connection is ending: the CQ is kept armed so that their flushes are seen. */
     final java.util.concurrent.atomic.AtomicInteger closingUsers = new java.util.concurrent.atomic.AtomicInteger();
     private MemorySegment wcs = MemorySegment.NULL;
+    /** {@link #wcs} as the downcall argument (VerbsContext.argument); freed under {@link #cqLock}. */
+    private MemorySegment wcsArg = MemorySegment.NULL;
     /** The EP of the last completion polled (most CQs serve one or two QPs). Guarded by {@link #cqLock}. */
     OfaEp lastEp;
     private java.lang.foreign.Arena wcArena;
@@ -70,6 +86,7 @@ final class OfaEvd extends OfaHandle implements EventDispatcher {
     void attachCq(MemorySegment newCq, int cqe) {
         wcArena = java.lang.foreign.Arena.ofShared();
         wcs = wcArena.allocate(org.jdapl.provider.ofa.verbs.Structs.IbvWc.S.size() * POLL_BATCH, 8);
+        wcsArg = org.jdapl.provider.ofa.verbs.VerbsContext.argument(wcs);
         cqCapacity = cqe;
         cq = newCq;
     }
@@ -81,6 +98,7 @@ final class OfaEvd extends OfaHandle implements EventDispatcher {
             MemorySegment c = cq;
             cq = MemorySegment.NULL;
             if (wcArena != null) {
+                wcsArg = MemorySegment.NULL;
                 wcArena.close();
                 wcArena = null;
             }
@@ -126,7 +144,7 @@ final class OfaEvd extends OfaHandle implements EventDispatcher {
                 return;
             }
             int n;
-            while ((n = verbs.pollCq(c, POLL_BATCH, wcs)) > 0) {
+            while ((n = verbs.pollCq(c, POLL_BATCH, wcsArg)) > 0) {
                 for (int i = 0; i < n; i++) {
                     ia.completion(this, wcs, i);
                 }
@@ -214,6 +232,7 @@ final class OfaEvd extends OfaHandle implements EventDispatcher {
         lock.lock();
         try {
             queue.clear();
+            updateBusy();
             changed.signalAll();
             if (cno != null) {
                 cno.detach();
@@ -283,6 +302,7 @@ final class OfaEvd extends OfaHandle implements EventDispatcher {
 
     private void add(DatEvent event) {
         queue.addLast(event);
+        updateBusy();
         if (enabled) {
             changed.signalAll();
             if (waiters == 0 && cno != null) {
@@ -291,17 +311,27 @@ final class OfaEvd extends OfaHandle implements EventDispatcher {
         }
     }
 
+    private void updateBusy() {
+        BUSY.setRelease(this, queue.size() + waiters);
+    }
+
+    /** {@code dat_evd_dequeue}: polls the CQ, then takes the first event, if any. */
     @Override
     public Optional<DatEvent> dequeue() {
         live();
         pollCq();
+        if ((int) BUSY.getAcquire(this) == 0) {
+            return Optional.empty();
+        }
         lock.lock();
         try {
             if (waiters > 0) {
                 throw DatException.invalidState(DatReturnSubtype.INVALID_STATE_EVD_WAITER,
                         "a thread waits on the EVD");
             }
-            return Optional.ofNullable(queue.pollFirst());
+            DatEvent e = queue.pollFirst();
+            updateBusy();
+            return Optional.ofNullable(e);
         } finally {
             lock.unlock();
         }
@@ -331,7 +361,9 @@ final class OfaEvd extends OfaHandle implements EventDispatcher {
                             "EVD is unwaitable");
                 }
                 if (satisfied(threshold)) {
-                    return queue.pollFirst();
+                    DatEvent e = queue.pollFirst();
+                    updateBusy();
+                    return e;
                 }
                 long left = deadline == Long.MAX_VALUE ? Long.MAX_VALUE : deadline - System.nanoTime();
                 if (left <= 0) {
@@ -339,6 +371,7 @@ final class OfaEvd extends OfaHandle implements EventDispatcher {
                 }
                 if (armed || cq.equals(MemorySegment.NULL)) {
                     waiters++;
+                    updateBusy();
                     try {
                         if (left == Long.MAX_VALUE) {
                             changed.await();
@@ -347,6 +380,7 @@ final class OfaEvd extends OfaHandle implements EventDispatcher {
                         }
                     } finally {
                         waiters--;
+                        updateBusy();
                     }
                     armed = false;
                     continue;

@@ -1354,7 +1354,7 @@ final class OfaIa extends OfaHandle implements InterfaceAdapter, OfaEventLoop.Ha
     }
 
     private void destroySrq(OfaSrq srq) {
-        srq.markFreed();
+        srq.retire();
         srqs.remove(srq);
         quietly("ibv_destroy_srq", () -> Verbs.get().destroySrq(srq.srq));
         srq.freeNative();

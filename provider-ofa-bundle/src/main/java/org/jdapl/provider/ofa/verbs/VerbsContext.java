@@ -60,6 +60,16 @@ public final class VerbsContext {
         return function.equals(MemorySegment.NULL) ? null : NativeLibrary.pointer(function, descriptor);
     }
 
+    /**
+     * The address of {@code segment} as an argument of the data-path verbs. A segment of a shared
+     * arena passed to a downcall is acquired and released around the call, two atomic updates each;
+     * the data path passes the address alone instead, for memory that its owner frees only after its
+     * last call (the owner's lock orders the two).
+     */
+    public static MemorySegment argument(MemorySegment segment) {
+        return MemorySegment.ofAddress(segment.address());
+    }
+
     /** The {@code struct ibv_context *}. */
     public MemorySegment pointer() {
         return context;

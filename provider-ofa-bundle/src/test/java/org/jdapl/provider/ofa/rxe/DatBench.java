@@ -1,9 +1,12 @@
 package org.jdapl.provider.ofa.rxe;
 
+import java.io.BufferedReader;
+import java.io.InputStreamReader;
 import java.lang.foreign.Arena;
 import java.lang.management.CompilationMXBean;
 import java.lang.management.ManagementFactory;
 import java.net.SocketAddress;
+import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 import java.util.EnumSet;
 import java.util.List;
@@ -34,10 +37,18 @@ import org.jdapl.provider.ofa.OfaProvider;
  * The measurements of perftest's {@code ib_send_lat} and {@code ib_write_bw}, through the DAT API on
  * the OFA provider: a send/recv ping-pong between two EPs (each side busy-polls its EVD with
  * {@code dat_evd_dequeue}, as perftest busy-polls its CQ) and a stream of 64 KiB RDMA Writes with
- * 128 outstanding. Prints {@code lat2 <us>}, {@code lat64 <us>} (the median half round trip, as
- * perftest's t_typical; the median of three rounds) and {@code bw64k <MB/s>} (MB = 2^20 bytes, as perftest).
+ * 128 outstanding.
  *
- * <p>{@code java ... DatBench <device> <latency iterations> <bandwidth iterations>}
+ * <p>{@code java ... DatBench <device> <latency iterations> <bandwidth iterations>} connects, warms up
+ * until the JIT has stopped compiling and prints {@code warmup <s> jit <ms>}. Then it reads commands
+ * from standard input, one a line, so that the caller can run perftest between its rounds and an
+ * emulated CPU's slow and fast phases fall on both alike:
+ * <ul>
+ * <li>{@code lat <bytes>} prints {@code lat<bytes> <us>}, the median half round trip (as perftest's
+ *     t_typical);</li>
+ * <li>{@code bw} prints {@code bw64k <MB/s>} (MB = 2^20 bytes, as perftest);</li>
+ * <li>{@code quit} or the end of input closes everything.</li>
+ * </ul>
  */
 public final class DatBench {
     private static final Set<CompletionFlag> SUPPRESS = EnumSet.of(CompletionFlag.SUPPRESS);
@@ -47,8 +58,6 @@ public final class DatBench {
     private static final long JIT_QUIET = TimeUnit.SECONDS.toNanos(5);
     /** ... but no longer than this (an emulated CPU compiles slowly). */
     private static final long WARMUP_MAX = TimeUnit.SECONDS.toNanos(180);
-    /** Latency rounds per size. */
-    private static final int ROUNDS = 3;
 
     private DatBench() {
     }
@@ -66,7 +75,7 @@ public final class DatBench {
     }
 
     /**
-     * Runs the measurements.
+     * Connects, warms up and runs the measurements that standard input asks for.
      *
      * @param args device, latency iterations, bandwidth iterations
      */
@@ -82,21 +91,26 @@ public final class DatBench {
             LocalMemoryRegion la = a.ia.createLmr(a.pz, arena.allocate(1 << 20, 4096), Dat.MEM_PRIV_ALL, VaType.VA);
             LocalMemoryRegion lb = b.ia.createLmr(b.pz, arena.allocate(1 << 20, 4096), Dat.MEM_PRIV_ALL, VaType.VA);
             warmUp(a, b, la, lb);
-            // Rounds of both sizes in turn; each size's figure is the median of its round medians.
-            int[] sizes = {2, 64};
-            double[][] rounds = new double[sizes.length][ROUNDS];
-            for (int r = 0; r < ROUNDS; r++) {
-                for (int s = 0; s < sizes.length; s++) {
-                    rounds[s][r] = pingPong(a, b, la, lb, sizes[s], latIters);
-                }
-            }
-            for (int s = 0; s < sizes.length; s++) {
-                Arrays.sort(rounds[s]);
-                System.out.printf("lat%d %.2f%n", sizes[s], rounds[s][ROUNDS / 2]);
-            }
+            System.err.printf("clock read %.0f ns (median of back-to-back System.nanoTime calls)%n", clockRead());
             writes(a, la, lb, Math.max(100, bwIters / 4));
-            double mbs = writes(a, la, lb, bwIters);
-            System.out.printf("bw64k %.2f%n", mbs);
+            BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.US_ASCII));
+            String line;
+            while ((line = in.readLine()) != null) {
+                String[] cmd = line.trim().split("\\s+");
+                switch (cmd[0]) {
+                    case "lat" -> {
+                        int size = Integer.parseInt(cmd[1]);
+                        System.out.printf("lat%d %.2f%n", size, pingPong(a, b, la, lb, size, latIters));
+                    }
+                    case "bw" -> System.out.printf("bw64k %.2f%n", writes(a, la, lb, bwIters));
+                    case "quit" -> {
+                        return;
+                    }
+                    case "" -> { }
+                    default -> System.out.println("unknown command: " + line);
+                }
+                System.out.flush();
+            }
         } finally {
             a.ia.close();
             b.ia.close();
@@ -128,9 +142,21 @@ public final class DatBench {
             if (now - start >= WARMUP_MAX
                     || (now - start >= WARMUP_MIN && (!timed || now - lastChange >= JIT_QUIET))) {
                 System.out.printf("warmup %.1f jit %d%n", (now - start) / 1e9, lastJit);
+                System.out.flush();
                 return;
             }
         }
+    }
+
+    /** The median time between two back-to-back {@code System.nanoTime()} calls, in nanoseconds. */
+    static double clockRead() {
+        long[] d = new long[20001];
+        for (int i = 0; i < d.length; i++) {
+            long t0 = System.nanoTime();
+            d[i] = System.nanoTime() - t0;
+        }
+        Arrays.sort(d);
+        return d[d.length / 2];
     }
 
     private static void connect(Side a, Side b) {
@@ -150,7 +176,11 @@ public final class DatBench {
         }
     }
 
-    /** Busy-polls the EVD for the next reported receive completion. */
+    /**
+     * Busy-polls the EVD for the next reported receive completion. Like perftest's loop around
+     * ibv_poll_cq, it has no spin-wait hint: under an emulated CPU a PAUSE leaves the translated code
+     * for the emulator's main loop.
+     */
     private static void awaitReceive(EventDispatcher evd) {
         while (true) {
             Optional<DatEvent> e = evd.dequeue();
@@ -163,7 +193,6 @@ public final class DatBench {
                 }
                 throw new IllegalStateException("unexpected " + e.get());
             }
-            Thread.onSpinWait();
         }
     }
 
@@ -223,8 +252,6 @@ public final class DatBench {
                     throw new IllegalStateException("unexpected " + e.get());
                 }
                 done = (int) d.cookie();
-            } else {
-                Thread.onSpinWait();
             }
         }
         double seconds = (System.nanoTime() - start) / 1e9;
