@@ -61,6 +61,9 @@ public final class EmuTcpBench {
         System.out.printf("jdapl emu tcp fabric vs plain NIO on loopback: %d interleaved rounds of %s s per "
                 + "measurement, medians (%d cores, Java %s)%n", rounds, seconds,
                 Runtime.getRuntime().availableProcessors(), Runtime.version());
+        System.out.println(CpuPinning.available()
+                ? "ping-pong: both ends bound to the CPU the measuring thread runs on (sched_setaffinity)"
+                : "ping-pong: ends not bound to a CPU (no sched_setaffinity here)");
         // Warm-up (untimed): the provider's code paths are compiled before anything is measured.
         long warm = (long) Math.max(2e9, nanos);
         emuPingPong(64, warm);
@@ -70,9 +73,12 @@ public final class EmuTcpBench {
         double[] emuLat = new double[rounds];
         double[] nioLat = new double[rounds];
         for (int r = 0; r < rounds; r++) {
-            emuLat[r] = emuPingPong(64, nanos);
-            nioLat[r] = nioPingPong(64, nanos);
-            System.out.printf("  round %d: ping-pong RTT emu %.1f us, NIO %.1f us%n", r + 1, emuLat[r], nioLat[r]);
+            Result emu = emuPingPong(64, nanos);
+            Result nio = nioPingPong(64, nanos);
+            emuLat[r] = emu.median();
+            nioLat[r] = nio.median();
+            System.out.printf("  round %d: ping-pong RTT median (mean) emu %.1f (%.1f) us, NIO %.1f (%.1f) us%n", r + 1,
+                    emu.median(), emu.mean(), nio.median(), nio.mean());
         }
         rows.add(row("send/recv ping-pong RTT", "64 B", median(emuLat), median(nioLat), "us", 1.5, false));
         for (int size : new int[] {4 << 10, 64 << 10, 1 << 20}) {
@@ -162,8 +168,61 @@ public final class EmuTcpBench {
         }
     }
 
-    /** Round-trip time in microseconds of a {@code size}-byte send answered by a send. */
-    static double emuPingPong(int size, long nanos) throws Exception {
+    /**
+     * The round trips of one ping-pong measurement: each is timed on its own (after a warm-up of a
+     * third of the time, at most 0.5 s), and the result is their median and mean, so that a
+     * descheduled thread or a collection moves the mean but not the typical round trip (as perftest
+     * reports t_typical).
+     */
+    static final class RoundTrips {
+        private final long[] samples = new long[1 << 21];
+        private final long warmEnd;
+        private final long nanos;
+        private long start;
+        private int count;
+        private boolean measuring;
+        private boolean done;
+
+        RoundTrips(long nanos) {
+            this.nanos = nanos;
+            this.warmEnd = System.nanoTime() + Math.min(nanos / 3, 500_000_000L);
+        }
+
+        /** Records the round trip that began at {@code t0}; returns the time it ended. */
+        long add(long t0) {
+            long now = System.nanoTime();
+            if (measuring) {
+                samples[count++] = now - t0;
+                done = now - start >= nanos || count == samples.length;
+            } else if (now >= warmEnd) {
+                measuring = true;
+                start = now;
+            }
+            return now;
+        }
+
+        boolean done() {
+            return done;
+        }
+
+        /** Median and mean in microseconds. */
+        Result result() {
+            long[] v = java.util.Arrays.copyOf(samples, count);
+            java.util.Arrays.sort(v);
+            double sum = 0;
+            for (long x : v) {
+                sum += x;
+            }
+            return new Result(v[count / 2] / 1e3, sum / count / 1e3);
+        }
+    }
+
+    /** A ping-pong result: the median and the mean round trip in microseconds. */
+    record Result(double median, double mean) {
+    }
+
+    /** Round-trip times in microseconds of a {@code size}-byte send answered by a send. */
+    static Result emuPingPong(int size, long nanos) throws Exception {
         EmuProvider p = new EmuProvider();
         Side a = Side.open(p, "bench-a");
         Side b = Side.open(p, "bench-b");
@@ -180,7 +239,9 @@ public final class EmuTcpBench {
             eps[0].postRecv(recvA, 0, Dat.COMPLETION_DEFAULT);
             eps[1].postRecv(recvB, 0, Dat.COMPLETION_DEFAULT);
             CompletableFuture<Void> echo = new CompletableFuture<>();
+            int cpu = CpuPinning.currentCpu();
             Thread server = Thread.ofPlatform().name("bench-echo").start(() -> {
+                CpuPinning.pin(cpu);
                 try {
                     while (true) {
                         DatEvent e = b.recv.waitEvent(WAIT);
@@ -196,32 +257,23 @@ public final class EmuTcpBench {
                     echo.completeExceptionally(ex);
                 }
             });
-            long rounds = 0;
-            long warmEnd = System.nanoTime() + Math.min(nanos / 3, 500_000_000L);
-            long start = 0;
-            long end = 0;
-            boolean measuring = false;
-            while (true) {
-                eps[0].postSend(sendA, 0, SUPPRESS);
-                success(a.recv.waitEvent(WAIT));
-                eps[0].postRecv(recvA, 0, Dat.COMPLETION_DEFAULT);
-                long now = System.nanoTime();
-                if (!measuring && now >= warmEnd) {
-                    measuring = true;
-                    start = now;
-                    rounds = 0;
-                } else if (measuring) {
-                    rounds++;
-                    if (now - start >= nanos) {
-                        end = now;
-                        break;
-                    }
-                }
+            RoundTrips rtt = new RoundTrips(nanos);
+            Runnable unpin = CpuPinning.pin(cpu);
+            try {
+                long t0 = System.nanoTime();
+                do {
+                    eps[0].postSend(sendA, 0, SUPPRESS);
+                    success(a.recv.waitEvent(WAIT));
+                    eps[0].postRecv(recvA, 0, Dat.COMPLETION_DEFAULT);
+                    t0 = rtt.add(t0);
+                } while (!rtt.done());
+            } finally {
+                unpin.run();
             }
             eps[0].postSend(List.of(new LmrTriplet(sa, 0, 0)), 0, SUPPRESS);
             echo.get(30, TimeUnit.SECONDS);
             server.join();
-            return (end - start) / 1e3 / rounds;
+            return rtt.result();
         } finally {
             a.ia.close();
             b.ia.close();
@@ -301,11 +353,13 @@ public final class EmuTcpBench {
         }
     }
 
-    /** Round-trip time in microseconds of {@code size} bytes echoed over blocking channels. */
-    static double nioPingPong(int size, long nanos) throws Exception {
+    /** Round-trip times in microseconds of {@code size} bytes echoed over blocking channels. */
+    static Result nioPingPong(int size, long nanos) throws Exception {
         SocketChannel[] ch = nioPair();
         try {
+            int cpu = CpuPinning.currentCpu();
             Thread server = Thread.ofPlatform().name("bench-nio-echo").start(() -> {
+                CpuPinning.pin(cpu);
                 ByteBuffer buf = ByteBuffer.allocateDirect(size);
                 try {
                     while (true) {
@@ -317,27 +371,21 @@ public final class EmuTcpBench {
                 }
             });
             ByteBuffer buf = ByteBuffer.allocateDirect(size);
-            long warmEnd = System.nanoTime() + Math.min(nanos / 3, 500_000_000L);
-            long start = 0;
-            long rounds = 0;
-            boolean measuring = false;
-            while (true) {
-                writeFully(ch[0], buf);
-                readFully(ch[0], buf);
-                long now = System.nanoTime();
-                if (!measuring && now >= warmEnd) {
-                    measuring = true;
-                    start = now;
-                    rounds = 0;
-                } else if (measuring) {
-                    rounds++;
-                    if (now - start >= nanos) {
-                        ch[0].close();
-                        server.join();
-                        return (now - start) / 1e3 / rounds;
-                    }
-                }
+            RoundTrips rtt = new RoundTrips(nanos);
+            Runnable unpin = CpuPinning.pin(cpu);
+            try {
+                long t0 = System.nanoTime();
+                do {
+                    writeFully(ch[0], buf);
+                    readFully(ch[0], buf);
+                    t0 = rtt.add(t0);
+                } while (!rtt.done());
+            } finally {
+                unpin.run();
             }
+            ch[0].close();
+            server.join();
+            return rtt.result();
         } finally {
             ch[0].close();
             ch[1].close();
