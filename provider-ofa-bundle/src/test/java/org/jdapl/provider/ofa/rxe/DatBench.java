@@ -19,6 +19,7 @@ import org.jdapl.dat.Dat;
 import org.jdapl.dat.DatEvent;
 import org.jdapl.dat.DtoStatus;
 import org.jdapl.dat.Endpoint;
+import org.jdapl.dat.EpAttributes;
 import org.jdapl.dat.EvdFlag;
 import org.jdapl.dat.EventDispatcher;
 import org.jdapl.dat.EventNumber;
@@ -62,15 +63,23 @@ public final class DatBench {
     private DatBench() {
     }
 
-    /** One side: IA, PZ, one EVD for everything, an EP. */
-    private record Side(InterfaceAdapter ia, ProtectionZone pz, EventDispatcher evd, Endpoint ep) {
+    /**
+     * One side: IA and PZ; for the ping-pong an EP with short queues and a small EVD (perftest's
+     * latency test uses queues of a few entries: rings that stay within a few pages), for the RDMA
+     * Writes an EP and EVD with room for 128 outstanding requests. Each EVD takes all of its EP's events.
+     */
+    private record Side(InterfaceAdapter ia, ProtectionZone pz, EventDispatcher evd, Endpoint ep,
+                        EventDispatcher bwEvd, Endpoint bwEp) {
         static Side open(OfaProvider provider, String device, String suffix) {
             InterfaceAdapter ia = provider.open(new IaSpec("ofa-v2-" + device + "-1-" + suffix, device + " 1", "",
                     true, "bench"), 16);
             ProtectionZone pz = ia.createPz();
-            EventDispatcher evd = ia.createEvd(1024, null, EnumSet.of(EvdFlag.DTO, EvdFlag.CONNECTION, EvdFlag.CR));
-            Endpoint ep = ia.createEp(pz, evd, evd, evd, null);
-            return new Side(ia, pz, evd, ep);
+            EnumSet<EvdFlag> all = EnumSet.of(EvdFlag.DTO, EvdFlag.CONNECTION, EvdFlag.CR);
+            EventDispatcher evd = ia.createEvd(64, null, all);
+            Endpoint ep = ia.createEp(pz, evd, evd, evd, EpAttributes.defaults().withQueueDepths(16, 64));
+            EventDispatcher bwEvd = ia.createEvd(1024, null, all);
+            Endpoint bwEp = ia.createEp(pz, bwEvd, bwEvd, bwEvd, null);
+            return new Side(ia, pz, evd, ep, bwEvd, bwEp);
         }
     }
 
@@ -87,7 +96,8 @@ public final class DatBench {
         Side a = Side.open(provider, device, "a");
         Side b = Side.open(provider, device, "b");
         try (Arena arena = Arena.ofShared()) {
-            connect(a, b);
+            connect(a.ia, a.ep, a.evd, b.ia, b.ep, b.evd);
+            connect(a.ia, a.bwEp, a.bwEvd, b.ia, b.bwEp, b.bwEvd);
             LocalMemoryRegion la = a.ia.createLmr(a.pz, arena.allocate(1 << 20, 4096), Dat.MEM_PRIV_ALL, VaType.VA);
             LocalMemoryRegion lb = b.ia.createLmr(b.pz, arena.allocate(1 << 20, 4096), Dat.MEM_PRIV_ALL, VaType.VA);
             warmUp(a, b, la, lb);
@@ -159,14 +169,15 @@ public final class DatBench {
         return d[d.length / 2];
     }
 
-    private static void connect(Side a, Side b) {
-        PublicServicePoint psp = b.ia.createPspAny(b.evd, PspFlag.CONSUMER);
-        SocketAddress addr = b.ia.query().attributes().address();
-        a.ep.connect(addr, psp.query().connQual(), TIMEOUT, new byte[0]);
-        DatEvent.ConnectionRequest cr = (DatEvent.ConnectionRequest) b.evd.waitEvent(TIMEOUT);
-        cr.request().accept(b.ep, new byte[0]);
-        expect(b.evd.waitEvent(TIMEOUT), EventNumber.CONNECTION_ESTABLISHED);
-        expect(a.evd.waitEvent(TIMEOUT), EventNumber.CONNECTION_ESTABLISHED);
+    private static void connect(InterfaceAdapter iaA, Endpoint epA, EventDispatcher evdA, InterfaceAdapter iaB,
+                                Endpoint epB, EventDispatcher evdB) {
+        PublicServicePoint psp = iaB.createPspAny(evdB, PspFlag.CONSUMER);
+        SocketAddress addr = iaB.query().attributes().address();
+        epA.connect(addr, psp.query().connQual(), TIMEOUT, new byte[0]);
+        DatEvent.ConnectionRequest cr = (DatEvent.ConnectionRequest) evdB.waitEvent(TIMEOUT);
+        cr.request().accept(epB, new byte[0]);
+        expect(evdB.waitEvent(TIMEOUT), EventNumber.CONNECTION_ESTABLISHED);
+        expect(evdA.waitEvent(TIMEOUT), EventNumber.CONNECTION_ESTABLISHED);
         psp.free();
     }
 
@@ -243,10 +254,10 @@ public final class DatBench {
         while (done < iters) {
             while (posted < iters && posted - done < depth) {
                 boolean report = (posted + 1) % every == 0 || posted + 1 == iters;
-                a.ep.postRdmaWrite(src, posted + 1, dst, report ? Dat.COMPLETION_DEFAULT : SUPPRESS);
+                a.bwEp.postRdmaWrite(src, posted + 1, dst, report ? Dat.COMPLETION_DEFAULT : SUPPRESS);
                 posted++;
             }
-            Optional<DatEvent> e = a.evd.dequeue();
+            Optional<DatEvent> e = a.bwEvd.dequeue();
             if (e.isPresent()) {
                 if (!(e.get() instanceof DatEvent.DtoCompletion d) || d.status() != DtoStatus.SUCCESS) {
                     throw new IllegalStateException("unexpected " + e.get());
