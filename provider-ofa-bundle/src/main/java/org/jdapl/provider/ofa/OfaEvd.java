@@ -64,6 +64,9 @@ final class OfaEvd extends OfaHandle implements EventDispatcher {
     private MemorySegment wcs = MemorySegment.NULL;
     /** {@link #wcs} as the downcall argument (VerbsContext.argument); freed under {@link #cqLock}. */
     private MemorySegment wcsArg = MemorySegment.NULL;
+    /** The thread polling inside {@link #dequeue()}, and the event handed to it. Guarded by {@link #cqLock}. */
+    private Thread dequeuer;
+    private DatEvent handoff;
     /** The EP of the last completion polled (most CQs serve one or two QPs). Guarded by {@link #cqLock}. */
     OfaEp lastEp;
     private java.lang.foreign.Arena wcArena;
@@ -139,21 +142,52 @@ final class OfaEvd extends OfaHandle implements EventDispatcher {
         }
         cqLock.lock();
         try {
-            MemorySegment c = cq;
-            if (c.address() == 0) {
-                return;
-            }
-            int n;
-            while ((n = verbs.pollCq(c, POLL_BATCH, wcsArg)) > 0) {
-                for (int i = 0; i < n; i++) {
-                    ia.completion(this, wcs, i);
-                }
-                if (n < POLL_BATCH) {
-                    break;
-                }
-            }
+            pollLocked();
         } finally {
             cqLock.unlock();
+        }
+    }
+
+    private void pollLocked() {
+        MemorySegment c = cq;
+        if (c.address() == 0) {
+            return;
+        }
+        int n;
+        while ((n = verbs.pollCq(c, POLL_BATCH, wcsArg)) > 0) {
+            for (int i = 0; i < n; i++) {
+                ia.completion(this, wcs, i);
+            }
+            if (n < POLL_BATCH) {
+                break;
+            }
+        }
+    }
+
+    /**
+     * Polls the CQ for {@code dat_evd_dequeue}: the first event the poll produces while nothing is
+     * queued and nobody waits is handed straight to the caller (no queue lock, twice, for the usual
+     * case of a consumer busy-polling its EVD); later ones are queued behind it as usual.
+     */
+    private DatEvent pollForDequeue() {
+        if (cq.address() == 0) {
+            return null;
+        }
+        cqLock.lock();
+        try {
+            dequeuer = Thread.currentThread();
+            pollLocked();
+            DatEvent e = handoff;
+            handoff = null;
+            return e;
+        } finally {
+            dequeuer = null;
+            DatEvent left = handoff;
+            handoff = null;
+            cqLock.unlock();
+            if (left != null) {
+                enqueue(left); // the poll failed after the hand-off: the event is queued, not lost
+            }
         }
     }
 
@@ -287,6 +321,11 @@ final class OfaEvd extends OfaHandle implements EventDispatcher {
         if (isFreed()) {
             return;
         }
+        // Only the dequeuing thread itself, polling under cqLock, ever finds itself in dequeuer.
+        if (dequeuer == Thread.currentThread() && handoff == null && (int) BUSY.getAcquire(this) == 0) {
+            handoff = event;
+            return;
+        }
         boolean overflow;
         lock.lock();
         try {
@@ -319,7 +358,10 @@ final class OfaEvd extends OfaHandle implements EventDispatcher {
     @Override
     public Optional<DatEvent> dequeue() {
         live();
-        pollCq();
+        DatEvent direct = pollForDequeue();
+        if (direct != null) {
+            return Optional.of(direct);
+        }
         if ((int) BUSY.getAcquire(this) == 0) {
             return Optional.empty();
         }
