@@ -103,6 +103,10 @@ public final class DatBench {
             warmUp(a, b, la, lb);
             System.err.printf("clock read %.0f ns (median of back-to-back System.nanoTime calls)%n", clockRead());
             writes(a, la, lb, Math.max(100, bwIters / 4));
+            // One more untimed ping-pong of each size after the writes: without it the first measured
+            // round took twice as long as the others in two runs out of two.
+            pingPong(a, b, la, lb, 2, latIters);
+            pingPong(a, b, la, lb, 64, latIters);
             BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.US_ASCII));
             String line;
             while ((line = in.readLine()) != null) {
