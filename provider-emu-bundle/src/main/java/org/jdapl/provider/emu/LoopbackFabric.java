@@ -93,25 +93,12 @@ final class LoopbackFabric implements Fabric {
 
     @Override
     public void checkRemoteAddress(SocketAddress address) {
-        if (address == null) {
-            throw new DatException(DatReturnType.INVALID_ADDRESS, DatReturnSubtype.INVALID_ADDRESS_MALFORMED,
-                    "no remote address");
-        }
-        if (!(address instanceof InetSocketAddress inet)) {
-            throw new DatException(DatReturnType.INVALID_ADDRESS, DatReturnSubtype.INVALID_ADDRESS_UNSUPPORTED,
-                    "the emulated provider reaches IAs by IP address, not by " + address.getClass().getSimpleName());
-        }
-        if (inet.isUnresolved() || inet.getAddress() == null) {
-            throw new DatException(DatReturnType.INVALID_ADDRESS, DatReturnSubtype.INVALID_ADDRESS_MALFORMED,
-                    "unresolved address " + inet);
-        }
+        InetSocketAddress inet = RemoteAddresses.ip(address, "the emulated provider reaches IAs by IP address");
         InetAddress ip = inet.getAddress();
         byte[] b = ip.getAddress();
-        boolean limitedBroadcast = ip instanceof Inet4Address && (b[0] & b[1] & b[2] & b[3]) == (byte) 0xff;
         boolean fabricEdge = isFabricRange(ip) && (fabricIndex(b) == 0 || fabricIndex(b) == 0xffff);
-        if (ip.isAnyLocalAddress() || ip.isMulticastAddress() || limitedBroadcast || fabricEdge) {
-            throw new DatException(DatReturnType.INVALID_ADDRESS, DatReturnSubtype.INVALID_ADDRESS_UNSUPPORTED,
-                    "a wildcard, multicast or broadcast address cannot name an IA: " + inet);
+        if (RemoteAddresses.namesNoIa(ip) || fabricEdge) {
+            throw RemoteAddresses.noIa(inet);
         }
     }
 

@@ -2,7 +2,6 @@ package org.jdapl.provider.emu;
 
 import java.io.IOException;
 import java.net.BindException;
-import java.net.Inet4Address;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.SocketAddress;
@@ -191,24 +190,9 @@ final class TcpFabric implements Fabric {
 
     @Override
     public void checkRemoteAddress(SocketAddress remote) {
-        if (remote == null) {
-            throw new DatException(DatReturnType.INVALID_ADDRESS, DatReturnSubtype.INVALID_ADDRESS_MALFORMED,
-                    "no remote address");
-        }
-        if (!(remote instanceof InetSocketAddress inet)) {
-            throw new DatException(DatReturnType.INVALID_ADDRESS, DatReturnSubtype.INVALID_ADDRESS_UNSUPPORTED,
-                    "the tcp fabric reaches IAs by IP address and port, not by " + remote.getClass().getSimpleName());
-        }
-        if (inet.isUnresolved() || inet.getAddress() == null) {
-            throw new DatException(DatReturnType.INVALID_ADDRESS, DatReturnSubtype.INVALID_ADDRESS_MALFORMED,
-                    "unresolved address " + inet);
-        }
-        InetAddress ip = inet.getAddress();
-        byte[] b = ip.getAddress();
-        boolean limitedBroadcast = ip instanceof Inet4Address && (b[0] & b[1] & b[2] & b[3]) == (byte) 0xff;
-        if (ip.isAnyLocalAddress() || ip.isMulticastAddress() || limitedBroadcast) {
-            throw new DatException(DatReturnType.INVALID_ADDRESS, DatReturnSubtype.INVALID_ADDRESS_UNSUPPORTED,
-                    "a wildcard, multicast or broadcast address cannot name an IA: " + inet);
+        InetSocketAddress inet = RemoteAddresses.ip(remote, "the tcp fabric reaches IAs by IP address and port");
+        if (RemoteAddresses.namesNoIa(inet.getAddress())) {
+            throw RemoteAddresses.noIa(inet);
         }
         if (inet.getPort() == 0) {
             throw new DatException(DatReturnType.INVALID_ADDRESS, DatReturnSubtype.INVALID_ADDRESS_MALFORMED,
