@@ -1,6 +1,8 @@
 package org.jdapl.provider.ofa;
 
 import java.lang.foreign.MemorySegment;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
 import java.util.ArrayDeque;
 import java.util.EnumSet;
 import java.util.Optional;
@@ -18,6 +20,7 @@ import org.jdapl.dat.EventDispatcher;
 import org.jdapl.dat.EventNumber;
 import org.jdapl.dat.EvdFlag;
 import org.jdapl.dat.HandleType;
+import org.jdapl.provider.ofa.verbs.VerbsContext;
 
 /**
  * An EVD: a Java queue of events with blocking waits, and, for EVDs of the DTO or RMR bind
@@ -26,8 +29,18 @@ import org.jdapl.dat.HandleType;
  * directly.
  */
 final class OfaEvd extends OfaHandle implements EventDispatcher {
+    private static final VarHandle BUSY;
+
+    static {
+        try {
+            BUSY = MethodHandles.lookup().findVarHandle(OfaEvd.class, "busy", int.class);
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
+
     private final OfaIa ia;
-    private final org.jdapl.provider.ofa.verbs.VerbsContext verbs;
+    private final VerbsContext verbs;
     private final Set<EvdFlag> flags;
     private final boolean async;
     private final ReentrantLock lock = new ReentrantLock();
@@ -40,15 +53,6 @@ final class OfaEvd extends OfaHandle implements EventDispatcher {
      * changes: a dequeue that finds the CQ and this at 0 returns without taking the lock.
      */
     private int busy;
-    private static final java.lang.invoke.VarHandle BUSY;
-
-    static {
-        try {
-            BUSY = java.lang.invoke.MethodHandles.lookup().findVarHandle(OfaEvd.class, "busy", int.class);
-        } catch (ReflectiveOperationException e) {
-            throw new ExceptionInInitializerError(e);
-        }
-    }
     private boolean enabled = true;
     private boolean waitable = true;
     private OfaCno cno;
@@ -89,7 +93,7 @@ final class OfaEvd extends OfaHandle implements EventDispatcher {
     void attachCq(MemorySegment newCq, int cqe) {
         wcArena = java.lang.foreign.Arena.ofShared();
         wcs = wcArena.allocate(org.jdapl.provider.ofa.verbs.Structs.IbvWc.S.size() * POLL_BATCH, 8);
-        wcsArg = org.jdapl.provider.ofa.verbs.VerbsContext.argument(wcs);
+        wcsArg = VerbsContext.argument(wcs);
         cqCapacity = cqe;
         cq = newCq;
     }

@@ -244,7 +244,11 @@ public final class RdmaCm {
 
     /** The source address of a bound ID ({@code route.addr.src_addr}, IPv4). */
     public static InetSocketAddress sourceAddress(MemorySegment id) {
-        MemorySegment sa = RdmaCmId.SRC_ADDR.slice(id.reinterpret(RdmaCmId.S.size()), SockaddrIn.S.size());
+        return inet(RdmaCmId.SRC_ADDR.slice(id.reinterpret(RdmaCmId.S.size()), SockaddrIn.S.size()));
+    }
+
+    /** A {@code struct sockaddr_in} (port in network byte order) as a socket address. */
+    private static InetSocketAddress inet(MemorySegment sa) {
         int raw = SockaddrIn.SIN_PORT.getU16(sa);
         int port = ((raw & 0xff) << 8) | (raw >> 8);
         byte[] ip = SockaddrIn.SIN_ADDR.slice(sa, 4).toArray(java.lang.foreign.ValueLayout.JAVA_BYTE);
@@ -381,15 +385,7 @@ public final class RdmaCm {
 
     /** The destination address of an ID ({@code route.addr.dst_addr}, IPv4). */
     public static InetSocketAddress destinationAddress(MemorySegment id) {
-        MemorySegment sa = RdmaCmId.DST_ADDR.slice(id.reinterpret(RdmaCmId.S.size()), SockaddrIn.S.size());
-        int raw = SockaddrIn.SIN_PORT.getU16(sa);
-        int port = ((raw & 0xff) << 8) | (raw >> 8);
-        byte[] ip = SockaddrIn.SIN_ADDR.slice(sa, 4).toArray(java.lang.foreign.ValueLayout.JAVA_BYTE);
-        try {
-            return new InetSocketAddress(InetAddress.getByAddress(ip), port);
-        } catch (UnknownHostException e) {
-            throw new IllegalStateException(e);
-        }
+        return inet(RdmaCmId.DST_ADDR.slice(id.reinterpret(RdmaCmId.S.size()), SockaddrIn.S.size()));
     }
 
     /** {@code rdma_event_str}. */
