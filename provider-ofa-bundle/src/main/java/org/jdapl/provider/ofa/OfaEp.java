@@ -10,7 +10,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.locks.ReentrantLock;
 import org.jdapl.dat.CloseFlag;
 import org.jdapl.dat.CompletionFlag;
 import org.jdapl.dat.ConnectFlag;
@@ -81,7 +80,7 @@ final class OfaEp extends OfaHandle implements Endpoint {
     final OfaEvd connectEvd;
     final OfaSrq srq;
     final EpAttributes attributes;
-    final ReentrantLock lock = new ReentrantLock();
+    final EpLock lock = new EpLock();
 
     /** The inline data asked of each queue pair: sends and RDMA Writes up to this size are copied at post. */
     static final int INLINE_MAX = 64;
@@ -94,6 +93,12 @@ final class OfaEp extends OfaHandle implements Endpoint {
     private int generation;
     private final WorkRing sends;
     private final WorkRing recvs;
+    /**
+     * Whether the request (receive) EVD set aside room for every completion the queue can have
+     * outstanding ({@link OfaEvd#reserveQueue}): its posts then reserve nothing each. Set at create.
+     */
+    private boolean sendsCovered;
+    private boolean recvsCovered;
     private final Arena arena = Arena.ofShared();
     private final MemorySegment sendWr;
     private final MemorySegment sendSges;
@@ -178,6 +183,32 @@ final class OfaEp extends OfaHandle implements Endpoint {
                 Verbs.ACCESS_LOCAL_WRITE | Verbs.ACCESS_REMOTE_WRITE | Verbs.ACCESS_REMOTE_READ);
         Verbs.get().modifyQp(qp, qpAttr, Verbs.QP_STATE | Verbs.QP_PKEY_INDEX | Verbs.QP_PORT
                 | Verbs.QP_ACCESS_FLAGS);
+    }
+
+    /** At {@code dat_ep_create} (IA lock held): takes the CQ room of whole queues where the EVDs have it. */
+    void coverQueues() {
+        sendsCovered = requestEvd != null && requestEvd.reserveQueue(sends.capacity);
+        recvsCovered = recvEvd != null && srq == null && recvEvd.reserveQueue(recvs.capacity);
+    }
+
+    /**
+     * At {@code dat_ep_free} (IA lock held; the queue pair destroyed and its CQs polled since, so no
+     * completion of it is left): gives back the CQ room its queues held.
+     */
+    void uncoverQueues() {
+        lock.lock();
+        try {
+            if (requestEvd != null) {
+                requestEvd.unreserve(sendsCovered ? sends.capacity : sends.outstanding());
+            }
+            if (recvEvd != null && srq == null) {
+                recvEvd.unreserve(recvsCovered ? recvs.capacity : recvs.outstanding());
+            }
+            sendsCovered = false;
+            recvsCovered = false;
+        } finally {
+            lock.unlock();
+        }
     }
 
     EpState state() {
@@ -839,83 +870,116 @@ final class OfaEp extends OfaHandle implements Endpoint {
         postRequest(Verbs.WR_RDMA_WRITE, DtoOperation.RDMA_WRITE, iov, cookie, remote, flags, 0);
     }
 
+    /**
+     * The request posts: checks, the work request in the EP's native buffer, {@code ibv_post_send},
+     * and the ring entry. The common path is short enough for the JIT to compile it into the caller;
+     * the checks' failures are built in methods of their own.
+     */
     private void postRequest(int opcode, DtoOperation op, List<LmrTriplet> iov, long cookie, RmrTriplet remote,
                              Set<CompletionFlag> flags, int invalidate) {
         live();
-        if (iov == null || flags == null) {
-            throw DatException.invalidParameter(2, "null segment list or completion flags");
-        }
+        checkRequest(iov, flags);
         int n = iov.size();
-        if (n > attributes.maxRequestIov()) {
-            throw DatException.invalidParameter(2, n + " segments exceed the EP's " + attributes.maxRequestIov());
-        }
-        if (requestEvd == null) {
-            throw DatException.invalidState(DatReturnSubtype.NO_SUBTYPE, "the EP has no request EVD");
-        }
         lock.lock();
         try {
             live();
             if (state != EpState.CONNECTED) {
-                throw state.invalid(op == DtoOperation.SEND ? "dat_ep_post_send" : op == DtoOperation.RDMA_READ
-                        ? "dat_ep_post_rdma_read" : "dat_ep_post_rdma_write");
+                throw notConnected(op);
             }
             if (sends.full()) {
-                throw new DatException(DatReturnType.INSUFFICIENT_RESOURCES, DatReturnSubtype.RESOURCE_TEP,
-                        "the request queue holds " + sends.capacity + " outstanding DTOs");
+                throw queueFull("request", sends);
             }
             long total = fillSges(sendSges, iov, n);
-            long max = op == DtoOperation.SEND ? attributes.maxMessageSize() : attributes.maxRdmaSize();
-            if (total > max) {
-                throw DatException.invalidParameter(2, total + " bytes exceed the EP's maximum of " + max);
-            }
-            if (remote != null && remote.length() != total && op == DtoOperation.RDMA_READ) {
-                throw DatException.invalidParameter(4, "the RDMA Read reads " + remote.length()
-                        + " bytes into " + total + " local bytes");
-            }
+            checkRequestLength(op, total, remote);
             boolean suppress = flags.contains(CompletionFlag.SUPPRESS);
-            int sendFlags = 0;
             boolean signal = !suppress || sends.unsignalledRun >= sends.capacity / 2;
-            if (signal) {
-                sendFlags |= Verbs.SEND_SIGNALED;
+            int sendFlags = sendFlags(flags, signal);
+            if (!sendsCovered && !requestEvd.reserve()) {
+                throw cqFull("request", requestEvd);
             }
-            if (flags.contains(CompletionFlag.SOLICITED_WAIT)) {
-                sendFlags |= Verbs.SEND_SOLICITED;
-            }
-            if (flags.contains(CompletionFlag.BARRIER_FENCE)) {
-                sendFlags |= Verbs.SEND_FENCE;
-            }
-            if (!requestEvd.reserve()) {
-                throw new DatException(DatReturnType.INSUFFICIENT_RESOURCES, DatReturnSubtype.RESOURCE_TEVD,
-                        "the request EVD's completion queue is full (" + requestEvd.cqCapacity() + " entries)");
-            }
-            MemorySegment wr = sendWr;
-            int sges = n;
-            if (total <= inlineLimit && total > 0 && opcode != Verbs.WR_RDMA_READ && !namedFreedLmr
-                    && gatherInline(iov, n)) {
-                sendFlags |= Verbs.SEND_INLINE;
-                sges = 1;
-            }
-            IbvSendWr.WR_ID.setLong(wr, sends.nextWrId());
-            IbvSendWr.NEXT.setLong(wr, 0);
-            IbvSendWr.SG_LIST.setPointer(wr, sges == n ? sendSges : inlineSge(total));
-            IbvSendWr.NUM_SGE.setInt(wr, sges);
-            IbvSendWr.OPCODE.setInt(wr, opcode);
-            IbvSendWr.SEND_FLAGS.setInt(wr, sendFlags);
-            IbvSendWr.INVALIDATE_RKEY.setInt(wr, invalidate);
-            if (remote != null) {
-                IbvSendWr.REMOTE_ADDR.setLong(wr, remote.targetAddress());
-                IbvSendWr.RKEY.setInt(wr, remote.rmrContext());
-            }
+            writeSendWr(opcode, iov, n, total, sendFlags, invalidate, remote);
             int r = ia.device().context.postSend(qp, sendWrArg, badWrArg);
             if (r != 0) {
-                requestEvd.unreserve();
-                throw postFailed("ibv_post_send", r);
+                throw postFailed("ibv_post_send", r, sendsCovered ? null : requestEvd);
             }
             sends.unsignalledRun = signal ? 0 : sends.unsignalledRun + 1;
-            sends.add(cookie, op, total, namedFreedLmr ? WorkRing.KIND_DTO_FREED_LMR : WorkRing.KIND_DTO, !suppress,
-                    null);
+            sends.add(cookie, op, total, dtoKind(), !suppress, null);
         } finally {
             lock.unlock();
+        }
+    }
+
+    /**
+     * Writes the work request of a post into {@link #sendWr}: the segments {@link #fillSges} wrote, or
+     * their bytes inline where they fit and their memory is still there. Under the lock.
+     */
+    private void writeSendWr(int opcode, List<LmrTriplet> iov, int n, long total, int sendFlags, int invalidate,
+                             RmrTriplet remote) {
+        MemorySegment wr = sendWr;
+        int sges = n;
+        int flags = sendFlags;
+        if (total <= inlineLimit && total > 0 && opcode != Verbs.WR_RDMA_READ && !namedFreedLmr
+                && gatherInline(iov, n)) {
+            flags |= Verbs.SEND_INLINE;
+            sges = 1;
+        }
+        IbvSendWr.WR_ID.setLong(wr, sends.nextWrId());
+        IbvSendWr.NEXT.setLong(wr, 0);
+        IbvSendWr.SG_LIST.setPointer(wr, sges == n ? sendSges : inlineSge(total));
+        IbvSendWr.NUM_SGE.setInt(wr, sges);
+        IbvSendWr.OPCODE.setInt(wr, opcode);
+        IbvSendWr.SEND_FLAGS.setInt(wr, flags);
+        IbvSendWr.INVALIDATE_RKEY.setInt(wr, invalidate);
+        if (remote != null) {
+            IbvSendWr.REMOTE_ADDR.setLong(wr, remote.targetAddress());
+            IbvSendWr.RKEY.setInt(wr, remote.rmrContext());
+        }
+    }
+
+    /** The checks of a request post that need no lock. */
+    private void checkRequest(List<LmrTriplet> iov, Set<CompletionFlag> flags) {
+        if (iov == null || flags == null) {
+            throw DatException.invalidParameter(2, "null segment list or completion flags");
+        }
+        if (iov.size() > attributes.maxRequestIov()) {
+            throw DatException.invalidParameter(2, iov.size() + " segments exceed the EP's "
+                    + attributes.maxRequestIov());
+        }
+        if (requestEvd == null) {
+            throw DatException.invalidState(DatReturnSubtype.NO_SUBTYPE, "the EP has no request EVD");
+        }
+    }
+
+    /** The {@code ibv_send_flags} of a request's completion flags. */
+    private static int sendFlags(Set<CompletionFlag> flags, boolean signal) {
+        int sendFlags = signal ? Verbs.SEND_SIGNALED : 0;
+        if (flags.contains(CompletionFlag.SOLICITED_WAIT)) {
+            sendFlags |= Verbs.SEND_SOLICITED;
+        }
+        if (flags.contains(CompletionFlag.BARRIER_FENCE)) {
+            sendFlags |= Verbs.SEND_FENCE;
+        }
+        return sendFlags;
+    }
+
+    private DatException notConnected(DtoOperation op) {
+        return state.invalid(op == DtoOperation.SEND ? "dat_ep_post_send" : op == DtoOperation.RDMA_READ
+                ? "dat_ep_post_rdma_read" : "dat_ep_post_rdma_write");
+    }
+
+    private static DatException queueFull(String which, WorkRing ring) {
+        return new DatException(DatReturnType.INSUFFICIENT_RESOURCES, DatReturnSubtype.RESOURCE_TEP,
+                "the " + which + " queue holds " + ring.capacity + " outstanding DTOs");
+    }
+
+    private void checkRequestLength(DtoOperation op, long total, RmrTriplet remote) {
+        long max = op == DtoOperation.SEND ? attributes.maxMessageSize() : attributes.maxRdmaSize();
+        if (total > max) {
+            throw DatException.invalidParameter(2, total + " bytes exceed the EP's maximum of " + max);
+        }
+        if (remote != null && op == DtoOperation.RDMA_READ && remote.length() != total) {
+            throw DatException.invalidParameter(4, "the RDMA Read reads " + remote.length() + " bytes into "
+                    + total + " local bytes");
         }
     }
 
@@ -926,36 +990,48 @@ final class OfaEp extends OfaHandle implements Endpoint {
      */
     private long fillSges(MemorySegment sges, List<LmrTriplet> iov, int n) {
         long total = 0;
-        namedFreedLmr = false;
+        boolean freed = false;
         for (int i = 0; i < n; i++) {
             LmrTriplet t = iov.get(i);
-            if (t == null) {
-                throw DatException.invalidParameter(2, "null segment " + i);
-            }
+            OfaLmr l = checkedLmr(t, i);
             long at = (long) i * IbvSge.S.size();
-            if (t.length() == 0) {
-                sges.set(ValueLayout.JAVA_LONG_UNALIGNED, at + IbvSge.ADDR.offset(), 0L);
-                sges.set(ValueLayout.JAVA_INT_UNALIGNED, at + IbvSge.LENGTH.offset(), 0);
-                sges.set(ValueLayout.JAVA_INT_UNALIGNED, at + IbvSge.LKEY.offset(), 0);
-                continue;
+            long length = t.length();
+            sges.set(ValueLayout.JAVA_LONG_UNALIGNED, at + IbvSge.ADDR.offset(),
+                    l == null ? 0L : l.segment().address() + t.offset());
+            sges.set(ValueLayout.JAVA_INT_UNALIGNED, at + IbvSge.LENGTH.offset(), (int) length);
+            sges.set(ValueLayout.JAVA_INT_UNALIGNED, at + IbvSge.LKEY.offset(), l == null ? 0 : l.lkey());
+            if (l != null) {
+                freed |= l.isFreed();
             }
-            if (!(t.lmr() instanceof OfaLmr l) || l.ia != ia) {
-                throw new DatException(DatReturnType.PROTECTION_VIOLATION, "segment " + i + " names no LMR of this IA");
-            }
-            if (l.pz != pz) {
-                throw new DatException(DatReturnType.PROTECTION_VIOLATION, "segment " + i + " names an LMR of another PZ");
-            }
-            if (t.offset() + t.length() > l.segment().byteSize()) {
-                throw new DatException(DatReturnType.PROTECTION_VIOLATION, "segment " + i + " (" + t.offset() + "+"
-                        + t.length() + ") exceeds its LMR of " + l.segment().byteSize() + " bytes");
-            }
-            sges.set(ValueLayout.JAVA_LONG_UNALIGNED, at + IbvSge.ADDR.offset(), l.segment().address() + t.offset());
-            sges.set(ValueLayout.JAVA_INT_UNALIGNED, at + IbvSge.LENGTH.offset(), (int) t.length());
-            sges.set(ValueLayout.JAVA_INT_UNALIGNED, at + IbvSge.LKEY.offset(), l.lkey());
-            namedFreedLmr |= l.isFreed();
-            total += t.length();
+            total += length;
         }
+        namedFreedLmr = freed;
         return total;
+    }
+
+    /** The LMR of segment {@code i}, or null for an empty segment; PROTECTION_VIOLATION if it is not usable. */
+    private OfaLmr checkedLmr(LmrTriplet t, int i) {
+        if (t == null) {
+            throw DatException.invalidParameter(2, "null segment " + i);
+        }
+        if (t.length() == 0) {
+            return null;
+        }
+        if (t.lmr() instanceof OfaLmr l && l.ia == ia && l.pz == pz && t.offset() + t.length() <= l.segment().byteSize()) {
+            return l;
+        }
+        throw badSegment(t, i);
+    }
+
+    private DatException badSegment(LmrTriplet t, int i) {
+        if (!(t.lmr() instanceof OfaLmr l) || l.ia != ia) {
+            return new DatException(DatReturnType.PROTECTION_VIOLATION, "segment " + i + " names no LMR of this IA");
+        }
+        if (l.pz != pz) {
+            return new DatException(DatReturnType.PROTECTION_VIOLATION, "segment " + i + " names an LMR of another PZ");
+        }
+        return new DatException(DatReturnType.PROTECTION_VIOLATION, "segment " + i + " (" + t.offset() + "+"
+                + t.length() + ") exceeds its LMR of " + l.segment().byteSize() + " bytes");
     }
 
     /**
@@ -997,7 +1073,21 @@ final class OfaEp extends OfaHandle implements Endpoint {
     /** Whether the segments {@link #fillSges} filled last named a freed LMR. Guarded by the lock. */
     private boolean namedFreedLmr;
 
-    private DatException postFailed(String what, int errno) {
+    /** The ring entry kind of the DTO whose segments {@link #fillSges} filled last. */
+    private byte dtoKind() {
+        return namedFreedLmr ? WorkRing.KIND_DTO_FREED_LMR : WorkRing.KIND_DTO;
+    }
+
+    private static DatException cqFull(String which, OfaEvd evd) {
+        return new DatException(DatReturnType.INSUFFICIENT_RESOURCES, DatReturnSubtype.RESOURCE_TEVD,
+                "the " + which + " EVD's completion queue is full (" + evd.cqCapacity() + " entries)");
+    }
+
+    /** A failed post's error, after giving back the CQ room it reserved on {@code reservedOn} (if not null). */
+    private static DatException postFailed(String what, int errno, OfaEvd reservedOn) {
+        if (reservedOn != null) {
+            reservedOn.unreserve();
+        }
         if (errno == Errno.ENOMEM) {
             return new DatException(DatReturnType.INSUFFICIENT_RESOURCES, DatReturnSubtype.RESOURCE_TEP,
                     what + ": the queue is full");
@@ -1009,20 +1099,8 @@ final class OfaEp extends OfaHandle implements Endpoint {
     @Override
     public void postRecv(List<LmrTriplet> iov, long cookie, Set<CompletionFlag> flags) {
         live();
-        if (iov == null || flags == null) {
-            throw DatException.invalidParameter(2, "null segment list or completion flags");
-        }
-        if (srq != null) {
-            throw DatException.invalidState(DatReturnSubtype.NO_SUBTYPE,
-                    "the EP takes its receives from an SRQ (dat_srq_post_recv)");
-        }
+        checkRecv(iov, flags);
         int n = iov.size();
-        if (n > attributes.maxRecvIov()) {
-            throw DatException.invalidParameter(2, n + " segments exceed the EP's " + attributes.maxRecvIov());
-        }
-        if (recvEvd == null) {
-            throw DatException.invalidState(DatReturnSubtype.NO_SUBTYPE, "the EP has no receive EVD");
-        }
         lock.lock();
         try {
             live();
@@ -1031,21 +1109,14 @@ final class OfaEp extends OfaHandle implements Endpoint {
                 throw DatException.invalidParameter(2, total + " bytes exceed the EP's maximum message size");
             }
             if (state == EpState.DISCONNECTED) {
-                // The queue pair is in the error state: the receive is flushed (after those before it).
-                if (terminalQueued) {
-                    flushedReceive(cookie);
-                } else {
-                    lateReceives.add(cookie);
-                }
+                recvAfterDisconnect(cookie);
                 return;
             }
             if (recvs.full()) {
-                throw new DatException(DatReturnType.INSUFFICIENT_RESOURCES, DatReturnSubtype.RESOURCE_TEP,
-                        "the receive queue holds " + recvs.capacity + " outstanding DTOs");
+                throw queueFull("receive", recvs);
             }
-            if (!recvEvd.reserve()) {
-                throw new DatException(DatReturnType.INSUFFICIENT_RESOURCES, DatReturnSubtype.RESOURCE_TEVD,
-                        "the receive EVD's completion queue is full (" + recvEvd.cqCapacity() + " entries)");
+            if (!recvsCovered && !recvEvd.reserve()) {
+                throw cqFull("receive", recvEvd);
             }
             MemorySegment wr = recvWr;
             IbvRecvWr.WR_ID.setLong(wr, recvs.nextWrId());
@@ -1054,13 +1125,38 @@ final class OfaEp extends OfaHandle implements Endpoint {
             IbvRecvWr.NUM_SGE.setInt(wr, n);
             int r = ia.device().context.postRecv(qp, recvWrArg, badWrArg);
             if (r != 0) {
-                recvEvd.unreserve();
-                throw postFailed("ibv_post_recv", r);
+                throw postFailed("ibv_post_recv", r, recvsCovered ? null : recvEvd);
             }
-            recvs.add(cookie, DtoOperation.RECEIVE, total,
-                    namedFreedLmr ? WorkRing.KIND_DTO_FREED_LMR : WorkRing.KIND_DTO, true, null);
+            recvs.add(cookie, DtoOperation.RECEIVE, total, dtoKind(), true, null);
         } finally {
             lock.unlock();
+        }
+    }
+
+    /** The checks of {@code dat_ep_post_recv} that need no lock. */
+    private void checkRecv(List<LmrTriplet> iov, Set<CompletionFlag> flags) {
+        if (iov == null || flags == null) {
+            throw DatException.invalidParameter(2, "null segment list or completion flags");
+        }
+        if (srq != null) {
+            throw DatException.invalidState(DatReturnSubtype.NO_SUBTYPE,
+                    "the EP takes its receives from an SRQ (dat_srq_post_recv)");
+        }
+        if (iov.size() > attributes.maxRecvIov()) {
+            throw DatException.invalidParameter(2, iov.size() + " segments exceed the EP's " + attributes.maxRecvIov());
+        }
+        if (recvEvd == null) {
+            throw DatException.invalidState(DatReturnSubtype.NO_SUBTYPE, "the EP has no receive EVD");
+        }
+    }
+
+    /** A receive posted after the connection ended: the queue pair is in the error state, it is flushed. */
+    private void recvAfterDisconnect(long cookie) {
+        // Flushed after those before it: at once if the terminal event is out, else just before it.
+        if (terminalQueued) {
+            flushedReceive(cookie);
+        } else {
+            lateReceives.add(cookie);
         }
     }
 
@@ -1086,7 +1182,7 @@ final class OfaEp extends OfaHandle implements Endpoint {
                 throw new DatException(DatReturnType.INSUFFICIENT_RESOURCES, DatReturnSubtype.RESOURCE_TEP,
                         "the request queue is full");
             }
-            if (requestEvd == null || !requestEvd.reserve()) {
+            if (requestEvd == null || !sendsCovered && !requestEvd.reserve()) {
                 throw new DatException(DatReturnType.INSUFFICIENT_RESOURCES, DatReturnSubtype.RESOURCE_TEVD,
                         "no room in the request EVD's completion queue");
             }
@@ -1106,7 +1202,9 @@ final class OfaEp extends OfaHandle implements Endpoint {
             }
             if (rmr.scope == RmrScope.PZ && length == 0 && previous == null) {
                 // Nothing is bound: the unbind completes at once.
-                requestEvd.unreserve();
+                if (!sendsCovered) {
+                    requestEvd.unreserve();
+                }
                 if (flags == null || !flags.contains(CompletionFlag.SUPPRESS)) {
                     requestEvd.enqueue(new DatEvent.RmrBindCompletion(requestEvd, rmr, cookie, DtoStatus.SUCCESS));
                 }
@@ -1152,8 +1250,7 @@ final class OfaEp extends OfaHandle implements Endpoint {
                 r = ia.device().context.postSend(qp, wr, badWr);
             }
             if (r != 0) {
-                requestEvd.unreserve();
-                throw postFailed("ibv_bind_mw", r);
+                throw postFailed("ibv_bind_mw", r, sendsCovered ? null : requestEvd);
             }
             rmr.windowKey = newContext;
             sends.unsignalledRun = 0;
@@ -1167,8 +1264,9 @@ final class OfaEp extends OfaHandle implements Endpoint {
 
     /**
      * A work completion of this EP's queue pair (from a CQ poll; the CQ's poll lock is held). Retires
-     * the entries it completes, queues the event, and handles a fatal error and the end of a
-     * graceful or completed disconnect.
+     * the entries it completes and queues the event. The usual case, a successful DTO on a connection
+     * that is not ending, is kept short (the JIT compiles it into the poll loop);
+     * {@link #completedOther} handles errors, binds and the end of a connection.
      */
     void completed(OfaEvd evd, long wrId, int status, int byteLen, int wcFlags, int invalidatedRkey) {
         lock.lock();
@@ -1176,56 +1274,81 @@ final class OfaEp extends OfaHandle implements Endpoint {
             if (isFreed()) {
                 return;
             }
-            WorkRing ring = (wrId & WorkRing.TAG_MASK) == WorkRing.SEND ? sends : recvs;
+            boolean send = (wrId & WorkRing.TAG_MASK) == WorkRing.SEND;
+            WorkRing ring = send ? sends : recvs;
             long seq = ring.sequenceOf(wrId);
             if (seq < 0) {
                 return;
             }
-            int retired = (int) (seq - ring.tail() + 1);
+            if (status != 0 || ring.kindAt(seq) != WorkRing.KIND_DTO || !terminalQueued || gracefulWaiting) {
+                completedOther(evd, ring, seq, status, byteLen, wcFlags, invalidatedRkey);
+                return;
+            }
             long cookie = ring.cookieAt(seq);
             DtoOperation op = ring.opAt(seq);
-            byte kind = ring.kindAt(seq);
             boolean report = ring.reportAt(seq);
-            long length = ring.lengthAt(seq);
-            Object subject = ring.subjectAt(seq);
-            ring.retireThrough(seq);
-            evd.unreserve(retired);
-            DtoStatus st = Completions.status(status, op == DtoOperation.RECEIVE,
-                    kind == WorkRing.KIND_DTO_FREED_LMR);
-            if (kind == WorkRing.KIND_BIND) {
-                OfaRmr rmr = (OfaRmr) subject;
-                if (st != DtoStatus.SUCCESS) {
-                    ia.bindFailed(rmr);
-                }
-                if (st != DtoStatus.SUCCESS || report) {
-                    evd.enqueue(new DatEvent.RmrBindCompletion(evd, rmr, cookie,
-                            st == DtoStatus.SUCCESS ? DtoStatus.SUCCESS
-                                    : st == DtoStatus.FLUSHED ? DtoStatus.FLUSHED : DtoStatus.RMR_OPERATION_FAILED));
-                }
-            } else if (st != DtoStatus.SUCCESS || report) {
-                long transferred = st != DtoStatus.SUCCESS ? 0
-                        : op == DtoOperation.RECEIVE ? Integer.toUnsignedLong(byteLen) : length;
-                int inv = (wcFlags & Verbs.WC_WITH_INV) != 0 ? invalidatedRkey : 0;
-                evd.enqueue(new DatEvent.DtoCompletion(evd, this, cookie, st, transferred, op, inv));
-            }
-            if (st != DtoStatus.SUCCESS && st != DtoStatus.FLUSHED) {
-                // Any other error moved the QP to the error state: the connection is broken.
-                if (state == EpState.CONNECTED || state == EpState.DISCONNECT_PENDING) {
-                    closeConnection(EventNumber.CONNECTION_BROKEN, true);
-                } else if (state == EpState.DISCONNECTED && !terminalQueued
-                        && terminal == EventNumber.CONNECTION_DISCONNECTED) {
-                    terminal = EventNumber.CONNECTION_BROKEN;
-                    cmDone = true;
-                }
-            }
-            if (gracefulWaiting && sends.outstanding() == 0 && state == EpState.DISCONNECT_PENDING) {
-                sendDisconnectRequest();
-            }
-            if (!terminalQueued) {
-                maybeFinish();
+            long transferred = send ? ring.lengthAt(seq) : Integer.toUnsignedLong(byteLen);
+            retire(evd, ring, seq, send);
+            if (report) {
+                evd.enqueue(new DatEvent.DtoCompletion(evd, this, cookie, DtoStatus.SUCCESS, transferred, op,
+                        (wcFlags & Verbs.WC_WITH_INV) != 0 ? invalidatedRkey : 0));
             }
         } finally {
             lock.unlock();
+        }
+    }
+
+    /** Retires the ring's entries through {@code seq}, and their CQ room unless the queue is covered. */
+    private void retire(OfaEvd evd, WorkRing ring, long seq, boolean send) {
+        int retired = (int) (seq - ring.tail() + 1);
+        ring.retireThrough(seq);
+        if (!(send ? sendsCovered : recvsCovered)) {
+            evd.unreserve(retired);
+        }
+    }
+
+    /** {@link #completed} for a failed request, a bind, or a connection that is ending. Under the lock. */
+    private void completedOther(OfaEvd evd, WorkRing ring, long seq, int status, int byteLen, int wcFlags,
+                                int invalidatedRkey) {
+        long cookie = ring.cookieAt(seq);
+        DtoOperation op = ring.opAt(seq);
+        byte kind = ring.kindAt(seq);
+        boolean report = ring.reportAt(seq);
+        long length = ring.lengthAt(seq);
+        Object subject = ring.subjectAt(seq);
+        retire(evd, ring, seq, ring == sends);
+        DtoStatus st = Completions.status(status, op == DtoOperation.RECEIVE, kind == WorkRing.KIND_DTO_FREED_LMR);
+        if (kind == WorkRing.KIND_BIND) {
+            OfaRmr rmr = (OfaRmr) subject;
+            if (st != DtoStatus.SUCCESS) {
+                ia.bindFailed(rmr);
+            }
+            if (st != DtoStatus.SUCCESS || report) {
+                evd.enqueue(new DatEvent.RmrBindCompletion(evd, rmr, cookie,
+                        st == DtoStatus.SUCCESS ? DtoStatus.SUCCESS
+                                : st == DtoStatus.FLUSHED ? DtoStatus.FLUSHED : DtoStatus.RMR_OPERATION_FAILED));
+            }
+        } else if (st != DtoStatus.SUCCESS || report) {
+            long transferred = st != DtoStatus.SUCCESS ? 0
+                    : op == DtoOperation.RECEIVE ? Integer.toUnsignedLong(byteLen) : length;
+            int inv = (wcFlags & Verbs.WC_WITH_INV) != 0 ? invalidatedRkey : 0;
+            evd.enqueue(new DatEvent.DtoCompletion(evd, this, cookie, st, transferred, op, inv));
+        }
+        if (st != DtoStatus.SUCCESS && st != DtoStatus.FLUSHED) {
+            // Any other error moved the QP to the error state: the connection is broken.
+            if (state == EpState.CONNECTED || state == EpState.DISCONNECT_PENDING) {
+                closeConnection(EventNumber.CONNECTION_BROKEN, true);
+            } else if (state == EpState.DISCONNECTED && !terminalQueued
+                    && terminal == EventNumber.CONNECTION_DISCONNECTED) {
+                terminal = EventNumber.CONNECTION_BROKEN;
+                cmDone = true;
+            }
+        }
+        if (gracefulWaiting && sends.outstanding() == 0 && state == EpState.DISCONNECT_PENDING) {
+            sendDisconnectRequest();
+        }
+        if (!terminalQueued) {
+            maybeFinish();
         }
     }
 

@@ -60,7 +60,7 @@ final class OfaEvd extends OfaHandle implements EventDispatcher {
     volatile MemorySegment cq = MemorySegment.NULL;
     /** Serialises polling of the CQ (consumer threads and the event thread) and its destruction. */
     final PollLock cqLock = new PollLock();
-    private int cqCapacity;
+    private volatile int cqCapacity;
     /** Work requests posted to queues of this CQ and not yet retired: each may still produce an entry. */
     private final java.util.concurrent.atomic.AtomicInteger reserved = new java.util.concurrent.atomic.AtomicInteger();
     /** EPs of this CQ whose connection is ending: the CQ is kept armed so that their flushes are seen. */
@@ -119,6 +119,23 @@ final class OfaEvd extends OfaHandle implements EventDispatcher {
         return cqCapacity;
     }
 
+    /**
+     * Takes room for every completion a queue of {@code depth} work requests can have outstanding, for
+     * the life of its EP (IA lock held, at {@code dat_ep_create}); false, and nothing taken, if the CQ
+     * has not that much room left. The posts of a queue so covered reserve nothing each: its ring
+     * never holds more than {@code depth} requests, so its completions always fit.
+     */
+    boolean reserveQueue(int depth) {
+        int now;
+        do {
+            now = reserved.get();
+            if (now + (long) depth > cqCapacity) {
+                return false;
+            }
+        } while (!reserved.compareAndSet(now, now + depth));
+        return true;
+    }
+
     /** Takes room for one more work request's completion; false if the CQ could overflow. */
     boolean reserve() {
         if (reserved.incrementAndGet() > cqCapacity) {
@@ -133,7 +150,19 @@ final class OfaEvd extends OfaHandle implements EventDispatcher {
     }
 
     void unreserve(int n) {
-        reserved.addAndGet(-n);
+        if (n != 0) {
+            reserved.addAndGet(-n);
+        }
+    }
+
+    /** Room taken for completions that may still come (reserved requests and covered queues). */
+    int reserved() {
+        return reserved.get();
+    }
+
+    /** The CQ's size after {@code dat_evd_resize} (IA lock held). */
+    void resized(int cqe) {
+        cqCapacity = cqe;
     }
 
     /**

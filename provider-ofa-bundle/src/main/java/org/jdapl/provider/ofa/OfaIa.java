@@ -51,6 +51,7 @@ import org.jdapl.provider.ofa.verbs.Errno;
 import org.jdapl.provider.ofa.verbs.Libc;
 import org.jdapl.provider.ofa.verbs.Structs.IbvAsyncEvent;
 import org.jdapl.provider.ofa.verbs.Structs.IbvCompChannel;
+import org.jdapl.provider.ofa.verbs.Structs.IbvCq;
 import org.jdapl.provider.ofa.verbs.Structs.IbvQp;
 import org.jdapl.provider.ofa.verbs.Structs.IbvQpCap;
 import org.jdapl.provider.ofa.verbs.Structs.IbvQpInitAttr;
@@ -436,8 +437,8 @@ final class OfaIa extends OfaHandle implements InterfaceAdapter, OfaEventLoop.Ha
                     v.destroyCq(cq);
                     throw resources(DatReturnSubtype.RESOURCE_TEVD, "dat_evd_create", e);
                 }
-                evd.attachCq(cq, org.jdapl.provider.ofa.verbs.Structs.IbvCq.CQE.getInt(
-                        cq.reinterpret(org.jdapl.provider.ofa.verbs.Structs.IbvCq.S.size())));
+                evd.attachCq(cq, IbvCq.CQE.getInt(
+                        cq.reinterpret(IbvCq.S.size())));
                 evdByCq.put(cq.address(), evd);
             }
             if (c != null) {
@@ -488,11 +489,17 @@ final class OfaIa extends OfaHandle implements InterfaceAdapter, OfaEventLoop.Ha
         lock.lock();
         try {
             if (!evd.cq.equals(MemorySegment.NULL)) {
+                if (evd.reserved() > qlen) {
+                    throw DatException.invalidState(DatReturnSubtype.NO_SUBTYPE, evd.reserved()
+                            + " completions may still come to the EVD (its EPs' queues), more than the new length "
+                            + qlen);
+                }
                 try {
                     Verbs.get().resizeCq(evd.cq, qlen);
                 } catch (VerbsException e) {
                     throw resources(DatReturnSubtype.RESOURCE_TEVD, "dat_evd_resize", e);
                 }
+                evd.resized(IbvCq.CQE.getInt(evd.cq.reinterpret(IbvCq.S.size())));
             }
         } finally {
             lock.unlock();
@@ -861,6 +868,7 @@ final class OfaIa extends OfaHandle implements InterfaceAdapter, OfaEventLoop.Ha
                 throw resources(DatReturnSubtype.RESOURCE_TEP, "dat_ep_create (ibv_create_qp)", e);
             }
             registerQp(ep);
+            ep.coverQueues();
             p.users++;
             for (OfaEvd e : new OfaEvd[] {recv, request, connect}) {
                 if (e != null) {
@@ -1018,6 +1026,14 @@ final class OfaIa extends OfaHandle implements InterfaceAdapter, OfaEventLoop.Ha
         ep.release();
         unregisterQp(ep);
         quietly("ibv_destroy_qp", () -> Verbs.get().destroyQp(ep.qp));
+        // Completions of the queue pair still in its CQs take room there until polled (and dropped).
+        for (OfaEvd e : ep.recvEvd == ep.requestEvd ? new OfaEvd[] {ep.requestEvd}
+                : new OfaEvd[] {ep.recvEvd, ep.requestEvd}) {
+            if (e != null) {
+                e.pollCq();
+            }
+        }
+        ep.uncoverQueues();
         ep.freeNative();
         ep.pz.users--;
         for (OfaEvd e : new OfaEvd[] {ep.recvEvd, ep.requestEvd, ep.connectEvd}) {

@@ -31,6 +31,8 @@ final class WorkRing {
 
     final long tag;
     final int capacity;
+    /** The arrays' length (a power of two, at least {@link #capacity}) less one: an index is a mask away. */
+    private final int mask;
     private final long[] cookies;
     private final long[] lengths;
     private final DtoOperation[] ops;
@@ -47,12 +49,14 @@ final class WorkRing {
     WorkRing(long tag, int capacity) {
         this.tag = tag;
         this.capacity = capacity;
-        cookies = new long[capacity];
-        lengths = new long[capacity];
-        ops = new DtoOperation[capacity];
-        kinds = new byte[capacity];
-        report = new boolean[capacity];
-        subjects = new Object[capacity];
+        int size = Integer.highestOneBit(Math.max(1, capacity - 1)) << 1;
+        mask = size - 1;
+        cookies = new long[size];
+        lengths = new long[size];
+        ops = new DtoOperation[size];
+        kinds = new byte[size];
+        report = new boolean[size];
+        subjects = new Object[size];
     }
 
     /** Starts over for a new queue pair: nothing outstanding, a new generation. */
@@ -79,7 +83,7 @@ final class WorkRing {
 
     /** Records the entry the next wr_id names (after the post succeeded). */
     void add(long cookie, DtoOperation op, long length, byte kind, boolean reportSuccess, Object subject) {
-        int i = (int) (head % capacity);
+        int i = index(head);
         cookies[i] = cookie;
         ops[i] = op;
         lengths[i] = length;
@@ -106,38 +110,42 @@ final class WorkRing {
         return seq < head ? seq : -1;
     }
 
+    private int index(long seq) {
+        return (int) seq & mask;
+    }
+
     long tail() {
         return tail;
     }
 
     long cookieAt(long seq) {
-        return cookies[(int) (seq % capacity)];
+        return cookies[index(seq)];
     }
 
     DtoOperation opAt(long seq) {
-        return ops[(int) (seq % capacity)];
+        return ops[index(seq)];
     }
 
     long lengthAt(long seq) {
-        return lengths[(int) (seq % capacity)];
+        return lengths[index(seq)];
     }
 
     byte kindAt(long seq) {
-        return kinds[(int) (seq % capacity)];
+        return kinds[index(seq)];
     }
 
     boolean reportAt(long seq) {
-        return report[(int) (seq % capacity)];
+        return report[index(seq)];
     }
 
     Object subjectAt(long seq) {
-        return subjects[(int) (seq % capacity)];
+        return subjects[index(seq)];
     }
 
     /** Retires every entry up to and including {@code seq}. */
     void retireThrough(long seq) {
         for (long s = tail; s <= seq; s++) {
-            subjects[(int) (s % capacity)] = null;
+            subjects[index(s)] = null;
         }
         tail = seq + 1;
     }
