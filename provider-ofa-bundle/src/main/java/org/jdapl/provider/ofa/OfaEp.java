@@ -43,7 +43,6 @@ import org.jdapl.provider.ofa.verbs.Structs.IbvSendWr;
 import org.jdapl.provider.ofa.verbs.Structs.IbvSge;
 import org.jdapl.provider.ofa.verbs.Structs.RdmaConnParam;
 import org.jdapl.provider.ofa.verbs.Verbs;
-import org.jdapl.provider.ofa.verbs.VerbsContext;
 import org.jdapl.provider.ofa.verbs.VerbsException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -105,10 +104,10 @@ final class OfaEp extends OfaHandle implements Endpoint {
     private final MemorySegment recvWr;
     private final MemorySegment recvSges;
     private final MemorySegment badWr;
-    /** {@link #sendWr}, {@link #recvWr} and {@link #badWr} as downcall arguments (VerbsContext.argument). */
-    private final MemorySegment sendWrArg;
-    private final MemorySegment recvWrArg;
-    private final MemorySegment badWrArg;
+    /** The addresses of {@link #sendWr}, {@link #recvWr} and {@link #badWr}, as the data-path downcalls take them. */
+    private final long sendWrArg;
+    private final long recvWrArg;
+    private final long badWrArg;
     /** Where small sends and RDMA Writes are gathered before they are posted inline. */
     private final MemorySegment inlineData;
     private final MemorySegment inlineSgeEntry;
@@ -157,9 +156,9 @@ final class OfaEp extends OfaHandle implements Endpoint {
         recvWr = arena.allocate(IbvRecvWr.S.size(), 8);
         recvSges = arena.allocate(IbvSge.S.size() * Math.max(1, attributes.maxRecvIov()), 8);
         badWr = arena.allocate(8, 8);
-        sendWrArg = VerbsContext.argument(sendWr);
-        recvWrArg = VerbsContext.argument(recvWr);
-        badWrArg = VerbsContext.argument(badWr);
+        sendWrArg = sendWr.address();
+        recvWrArg = recvWr.address();
+        badWrArg = badWr.address();
         inlineData = arena.allocate(INLINE_MAX, 8);
         inlineSgeEntry = arena.allocate(IbvSge.S.size(), 8);
         mwBind = arena.allocate(IbvMwBind.S.size(), 8);
@@ -891,14 +890,15 @@ final class OfaEp extends OfaHandle implements Endpoint {
             }
             long total = fillSges(sendSges, iov, n);
             checkRequestLength(op, total, remote);
-            boolean suppress = flags.contains(CompletionFlag.SUPPRESS);
+            int bits = CompletionBits.of(flags);
+            boolean suppress = (bits & CompletionBits.SUPPRESS) != 0;
             boolean signal = !suppress || sends.unsignalledRun >= sends.capacity / 2;
-            int sendFlags = sendFlags(flags, signal);
+            int sendFlags = sendFlags(bits, signal);
             if (!sendsCovered && !requestEvd.reserve()) {
                 throw cqFull("request", requestEvd);
             }
             writeSendWr(opcode, iov, n, total, sendFlags, invalidate, remote);
-            int r = ia.device().context.postSend(qp, sendWrArg, badWrArg);
+            int r = ia.device().context.postSend(qp.address(), sendWrArg, badWrArg);
             if (r != 0) {
                 throw postFailed("ibv_post_send", r, sendsCovered ? null : requestEvd);
             }
@@ -950,13 +950,13 @@ final class OfaEp extends OfaHandle implements Endpoint {
         }
     }
 
-    /** The {@code ibv_send_flags} of a request's completion flags. */
-    private static int sendFlags(Set<CompletionFlag> flags, boolean signal) {
+    /** The {@code ibv_send_flags} of a request's completion flags ({@link CompletionBits}). */
+    private static int sendFlags(int completionBits, boolean signal) {
         int sendFlags = signal ? Verbs.SEND_SIGNALED : 0;
-        if (flags.contains(CompletionFlag.SOLICITED_WAIT)) {
+        if ((completionBits & CompletionBits.SOLICITED_WAIT) != 0) {
             sendFlags |= Verbs.SEND_SOLICITED;
         }
-        if (flags.contains(CompletionFlag.BARRIER_FENCE)) {
+        if ((completionBits & CompletionBits.BARRIER_FENCE) != 0) {
             sendFlags |= Verbs.SEND_FENCE;
         }
         return sendFlags;
@@ -1123,7 +1123,7 @@ final class OfaEp extends OfaHandle implements Endpoint {
             IbvRecvWr.NEXT.setLong(wr, 0);
             IbvRecvWr.SG_LIST.setPointer(wr, recvSges);
             IbvRecvWr.NUM_SGE.setInt(wr, n);
-            int r = ia.device().context.postRecv(qp, recvWrArg, badWrArg);
+            int r = ia.device().context.postRecv(qp.address(), recvWrArg, badWrArg);
             if (r != 0) {
                 throw postFailed("ibv_post_recv", r, recvsCovered ? null : recvEvd);
             }
@@ -1247,7 +1247,7 @@ final class OfaEp extends OfaHandle implements Endpoint {
                     IbvSendWr.OPCODE.setInt(wr, Verbs.WR_LOCAL_INV);
                     IbvSendWr.INVALIDATE_RKEY.setInt(wr, rmr.windowKey);
                 }
-                r = ia.device().context.postSend(qp, wr, badWr);
+                r = ia.device().context.postSend(qp.address(), wr.address(), badWrArg);
             }
             if (r != 0) {
                 throw postFailed("ibv_bind_mw", r, sendsCovered ? null : requestEvd);

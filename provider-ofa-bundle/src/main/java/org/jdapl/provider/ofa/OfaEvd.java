@@ -66,8 +66,8 @@ final class OfaEvd extends OfaHandle implements EventDispatcher {
     /** EPs of this CQ whose connection is ending: the CQ is kept armed so that their flushes are seen. */
     final java.util.concurrent.atomic.AtomicInteger closingUsers = new java.util.concurrent.atomic.AtomicInteger();
     private MemorySegment wcs = MemorySegment.NULL;
-    /** {@link #wcs} as the downcall argument (VerbsContext.argument); freed under {@link #cqLock}. */
-    private MemorySegment wcsArg = MemorySegment.NULL;
+    /** The address of {@link #wcs}, as the poll downcall takes it; freed under {@link #cqLock}. */
+    private long wcsArg;
     /** The thread polling inside {@link #dequeue()}, and the event handed to it. Guarded by {@link #cqLock}. */
     private Thread dequeuer;
     private DatEvent handoff;
@@ -93,7 +93,7 @@ final class OfaEvd extends OfaHandle implements EventDispatcher {
     void attachCq(MemorySegment newCq, int cqe) {
         wcArena = java.lang.foreign.Arena.ofShared();
         wcs = wcArena.allocate(org.jdapl.provider.ofa.verbs.Structs.IbvWc.S.size() * POLL_BATCH, 8);
-        wcsArg = VerbsContext.argument(wcs);
+        wcsArg = wcs.address();
         cqCapacity = cqe;
         cq = newCq;
     }
@@ -105,7 +105,7 @@ final class OfaEvd extends OfaHandle implements EventDispatcher {
             MemorySegment c = cq;
             cq = MemorySegment.NULL;
             if (wcArena != null) {
-                wcsArg = MemorySegment.NULL;
+                wcsArg = 0;
                 wcArena.close();
                 wcArena = null;
             }
@@ -187,7 +187,7 @@ final class OfaEvd extends OfaHandle implements EventDispatcher {
             return;
         }
         int n;
-        while ((n = verbs.pollCq(c, POLL_BATCH, wcsArg)) > 0) {
+        while ((n = verbs.pollCq(c.address(), POLL_BATCH, wcsArg)) > 0) {
             for (int i = 0; i < n; i++) {
                 ia.completion(this, wcs, i);
             }

@@ -15,7 +15,6 @@ import org.jdapl.provider.ofa.verbs.Structs.IbvRecvWr;
 import org.jdapl.provider.ofa.verbs.Structs.IbvSge;
 import org.jdapl.provider.ofa.verbs.Structs.IbvSrqAttr;
 import org.jdapl.provider.ofa.verbs.Verbs;
-import org.jdapl.provider.ofa.verbs.VerbsContext;
 
 /**
  * An SRQ: an {@code ibv_srq} whose receives ({@code ibv_post_srq_recv} through
@@ -36,9 +35,9 @@ final class OfaSrq extends OfaHandle implements SharedReceiveQueue {
     private final MemorySegment wr;
     private final MemorySegment sges;
     private final MemorySegment badWr;
-    /** {@link #wr} and {@link #badWr} as downcall arguments (VerbsContext.argument). */
-    private final MemorySegment wrArg;
-    private final MemorySegment badWrArg;
+    /** The addresses of {@link #wr} and {@link #badWr}, as the data-path downcalls take them. */
+    private final long wrArg;
+    private final long badWrArg;
     private final long[] cookies;
     private final int[] free;
     private int freeCount;
@@ -57,8 +56,8 @@ final class OfaSrq extends OfaHandle implements SharedReceiveQueue {
         wr = arena.allocate(IbvRecvWr.S.size(), 8);
         sges = arena.allocate(IbvSge.S.size() * (long) maxRecvIov, 8);
         badWr = arena.allocate(8, 8);
-        wrArg = VerbsContext.argument(wr);
-        badWrArg = VerbsContext.argument(badWr);
+        wrArg = wr.address();
+        badWrArg = badWr.address();
         cookies = new long[maxRecvDtos];
         free = new int[maxRecvDtos];
         for (int i = 0; i < maxRecvDtos; i++) {
@@ -120,7 +119,7 @@ final class OfaSrq extends OfaHandle implements SharedReceiveQueue {
             IbvRecvWr.NEXT.setLong(wr, 0);
             IbvRecvWr.SG_LIST.setPointer(wr, sges);
             IbvRecvWr.NUM_SGE.setInt(wr, n);
-            int r = ia.device().context.postSrqRecv(srq, wrArg, badWrArg);
+            int r = ia.device().context.postSrqRecv(srq.address(), wrArg, badWrArg);
             if (r != 0) {
                 throw new DatException(DatReturnType.INSUFFICIENT_RESOURCES, DatReturnSubtype.RESOURCE_SRQ,
                         "ibv_post_srq_recv failed: errno " + r);

@@ -2,6 +2,7 @@ package org.jdapl.provider.ofa.verbs;
 
 import static java.lang.foreign.ValueLayout.ADDRESS;
 import static java.lang.foreign.ValueLayout.JAVA_INT;
+import static java.lang.foreign.ValueLayout.JAVA_LONG;
 
 import java.lang.foreign.FunctionDescriptor;
 import java.lang.foreign.MemorySegment;
@@ -23,10 +24,16 @@ public final class VerbsContext {
 
     /*
      * The data-path verbs through downcall handles that take the function pointer as their first
-     * argument: one constant handle per signature, which the JIT links like a direct call.
+     * argument: one constant handle per signature, which the JIT links like a direct call. Their
+     * pointer arguments are passed as 64-bit integers, as the C calling conventions of the 64-bit
+     * platforms pass pointers: a MemorySegment argument is checked and its arena acquired and
+     * released around every call, which the data path does not need (the memory's owner frees it
+     * only after its last call, and its lock orders the two).
      */
-    private static final MethodHandle POST_CALL = NativeLibrary.dataPath(POST);
-    private static final MethodHandle POLL_CQ_CALL = NativeLibrary.dataPath(POLL_CQ);
+    private static final MethodHandle POST_CALL = NativeLibrary.dataPath(
+            FunctionDescriptor.of(JAVA_INT, JAVA_LONG, JAVA_LONG, JAVA_LONG));
+    private static final MethodHandle POLL_CQ_CALL = NativeLibrary.dataPath(
+            FunctionDescriptor.of(JAVA_INT, JAVA_LONG, JAVA_INT, JAVA_LONG));
 
     private final MemorySegment context;
     private final MemorySegment postSend;
@@ -60,16 +67,6 @@ public final class VerbsContext {
         return function.equals(MemorySegment.NULL) ? null : NativeLibrary.pointer(function, descriptor);
     }
 
-    /**
-     * The address of {@code segment} as an argument of the data-path verbs. A segment of a shared
-     * arena passed to a downcall is acquired and released around the call, two atomic updates each;
-     * the data path passes the address alone instead, for memory that its owner frees only after its
-     * last call (the owner's lock orders the two).
-     */
-    public static MemorySegment argument(MemorySegment segment) {
-        return MemorySegment.ofAddress(segment.address());
-    }
-
     /** The {@code struct ibv_context *}. */
     public MemorySegment pointer() {
         return context;
@@ -94,7 +91,7 @@ public final class VerbsContext {
      * {@code ibv_poll_cq}: up to {@code max} completions into {@code wcs} (an array of
      * {@code struct ibv_wc}); returns how many.
      */
-    public int pollCq(MemorySegment cq, int max, MemorySegment wcs) {
+    public int pollCq(long cq, int max, long wcs) {
         int r;
         try {
             r = (int) POLL_CQ_CALL.invokeExact(pollCq, cq, max, wcs);
@@ -124,7 +121,7 @@ public final class VerbsContext {
      *
      * @return 0 or the errno
      */
-    public int postSend(MemorySegment qp, MemorySegment wr, MemorySegment badWr) {
+    public int postSend(long qp, long wr, long badWr) {
         try {
             return (int) POST_CALL.invokeExact(postSend, qp, wr, badWr);
         } catch (Throwable t) {
@@ -137,7 +134,7 @@ public final class VerbsContext {
      *
      * @return 0 or the errno
      */
-    public int postRecv(MemorySegment qp, MemorySegment wr, MemorySegment badWr) {
+    public int postRecv(long qp, long wr, long badWr) {
         try {
             return (int) POST_CALL.invokeExact(postRecv, qp, wr, badWr);
         } catch (Throwable t) {
@@ -150,7 +147,7 @@ public final class VerbsContext {
      *
      * @return 0 or the errno
      */
-    public int postSrqRecv(MemorySegment srq, MemorySegment wr, MemorySegment badWr) {
+    public int postSrqRecv(long srq, long wr, long badWr) {
         if (postSrqRecv == null) {
             return Errno.EOPNOTSUPP;
         }
