@@ -151,20 +151,32 @@ final class OfaEp extends OfaHandle implements Endpoint {
         this.attributes = attributes;
         sends = new WorkRing(WorkRing.SEND, Math.max(1, attributes.maxRequestDtos()));
         recvs = new WorkRing(WorkRing.RECV, Math.max(1, attributes.maxRecvDtos()));
-        sendWr = arena.allocate(IbvSendWr.S.size(), 8);
-        sendSges = arena.allocate(IbvSge.S.size() * Math.max(1, attributes.maxRequestIov()), 8);
-        recvWr = arena.allocate(IbvRecvWr.S.size(), 8);
-        recvSges = arena.allocate(IbvSge.S.size() * Math.max(1, attributes.maxRecvIov()), 8);
+        sendWr = dataPath(arena.allocate(IbvSendWr.S.size(), 8));
+        sendSges = dataPath(arena.allocate(IbvSge.S.size() * Math.max(1, attributes.maxRequestIov()), 8));
+        recvWr = dataPath(arena.allocate(IbvRecvWr.S.size(), 8));
+        recvSges = dataPath(arena.allocate(IbvSge.S.size() * Math.max(1, attributes.maxRecvIov()), 8));
         badWr = arena.allocate(8, 8);
         sendWrArg = sendWr.address();
         recvWrArg = recvWr.address();
         badWrArg = badWr.address();
-        inlineData = arena.allocate(INLINE_MAX, 8);
-        inlineSgeEntry = arena.allocate(IbvSge.S.size(), 8);
+        inlineData = dataPath(arena.allocate(INLINE_MAX, 8));
+        inlineSgeEntry = dataPath(arena.allocate(IbvSge.S.size(), 8));
+        // A receive's chain and gather list never change: only its wr_id and entry count do.
+        IbvRecvWr.NEXT.setLong(recvWr, 0);
+        IbvRecvWr.SG_LIST.setPointer(recvWr, recvSges);
         mwBind = arena.allocate(IbvMwBind.S.size(), 8);
         qpAttr = arena.allocate(IbvQpAttr.S.size(), 8);
         connParam = arena.allocate(RdmaConnParam.S.size(), 8);
         privateData = arena.allocate(PrivateData.TRANSPORT_MAX + 8, 8);
+    }
+
+    /**
+     * The memory every post writes, seen without its arena: the arena's liveness check on each
+     * access is not needed there, since the arena is closed at {@code dat_ep_free} after the EP was
+     * marked freed under its lock, and every post checks that under the lock before writing.
+     */
+    private static MemorySegment dataPath(MemorySegment allocated) {
+        return MemorySegment.ofAddress(allocated.address()).reinterpret(allocated.byteSize());
     }
 
     /** Takes a new queue pair (at create and reset); it is moved to INIT so that receives can be posted. */
@@ -1120,8 +1132,6 @@ final class OfaEp extends OfaHandle implements Endpoint {
             }
             MemorySegment wr = recvWr;
             IbvRecvWr.WR_ID.setLong(wr, recvs.nextWrId());
-            IbvRecvWr.NEXT.setLong(wr, 0);
-            IbvRecvWr.SG_LIST.setPointer(wr, recvSges);
             IbvRecvWr.NUM_SGE.setInt(wr, n);
             int r = ia.device().context.postRecv(qp.address(), recvWrArg, badWrArg);
             if (r != 0) {
