@@ -2,22 +2,18 @@ package org.jdapl.provider.ofa;
 
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
-import java.util.concurrent.locks.LockSupport;
 
 /**
  * The lock of one EP, taken by every post and every completion of its queue pair. Reentrant (the
  * connection paths call each other under it). Uncontended, taking it is one compare-and-set and
  * giving it back one release store: a {@code ReentrantLock}'s release is a volatile store, which
  * costs a full fence, and that fence would come three times per message of a ping-pong. Without a
- * queue of waiters the release need not look for anyone to wake, so a contended acquirer spins
- * briefly, then yields, then naps for short periods (the EP's connection paths hold the lock across
- * rdma_cm and modify-QP calls, which are short).
+ * queue of waiters the release need not look for anyone to wake, so a contended acquirer waits as
+ * {@link LockBackoff} does (the EP's connection paths hold the lock across rdma_cm and modify-QP
+ * calls, which are short).
  */
 final class EpLock {
     private static final VarHandle OWNER;
-    private static final int SPINS = 64;
-    private static final int YIELDS = 64;
-    private static final long NAP_NANOS = 20_000;
 
     static {
         try {
@@ -47,13 +43,7 @@ final class EpLock {
 
     private void acquireContended(Thread me) {
         for (int i = 0; !OWNER.compareAndSet(this, (Thread) null, me); i++) {
-            if (i < SPINS) {
-                Thread.onSpinWait();
-            } else if (i < SPINS + YIELDS) {
-                Thread.yield();
-            } else {
-                LockSupport.parkNanos(this, NAP_NANOS);
-            }
+            LockBackoff.pause(this, i);
         }
     }
 

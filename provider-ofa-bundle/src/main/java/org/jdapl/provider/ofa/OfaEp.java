@@ -43,6 +43,7 @@ import org.jdapl.provider.ofa.verbs.Structs.IbvSendWr;
 import org.jdapl.provider.ofa.verbs.Structs.IbvSge;
 import org.jdapl.provider.ofa.verbs.Structs.RdmaConnParam;
 import org.jdapl.provider.ofa.verbs.Verbs;
+import org.jdapl.provider.ofa.verbs.VerbsContext;
 import org.jdapl.provider.ofa.verbs.VerbsException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -151,32 +152,30 @@ final class OfaEp extends OfaHandle implements Endpoint {
         this.attributes = attributes;
         sends = new WorkRing(WorkRing.SEND, Math.max(1, attributes.maxRequestDtos()));
         recvs = new WorkRing(WorkRing.RECV, Math.max(1, attributes.maxRecvDtos()));
-        sendWr = dataPath(arena.allocate(IbvSendWr.S.size(), 8));
-        sendSges = dataPath(arena.allocate(IbvSge.S.size() * Math.max(1, attributes.maxRequestIov()), 8));
-        recvWr = dataPath(arena.allocate(IbvRecvWr.S.size(), 8));
-        recvSges = dataPath(arena.allocate(IbvSge.S.size() * Math.max(1, attributes.maxRecvIov()), 8));
+        // The buffers every post writes need no liveness check: the arena is closed at dat_ep_free after
+        // the EP was marked freed under its lock, and every post checks that under the lock first.
+        sendWr = VerbsContext.dataPathView(arena.allocate(IbvSendWr.S.size(), 8));
+        sendSges = VerbsContext.dataPathView(
+                arena.allocate(IbvSge.S.size() * Math.max(1, attributes.maxRequestIov()), 8));
+        recvWr = VerbsContext.dataPathView(arena.allocate(IbvRecvWr.S.size(), 8));
+        recvSges = VerbsContext.dataPathView(
+                arena.allocate(IbvSge.S.size() * Math.max(1, attributes.maxRecvIov()), 8));
         badWr = arena.allocate(8, 8);
         sendWrArg = sendWr.address();
         recvWrArg = recvWr.address();
         badWrArg = badWr.address();
-        inlineData = dataPath(arena.allocate(INLINE_MAX, 8));
-        inlineSgeEntry = dataPath(arena.allocate(IbvSge.S.size(), 8));
-        // A receive's chain and gather list never change: only its wr_id and entry count do.
+        inlineData = VerbsContext.dataPathView(arena.allocate(INLINE_MAX, 8));
+        inlineSgeEntry = VerbsContext.dataPathView(arena.allocate(IbvSge.S.size(), 8));
+        // A receive's chain and gather list never change: only its wr_id and entry count do; the inline
+        // entry always names inlineData (its key is not used): only its length changes.
         IbvRecvWr.NEXT.setLong(recvWr, 0);
         IbvRecvWr.SG_LIST.setPointer(recvWr, recvSges);
+        IbvSge.ADDR.setLong(inlineSgeEntry, inlineData.address());
+        IbvSge.LKEY.setInt(inlineSgeEntry, 0);
         mwBind = arena.allocate(IbvMwBind.S.size(), 8);
         qpAttr = arena.allocate(IbvQpAttr.S.size(), 8);
         connParam = arena.allocate(RdmaConnParam.S.size(), 8);
         privateData = arena.allocate(PrivateData.TRANSPORT_MAX + 8, 8);
-    }
-
-    /**
-     * The memory every post writes, seen without its arena: the arena's liveness check on each
-     * access is not needed there, since the arena is closed at {@code dat_ep_free} after the EP was
-     * marked freed under its lock, and every post checks that under the lock before writing.
-     */
-    private static MemorySegment dataPath(MemorySegment allocated) {
-        return MemorySegment.ofAddress(allocated.address()).reinterpret(allocated.byteSize());
     }
 
     /** Takes a new queue pair (at create and reset); it is moved to INIT so that receives can be posted. */
@@ -788,7 +787,7 @@ final class OfaEp extends OfaHandle implements Endpoint {
     }
 
     /** Polls the EP's CQs (outside the EP's lock) so that completions already there are seen first. */
-    private void pollCqs() {
+    void pollCqs() {
         if (requestEvd != null) {
             requestEvd.pollCq();
         }
@@ -1073,13 +1072,10 @@ final class OfaEp extends OfaHandle implements Endpoint {
         return true;
     }
 
-    /** The one scatter/gather entry of inline data (its key is not used). */
+    /** The one scatter/gather entry of inline data, with its length set. */
     private MemorySegment inlineSge(long total) {
-        MemorySegment sge = inlineSgeEntry;
-        sge.set(ValueLayout.JAVA_LONG_UNALIGNED, IbvSge.ADDR.offset(), inlineData.address());
-        sge.set(ValueLayout.JAVA_INT_UNALIGNED, IbvSge.LENGTH.offset(), (int) total);
-        sge.set(ValueLayout.JAVA_INT_UNALIGNED, IbvSge.LKEY.offset(), 0);
-        return sge;
+        IbvSge.LENGTH.setInt(inlineSgeEntry, (int) total);
+        return inlineSgeEntry;
     }
 
     /** Whether the segments {@link #fillSges} filled last named a freed LMR. Guarded by the lock. */

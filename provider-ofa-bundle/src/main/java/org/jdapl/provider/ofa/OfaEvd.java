@@ -92,9 +92,9 @@ final class OfaEvd extends OfaHandle implements EventDispatcher {
     /** Takes the CQ made for the EVD ({@code cqe} entries as the device made it). */
     void attachCq(MemorySegment newCq, int cqe) {
         wcArena = java.lang.foreign.Arena.ofShared();
-        MemorySegment allocated = wcArena.allocate(org.jdapl.provider.ofa.verbs.Structs.IbvWc.S.size() * POLL_BATCH, 8);
-        // Read without the arena's liveness check on each access: polls run under cqLock, and so does its close.
-        wcs = MemorySegment.ofAddress(allocated.address()).reinterpret(allocated.byteSize());
+        // Polls run under cqLock, and so does the arena's close.
+        wcs = VerbsContext.dataPathView(
+                wcArena.allocate(org.jdapl.provider.ofa.verbs.Structs.IbvWc.S.size() * POLL_BATCH, 8));
         wcsArg = wcs.address();
         cqCapacity = cqe;
         cq = newCq;

@@ -437,8 +437,7 @@ final class OfaIa extends OfaHandle implements InterfaceAdapter, OfaEventLoop.Ha
                     v.destroyCq(cq);
                     throw resources(DatReturnSubtype.RESOURCE_TEVD, "dat_evd_create", e);
                 }
-                evd.attachCq(cq, IbvCq.CQE.getInt(
-                        cq.reinterpret(IbvCq.S.size())));
+                evd.attachCq(cq, cqe(cq));
                 evdByCq.put(cq.address(), evd);
             }
             if (c != null) {
@@ -485,12 +484,18 @@ final class OfaIa extends OfaHandle implements InterfaceAdapter, OfaEventLoop.Ha
         counts.closed(HandleType.EVD);
     }
 
+    /** The entries a CQ has, as the device made it ({@code ibv_cq.cqe}). */
+    private static int cqe(MemorySegment cq) {
+        return IbvCq.CQE.getInt(cq.reinterpret(IbvCq.S.size()));
+    }
+
     void resizeCq(OfaEvd evd, int qlen) {
         lock.lock();
         try {
             if (!evd.cq.equals(MemorySegment.NULL)) {
-                if (evd.reserved() > qlen) {
-                    throw DatException.invalidState(DatReturnSubtype.NO_SUBTYPE, evd.reserved()
+                int reserved = evd.reserved();
+                if (reserved > qlen) {
+                    throw DatException.invalidState(DatReturnSubtype.NO_SUBTYPE, reserved
                             + " completions may still come to the EVD (its EPs' queues), more than the new length "
                             + qlen);
                 }
@@ -499,7 +504,7 @@ final class OfaIa extends OfaHandle implements InterfaceAdapter, OfaEventLoop.Ha
                 } catch (VerbsException e) {
                     throw resources(DatReturnSubtype.RESOURCE_TEVD, "dat_evd_resize", e);
                 }
-                evd.resized(IbvCq.CQE.getInt(evd.cq.reinterpret(IbvCq.S.size())));
+                evd.resized(cqe(evd.cq));
             }
         } finally {
             lock.unlock();
@@ -1027,12 +1032,7 @@ final class OfaIa extends OfaHandle implements InterfaceAdapter, OfaEventLoop.Ha
         unregisterQp(ep);
         quietly("ibv_destroy_qp", () -> Verbs.get().destroyQp(ep.qp));
         // Completions of the queue pair still in its CQs take room there until polled (and dropped).
-        for (OfaEvd e : ep.recvEvd == ep.requestEvd ? new OfaEvd[] {ep.requestEvd}
-                : new OfaEvd[] {ep.recvEvd, ep.requestEvd}) {
-            if (e != null) {
-                e.pollCq();
-            }
-        }
+        ep.pollCqs();
         ep.uncoverQueues();
         ep.freeNative();
         ep.pz.users--;

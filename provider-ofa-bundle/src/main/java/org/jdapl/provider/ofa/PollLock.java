@@ -2,20 +2,16 @@ package org.jdapl.provider.ofa;
 
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
-import java.util.concurrent.locks.LockSupport;
 
 /**
  * The lock that serialises the polling of one completion queue. Every {@code dat_evd_dequeue} of a
  * busy-polling consumer takes it, so an uncontended acquire is one compare-and-set and a release
  * one release store (a {@code ReentrantLock} adds a full fence and its queue bookkeeping). Holders
- * poll a batch of completions and hand them to their EPs, so a contended acquire spins briefly,
- * then yields, then naps. Not reentrant.
+ * poll a batch of completions and hand them to their EPs, so a contended acquire waits as
+ * {@link LockBackoff} does. Not reentrant.
  */
 final class PollLock {
     private static final VarHandle HELD;
-    private static final int SPINS = 64;
-    private static final int YIELDS = 64;
-    private static final long NAP_NANOS = 20_000;
 
     static {
         try {
@@ -35,13 +31,7 @@ final class PollLock {
 
     void lock() {
         for (int i = 0; !tryLock(); i++) {
-            if (i < SPINS) {
-                Thread.onSpinWait();
-            } else if (i < SPINS + YIELDS) {
-                Thread.yield();
-            } else {
-                LockSupport.parkNanos(this, NAP_NANOS);
-            }
+            LockBackoff.pause(this, i);
         }
     }
 

@@ -59,6 +59,15 @@ public final class VerbsContext {
         postSrqRecv = dataPath(IbvContextOps.POST_SRQ_RECV.getPointer(ops));
     }
 
+    /**
+     * A data-path buffer (work requests, gather lists, work completions) seen without its arena, so
+     * that its accesses skip the arena's liveness check. Only for buffers whose owner orders every
+     * access before the arena's close under its own lock.
+     */
+    public static MemorySegment dataPathView(MemorySegment allocated) {
+        return MemorySegment.ofAddress(allocated.address()).reinterpret(allocated.byteSize());
+    }
+
     private static MemorySegment dataPath(MemorySegment function) {
         return function.equals(MemorySegment.NULL) ? null : function;
     }
