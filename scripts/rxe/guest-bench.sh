@@ -11,7 +11,7 @@ R=$1
 . /mnt/work/env.sh
 ITERS_LAT=${BENCH_LAT_ITERS:-2000}
 ITERS_BW=${BENCH_BW_ITERS:-1000}
-ROUNDS=${BENCH_ROUNDS:-5}
+ROUNDS=${BENCH_ROUNDS:-7}
 BW_ROUNDS=${BENCH_BW_ROUNDS:-3}
 B=/tmp/bench
 rm -rf $B; mkdir -p $B
@@ -52,6 +52,7 @@ dat_start() {
       return 0
     fi
     echo "DatBench start $starts did not warm up: ${line:-no output}"
+    tail -20 $B/dat.err 2>/dev/null
     kill $DAT_PID 2>/dev/null; wait $DAT_PID 2>/dev/null
   done
   return 1
@@ -82,6 +83,8 @@ for round in $(seq 1 $ROUNDS); do
     perf lat$size.$round ib_send_lat -s $size -n $ITERS_LAT
     record p.lat$size "$(p_lat lat$size.$round)"
     record d.lat$size "$(dat "lat $size")"
+    record f.lat$size "$(dat "floor $size")"
+    echo "$(p_lat lat$size.$round) $(tail -1 $B/d.lat$size 2>/dev/null)" >> $B/pairs.lat$size
   done
   echo "round $round: 2 B perftest $(tail -1 $B/p.lat2 2>/dev/null) DAT $(tail -1 $B/d.lat2 2>/dev/null);" \
        "64 B perftest $(tail -1 $B/p.lat64 2>/dev/null) DAT $(tail -1 $B/d.lat64 2>/dev/null) us"
@@ -100,21 +103,31 @@ cp $B/hs_err_pid*.log $R/ 2>/dev/null
 
 median() { [ -s $B/$1 ] && sort -g $B/$1 | awk '{v[NR] = $1} END {print v[int((NR + 1) / 2)]}'; }
 rounds() { [ -s $B/$1 ] && tr '\n' ' ' < $B/$1; }
+# The median of the rounds' own ratios (a round's perftest and DAT figures were taken one after the other).
+paired() { [ -s $B/pairs.$1 ] && awk 'NF == 2 && $1 + 0 > 0 {print $2 / $1}' $B/pairs.$1 | sort -g \
+  | awk '{v[NR] = $1} END {if (NR) printf "%.2f", v[int((NR + 1) / 2)]; else print "n/a"}'; }
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (a == "" || b == "" || b + 0 == 0) print "n/a"; else printf "%.2f", a / b }'; }
 D_LAT2=$(median d.lat2); P_LAT2=$(median p.lat2)
 D_LAT64=$(median d.lat64); P_LAT64=$(median p.lat64)
 D_BW=$(median d.bw); P_BW=$(median p.bw)
+F_LAT2=$(median f.lat2); F_LAT64=$(median f.lat64)
 {
   echo "benchmark on rxe0 (Soft-RoCE, emulated CPU; compare the ratios)"
-  printf "%-34s %14s %14s %8s\n" "measurement" "DAT (jdapl)" "perftest" "ratio"
-  printf "%-34s %14s %14s %8s\n" "send/recv latency 2 B [us]" "${D_LAT2:-n/a}" "${P_LAT2:-n/a}" "$(ratio "$D_LAT2" "$P_LAT2")"
-  printf "%-34s %14s %14s %8s\n" "send/recv latency 64 B [us]" "${D_LAT64:-n/a}" "${P_LAT64:-n/a}" "$(ratio "$D_LAT64" "$P_LAT64")"
-  printf "%-34s %14s %14s %8s\n" "RDMA Write bandwidth 64 KiB [MB/s]" "${D_BW:-n/a}" "${P_BW:-n/a}" "$(ratio "$P_BW" "$D_BW")"
-  echo "latency: ib_send_lat t_typical (half round trip) vs the DAT ping-pong's median half round trip;"
-  echo "bandwidth: ib_write_bw BW average vs DAT RDMA Writes; ratio = perftest is that many times better (1.00 = equal);"
+  printf "%-34s %12s %10s %7s %7s %11s\n" "measurement" "DAT (jdapl)" "perftest" "ratio" "paired" "bare verbs"
+  printf "%-34s %12s %10s %7s %7s %11s\n" "send/recv latency 2 B [us]" "${D_LAT2:-n/a}" "${P_LAT2:-n/a}" \
+    "$(ratio "$D_LAT2" "$P_LAT2")" "$(paired lat2)" "${F_LAT2:-n/a}"
+  printf "%-34s %12s %10s %7s %7s %11s\n" "send/recv latency 64 B [us]" "${D_LAT64:-n/a}" "${P_LAT64:-n/a}" \
+    "$(ratio "$D_LAT64" "$P_LAT64")" "$(paired lat64)" "${F_LAT64:-n/a}"
+  printf "%-34s %12s %10s %7s\n" "RDMA Write bandwidth 64 KiB [MB/s]" "${D_BW:-n/a}" "${P_BW:-n/a}" "$(ratio "$P_BW" "$D_BW")"
+  echo "latency: ib_send_lat t_typical (half round trip, post to post) vs the DAT ping-pong's median half"
+  echo "round trip, timed the same way; bandwidth: ib_write_bw BW average vs DAT RDMA Writes;"
+  echo "ratio = perftest is that many times better (1.00 = equal), of the medians; paired = the median of"
+  echo "the rounds' own ratios; bare verbs = the same ping-pong with bare ibv_poll_cq/ibv_post_recv/"
+  echo "ibv_post_send through the same downcalls in the same JVM (what Java costs without the DAT layer);"
   echo "each figure is the median of interleaved rounds (DatBench JVM starts: $starts):"
   echo "  2 B    DAT: $(rounds d.lat2)| perftest: $(rounds p.lat2)"
   echo "  64 B   DAT: $(rounds d.lat64)| perftest: $(rounds p.lat64)"
+  echo "  bare verbs 2 B: $(rounds f.lat2)| 64 B: $(rounds f.lat64)"
   echo "  64 KiB DAT: $(rounds d.bw)| perftest: $(rounds p.bw)"
 } | tee $R/bench.txt
 [ -s $B/dat.err ] && { echo "DatBench stderr:"; tail -20 $B/dat.err; }

@@ -82,6 +82,31 @@ final class OfaEp extends OfaHandle implements Endpoint {
     final EpAttributes attributes;
     final EpLock lock = new EpLock();
 
+    /*
+     * The work request members the posts write, as plain offsets: a post writes them with stores that
+     * the JIT compiles into it (CField's accessors are calls where the post is compiled first).
+     */
+    private static final long SEND_WR_ID = IbvSendWr.WR_ID.offset();
+    private static final long SEND_SG_LIST = IbvSendWr.SG_LIST.offset();
+    private static final long SEND_NUM_SGE = IbvSendWr.NUM_SGE.offset();
+    private static final long SEND_OPCODE = IbvSendWr.OPCODE.offset();
+    private static final long SEND_FLAGS = IbvSendWr.SEND_FLAGS.offset();
+    private static final long SEND_INVALIDATE_RKEY = IbvSendWr.INVALIDATE_RKEY.offset();
+    private static final long SEND_REMOTE_ADDR = IbvSendWr.REMOTE_ADDR.offset();
+    private static final long SEND_RKEY = IbvSendWr.RKEY.offset();
+    private static final long RECV_WR_ID = IbvRecvWr.WR_ID.offset();
+    private static final long RECV_NUM_SGE = IbvRecvWr.NUM_SGE.offset();
+    private static final long SGE_BYTES = IbvSge.S.size();
+    private static final long SGE_ADDR = IbvSge.ADDR.offset();
+    private static final long SGE_LENGTH = IbvSge.LENGTH.offset();
+    private static final long SGE_LKEY = IbvSge.LKEY.offset();
+
+    /**
+     * The inline gather copies in pieces of this size: MemorySegment.copy hands 64 bytes and more to
+     * native code, a call that the JIT keeps out of line, and copies less with inlined moves.
+     */
+    private static final long COPY_PIECE = 32;
+
     /** The inline data asked of each queue pair: sends and RDMA Writes up to this size are copied at post. */
     static final int INLINE_MAX = 64;
 
@@ -105,8 +130,12 @@ final class OfaEp extends OfaHandle implements Endpoint {
     private final MemorySegment recvWr;
     private final MemorySegment recvSges;
     private final MemorySegment badWr;
-    /** The addresses of {@link #sendWr}, {@link #recvWr} and {@link #badWr}, as the data-path downcalls take them. */
+    /**
+     * The addresses of {@link #sendWr}, {@link #sendSges}, {@link #recvWr} and {@link #badWr}, as the
+     * data-path downcalls and the work request take them.
+     */
     private final long sendWrArg;
+    private final long sendSgesArg;
     private final long recvWrArg;
     private final long badWrArg;
     /** Where small sends and RDMA Writes are gathered before they are posted inline. */
@@ -162,12 +191,15 @@ final class OfaEp extends OfaHandle implements Endpoint {
                 arena.allocate(IbvSge.S.size() * Math.max(1, attributes.maxRecvIov()), 8));
         badWr = arena.allocate(8, 8);
         sendWrArg = sendWr.address();
+        sendSgesArg = sendSges.address();
         recvWrArg = recvWr.address();
         badWrArg = badWr.address();
         inlineData = VerbsContext.dataPathView(arena.allocate(INLINE_MAX, 8));
         inlineSgeEntry = VerbsContext.dataPathView(arena.allocate(IbvSge.S.size(), 8));
-        // A receive's chain and gather list never change: only its wr_id and entry count do; the inline
-        // entry always names inlineData (its key is not used): only its length changes.
+        // A work request's chain never changes (a bind zeroes the request, so it stays 0), nor does a
+        // receive's gather list: only its wr_id and entry count do; the inline entry always names
+        // inlineData (its key is not used): only its length changes.
+        IbvSendWr.NEXT.setLong(sendWr, 0);
         IbvRecvWr.NEXT.setLong(recvWr, 0);
         IbvRecvWr.SG_LIST.setPointer(recvWr, recvSges);
         IbvSge.ADDR.setLong(inlineSgeEntry, inlineData.address());
@@ -934,16 +966,15 @@ final class OfaEp extends OfaHandle implements Endpoint {
             flags |= Verbs.SEND_INLINE;
             sges = 1;
         }
-        IbvSendWr.WR_ID.setLong(wr, sends.nextWrId());
-        IbvSendWr.NEXT.setLong(wr, 0);
-        IbvSendWr.SG_LIST.setPointer(wr, sges == n ? sendSges : inlineSge(total));
-        IbvSendWr.NUM_SGE.setInt(wr, sges);
-        IbvSendWr.OPCODE.setInt(wr, opcode);
-        IbvSendWr.SEND_FLAGS.setInt(wr, flags);
-        IbvSendWr.INVALIDATE_RKEY.setInt(wr, invalidate);
+        wr.set(ValueLayout.JAVA_LONG_UNALIGNED, SEND_WR_ID, sends.nextWrId());
+        wr.set(ValueLayout.JAVA_LONG_UNALIGNED, SEND_SG_LIST, sges == n ? sendSgesArg : inlineSge(total));
+        wr.set(ValueLayout.JAVA_INT_UNALIGNED, SEND_NUM_SGE, sges);
+        wr.set(ValueLayout.JAVA_INT_UNALIGNED, SEND_OPCODE, opcode);
+        wr.set(ValueLayout.JAVA_INT_UNALIGNED, SEND_FLAGS, flags);
+        wr.set(ValueLayout.JAVA_INT_UNALIGNED, SEND_INVALIDATE_RKEY, invalidate);
         if (remote != null) {
-            IbvSendWr.REMOTE_ADDR.setLong(wr, remote.targetAddress());
-            IbvSendWr.RKEY.setInt(wr, remote.rmrContext());
+            wr.set(ValueLayout.JAVA_LONG_UNALIGNED, SEND_REMOTE_ADDR, remote.targetAddress());
+            wr.set(ValueLayout.JAVA_INT_UNALIGNED, SEND_RKEY, remote.rmrContext());
         }
     }
 
@@ -1005,12 +1036,11 @@ final class OfaEp extends OfaHandle implements Endpoint {
         for (int i = 0; i < n; i++) {
             LmrTriplet t = iov.get(i);
             OfaLmr l = checkedLmr(t, i);
-            long at = (long) i * IbvSge.S.size();
+            long at = i * SGE_BYTES;
             long length = t.length();
-            sges.set(ValueLayout.JAVA_LONG_UNALIGNED, at + IbvSge.ADDR.offset(),
-                    l == null ? 0L : l.segment().address() + t.offset());
-            sges.set(ValueLayout.JAVA_INT_UNALIGNED, at + IbvSge.LENGTH.offset(), (int) length);
-            sges.set(ValueLayout.JAVA_INT_UNALIGNED, at + IbvSge.LKEY.offset(), l == null ? 0 : l.lkey());
+            sges.set(ValueLayout.JAVA_LONG_UNALIGNED, at + SGE_ADDR, l == null ? 0L : l.segment().address() + t.offset());
+            sges.set(ValueLayout.JAVA_INT_UNALIGNED, at + SGE_LENGTH, (int) length);
+            sges.set(ValueLayout.JAVA_INT_UNALIGNED, at + SGE_LKEY, l == null ? 0 : l.lkey());
             if (l != null) {
                 freed |= l.isFreed();
             }
@@ -1055,27 +1085,28 @@ final class OfaEp extends OfaHandle implements Endpoint {
         long at = 0;
         for (int i = 0; i < n; i++) {
             LmrTriplet t = iov.get(i);
-            if (t.length() == 0) {
+            long length = t.length();
+            if (length == 0) {
                 continue;
             }
             MemorySegment from = ((OfaLmr) t.lmr()).segment();
-            if (!from.scope().isAlive() || !from.isAccessibleBy(Thread.currentThread())) {
-                return false;
-            }
             try {
-                MemorySegment.copy(from, t.offset(), inlineData, at, t.length());
-            } catch (IllegalStateException released) {
-                return false;
+                for (long done = 0; done < length; done += COPY_PIECE) {
+                    MemorySegment.copy(from, t.offset() + done, inlineData, at + done,
+                            Math.min(COPY_PIECE, length - done));
+                }
+            } catch (IllegalStateException | WrongThreadException unusable) {
+                return false; // memory released, or confined to another thread
             }
-            at += t.length();
+            at += length;
         }
         return true;
     }
 
-    /** The one scatter/gather entry of inline data, with its length set. */
-    private MemorySegment inlineSge(long total) {
-        IbvSge.LENGTH.setInt(inlineSgeEntry, (int) total);
-        return inlineSgeEntry;
+    /** The address of the one scatter/gather entry of inline data, with its length set. */
+    private long inlineSge(long total) {
+        inlineSgeEntry.set(ValueLayout.JAVA_INT_UNALIGNED, SGE_LENGTH, (int) total);
+        return inlineSgeEntry.address();
     }
 
     /** Whether the segments {@link #fillSges} filled last named a freed LMR. Guarded by the lock. */
@@ -1127,8 +1158,8 @@ final class OfaEp extends OfaHandle implements Endpoint {
                 throw cqFull("receive", recvEvd);
             }
             MemorySegment wr = recvWr;
-            IbvRecvWr.WR_ID.setLong(wr, recvs.nextWrId());
-            IbvRecvWr.NUM_SGE.setInt(wr, n);
+            wr.set(ValueLayout.JAVA_LONG_UNALIGNED, RECV_WR_ID, recvs.nextWrId());
+            wr.set(ValueLayout.JAVA_INT_UNALIGNED, RECV_NUM_SGE, n);
             int r = ia.device().context.postRecv(qp.address(), recvWrArg, badWrArg);
             if (r != 0) {
                 throw postFailed("ibv_post_recv", r, recvsCovered ? null : recvEvd);

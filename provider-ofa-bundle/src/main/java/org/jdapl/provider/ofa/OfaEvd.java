@@ -199,33 +199,6 @@ final class OfaEvd extends OfaHandle implements EventDispatcher {
         }
     }
 
-    /**
-     * Polls the CQ for {@code dat_evd_dequeue}: the first event the poll produces while nothing is
-     * queued and nobody waits is handed straight to the caller (no queue lock, twice, for the usual
-     * case of a consumer busy-polling its EVD); later ones are queued behind it as usual.
-     */
-    private DatEvent pollForDequeue() {
-        if (cq.address() == 0) {
-            return null;
-        }
-        cqLock.lock();
-        try {
-            dequeuer = Thread.currentThread();
-            pollLocked();
-            DatEvent e = handoff;
-            handoff = null;
-            return e;
-        } finally {
-            dequeuer = null;
-            DatEvent left = handoff;
-            handoff = null;
-            cqLock.unlock();
-            if (left != null) {
-                enqueue(left); // the poll failed after the hand-off: the event is queued, not lost
-            }
-        }
-    }
-
     /** Arms the CQ for its next completion event and polls what came before (event thread or waiter). */
     void armAndPoll() {
         cqLock.lock();
@@ -393,13 +366,36 @@ final class OfaEvd extends OfaHandle implements EventDispatcher {
     @Override
     public Optional<DatEvent> dequeue() {
         live();
-        DatEvent direct = pollForDequeue();
-        if (direct != null) {
-            return Optional.of(direct);
+        if (cq.address() != 0) {
+            // The first event the poll produces while nothing is queued and nobody waits is handed
+            // straight to the caller (no queue lock, twice, for the usual case of a consumer busy-polling
+            // its EVD); later ones are queued behind it as usual. The common path is kept in this one
+            // method, so that the JIT compiles it whole.
+            DatEvent e;
+            cqLock.lock();
+            try {
+                dequeuer = Thread.currentThread();
+                pollLocked();
+                e = handoff;
+                handoff = null;
+            } finally {
+                dequeuer = null;
+                DatEvent left = handoff;
+                handoff = null;
+                cqLock.unlock();
+                if (left != null) {
+                    enqueue(left); // the poll failed after the hand-off: the event is queued, not lost
+                }
+            }
+            if (e != null) {
+                return Optional.of(e);
+            }
         }
-        if ((int) BUSY.getAcquire(this) == 0) {
-            return Optional.empty();
-        }
+        return (int) BUSY.getAcquire(this) == 0 ? Optional.empty() : dequeueQueued();
+    }
+
+    /** {@link #dequeue} of a queued event (or of a waiter's EVD: an error). */
+    private Optional<DatEvent> dequeueQueued() {
         lock.lock();
         try {
             if (waiters > 0) {

@@ -33,6 +33,7 @@ import org.jdapl.dat.RmrTriplet;
 import org.jdapl.dat.VaType;
 import org.jdapl.dat.spi.IaSpec;
 import org.jdapl.provider.ofa.OfaProvider;
+import org.jdapl.provider.ofa.RawVerbsPingPong;
 
 /**
  * The measurements of perftest's {@code ib_send_lat} and {@code ib_write_bw}, through the DAT API on
@@ -47,6 +48,10 @@ import org.jdapl.provider.ofa.OfaProvider;
  * <ul>
  * <li>{@code lat <bytes>} prints {@code lat<bytes> <us>}, the median half round trip (as perftest's
  *     t_typical);</li>
+ * <li>{@code floor <bytes>} prints {@code floor<bytes> <us>}, the same for the same ping-pong in
+ *     bare verbs ({@link RawVerbsPingPong}): what the JVM and the downcalls cost without DAT;</li>
+ * <li>{@code spin} prints {@code spin <ns> <ns>}: an empty {@code dat_evd_dequeue} and an empty bare
+ *     {@code ibv_poll_cq} of the same CQ;</li>
  * <li>{@code bw} prints {@code bw64k <MB/s>} (MB = 2^20 bytes, as perftest);</li>
  * <li>{@code quit} or the end of input closes everything.</li>
  * </ul>
@@ -116,6 +121,13 @@ public final class DatBench {
                         int size = Integer.parseInt(cmd[1]);
                         System.out.printf("lat%d %.2f%n", size, pingPong(a, b, la, lb, size, latIters));
                     }
+                    case "floor" -> {
+                        int size = Integer.parseInt(cmd[1]);
+                        System.out.printf("floor%d %.2f%n", size,
+                                floor(a, b, la, lb, size, latIters));
+                    }
+                    case "spin" -> System.out.printf("spin %.1f %.1f%n", emptyDequeue(a.evd, 100_000),
+                            RawVerbsPingPong.emptyPoll(a.ep, 100_000));
                     case "bw" -> System.out.printf("bw64k %.2f%n", writes(a, la, lb, bwIters));
                     case "quit" -> {
                         return;
@@ -146,6 +158,7 @@ public final class DatBench {
         while (true) {
             pingPong(a, b, la, lb, 2, 300);
             pingPong(a, b, la, lb, 64, 100);
+            floor(a, b, la, lb, 2, 300);
             writes(a, la, lb, 64);
             long now = System.nanoTime();
             long total = timed ? jit.getTotalCompilationTime() : 0;
@@ -211,7 +224,10 @@ public final class DatBench {
         }
     }
 
-    /** The median half round trip of {@code iters} ping-pongs of {@code size} bytes, in microseconds. */
+    /**
+     * The median half round trip of {@code iters} ping-pongs of {@code size} bytes, in microseconds,
+     * timed from post to post as perftest times them.
+     */
     private static double pingPong(Side a, Side b, LocalMemoryRegion la, LocalMemoryRegion lb, int size, int iters)
             throws Exception {
         List<LmrTriplet> sendA = List.of(new LmrTriplet(la, 0, size));
@@ -229,19 +245,62 @@ public final class DatBench {
                 b.ep.postSend(sendB, 2, SUPPRESS);
             }
         }, r -> Thread.ofPlatform().name("bench-server").start(r));
-        long[] rtt = new long[iters];
+        long[] posted = new long[iters];
         for (int i = 0; i < iters; i++) {
-            long t0 = System.nanoTime();
+            posted[i] = System.nanoTime();
             a.ep.postSend(sendA, 2, SUPPRESS);
             awaitReceive(a.evd);
-            rtt[i] = System.nanoTime() - t0;
             if (i + 1 < iters) {
                 a.ep.postRecv(recvA, 1, Dat.COMPLETION_DEFAULT);
             }
         }
         server.get(60, TimeUnit.SECONDS);
-        Arrays.sort(rtt);
-        return rtt[iters / 2] / 2.0 / 1000.0;
+        return RawVerbsPingPong.medianHalfRoundTrip(posted);
+    }
+
+    /** Nanoseconds per {@code dat_evd_dequeue} of an empty EVD, over {@code n} calls. */
+    private static double emptyDequeue(EventDispatcher evd, int n) {
+        long t0 = System.nanoTime();
+        for (int i = 0; i < n; i++) {
+            if (evd.dequeue().isPresent()) {
+                throw new IllegalStateException("the EVD was not empty");
+            }
+        }
+        return (double) (System.nanoTime() - t0) / n;
+    }
+
+    /**
+     * The same ping-pong with bare verbs on the same queue pairs ({@link RawVerbsPingPong}): the floor
+     * that the JVM and the downcalls leave, below the DAT layer. Each EP first completes a signalled
+     * request, which retires its suppressed sends, so that the bare loop finds no DAT completion to come.
+     */
+    private static double floor(Side a, Side b, LocalMemoryRegion la, LocalMemoryRegion lb, int size, int iters)
+            throws Exception {
+        quiesce(a, lb);
+        quiesce(b, la);
+        return RawVerbsPingPong.pingPong(a.ep, b.ep, la, lb, size, iters);
+    }
+
+    /** An empty RDMA Write to the peer, completed: every request of the side before it is retired. */
+    private static void quiesce(Side s, LocalMemoryRegion peer) {
+        var q = peer.query();
+        long cookie = -42;
+        s.ep.postRdmaWrite(List.of(), cookie, new RmrTriplet(q.rmrContext(), q.registeredAddress(), 0),
+                Dat.COMPLETION_DEFAULT);
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+        while (true) {
+            Optional<DatEvent> e = s.evd.dequeue();
+            if (e.isPresent()) {
+                if (!(e.get() instanceof DatEvent.DtoCompletion d && d.status() == DtoStatus.SUCCESS)) {
+                    throw new IllegalStateException("unexpected " + e.get());
+                }
+                if (d.cookie() == cookie) {
+                    return;
+                }
+            } else if (System.nanoTime() - deadline > 0) {
+                throw new IllegalStateException("the empty RDMA Write did not complete");
+            }
+        }
     }
 
     /** MB/s (2^20 bytes) of {@code iters} RDMA Writes of 64 KiB with up to 128 outstanding. */
