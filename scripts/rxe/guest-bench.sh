@@ -81,10 +81,12 @@ dat_start
 for round in $(seq 1 $ROUNDS); do
   for size in 2 64; do
     perf lat$size.$round ib_send_lat -s $size -n $ITERS_LAT
-    record p.lat$size "$(p_lat lat$size.$round)"
-    record d.lat$size "$(dat "lat $size")"
+    p=$(p_lat lat$size.$round)
+    d=$(dat "lat $size")
+    record p.lat$size "$p"
+    record d.lat$size "$d"
     record f.lat$size "$(dat "floor $size")"
-    echo "$(p_lat lat$size.$round) $(tail -1 $B/d.lat$size 2>/dev/null)" >> $B/pairs.lat$size
+    if [[ $p =~ ^[0-9.]+$ && $d =~ ^[0-9.]+$ ]]; then echo "$p $d" >> $B/pairs.lat$size; fi
   done
   echo "round $round: 2 B perftest $(tail -1 $B/p.lat2 2>/dev/null) DAT $(tail -1 $B/d.lat2 2>/dev/null);" \
        "64 B perftest $(tail -1 $B/p.lat64 2>/dev/null) DAT $(tail -1 $B/d.lat64 2>/dev/null) us"
