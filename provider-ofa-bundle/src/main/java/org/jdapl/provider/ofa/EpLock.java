@@ -13,15 +13,7 @@ import java.lang.invoke.VarHandle;
  * calls, which are short).
  */
 final class EpLock {
-    private static final VarHandle OWNER;
-
-    static {
-        try {
-            OWNER = MethodHandles.lookup().findVarHandle(EpLock.class, "owner", Thread.class);
-        } catch (ReflectiveOperationException e) {
-            throw new ExceptionInInitializerError(e);
-        }
-    }
+    private static final VarHandle OWNER = VarHandles.field(MethodHandles.lookup(), "owner", Thread.class);
 
     /** The holding thread, or null; accessed through {@link #OWNER} only. */
     @SuppressWarnings("unused")

@@ -29,15 +29,7 @@ import org.jdapl.provider.ofa.verbs.VerbsContext;
  * directly.
  */
 final class OfaEvd extends OfaHandle implements EventDispatcher {
-    private static final VarHandle BUSY;
-
-    static {
-        try {
-            BUSY = MethodHandles.lookup().findVarHandle(OfaEvd.class, "busy", int.class);
-        } catch (ReflectiveOperationException e) {
-            throw new ExceptionInInitializerError(e);
-        }
-    }
+    private static final VarHandle BUSY = VarHandles.field(MethodHandles.lookup(), "busy", int.class);
 
     private final OfaIa ia;
     private final VerbsContext verbs;

@@ -11,15 +11,7 @@ import java.lang.invoke.VarHandle;
  * {@link LockBackoff} does. Not reentrant.
  */
 final class PollLock {
-    private static final VarHandle HELD;
-
-    static {
-        try {
-            HELD = MethodHandles.lookup().findVarHandle(PollLock.class, "held", int.class);
-        } catch (ReflectiveOperationException e) {
-            throw new ExceptionInInitializerError(e);
-        }
-    }
+    private static final VarHandle HELD = VarHandles.field(MethodHandles.lookup(), "held", int.class);
 
     /** 1 while held; accessed through {@link #HELD} only. */
     @SuppressWarnings("unused")
