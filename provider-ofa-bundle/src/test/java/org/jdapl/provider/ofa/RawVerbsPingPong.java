@@ -24,7 +24,6 @@ import org.jdapl.provider.ofa.verbs.VerbsContext;
 public final class RawVerbsPingPong {
     private static final long WR_ID_SEND = 1;
     private static final long WR_ID_RECV = 2;
-    private static final int SIGNAL_EVERY = 8;
 
     private RawVerbsPingPong() {
     }
@@ -40,6 +39,8 @@ public final class RawVerbsPingPong {
         final long wc;
         final MemorySegment wcs;
         final MemorySegment send;
+        /** Sends signalled as the DAT EP signals suppressed ones: after a run of half its queue unsignalled. */
+        final int signalEvery;
         int unsignalled;
         int signalledOut;
 
@@ -52,21 +53,17 @@ public final class RawVerbsPingPong {
             if (ep.requestEvd != ep.recvEvd) {
                 throw new IllegalArgumentException("the floor ping-pong needs one EVD for requests and receives");
             }
-            MemorySegment rsge = arena.allocate(IbvSge.S.size(), 8);
-            IbvSge.ADDR.setLong(rsge, l.segment().address() + 4096);
-            IbvSge.LENGTH.setInt(rsge, size);
-            IbvSge.LKEY.setInt(rsge, l.lkey());
+            if (size > ep.inlineLimit) {
+                throw new IllegalArgumentException(size + " bytes do not fit inline");
+            }
+            signalEvery = Math.max(1, ep.attributes.maxRequestDtos()) / 2 + 1;
             MemorySegment rwr = arena.allocate(IbvRecvWr.S.size(), 8);
             IbvRecvWr.WR_ID.setLong(rwr, WR_ID_RECV);
-            IbvRecvWr.SG_LIST.setPointer(rwr, rsge);
+            IbvRecvWr.SG_LIST.setPointer(rwr, sge(arena, l, 4096, size));
             IbvRecvWr.NUM_SGE.setInt(rwr, 1);
-            MemorySegment ssge = arena.allocate(IbvSge.S.size(), 8);
-            IbvSge.ADDR.setLong(ssge, l.segment().address());
-            IbvSge.LENGTH.setInt(ssge, size);
-            IbvSge.LKEY.setInt(ssge, l.lkey());
             send = arena.allocate(IbvSendWr.S.size(), 8);
             IbvSendWr.WR_ID.setLong(send, WR_ID_SEND);
-            IbvSendWr.SG_LIST.setPointer(send, ssge);
+            IbvSendWr.SG_LIST.setPointer(send, sge(arena, l, 0, size));
             IbvSendWr.NUM_SGE.setInt(send, 1);
             IbvSendWr.OPCODE.setInt(send, Verbs.WR_SEND);
             recvWr = rwr.address();
@@ -74,9 +71,15 @@ public final class RawVerbsPingPong {
             badWr = arena.allocate(8, 8).address();
             wcs = arena.allocate(IbvWc.S.size(), 8);
             wc = wcs.address();
-            if (size > ep.inlineLimit) {
-                throw new IllegalArgumentException(size + " bytes do not fit inline");
-            }
+        }
+
+        /** A gather entry of {@code size} bytes at {@code offset} of the LMR. */
+        private static MemorySegment sge(Arena arena, OfaLmr lmr, long offset, int size) {
+            MemorySegment sge = arena.allocate(IbvSge.S.size(), 8);
+            IbvSge.ADDR.setLong(sge, lmr.segment().address() + offset);
+            IbvSge.LENGTH.setInt(sge, size);
+            IbvSge.LKEY.setInt(sge, lmr.lkey());
+            return sge;
         }
 
         void postRecv() {
@@ -84,11 +87,11 @@ public final class RawVerbsPingPong {
         }
 
         /**
-         * Sends inline, signalled every {@link #SIGNAL_EVERY}th time as the DAT EP signals suppressed
-         * sends, and the last time, so that the send queue is left empty.
+         * Sends inline, signalled every {@link #signalEvery}th time and the last time, so that the send
+         * queue is left empty.
          */
         void postSend(boolean last) {
-            boolean signal = ++unsignalled == SIGNAL_EVERY || last;
+            boolean signal = ++unsignalled == signalEvery || last;
             if (signal) {
                 unsignalled = 0;
                 signalledOut++;
