@@ -136,6 +136,54 @@ public final class LmrFreeCases {
             Bytes.all(freed.segment(), FILL, "the freed LMR's memory after a " + kind);
             Bytes.all(peerSink.segment(), FILL, "the peer's memory after a " + kind + " naming a freed LMR");
         }
+        repostAfterFreeFailsProtection(rig);
+    }
+
+    /**
+     * A segment list that has served a DTO, posted again after its LMR was freed: the provider may
+     * not go by what it found of the list the first time.
+     */
+    private static void repostAfterFreeFailsProtection(Rig rig) {
+        for (String kind : new String[] {"send", "receive"}) {
+            Link l = Link.open(rig);
+            LocalMemoryRegion lmr = l.a().lmr(64, (byte) 0x3C);
+            LocalMemoryRegion peer = l.b().lmr(1024, FILL);
+            var iov = List.of(Link.local(lmr, 0, 64));
+            var evd = kind.equals("send") ? l.a().reqEvd : l.a().recvEvd;
+            if (kind.equals("send")) {
+                l.epB().postRecv(List.of(Link.local(peer, 0, 64)), 8, Dat.COMPLETION_DEFAULT);
+                l.epB().postRecv(List.of(Link.local(peer, 512, 64)), 9, Dat.COMPLETION_DEFAULT);
+                l.epA().postSend(iov, 1, Dat.COMPLETION_DEFAULT);
+            } else {
+                l.epA().postRecv(iov, 1, Dat.COMPLETION_DEFAULT);
+                l.epB().postSend(List.of(Link.local(peer, 0, 64)), 8, Dat.COMPLETION_DEFAULT);
+            }
+            Events.allStatus(Events.completions(evd, List.of(1L), rig, "of a " + kind + " before the free"),
+                    DtoStatus.SUCCESS, kind + " before the free");
+            lmr.free();
+            DatException sync = Checks.attempt(kind + " of the same list after the free", () -> {
+                if (kind.equals("send")) {
+                    l.epA().postSend(iov, 2, Dat.COMPLETION_DEFAULT);
+                } else {
+                    l.epA().postRecv(iov, 2, Dat.COMPLETION_DEFAULT);
+                }
+            });
+            if (sync != null) {
+                Checks.equal(DatReturnType.PROTECTION_VIOLATION, sync.type(), kind + " after the free failed sync");
+                continue;
+            }
+            if (kind.equals("receive")) {
+                peer.segment().asSlice(512, 64).fill((byte) 0x77);
+                l.epB().postSend(List.of(Link.local(peer, 512, 64)), 9, Dat.COMPLETION_DEFAULT);
+            }
+            Events.allStatus(Events.completions(evd, List.of(2L), rig, "of a " + kind + " after the free"),
+                    DtoStatus.LOCAL_PROTECTION, kind + " of the same list after the free");
+            Bytes.all(lmr.segment(), kind.equals("send") ? (byte) 0x3C : FILL,
+                    "the freed LMR's memory after a " + kind);
+            if (kind.equals("send")) {
+                Bytes.all(peer.segment().asSlice(512, 64), FILL, "the peer's memory after a send naming a freed LMR");
+            }
+        }
     }
 
     @Conformance("LMR_05")

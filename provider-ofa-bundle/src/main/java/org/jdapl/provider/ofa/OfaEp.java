@@ -129,6 +129,9 @@ final class OfaEp extends OfaHandle implements Endpoint {
     private final MemorySegment sendSges;
     private final MemorySegment recvWr;
     private final MemorySegment recvSges;
+    /** The lists {@link #sendSges} and {@link #recvSges} hold. */
+    private final FilledSges sendFilled = new FilledSges();
+    private final FilledSges recvFilled = new FilledSges();
     private final MemorySegment badWr;
     /**
      * The addresses of {@link #sendWr}, {@link #sendSges}, {@link #recvWr} and {@link #badWr}, as the
@@ -931,7 +934,7 @@ final class OfaEp extends OfaHandle implements Endpoint {
             if (sends.full()) {
                 throw queueFull("request", sends);
             }
-            long total = fillSges(sendSges, iov, n);
+            long total = sges(sendFilled, sendSges, iov, n);
             checkRequestLength(op, total, remote);
             int bits = CompletionBits.of(flags);
             boolean suppress = (bits & CompletionBits.SUPPRESS) != 0;
@@ -1023,6 +1026,22 @@ final class OfaEp extends OfaHandle implements Endpoint {
             throw DatException.invalidParameter(4, "the RDMA Read reads " + remote.length() + " bytes into "
                     + total + " local bytes");
         }
+    }
+
+    /**
+     * The scatter/gather entries of a post in {@code sges}: as they are if the array already holds
+     * the list, checked, else filled by {@link #fillSges}. Returns the bytes they add up to.
+     */
+    private long sges(FilledSges filled, MemorySegment sges, List<LmrTriplet> iov, int n) {
+        int frees = ia.lmrFrees();
+        if (filled.holds(iov, frees)) {
+            namedFreedLmr = filled.namedFreedLmr();
+            return filled.total();
+        }
+        filled.forget();
+        long total = fillSges(sges, iov, n);
+        filled.filled(iov, frees, total, namedFreedLmr);
+        return total;
     }
 
     /**
@@ -1143,7 +1162,7 @@ final class OfaEp extends OfaHandle implements Endpoint {
         lock.lock();
         try {
             live();
-            long total = fillSges(recvSges, iov, n);
+            long total = sges(recvFilled, recvSges, iov, n);
             if (total > attributes.maxMessageSize()) {
                 throw DatException.invalidParameter(2, total + " bytes exceed the EP's maximum message size");
             }

@@ -91,6 +91,8 @@ final class OfaIa extends OfaHandle implements InterfaceAdapter, OfaEventLoop.Ha
     private final Set<OfaEvd> evds = new LinkedHashSet<>();
     private final Set<OfaCno> cnos = new LinkedHashSet<>();
     private final Set<OfaLmr> lmrs = new LinkedHashSet<>();
+    /** How many LMRs have been freed (written under the lock): posts that found their segments checked look here ({@link FilledSges}). */
+    private volatile int lmrFrees;
     private final Set<OfaRmr> rmrs = new LinkedHashSet<>();
     private final Set<OfaEp> eps = new LinkedHashSet<>();
     private final Set<OfaPsp> psps = new LinkedHashSet<>();
@@ -645,6 +647,11 @@ final class OfaIa extends OfaHandle implements InterfaceAdapter, OfaEventLoop.Ha
         }
     }
 
+    /** How many LMRs of the IA have been freed so far. */
+    int lmrFrees() {
+        return lmrFrees;
+    }
+
     void freeLmr(OfaLmr lmr) {
         lock.lock();
         try {
@@ -663,6 +670,7 @@ final class OfaIa extends OfaHandle implements InterfaceAdapter, OfaEventLoop.Ha
 
     private void destroyLmr(OfaLmr lmr) {
         lmr.markFreed();
+        lmrFrees = lmrFrees + 1;
         lmrs.remove(lmr);
         lmr.pz.users--;
         quietly("ibv_dereg_mr", () -> Verbs.get().deregMr(lmr.mr));
