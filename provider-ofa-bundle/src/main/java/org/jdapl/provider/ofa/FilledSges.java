@@ -8,7 +8,7 @@ import org.jdapl.dat.LmrTriplet;
  * names the same immutable list again (a consumer reposting its buffer with the list it built once)
  * finds its entries written and checked, unless an LMR of the IA has been freed since: a freed LMR's
  * segments must be looked at again. Lists that can change ({@code ArrayList}, views) are never
- * remembered. Guarded by the EP's lock.
+ * remembered, but what the array was filled with (its bytes, a freed LMR) is. Guarded by the EP's lock.
  */
 final class FilledSges {
     private static final Class<?> LIST_12 = List.of(1).getClass();
@@ -24,12 +24,12 @@ final class FilledSges {
         return list == iov && frees == lmrFrees;
     }
 
-    /** The bytes the segments of the held list add up to. */
+    /** The bytes the entries the array was last filled with add up to. */
     long total() {
         return total;
     }
 
-    /** Whether a segment of the held list named an LMR already freed when it was filled. */
+    /** Whether an entry the array was last filled with named an LMR already freed then. */
     boolean namedFreedLmr() {
         return namedFreedLmr;
     }

@@ -934,7 +934,7 @@ final class OfaEp extends OfaHandle implements Endpoint {
             if (sends.full()) {
                 throw queueFull("request", sends);
             }
-            long total = sges(sendFilled, sendSges, iov, n);
+            long total = prepareSges(sendFilled, sendSges, iov, n);
             checkRequestLength(op, total, remote);
             int bits = CompletionBits.of(flags);
             boolean suppress = (bits & CompletionBits.SUPPRESS) != 0;
@@ -949,7 +949,7 @@ final class OfaEp extends OfaHandle implements Endpoint {
                 throw postFailed("ibv_post_send", r, sendsCovered ? null : requestEvd);
             }
             sends.unsignalledRun = signal ? 0 : sends.unsignalledRun + 1;
-            sends.add(cookie, op, total, dtoKind(), !suppress, null);
+            sends.add(cookie, op, total, dtoKind(sendFilled), !suppress, null);
         } finally {
             lock.unlock();
         }
@@ -964,7 +964,7 @@ final class OfaEp extends OfaHandle implements Endpoint {
         MemorySegment wr = sendWr;
         int sges = n;
         int flags = sendFlags;
-        if (total <= inlineLimit && total > 0 && opcode != Verbs.WR_RDMA_READ && !namedFreedLmr
+        if (total <= inlineLimit && total > 0 && opcode != Verbs.WR_RDMA_READ && !sendFilled.namedFreedLmr()
                 && gatherInline(iov, n)) {
             flags |= Verbs.SEND_INLINE;
             sges = 1;
@@ -1029,27 +1029,26 @@ final class OfaEp extends OfaHandle implements Endpoint {
     }
 
     /**
-     * The scatter/gather entries of a post in {@code sges}: as they are if the array already holds
-     * the list, checked, else filled by {@link #fillSges}. Returns the bytes they add up to.
+     * The scatter/gather entries of a post in {@code sges}, which {@code filled} describes: as they are
+     * if the array already holds the list, checked, else filled by {@link #fillSges}. Returns the bytes
+     * they add up to.
      */
-    private long sges(FilledSges filled, MemorySegment sges, List<LmrTriplet> iov, int n) {
+    private long prepareSges(FilledSges filled, MemorySegment sges, List<LmrTriplet> iov, int n) {
         int frees = ia.lmrFrees();
         if (filled.holds(iov, frees)) {
-            namedFreedLmr = filled.namedFreedLmr();
             return filled.total();
         }
         filled.forget();
-        long total = fillSges(sges, iov, n);
-        filled.filled(iov, frees, total, namedFreedLmr);
-        return total;
+        return fillSges(filled, sges, iov, n, frees);
     }
 
     /**
-     * Fills scatter/gather entries. A freed LMR keeps its (now invalid) key so that the device
-     * reports the protection error; an LMR of another IA or PZ, or a range outside the LMR, fails
+     * Fills scatter/gather entries and records them in {@code filled}, checked when the IA had freed
+     * {@code frees} LMRs. A freed LMR keeps its (now invalid) key so that the device reports the
+     * protection error; an LMR of another IA or PZ, or a range outside the LMR, fails
      * PROTECTION_VIOLATION here.
      */
-    private long fillSges(MemorySegment sges, List<LmrTriplet> iov, int n) {
+    private long fillSges(FilledSges filled, MemorySegment sges, List<LmrTriplet> iov, int n, int frees) {
         long total = 0;
         boolean freed = false;
         for (int i = 0; i < n; i++) {
@@ -1065,7 +1064,7 @@ final class OfaEp extends OfaHandle implements Endpoint {
             }
             total += length;
         }
-        namedFreedLmr = freed;
+        filled.filled(iov, frees, total, freed);
         return total;
     }
 
@@ -1128,12 +1127,9 @@ final class OfaEp extends OfaHandle implements Endpoint {
         return inlineSgeEntry.address();
     }
 
-    /** Whether the segments {@link #fillSges} filled last named a freed LMR. Guarded by the lock. */
-    private boolean namedFreedLmr;
-
-    /** The ring entry kind of the DTO whose segments {@link #fillSges} filled last. */
-    private byte dtoKind() {
-        return namedFreedLmr ? WorkRing.KIND_DTO_FREED_LMR : WorkRing.KIND_DTO;
+    /** The ring entry kind of a DTO whose segments {@code filled} describes. */
+    private static byte dtoKind(FilledSges filled) {
+        return filled.namedFreedLmr() ? WorkRing.KIND_DTO_FREED_LMR : WorkRing.KIND_DTO;
     }
 
     private static DatException cqFull(String which, OfaEvd evd) {
@@ -1162,7 +1158,7 @@ final class OfaEp extends OfaHandle implements Endpoint {
         lock.lock();
         try {
             live();
-            long total = sges(recvFilled, recvSges, iov, n);
+            long total = prepareSges(recvFilled, recvSges, iov, n);
             if (total > attributes.maxMessageSize()) {
                 throw DatException.invalidParameter(2, total + " bytes exceed the EP's maximum message size");
             }
@@ -1183,7 +1179,7 @@ final class OfaEp extends OfaHandle implements Endpoint {
             if (r != 0) {
                 throw postFailed("ibv_post_recv", r, recvsCovered ? null : recvEvd);
             }
-            recvs.add(cookie, DtoOperation.RECEIVE, total, dtoKind(), true, null);
+            recvs.add(cookie, DtoOperation.RECEIVE, total, dtoKind(recvFilled), true, null);
         } finally {
             lock.unlock();
         }

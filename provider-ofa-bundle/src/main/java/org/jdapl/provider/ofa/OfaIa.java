@@ -91,7 +91,10 @@ final class OfaIa extends OfaHandle implements InterfaceAdapter, OfaEventLoop.Ha
     private final Set<OfaEvd> evds = new LinkedHashSet<>();
     private final Set<OfaCno> cnos = new LinkedHashSet<>();
     private final Set<OfaLmr> lmrs = new LinkedHashSet<>();
-    /** How many LMRs have been freed (written under the lock): posts that found their segments checked look here ({@link FilledSges}). */
+    /**
+     * How many LMRs have been freed (written under the lock): a post whose segments were checked
+     * before a free checks them again ({@link FilledSges}).
+     */
     private volatile int lmrFrees;
     private final Set<OfaRmr> rmrs = new LinkedHashSet<>();
     private final Set<OfaEp> eps = new LinkedHashSet<>();
