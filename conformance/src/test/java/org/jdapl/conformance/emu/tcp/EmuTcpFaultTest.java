@@ -138,7 +138,9 @@ class EmuTcpFaultTest {
                 eps[0].postRecv(List.of(new LmrTriplet(sink, i * 1024, 1024)), 1000 + i, Dat.COMPLETION_DEFAULT);
                 recvs.add(1000 + i);
             }
-            for (long i = 0; i < 200; i++) {
+            // Enough writes (1 GiB) that the kill lands while they are moving: with 200 the whole transfer
+            // sometimes finished between the first completion and the kill.
+            for (long i = 0; i < 1000; i++) {
                 eps[0].postRdmaWrite(List.of(new LmrTriplet(src, 0, size)), i, remote, Dat.COMPLETION_DEFAULT);
                 requests.add(i);
             }
