@@ -13,6 +13,13 @@ ITERS_LAT=${BENCH_LAT_ITERS:-2000}
 ITERS_BW=${BENCH_BW_ITERS:-1000}
 ROUNDS=${BENCH_ROUNDS:-7}
 BW_ROUNDS=${BENCH_BW_ROUNDS:-3}
+# Each end of a ping-pong is bound to a vCPU of its own, perftest's processes with taskset and DatBench's
+# threads with sched_setaffinity, the client on one and the server on the other. Left to the guest's
+# scheduler, the rounds of one run fell into two groups (DAT 15 or 22 us); bound so, they agree within
+# a few percent. The client takes vCPU 1: with it on vCPU 0, perftest, DAT and bare verbs alike had
+# slower rounds more often.
+CLIENT_CPU=${BENCH_CLIENT_CPU:-1}
+SERVER_CPU=${BENCH_SERVER_CPU:-0}
 B=/tmp/bench
 rm -rf $B; mkdir -p $B
 trap '' PIPE
@@ -21,10 +28,10 @@ trap '' PIPE
 perf() { # name tool args...
   local name=$1; shift
   local tool=$1; shift
-  timeout 120 $tool -d rxe0 -R "$@" > $B/$name.server 2>&1 &
+  timeout 120 taskset -c $SERVER_CPU $tool -d rxe0 -R "$@" > $B/$name.server 2>&1 &
   local spid=$!
   sleep 1
-  timeout 120 $tool -d rxe0 -R "$@" 192.168.77.1 > $B/$name.client 2>&1
+  timeout 120 taskset -c $CLIENT_CPU $tool -d rxe0 -R "$@" 192.168.77.1 > $B/$name.client 2>&1
   wait $spid
   cat $B/$name.client >> $R/perftest.txt
 }
@@ -43,7 +50,7 @@ dat_up=0
 dat_start() {
   while [ $starts -lt 3 ]; do
     starts=$((starts + 1))
-    coproc DAT { cd $B && exec timeout 1200 $JVM org.jdapl.provider.ofa.rxe.DatBench rxe0 $ITERS_LAT $ITERS_BW 2>> $B/dat.err; }
+    coproc DAT { cd $B && exec timeout 1200 $JVM org.jdapl.provider.ofa.rxe.DatBench rxe0 $ITERS_LAT $ITERS_BW $CLIENT_CPU $SERVER_CPU 2>> $B/dat.err; }
     local line=
     while read -t 420 -r -u ${DAT[0]} line && [[ $line != warmup* ]]; do :; done
     if [[ $line == warmup* ]]; then
@@ -121,6 +128,7 @@ F_LAT2=$(median f.lat2); F_LAT64=$(median f.lat64)
   printf "%-34s %12s %10s %7s %7s %11s\n" "send/recv latency 64 B [us]" "${D_LAT64:-n/a}" "${P_LAT64:-n/a}" \
     "$(ratio "$D_LAT64" "$P_LAT64")" "$(paired lat64)" "${F_LAT64:-n/a}"
   printf "%-34s %12s %10s %7s\n" "RDMA Write bandwidth 64 KiB [MB/s]" "${D_BW:-n/a}" "${P_BW:-n/a}" "$(ratio "$P_BW" "$D_BW")"
+  echo "the ping-pongs' clients ran on vCPU $CLIENT_CPU and their servers on vCPU $SERVER_CPU;"
   echo "latency: ib_send_lat t_typical (half round trip, post to post) vs the DAT ping-pong's median half"
   echo "round trip, timed the same way; bandwidth: ib_write_bw BW average vs DAT RDMA Writes;"
   echo "ratio = perftest is that many times better (1.00 = equal), of the medians; paired = the median of"

@@ -5,6 +5,7 @@ import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.util.Arrays;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executor;
 import java.util.concurrent.TimeUnit;
 import org.jdapl.dat.Endpoint;
 import org.jdapl.dat.LocalMemoryRegion;
@@ -183,10 +184,11 @@ public final class RawVerbsPingPong {
     /**
      * The median half round trip, in microseconds, of {@code iters} ping-pongs of {@code size} bytes
      * between two connected EPs with no DTO outstanding and nothing in their CQs; {@code a}'s buffers are {@code la} (send at
-     * 0, receive at 4096), {@code b}'s are {@code lb}.
+     * 0, receive at 4096), {@code b}'s are {@code lb}. The calling thread is the client; {@code serverThread}
+     * runs the server's loop.
      */
     public static double pingPong(Endpoint a, Endpoint b, LocalMemoryRegion la, LocalMemoryRegion lb, int size,
-                                  int iters) throws Exception {
+                                  int iters, Executor serverThread) throws Exception {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
         try (Arena arena = Arena.ofShared()) {
             Side sa = new Side(arena, a, la, size);
@@ -201,7 +203,7 @@ public final class RawVerbsPingPong {
                     }
                     sb.postSend(i + 1 == iters);
                 }
-            }, r -> Thread.ofPlatform().name("floor-server").start(r));
+            }, serverThread);
             long[] posted = new long[iters];
             for (int i = 0; i < iters; i++) {
                 posted[i] = System.nanoTime();

@@ -13,6 +13,7 @@ import java.util.List;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executor;
 import java.util.concurrent.TimeUnit;
 import org.jdapl.dat.CompletionFlag;
 import org.jdapl.dat.Dat;
@@ -41,8 +42,11 @@ import org.jdapl.provider.ofa.RawVerbsPingPong;
  * {@code dat_evd_dequeue}, as perftest busy-polls its CQ) and a stream of 64 KiB RDMA Writes with
  * 128 outstanding.
  *
- * <p>{@code java ... DatBench <device> <latency iterations> <bandwidth iterations>} connects, warms up
- * until the JIT has stopped compiling and prints {@code warmup <s> jit <ms>}. Then it reads commands
+ * <p>{@code java ... DatBench <device> <latency iterations> <bandwidth iterations> [<client CPU>
+ * <server CPU>]} connects, warms up until the JIT has stopped compiling and prints
+ * {@code warmup <s> jit <ms>}. With the two CPUs, the measuring thread (the ping-pong's client and the
+ * writer) is bound to the first and every ping-pong's server thread to the second, as
+ * {@code taskset -c} binds perftest's two processes. Then it reads commands
  * from standard input, one a line, so that the caller can run perftest between its rounds and an
  * emulated CPU's slow and fast phases fall on both alike:
  * <ul>
@@ -97,6 +101,13 @@ public final class DatBench {
         String device = args.length > 0 ? args[0] : "rxe0";
         int latIters = args.length > 1 ? Integer.parseInt(args[1]) : 2000;
         int bwIters = args.length > 2 ? Integer.parseInt(args[2]) : 1000;
+        int clientCpu = args.length > 4 ? Integer.parseInt(args[3]) : -1;
+        int serverCpu = args.length > 4 ? Integer.parseInt(args[4]) : -1;
+        CpuAffinity.bind(clientCpu);
+        Executor serverThread = r -> Thread.ofPlatform().name("bench-server").start(() -> {
+            CpuAffinity.bind(serverCpu);
+            r.run();
+        });
         OfaProvider provider = new OfaProvider();
         Side a = Side.open(provider, device, "a");
         Side b = Side.open(provider, device, "b");
@@ -105,13 +116,13 @@ public final class DatBench {
             connect(a.ia, a.bwEp, a.bwEvd, b.ia, b.bwEp, b.bwEvd);
             LocalMemoryRegion la = a.ia.createLmr(a.pz, arena.allocate(1 << 20, 4096), Dat.MEM_PRIV_ALL, VaType.VA);
             LocalMemoryRegion lb = b.ia.createLmr(b.pz, arena.allocate(1 << 20, 4096), Dat.MEM_PRIV_ALL, VaType.VA);
-            warmUp(a, b, la, lb);
+            warmUp(a, b, la, lb, serverThread);
             System.err.printf("clock read %.0f ns (median of back-to-back System.nanoTime calls)%n", clockRead());
             writes(a, la, lb, Math.max(100, bwIters / 4));
             // One more untimed ping-pong of each size after the writes: without it the first measured
             // round took twice as long as the others in two runs out of two.
-            pingPong(a, b, la, lb, 2, latIters);
-            pingPong(a, b, la, lb, 64, latIters);
+            pingPong(a, b, la, lb, 2, latIters, serverThread);
+            pingPong(a, b, la, lb, 64, latIters, serverThread);
             BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.US_ASCII));
             String line;
             while ((line = in.readLine()) != null) {
@@ -119,12 +130,12 @@ public final class DatBench {
                 switch (cmd[0]) {
                     case "lat" -> {
                         int size = Integer.parseInt(cmd[1]);
-                        System.out.printf("lat%d %.2f%n", size, pingPong(a, b, la, lb, size, latIters));
+                        System.out.printf("lat%d %.2f%n", size, pingPong(a, b, la, lb, size, latIters, serverThread));
                     }
                     case "floor" -> {
                         int size = Integer.parseInt(cmd[1]);
                         System.out.printf("floor%d %.2f%n", size,
-                                floor(a, b, la, lb, size, latIters));
+                                floor(a, b, la, lb, size, latIters, serverThread));
                     }
                     case "spin" -> System.out.printf("spin %.1f %.1f%n", emptyDequeue(a.evd, 100_000),
                             RawVerbsPingPong.emptyPoll(a.ep, 100_000));
@@ -149,16 +160,17 @@ public final class DatBench {
      * {@link #JIT_QUIET} (under an emulated CPU the optimising compiler takes tens of seconds).
      * Prints {@code warmup <s> jit <ms>}.
      */
-    private static void warmUp(Side a, Side b, LocalMemoryRegion la, LocalMemoryRegion lb) throws Exception {
+    private static void warmUp(Side a, Side b, LocalMemoryRegion la, LocalMemoryRegion lb, Executor serverThread)
+            throws Exception {
         CompilationMXBean jit = ManagementFactory.getCompilationMXBean();
         boolean timed = jit != null && jit.isCompilationTimeMonitoringSupported();
         long start = System.nanoTime();
         long lastJit = timed ? jit.getTotalCompilationTime() : 0;
         long lastChange = start;
         while (true) {
-            pingPong(a, b, la, lb, 2, 300);
-            pingPong(a, b, la, lb, 64, 100);
-            floor(a, b, la, lb, 2, 300);
+            pingPong(a, b, la, lb, 2, 300, serverThread);
+            pingPong(a, b, la, lb, 64, 100, serverThread);
+            floor(a, b, la, lb, 2, 300, serverThread);
             writes(a, la, lb, 64);
             long now = System.nanoTime();
             long total = timed ? jit.getTotalCompilationTime() : 0;
@@ -205,12 +217,12 @@ public final class DatBench {
     }
 
     /**
-     * Busy-polls the EVD for the next reported receive completion. Like perftest's loop around
-     * ibv_poll_cq, it has no spin-wait hint: under an emulated CPU a PAUSE leaves the translated code
-     * for the emulator's main loop.
+     * Busy-polls the EVD for the next reported receive completion, until {@code deadline}
+     * ({@link System#nanoTime}). Like perftest's loop around ibv_poll_cq, it has no spin-wait hint:
+     * under an emulated CPU a PAUSE leaves the translated code for the emulator's main loop.
      */
-    private static void awaitReceive(EventDispatcher evd) {
-        while (true) {
+    private static void awaitReceive(EventDispatcher evd, long deadline) {
+        for (int spins = 1; ; spins++) {
             Optional<DatEvent> e = evd.dequeue();
             if (e.isPresent()) {
                 if (e.get() instanceof DatEvent.DtoCompletion d && d.status() == DtoStatus.SUCCESS) {
@@ -221,6 +233,9 @@ public final class DatBench {
                 }
                 throw new IllegalStateException("unexpected " + e.get());
             }
+            if ((spins & 0xfff) == 0 && System.nanoTime() - deadline > 0) {
+                throw new IllegalStateException("no receive completion within the time limit");
+            }
         }
     }
 
@@ -228,28 +243,29 @@ public final class DatBench {
      * The median half round trip of {@code iters} ping-pongs of {@code size} bytes, in microseconds,
      * timed from post to post as perftest times them.
      */
-    private static double pingPong(Side a, Side b, LocalMemoryRegion la, LocalMemoryRegion lb, int size, int iters)
-            throws Exception {
+    private static double pingPong(Side a, Side b, LocalMemoryRegion la, LocalMemoryRegion lb, int size, int iters,
+                                   Executor serverThread) throws Exception {
         List<LmrTriplet> sendA = List.of(new LmrTriplet(la, 0, size));
         List<LmrTriplet> recvA = List.of(new LmrTriplet(la, 4096, size));
         List<LmrTriplet> sendB = List.of(new LmrTriplet(lb, 0, size));
         List<LmrTriplet> recvB = List.of(new LmrTriplet(lb, 4096, size));
         a.ep.postRecv(recvA, 1, Dat.COMPLETION_DEFAULT);
         b.ep.postRecv(recvB, 1, Dat.COMPLETION_DEFAULT);
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
         CompletableFuture<Void> server = CompletableFuture.runAsync(() -> {
             for (int i = 0; i < iters; i++) {
-                awaitReceive(b.evd);
+                awaitReceive(b.evd, deadline);
                 if (i + 1 < iters) {
                     b.ep.postRecv(recvB, 1, Dat.COMPLETION_DEFAULT);
                 }
                 b.ep.postSend(sendB, 2, SUPPRESS);
             }
-        }, r -> Thread.ofPlatform().name("bench-server").start(r));
+        }, serverThread);
         long[] posted = new long[iters];
         for (int i = 0; i < iters; i++) {
             posted[i] = System.nanoTime();
             a.ep.postSend(sendA, 2, SUPPRESS);
-            awaitReceive(a.evd);
+            awaitReceive(a.evd, deadline);
             if (i + 1 < iters) {
                 a.ep.postRecv(recvA, 1, Dat.COMPLETION_DEFAULT);
             }
@@ -274,11 +290,11 @@ public final class DatBench {
      * that the JVM and the downcalls leave, below the DAT layer. Each EP first completes a signalled
      * request, which retires its suppressed sends, so that the bare loop finds no DAT completion to come.
      */
-    private static double floor(Side a, Side b, LocalMemoryRegion la, LocalMemoryRegion lb, int size, int iters)
-            throws Exception {
+    private static double floor(Side a, Side b, LocalMemoryRegion la, LocalMemoryRegion lb, int size, int iters,
+                                Executor serverThread) throws Exception {
         quiesce(a, lb);
         quiesce(b, la);
-        return RawVerbsPingPong.pingPong(a.ep, b.ep, la, lb, size, iters);
+        return RawVerbsPingPong.pingPong(a.ep, b.ep, la, lb, size, iters, serverThread);
     }
 
     /** An empty RDMA Write to the peer, completed: every request of the side before it is retired. */

@@ -1,0 +1,53 @@
+package org.jdapl.provider.ofa.rxe;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.FunctionDescriptor;
+import java.lang.foreign.Linker;
+import java.lang.foreign.MemoryLayout;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.lang.invoke.MethodHandle;
+
+/**
+ * Binds the calling thread to one CPU with Linux's {@code sched_setaffinity}, as {@code taskset -c}
+ * binds a process: the benchmark keeps each end of its ping-pong on a vCPU of its own, where
+ * perftest's two processes are bound the same way.
+ */
+final class CpuAffinity {
+    /** A {@code cpu_set_t} of 1024 CPUs. */
+    private static final int SET_BYTES = 128;
+    private static final MethodHandle SCHED_SETAFFINITY = Linker.nativeLinker().downcallHandle(
+            Linker.nativeLinker().defaultLookup().find("sched_setaffinity")
+                    .orElseThrow(() -> new UnsupportedOperationException("no sched_setaffinity (not Linux)")),
+            FunctionDescriptor.of(ValueLayout.JAVA_INT, ValueLayout.JAVA_INT, ValueLayout.JAVA_LONG,
+                    ValueLayout.ADDRESS),
+            Linker.Option.captureCallState("errno"));
+
+    private CpuAffinity() {
+    }
+
+    /** Binds the calling thread to {@code cpu}; a negative {@code cpu} leaves it as it is. */
+    static void bind(int cpu) {
+        if (cpu < 0) {
+            return;
+        }
+        if (cpu >= SET_BYTES * 8) {
+            throw new IllegalArgumentException("CPU " + cpu + " is beyond the affinity mask");
+        }
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment state = arena.allocate(Linker.Option.captureStateLayout());
+            MemorySegment set = arena.allocate(SET_BYTES, 8);
+            set.set(ValueLayout.JAVA_BYTE, cpu / 8, (byte) (1 << (cpu % 8)));
+            int r = (int) SCHED_SETAFFINITY.invokeExact(state, 0, (long) SET_BYTES, set);
+            if (r != 0) {
+                int errno = state.get(ValueLayout.JAVA_INT, Linker.Option.captureStateLayout()
+                        .byteOffset(MemoryLayout.PathElement.groupElement("errno")));
+                throw new IllegalStateException("sched_setaffinity to CPU " + cpu + " failed: errno " + errno);
+            }
+        } catch (RuntimeException | Error e) {
+            throw e;
+        } catch (Throwable t) {
+            throw new IllegalStateException(t);
+        }
+    }
+}
