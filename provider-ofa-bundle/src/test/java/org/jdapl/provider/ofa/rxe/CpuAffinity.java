@@ -3,10 +3,10 @@ package org.jdapl.provider.ofa.rxe;
 import java.lang.foreign.Arena;
 import java.lang.foreign.FunctionDescriptor;
 import java.lang.foreign.Linker;
-import java.lang.foreign.MemoryLayout;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.lang.invoke.MethodHandle;
+import org.jdapl.provider.ofa.verbs.Errno;
 
 /**
  * Binds the calling thread to one CPU with Linux's {@code sched_setaffinity}, as {@code taskset -c}
@@ -34,20 +34,16 @@ final class CpuAffinity {
         if (cpu >= SET_BYTES * 8) {
             throw new IllegalArgumentException("CPU " + cpu + " is beyond the affinity mask");
         }
+        int r;
         try (Arena arena = Arena.ofConfined()) {
-            MemorySegment state = arena.allocate(Linker.Option.captureStateLayout());
             MemorySegment set = arena.allocate(SET_BYTES, 8);
             set.set(ValueLayout.JAVA_BYTE, cpu / 8, (byte) (1 << (cpu % 8)));
-            int r = (int) SCHED_SETAFFINITY.invokeExact(state, 0, (long) SET_BYTES, set);
-            if (r != 0) {
-                int errno = state.get(ValueLayout.JAVA_INT, Linker.Option.captureStateLayout()
-                        .byteOffset(MemoryLayout.PathElement.groupElement("errno")));
-                throw new IllegalStateException("sched_setaffinity to CPU " + cpu + " failed: errno " + errno);
-            }
-        } catch (RuntimeException | Error e) {
-            throw e;
+            r = (int) SCHED_SETAFFINITY.invokeExact(Errno.capture(), 0, (long) SET_BYTES, set);
         } catch (Throwable t) {
-            throw new IllegalStateException(t);
+            throw new IllegalStateException("sched_setaffinity to CPU " + cpu, t);
+        }
+        if (r != 0) {
+            throw new IllegalStateException("sched_setaffinity to CPU " + cpu + " failed: errno " + Errno.last());
         }
     }
 }
