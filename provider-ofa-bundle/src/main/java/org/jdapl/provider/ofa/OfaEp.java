@@ -911,33 +911,26 @@ final class OfaEp extends OfaHandle implements Endpoint {
 
     /**
      * The request posts: checks, the work request in the EP's native buffer, {@code ibv_post_send},
-     * and the ring entry. The common path is short enough for the JIT to compile it into the caller;
-     * the checks' failures are built in methods of their own.
+     * and the ring entry. Every check is made under the lock, after the one of the handle, so that a
+     * freed EP fails INVALID_HANDLE whatever else is wrong and the handle is read once. The common
+     * path is short enough for the JIT to compile it into the caller; failures are built in methods
+     * of their own.
      */
     private void postRequest(int opcode, DtoOperation op, List<LmrTriplet> iov, long cookie, RmrTriplet remote,
                              Set<CompletionFlag> flags, int invalidate) {
-        live();
-        checkRequest(iov, flags);
-        int n = iov.size();
         lock.lock();
         try {
             live();
-            if (state != EpState.CONNECTED) {
-                throw notConnected(op);
-            }
-            if (sends.full()) {
-                throw queueFull("request", sends);
-            }
-            long total = prepareSges(sendFilled, sendSges, iov, n);
+            checkRequest(iov, flags, op);
+            long total = prepareSges(sendFilled, sendSges, iov, iov.size());
             checkRequestLength(op, total, remote);
             int bits = CompletionBits.of(flags);
             boolean suppress = (bits & CompletionBits.SUPPRESS) != 0;
             boolean signal = !suppress || sends.unsignalledRun >= sends.capacity / 2;
-            int sendFlags = sendFlags(bits, signal);
             if (!sendsCovered && !requestEvd.reserve()) {
                 throw cqFull("request", requestEvd);
             }
-            writeSendWr(opcode, iov, n, total, sendFlags, invalidate, remote);
+            writeSendWr(opcode, iov, total, sendFlags(bits, signal), invalidate, remote);
             int r = ia.device().context.postSend(qp.address(), sendWrArg, badWrArg);
             if (r != 0) {
                 throw postFailed("ibv_post_send", r, sendsCovered ? null : requestEvd);
@@ -953,9 +946,10 @@ final class OfaEp extends OfaHandle implements Endpoint {
      * Writes the work request of a post into {@link #sendWr}: the segments {@link #fillSges} wrote, or
      * their bytes inline where they fit and their memory is still there. Under the lock.
      */
-    private void writeSendWr(int opcode, List<LmrTriplet> iov, int n, long total, int sendFlags, int invalidate,
+    private void writeSendWr(int opcode, List<LmrTriplet> iov, long total, int sendFlags, int invalidate,
                              RmrTriplet remote) {
         MemorySegment wr = sendWr;
+        int n = iov.size();
         int sges = n;
         int flags = sendFlags;
         if (total <= inlineLimit && total > 0 && opcode != Verbs.WR_RDMA_READ && !sendFilled.namedFreedLmr()
@@ -975,8 +969,8 @@ final class OfaEp extends OfaHandle implements Endpoint {
         }
     }
 
-    /** The checks of a request post that need no lock. */
-    private void checkRequest(List<LmrTriplet> iov, Set<CompletionFlag> flags) {
+    /** The checks of a request post before its segments are looked at (under the lock). */
+    private void checkRequest(List<LmrTriplet> iov, Set<CompletionFlag> flags, DtoOperation op) {
         if (iov == null || flags == null) {
             throw DatException.invalidParameter(2, "null segment list or completion flags");
         }
@@ -986,6 +980,12 @@ final class OfaEp extends OfaHandle implements Endpoint {
         }
         if (requestEvd == null) {
             throw DatException.invalidState(DatReturnSubtype.NO_SUBTYPE, "the EP has no request EVD");
+        }
+        if (state != EpState.CONNECTED) {
+            throw notConnected(op);
+        }
+        if (sends.full()) {
+            throw queueFull("request", sends);
         }
     }
 
@@ -1157,14 +1157,14 @@ final class OfaEp extends OfaHandle implements Endpoint {
                 what + " failed: errno " + errno);
     }
 
+    /** {@code dat_ep_post_recv}; every check under the lock, as for {@link #postRequest}. */
     @Override
     public void postRecv(List<LmrTriplet> iov, long cookie, Set<CompletionFlag> flags) {
-        live();
-        checkRecv(iov, flags);
-        int n = iov.size();
         lock.lock();
         try {
             live();
+            checkRecv(iov, flags);
+            int n = iov.size();
             long total = prepareSges(recvFilled, recvSges, iov, n);
             if (total > attributes.maxMessageSize()) {
                 throw DatException.invalidParameter(2, total + " bytes exceed the EP's maximum message size");
@@ -1192,7 +1192,7 @@ final class OfaEp extends OfaHandle implements Endpoint {
         }
     }
 
-    /** The checks of {@code dat_ep_post_recv} that need no lock. */
+    /** The checks of {@code dat_ep_post_recv} before its segments are looked at (under the lock). */
     private void checkRecv(List<LmrTriplet> iov, Set<CompletionFlag> flags) {
         if (iov == null || flags == null) {
             throw DatException.invalidParameter(2, "null segment list or completion flags");
