@@ -9,7 +9,9 @@ import org.jdapl.dat.DtoOperation;
  * and the sequence number, so that a completion names its entry without any lookup structure and a
  * stale completion (of a destroyed queue pair) is recognised. Completions of one queue arrive in
  * order (RC), and a signalled completion also retires every unsignalled request posted before it.
- * Guarded by the EP's lock.
+ * An entry is two longs, its cookie and the rest packed ({@link #meta}), so that a post writes two
+ * array slots and a completion reads two; the subject (an RMR) has an array of its own, touched only
+ * while a bind is outstanding. Guarded by the EP's lock.
  */
 final class WorkRing {
     /** Tag of send queue work requests. */
@@ -33,13 +35,19 @@ final class WorkRing {
     final int capacity;
     /** The arrays' length (a power of two, at least {@link #capacity}) less one: an index is a mask away. */
     private final int mask;
+    private static final DtoOperation[] OPS = DtoOperation.values();
+    private static final int OP_BITS = 8;
+    private static final int KIND_SHIFT = OP_BITS;
+    /** Report success (not set for SUPPRESS and for requests signalled only to bound the queue). */
+    private static final long REPORT = 1L << 16;
+    private static final int LENGTH_SHIFT = 17;
+
     private final long[] cookies;
-    private final long[] lengths;
-    private final DtoOperation[] ops;
-    private final byte[] kinds;
-    /** Report success (false for SUPPRESS and for requests signalled only to bound the queue). */
-    private final boolean[] report;
+    /** Per entry: length (above {@link #LENGTH_SHIFT}), {@link #REPORT}, kind, operation ordinal. */
+    private final long[] meta;
     private final Object[] subjects;
+    /** Entries with a subject not yet retired. */
+    private int subjectsOut;
     private long head;
     private long tail;
     private int generation;
@@ -52,10 +60,7 @@ final class WorkRing {
         int size = Integer.highestOneBit(Math.max(1, capacity - 1)) << 1;
         mask = size - 1;
         cookies = new long[size];
-        lengths = new long[size];
-        ops = new DtoOperation[size];
-        kinds = new byte[size];
-        report = new boolean[size];
+        meta = new long[size];
         subjects = new Object[size];
     }
 
@@ -66,6 +71,7 @@ final class WorkRing {
         unsignalledRun = 0;
         generation = newGeneration;
         java.util.Arrays.fill(subjects, null);
+        subjectsOut = 0;
     }
 
     int outstanding() {
@@ -85,11 +91,11 @@ final class WorkRing {
     void add(long cookie, DtoOperation op, long length, byte kind, boolean reportSuccess, Object subject) {
         int i = index(head);
         cookies[i] = cookie;
-        ops[i] = op;
-        lengths[i] = length;
-        kinds[i] = kind;
-        report[i] = reportSuccess;
-        subjects[i] = subject;
+        meta[i] = length << LENGTH_SHIFT | (reportSuccess ? REPORT : 0) | (long) kind << KIND_SHIFT | op.ordinal();
+        if (subject != null) {
+            subjects[i] = subject;
+            subjectsOut++;
+        }
         head++;
     }
 
@@ -123,19 +129,19 @@ final class WorkRing {
     }
 
     DtoOperation opAt(long seq) {
-        return ops[index(seq)];
+        return OPS[(int) meta[index(seq)] & ((1 << OP_BITS) - 1)];
     }
 
     long lengthAt(long seq) {
-        return lengths[index(seq)];
+        return meta[index(seq)] >>> LENGTH_SHIFT;
     }
 
     byte kindAt(long seq) {
-        return kinds[index(seq)];
+        return (byte) (meta[index(seq)] >>> KIND_SHIFT);
     }
 
     boolean reportAt(long seq) {
-        return report[index(seq)];
+        return (meta[index(seq)] & REPORT) != 0;
     }
 
     Object subjectAt(long seq) {
@@ -144,8 +150,12 @@ final class WorkRing {
 
     /** Retires every entry up to and including {@code seq}. */
     void retireThrough(long seq) {
-        for (long s = tail; s <= seq; s++) {
-            subjects[index(s)] = null;
+        for (long s = tail; s <= seq && subjectsOut > 0; s++) {
+            int i = index(s);
+            if (subjects[i] != null) {
+                subjects[i] = null;
+                subjectsOut--;
+            }
         }
         tail = seq + 1;
     }

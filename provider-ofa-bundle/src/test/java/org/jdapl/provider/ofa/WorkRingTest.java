@@ -53,4 +53,36 @@ class WorkRingTest {
         long sendTagged = (current & ~WorkRing.TAG_MASK) | WorkRing.SEND;
         assertEquals(-1, ring.sequenceOf(sendTagged));
     }
+
+    @Test
+    void anEntryGivesBackEveryFieldItWasAddedWith() {
+        WorkRing ring = new WorkRing(WorkRing.SEND, 8);
+        ring.reset(3);
+        byte[] kinds = {WorkRing.KIND_DTO, WorkRing.KIND_BIND, WorkRing.KIND_DTO_FREED_LMR};
+        long[] lengths = {0, 1, 65536, (1L << 32) + 5, (1L << 46) - 1};
+        Object rmr = new Object();
+        int n = 0;
+        for (DtoOperation op : DtoOperation.values()) {
+            for (byte kind : kinds) {
+                for (long length : lengths) {
+                    for (boolean report : new boolean[] {false, true}) {
+                        long id = ring.nextWrId();
+                        Object subject = kind == WorkRing.KIND_BIND ? rmr : null;
+                        ring.add(-n, op, length, kind, report, subject);
+                        long seq = ring.sequenceOf(id);
+                        String what = op + " kind " + kind + " length " + length + " report " + report;
+                        assertEquals(-n, ring.cookieAt(seq), what);
+                        assertEquals(op, ring.opAt(seq), what);
+                        assertEquals(kind, ring.kindAt(seq), what);
+                        assertEquals(length, ring.lengthAt(seq), what);
+                        assertEquals(report, ring.reportAt(seq), what);
+                        assertEquals(subject, ring.subjectAt(seq), what);
+                        ring.retireThrough(seq);
+                        assertEquals(null, ring.subjectAt(seq), "a retired entry lets go of its subject: " + what);
+                        n++;
+                    }
+                }
+            }
+        }
+    }
 }
