@@ -31,10 +31,6 @@ final class WorkRing {
     /** A DTO whose segments named a freed LMR (its completion is a protection error). */
     static final byte KIND_DTO_FREED_LMR = 2;
 
-    final long tag;
-    final int capacity;
-    /** The arrays' length (a power of two, at least {@link #capacity}) less one: an index is a mask away. */
-    private final int mask;
     private static final DtoOperation[] OPS = DtoOperation.values();
     private static final int OP_BITS = 8;
     private static final int KIND_SHIFT = OP_BITS;
@@ -42,6 +38,10 @@ final class WorkRing {
     private static final long REPORT = 1L << 16;
     private static final int LENGTH_SHIFT = 17;
 
+    final long tag;
+    final int capacity;
+    /** The arrays' length (a power of two, at least {@link #capacity}) less one: an index is a mask away. */
+    private final int mask;
     private final long[] cookies;
     /** Per entry: length (above {@link #LENGTH_SHIFT}), {@link #REPORT}, kind, operation ordinal. */
     private final long[] meta;
