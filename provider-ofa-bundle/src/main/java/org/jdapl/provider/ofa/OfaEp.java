@@ -1117,7 +1117,7 @@ final class OfaEp extends OfaHandle implements Endpoint {
      * cheaper for such sizes than {@code MemorySegment.copy}, whose checks and copy routine are calls
      * that the JIT keeps out of line. Throws as the segments' accessors throw.
      */
-    private static void copySmall(MemorySegment from, long fromOffset, MemorySegment to, long toOffset, long length) {
+    static void copySmall(MemorySegment from, long fromOffset, MemorySegment to, long toOffset, long length) {
         long done = 0;
         for (; done + Long.BYTES <= length; done += Long.BYTES) {
             to.set(ValueLayout.JAVA_LONG_UNALIGNED, toOffset + done,

@@ -72,10 +72,17 @@ public final class DatBench {
     private DatBench() {
     }
 
+    /** The ping-pong EP's queue depths. */
+    private static final int PING_RECVS = 16;
+    private static final int PING_SENDS = 64;
+
     /**
      * One side: IA and PZ; for the ping-pong an EP with short queues and a small EVD (perftest's
      * latency test uses queues of a few entries: rings that stay within a few pages), for the RDMA
-     * Writes an EP and EVD with room for 128 outstanding requests. Each EVD takes all of its EP's events.
+     * Writes an EP and EVD with room for 128 outstanding requests. Each EVD takes all of its EP's events
+     * and has room for every DTO its EP can have outstanding, as perftest sizes its CQs for its queues
+     * and as the DAT specification asks of a consumer (an EVD that can overflow loses events); the
+     * provider then reserves CQ room once, at dat_ep_create, instead of at every post.
      */
     private record Side(InterfaceAdapter ia, ProtectionZone pz, EventDispatcher evd, Endpoint ep,
                         EventDispatcher bwEvd, Endpoint bwEp) {
@@ -84,8 +91,8 @@ public final class DatBench {
                     true, "bench"), 16);
             ProtectionZone pz = ia.createPz();
             EnumSet<EvdFlag> all = EnumSet.of(EvdFlag.DTO, EvdFlag.CONNECTION, EvdFlag.CR);
-            EventDispatcher evd = ia.createEvd(64, null, all);
-            Endpoint ep = ia.createEp(pz, evd, evd, evd, EpAttributes.defaults().withQueueDepths(16, 64));
+            EventDispatcher evd = ia.createEvd(PING_RECVS + PING_SENDS + 16, null, all);
+            Endpoint ep = ia.createEp(pz, evd, evd, evd, EpAttributes.defaults().withQueueDepths(PING_RECVS, PING_SENDS));
             EventDispatcher bwEvd = ia.createEvd(1024, null, all);
             Endpoint bwEp = ia.createEp(pz, bwEvd, bwEvd, bwEvd, null);
             return new Side(ia, pz, evd, ep, bwEvd, bwEp);
