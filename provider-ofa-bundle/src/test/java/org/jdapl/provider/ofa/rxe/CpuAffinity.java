@@ -2,11 +2,11 @@ package org.jdapl.provider.ofa.rxe;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.FunctionDescriptor;
-import java.lang.foreign.Linker;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.lang.invoke.MethodHandle;
 import org.jdapl.provider.ofa.verbs.Errno;
+import org.jdapl.provider.ofa.verbs.NativeLibrary;
 
 /**
  * Binds the calling thread to one CPU with Linux's {@code sched_setaffinity}, as {@code taskset -c}
@@ -16,12 +16,9 @@ import org.jdapl.provider.ofa.verbs.Errno;
 final class CpuAffinity {
     /** A {@code cpu_set_t} of 1024 CPUs. */
     private static final int SET_BYTES = 128;
-    private static final MethodHandle SCHED_SETAFFINITY = Linker.nativeLinker().downcallHandle(
-            Linker.nativeLinker().defaultLookup().find("sched_setaffinity")
-                    .orElseThrow(() -> new UnsupportedOperationException("no sched_setaffinity (not Linux)")),
+    private static final MethodHandle SCHED_SETAFFINITY = NativeLibrary.libc().function("sched_setaffinity",
             FunctionDescriptor.of(ValueLayout.JAVA_INT, ValueLayout.JAVA_INT, ValueLayout.JAVA_LONG,
-                    ValueLayout.ADDRESS),
-            Linker.Option.captureCallState("errno"));
+                    ValueLayout.ADDRESS));
 
     private CpuAffinity() {
     }

@@ -72,9 +72,10 @@ public final class DatBench {
     private DatBench() {
     }
 
-    /** The ping-pong EP's queue depths. */
+    /** The ping-pong EP's queue depths, and its EVD's room beyond them (connection events). */
     private static final int PING_RECVS = 16;
     private static final int PING_SENDS = 64;
+    private static final int PING_OTHER_EVENTS = 16;
 
     /**
      * One side: IA and PZ; for the ping-pong an EP with short queues and a small EVD (perftest's
@@ -91,8 +92,9 @@ public final class DatBench {
                     true, "bench"), 16);
             ProtectionZone pz = ia.createPz();
             EnumSet<EvdFlag> all = EnumSet.of(EvdFlag.DTO, EvdFlag.CONNECTION, EvdFlag.CR);
-            EventDispatcher evd = ia.createEvd(PING_RECVS + PING_SENDS + 16, null, all);
-            Endpoint ep = ia.createEp(pz, evd, evd, evd, EpAttributes.defaults().withQueueDepths(PING_RECVS, PING_SENDS));
+            EventDispatcher evd = ia.createEvd(PING_RECVS + PING_SENDS + PING_OTHER_EVENTS, null, all);
+            Endpoint ep = ia.createEp(pz, evd, evd, evd,
+                    EpAttributes.defaults().withQueueDepths(PING_RECVS, PING_SENDS));
             EventDispatcher bwEvd = ia.createEvd(1024, null, all);
             Endpoint bwEp = ia.createEp(pz, bwEvd, bwEvd, bwEvd, null);
             return new Side(ia, pz, evd, ep, bwEvd, bwEp);
