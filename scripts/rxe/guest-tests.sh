@@ -52,6 +52,12 @@ if [[ " $parts " == *" bench "* ]]; then
   echo "GUEST: benchmark done at $(cut -d' ' -f1 /proc/uptime) s"
 fi
 
+# 4. The DAT layer's instructions per round trip (only in a boot with the counting plugin loaded).
+if [[ " $parts " == *" insn "* ]]; then
+  /mnt/work/insn.sh $R 2>&1 | tee $R/insn.log
+  echo "GUEST: instruction count done at $(cut -d' ' -f1 /proc/uptime) s"
+fi
+
 echo $rc > $R/rc
 echo "GUEST: exit $rc, $(cut -d' ' -f1 /proc/uptime) s since boot (started at $t0 s)"
 sync

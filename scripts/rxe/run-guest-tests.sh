@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Runs the OFA provider's device tests on a real verbs device: a Soft-RoCE (rdma_rxe) device in a
 # qemu guest (TCG, no KVM needed) booted from the current Debian kernel, with the host's root file
-# system shared read-only over 9p. The JUnit reports come back to provider-ofa-bundle/target/rxe/.
+# system shared read-only over 9p; then the conformance kit and the benchmark next to perftest, and, in
+# a second boot with a counting TCG plugin, the DAT layer's instructions per round trip
+# (RXE_PARTS="tests kit bench insn" by default). The reports come back to provider-ofa-bundle/target/rxe/.
 #
 #   scripts/rxe/run-guest-tests.sh            build the provider (offline if possible) and run
 #   scripts/rxe/run-guest-tests.sh --no-build use the classes already built
@@ -88,11 +90,12 @@ if [ ! -f "$initrd" ] || [ "$here/run-guest-tests.sh" -nt "$initrd" ]; then
   (cd "$ird" && find . | cpio -o -H newc --quiet | gzip -1) > "$initrd.tmp" && mv "$initrd.tmp" "$initrd"
 fi
 
-# 4. The writable share: the guest script, its settings and the results.
+# 4. The writable share: the guest scripts, their settings and the results.
 share=$work/share
 rm -rf "$share"; mkdir -p "$share/reports"
 cp "$here/guest-tests.sh" "$share/guest.sh"
 cp "$here/guest-bench.sh" "$share/bench.sh"
+cp "$here/guest-insn.sh" "$share/insn.sh"
 # The whole class path is copied into the share: other modules of the checkout may be rebuilt while
 # the guest runs, and the guest mounts a tmpfs over /tmp, where a checkout or a Maven repository may be.
 cp_entries=()
@@ -108,33 +111,56 @@ for entry in "$module/target/test-classes" "$module/target/classes" $(tr ':' ' '
   fi
 done
 classpath=$(IFS=:; echo "${cp_entries[*]}")
-cat > "$share/env.sh" <<ENV
-RXE_PARTS="${RXE_PARTS:-tests kit bench}"
+parts=" ${RXE_PARTS:-tests kit bench insn} "
+guest_parts=${parts/ insn / }
+
+# 5. Boot. The guest's clock source is the TSC (which TCG derives from the host's, the same on every
+#    vCPU): the kernel would otherwise fall back to the emulated HPET, where every clock read is an
+#    emulated device access (about 0.9 us), and the benchmark times its round trips with it.
+boot() { # parts log qemu-arguments...
+  local what=$1 console=$2
+  shift 2
+  rm -rf "$share/reports"; mkdir -p "$share/reports"
+  cat > "$share/env.sh" <<ENV
+RXE_PARTS="$what"
 RXE_KIT_ONLY="${RXE_KIT_ONLY:-.*}"
 RXE_BENCH_JAVA_OPTS="${RXE_BENCH_JAVA_OPTS:-}"
 JAVA=$java_home/bin/java
 CLASSPATH=$classpath
 ENV
+  log "booting the guest for:$what"
+  set +e
+  timeout "${RXE_GUEST_SECONDS:-780}" qemu-system-x86_64 -accel tcg,thread=multi -cpu max -smp 2 -m 3G -nographic \
+    -no-reboot -nic none "$@" \
+    -kernel "$kdir/boot/vmlinuz-$kver" -initrd "$initrd" \
+    -append "console=ttyS0 panic=-1 quiet loglevel=4 mitigations=off clocksource=tsc tsc=reliable" \
+    -virtfs local,path=/,mount_tag=hostroot,security_model=none,readonly=on,multidevs=remap \
+    -virtfs local,path="$share",mount_tag=probe,security_model=none,multidevs=remap \
+    < /dev/null 2>&1 | tee "$console"
+  local qemu_rc=${PIPESTATUS[0]}
+  set -e
+  cp -r "$share/reports/." "$out/" 2>/dev/null || true
+  [ $qemu_rc = 124 ] && die "the guest did not finish within ${RXE_GUEST_SECONDS:-780} s (console in $console)"
+  [ -f "$share/reports/rc" ] || die "the guest did not run its tests (qemu exit $qemu_rc; console in $console)"
+  return 0
+}
 
-# 5. Boot. The guest's clock source is the TSC (which TCG derives from the host's, the same on every
-#    vCPU): the kernel would otherwise fall back to the emulated HPET, where every clock read is an
-#    emulated device access (about 0.9 us), and the benchmark times its round trips with it.
-log "booting the guest"
-set +e
-timeout "${RXE_GUEST_SECONDS:-780}" qemu-system-x86_64 -accel tcg,thread=multi -cpu max -smp 2 -m 3G -nographic -no-reboot -nic none \
-  -kernel "$kdir/boot/vmlinuz-$kver" -initrd "$initrd" \
-  -append "console=ttyS0 panic=-1 quiet loglevel=4 mitigations=off clocksource=tsc tsc=reliable" \
-  -virtfs local,path=/,mount_tag=hostroot,security_model=none,readonly=on,multidevs=remap \
-  -virtfs local,path="$share",mount_tag=probe,security_model=none,multidevs=remap \
-  < /dev/null 2>&1 | tee "$out/console.log"
-qemu_rc=${PIPESTATUS[0]}
-set -e
-cp -r "$share/reports/." "$out/" 2>/dev/null || true
+if [ -n "${guest_parts// /}" ]; then
+  boot "$guest_parts" "$out/console.log"
+  rc=$(cat "$share/reports/rc")
+  [ "$rc" = 0 ] || die "the device tests or the conformance kit failed in the guest (see $out/tests.txt, $out/ofa-rxe.txt)"
+  log "device tests and the conformance kit passed on rxe0; benchmark in $out/bench.txt"
+fi
+
+# 6. The DAT layer's instructions per round trip, counted by a TCG plugin in a boot of its own (the
+#    plugin's counting slows every translated block, so the timed benchmark runs without it).
+if [[ $parts == *" insn "* ]]; then
+  gcc -O2 -Wall -shared -fPIC -o "$work/insn-count-plugin.so" "$here/insn-count-plugin.c" || die "building the plugin failed"
+  gcc -O2 -Wall -shared -fPIC -o "$share/insn-marker.so" "$here/insn-marker.c" || die "building the marker failed"
+  boot " insn " "$out/console-insn.log" -plugin "$work/insn-count-plugin.so,out=$share/insn-plugin.txt,vcpus=2"
+  [ -s "$out/insn.txt" ] || die "the instruction count wrote no table (see $out/console-insn.log)"
+  log "instruction counts in $out/insn.txt"
+fi
 elapsed=$(( $(date +%s) - start ))
-[ $qemu_rc = 124 ] && die "the guest did not finish within ${RXE_GUEST_SECONDS:-780} s (console in $out/console.log)"
-[ -f "$share/reports/rc" ] || die "the guest did not run its tests (qemu exit $qemu_rc; console in $out/console.log)"
-rc=$(cat "$share/reports/rc")
 echo "rxe: harness took ${elapsed} s; reports in $out"
 echo "harness_seconds=$elapsed" > "$out/duration.txt"
-[ "$rc" = 0 ] || die "the device tests or the conformance kit failed in the guest (see $out/tests.txt, $out/ofa-rxe.txt)"
-log "device tests and the conformance kit passed on rxe0; benchmark in $out/bench.txt"

@@ -13,18 +13,21 @@ import java.lang.invoke.VarHandle;
  * calls, which are short).
  */
 final class EpLock {
-    private static final VarHandle OWNER = VarHandles.field(MethodHandles.lookup(), "owner", Thread.class);
+    private static final VarHandle OWNER = VarHandles.field(MethodHandles.lookup(), "owner", long.class);
 
-    /** The holding thread, or null; accessed through {@link #OWNER} only. */
+    /**
+     * The {@link Thread#threadId() id} of the holding thread, or 0; accessed through {@link #OWNER} only.
+     * An id, not the Thread: a reference stored by compare-and-set also marks the collector's card table.
+     */
     @SuppressWarnings("unused")
-    private Thread owner;
+    private long owner;
     /** How many times the owner holds it; read and written by the owner only. */
     private int holds;
 
     void lock() {
-        Thread me = Thread.currentThread();
-        if (!OWNER.compareAndSet(this, (Thread) null, me)) {
-            if (OWNER.getOpaque(this) == me) {
+        long me = Thread.currentThread().threadId();
+        if (!OWNER.compareAndSet(this, 0L, me)) {
+            if ((long) OWNER.getOpaque(this) == me) {
                 holds++;
                 return;
             }
@@ -33,23 +36,23 @@ final class EpLock {
         holds = 1;
     }
 
-    private void acquireContended(Thread me) {
-        for (int i = 0; !OWNER.compareAndSet(this, (Thread) null, me); i++) {
+    private void acquireContended(long me) {
+        for (int i = 0; !OWNER.compareAndSet(this, 0L, me); i++) {
             LockBackoff.pause(this, i);
         }
     }
 
     void unlock() {
-        if (OWNER.getOpaque(this) != Thread.currentThread()) {
+        if ((long) OWNER.getOpaque(this) != Thread.currentThread().threadId()) {
             throw new IllegalMonitorStateException("the EP lock is not held by " + Thread.currentThread());
         }
         if (--holds == 0) {
-            OWNER.setRelease(this, (Thread) null);
+            OWNER.setRelease(this, 0L);
         }
     }
 
     /** Whether the calling thread holds the lock. */
     boolean isHeldByCurrentThread() {
-        return OWNER.getOpaque(this) == Thread.currentThread();
+        return (long) OWNER.getOpaque(this) == Thread.currentThread().threadId();
     }
 }

@@ -60,8 +60,11 @@ final class OfaEvd extends OfaHandle implements EventDispatcher {
     private MemorySegment wcs = MemorySegment.NULL;
     /** The address of {@link #wcs}, as the poll downcall takes it; freed under {@link #cqLock}. */
     private long wcsArg;
-    /** The thread polling inside {@link #dequeue()}, and the event handed to it. Guarded by {@link #cqLock}. */
-    private Thread dequeuer;
+    /**
+     * The {@link Thread#threadId() id} of the thread polling inside {@link #dequeue()} (0: none), and the
+     * event handed to it. Guarded by {@link #cqLock}.
+     */
+    private long dequeuer;
     private DatEvent handoff;
     /** The EP of the last completion polled (most CQs serve one or two QPs). Guarded by {@link #cqLock}. */
     OfaEp lastEp;
@@ -322,7 +325,7 @@ final class OfaEvd extends OfaHandle implements EventDispatcher {
             return;
         }
         // Only the dequeuing thread itself, polling under cqLock, ever finds itself in dequeuer.
-        if (dequeuer == Thread.currentThread() && handoff == null && (int) BUSY.getAcquire(this) == 0) {
+        if (dequeuer == Thread.currentThread().threadId() && handoff == null && (int) BUSY.getAcquire(this) == 0) {
             handoff = event;
             return;
         }
@@ -366,12 +369,12 @@ final class OfaEvd extends OfaHandle implements EventDispatcher {
             DatEvent e;
             cqLock.lock();
             try {
-                dequeuer = Thread.currentThread();
+                dequeuer = Thread.currentThread().threadId();
                 pollLocked();
                 e = handoff;
                 handoff = null;
             } finally {
-                dequeuer = null;
+                dequeuer = 0;
                 DatEvent left = handoff;
                 handoff = null;
                 cqLock.unlock();

@@ -101,10 +101,15 @@ public final class RawVerbsPingPong {
             check("ibv_post_send", verbs.postSend(qp, sendWr, badWr));
         }
 
-        /** Busy-polls the CQ until the receive completes; send completions are taken on the way. */
-        void awaitReceive(long deadline) {
+        /**
+         * Busy-polls the CQ until the receive completes; send completions are taken on the way. Returns
+         * the polls that found nothing.
+         */
+        int awaitReceive(long deadline) {
+            int empty = 0;
             for (int spins = 0; ; spins++) {
                 if (verbs.pollCq(cq, 1, wc) == 0) {
+                    empty++;
                     if ((spins & 0xfff) == 0 && System.nanoTime() - deadline > 0) {
                         throw new IllegalStateException("no receive completion within the time limit");
                     }
@@ -116,7 +121,7 @@ public final class RawVerbsPingPong {
                 }
                 long wrId = wcs.get(ValueLayout.JAVA_LONG, 0);
                 if (wrId == WR_ID_RECV) {
-                    return;
+                    return empty;
                 }
                 sendCompleted(wrId);
             }
@@ -217,6 +222,40 @@ public final class RawVerbsPingPong {
             sa.drainSends(deadline);
             sb.drainSends(deadline);
             return medianHalfRoundTrip(posted);
+        }
+    }
+
+    /**
+     * The same exchange as {@link #pingPong} on one thread, for counting instructions: {@code a} sends,
+     * {@code b} takes the receive, posts the next one and answers, {@code a} takes the answer and posts
+     * its next receive. rxe delivers a send within the {@code ibv_post_send} call, so every poll finds
+     * its completion and each step runs once per message. Returns the CQ polls that found nothing.
+     */
+    public static long inTurn(Endpoint a, Endpoint b, LocalMemoryRegion la, LocalMemoryRegion lb, int size,
+                              int iters) {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+        try (Arena arena = Arena.ofShared()) {
+            Side sa = new Side(arena, a, la, size);
+            Side sb = new Side(arena, b, lb, size);
+            sa.postRecv();
+            sb.postRecv();
+            long empty = 0;
+            for (int i = 0; i < iters; i++) {
+                boolean last = i + 1 == iters;
+                sa.postSend(last);
+                empty += sb.awaitReceive(deadline);
+                if (!last) {
+                    sb.postRecv();
+                }
+                sb.postSend(last);
+                empty += sa.awaitReceive(deadline);
+                if (!last) {
+                    sa.postRecv();
+                }
+            }
+            sa.drainSends(deadline);
+            sb.drainSends(deadline);
+            return empty;
         }
     }
 }

@@ -85,7 +85,7 @@ public final class DatBench {
      * and as the DAT specification asks of a consumer (an EVD that can overflow loses events); the
      * provider then reserves CQ room once, at dat_ep_create, instead of at every post.
      */
-    private record Side(InterfaceAdapter ia, ProtectionZone pz, EventDispatcher evd, Endpoint ep,
+    record Side(InterfaceAdapter ia, ProtectionZone pz, EventDispatcher evd, Endpoint ep,
                         EventDispatcher bwEvd, Endpoint bwEp) {
         static Side open(OfaProvider provider, String device, String suffix) {
             InterfaceAdapter ia = provider.open(new IaSpec("ofa-v2-" + device + "-1-" + suffix, device + " 1", "",
@@ -207,7 +207,7 @@ public final class DatBench {
         return d[d.length / 2];
     }
 
-    private static void connect(InterfaceAdapter iaA, Endpoint epA, EventDispatcher evdA, InterfaceAdapter iaB,
+    static void connect(InterfaceAdapter iaA, Endpoint epA, EventDispatcher evdA, InterfaceAdapter iaB,
                                 Endpoint epB, EventDispatcher evdB) {
         PublicServicePoint psp = iaB.createPspAny(evdB, PspFlag.CONSUMER);
         SocketAddress addr = iaB.query().attributes().address();
@@ -228,20 +228,23 @@ public final class DatBench {
     /**
      * Busy-polls the EVD for the next reported receive completion, until {@code deadline}
      * ({@link System#nanoTime}). Like perftest's loop around ibv_poll_cq, it has no spin-wait hint:
-     * under an emulated CPU a PAUSE leaves the translated code for the emulator's main loop.
+     * under an emulated CPU a PAUSE leaves the translated code for the emulator's main loop. Returns the
+     * dequeues that found nothing.
      */
-    private static void awaitReceive(EventDispatcher evd, long deadline) {
+    static int awaitReceive(EventDispatcher evd, long deadline) {
+        int empty = 0;
         for (int spins = 1; ; spins++) {
             Optional<DatEvent> e = evd.dequeue();
             if (e.isPresent()) {
                 if (e.get() instanceof DatEvent.DtoCompletion d && d.status() == DtoStatus.SUCCESS) {
                     if (d.operation() == org.jdapl.dat.DtoOperation.RECEIVE) {
-                        return;
+                        return empty;
                     }
                     continue;
                 }
                 throw new IllegalStateException("unexpected " + e.get());
             }
+            empty++;
             if ((spins & 0xfff) == 0 && System.nanoTime() - deadline > 0) {
                 throw new IllegalStateException("no receive completion within the time limit");
             }
@@ -307,7 +310,7 @@ public final class DatBench {
     }
 
     /** An empty RDMA Write to the peer, completed: every request of the side before it is retired. */
-    private static void quiesce(Side s, LocalMemoryRegion peer) {
+    static void quiesce(Side s, LocalMemoryRegion peer) {
         var q = peer.query();
         long cookie = -42;
         s.ep.postRdmaWrite(List.of(), cookie, new RmrTriplet(q.rmrContext(), q.registeredAddress(), 0),
