@@ -41,7 +41,8 @@ __attribute__((visibility("default"))) int qemu_plugin_version = 1;
 #define MAX_VCPUS 8
 #define USER_TOP 0x800000000000ULL /* x86-64 user addresses lie below */
 
-/* A user-mode block: its counts per vCPU, and those at the last marker. */
+/* A user-mode block: its counts per vCPU, and those at the last marker. Kept for the whole run, as a
+ * block translated again (after a flush) gets a record of its own: a run of minutes makes thousands. */
 typedef struct {
     uint64_t vaddr;
     uint64_t insns;
@@ -58,10 +59,10 @@ static unsigned int vcpus = 1;
 static long marks;
 static FILE *out;
 
-/* A kernel block's udata is its instruction count, tagged with the low bit. */
+/* A kernel block's udata is its instruction count. */
 static void kernelBlockRan(unsigned int vcpu, void *udata) {
     if (vcpu < MAX_VCPUS) {
-        kernel[vcpu] += (uintptr_t) udata >> 1;
+        kernel[vcpu] += (uintptr_t) udata;
     }
 }
 
@@ -104,8 +105,7 @@ static void translated(qemu_plugin_id_t id, struct qemu_plugin_tb *tb) {
     uint64_t vaddr = qemu_plugin_tb_vaddr(tb);
     size_t n = qemu_plugin_tb_n_insns(tb);
     if (vaddr >= USER_TOP) {
-        qemu_plugin_register_vcpu_tb_exec_cb(tb, kernelBlockRan, QEMU_PLUGIN_CB_NO_REGS,
-                                             (void *) (uintptr_t) (n << 1 | 1));
+        qemu_plugin_register_vcpu_tb_exec_cb(tb, kernelBlockRan, QEMU_PLUGIN_CB_NO_REGS, (void *) (uintptr_t) n);
         return;
     }
     UserBlock *b = calloc(1, sizeof *b);
