@@ -74,6 +74,13 @@ public final class RawVerbsPingPong {
             wc = wcs.address();
         }
 
+        /** The side of {@code endpoint}, with its first receive posted. */
+        static Side withReceive(Arena arena, Endpoint endpoint, LocalMemoryRegion lmr, int size) {
+            Side s = new Side(arena, endpoint, lmr, size);
+            s.postRecv();
+            return s;
+        }
+
         /** A gather entry of {@code size} bytes at {@code offset} of the LMR. */
         private static MemorySegment sge(Arena arena, OfaLmr lmr, long offset, int size) {
             MemorySegment sge = arena.allocate(IbvSge.S.size(), 8);
@@ -196,10 +203,8 @@ public final class RawVerbsPingPong {
                                   int iters, Executor serverThread) throws Exception {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
         try (Arena arena = Arena.ofShared()) {
-            Side sa = new Side(arena, a, la, size);
-            Side sb = new Side(arena, b, lb, size);
-            sa.postRecv();
-            sb.postRecv();
+            Side sa = Side.withReceive(arena, a, la, size);
+            Side sb = Side.withReceive(arena, b, lb, size);
             CompletableFuture<Void> server = CompletableFuture.runAsync(() -> {
                 for (int i = 0; i < iters; i++) {
                     sb.awaitReceive(deadline);
@@ -235,10 +240,8 @@ public final class RawVerbsPingPong {
                               int iters) {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
         try (Arena arena = Arena.ofShared()) {
-            Side sa = new Side(arena, a, la, size);
-            Side sb = new Side(arena, b, lb, size);
-            sa.postRecv();
-            sb.postRecv();
+            Side sa = Side.withReceive(arena, a, la, size);
+            Side sb = Side.withReceive(arena, b, lb, size);
             long empty = 0;
             for (int i = 0; i < iters; i++) {
                 boolean last = i + 1 == iters;
