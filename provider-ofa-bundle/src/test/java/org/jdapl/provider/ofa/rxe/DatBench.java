@@ -86,7 +86,7 @@ public final class DatBench {
      * provider then reserves CQ room once, at dat_ep_create, instead of at every post.
      */
     record Side(InterfaceAdapter ia, ProtectionZone pz, EventDispatcher evd, Endpoint ep,
-                        EventDispatcher bwEvd, Endpoint bwEp) {
+                EventDispatcher bwEvd, Endpoint bwEp) {
         static Side open(OfaProvider provider, String device, String suffix) {
             InterfaceAdapter ia = provider.open(new IaSpec("ofa-v2-" + device + "-1-" + suffix, device + " 1", "",
                     true, "bench"), 16);
@@ -163,32 +163,42 @@ public final class DatBench {
         }
     }
 
-    /**
-     * Runs both measurements until the JIT has finished with the data path: at least
-     * {@link #WARMUP_MIN}, then until the JIT's total compilation time has not grown for
-     * {@link #JIT_QUIET} (under an emulated CPU the optimising compiler takes tens of seconds).
-     * Prints {@code warmup <s> jit <ms>}.
-     */
+    /** Both measurements until the JIT has finished with the data path ({@link #untilJitQuiet}). */
     private static void warmUp(Side a, Side b, LocalMemoryRegion la, LocalMemoryRegion lb, Executor serverThread)
             throws Exception {
+        untilJitQuiet(() -> {
+            pingPong(a, b, la, lb, 2, 300, serverThread);
+            pingPong(a, b, la, lb, 64, 100, serverThread);
+            floor(a, b, la, lb, 2, 300, serverThread);
+            writes(a, la, lb, 64);
+        }, WARMUP_MIN, JIT_QUIET, WARMUP_MAX);
+    }
+
+    /** One round of a warm-up. */
+    interface WarmUpRound {
+        void run() throws Exception;
+    }
+
+    /**
+     * Runs {@code round} again and again for at least {@code min} nanoseconds, then until the JIT's
+     * total compilation time has not grown for {@code quiet} (under an emulated CPU the optimising
+     * compiler takes tens of seconds), but no longer than {@code max}. Prints {@code warmup <s> jit <ms>}.
+     */
+    static void untilJitQuiet(WarmUpRound round, long min, long quiet, long max) throws Exception {
         CompilationMXBean jit = ManagementFactory.getCompilationMXBean();
         boolean timed = jit != null && jit.isCompilationTimeMonitoringSupported();
         long start = System.nanoTime();
         long lastJit = timed ? jit.getTotalCompilationTime() : 0;
         long lastChange = start;
         while (true) {
-            pingPong(a, b, la, lb, 2, 300, serverThread);
-            pingPong(a, b, la, lb, 64, 100, serverThread);
-            floor(a, b, la, lb, 2, 300, serverThread);
-            writes(a, la, lb, 64);
+            round.run();
             long now = System.nanoTime();
             long total = timed ? jit.getTotalCompilationTime() : 0;
             if (total != lastJit) {
                 lastJit = total;
                 lastChange = now;
             }
-            if (now - start >= WARMUP_MAX
-                    || (now - start >= WARMUP_MIN && (!timed || now - lastChange >= JIT_QUIET))) {
+            if (now - start >= max || (now - start >= min && (!timed || now - lastChange >= quiet))) {
                 System.out.printf("warmup %.1f jit %d%n", (now - start) / 1e9, lastJit);
                 System.out.flush();
                 return;
@@ -208,7 +218,7 @@ public final class DatBench {
     }
 
     static void connect(InterfaceAdapter iaA, Endpoint epA, EventDispatcher evdA, InterfaceAdapter iaB,
-                                Endpoint epB, EventDispatcher evdB) {
+                        Endpoint epB, EventDispatcher evdB) {
         PublicServicePoint psp = iaB.createPspAny(evdB, PspFlag.CONSUMER);
         SocketAddress addr = iaB.query().attributes().address();
         epA.connect(addr, psp.query().connQual(), TIMEOUT, new byte[0]);

@@ -7,7 +7,6 @@ import java.lang.foreign.FunctionDescriptor;
 import java.lang.foreign.Linker;
 import java.lang.foreign.SymbolLookup;
 import java.lang.invoke.MethodHandle;
-import java.lang.management.CompilationMXBean;
 import java.lang.management.ManagementFactory;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -60,7 +59,7 @@ public final class InstructionCountBench {
     }
 
     /** What the vCPU that marked executed between two markers. */
-    record Segment(int vcpu, long user, long kernel, List<long[]> blocks) {
+    record Segment(long user, long kernel, List<long[]> blocks) {
     }
 
     /**
@@ -164,30 +163,17 @@ public final class InstructionCountBench {
         return empty;
     }
 
-    /** Both ping-pongs until the JIT has compiled nothing for {@link #JIT_QUIET}, as {@link DatBench} does. */
-    private static void warmUp(DatBench.Side a, DatBench.Side b, LocalMemoryRegion la, LocalMemoryRegion lb) {
-        CompilationMXBean jit = ManagementFactory.getCompilationMXBean();
-        long start = System.nanoTime();
-        long lastJit = jit.getTotalCompilationTime();
-        long lastChange = start;
-        while (true) {
+    /** Both ping-pongs until the JIT has finished with them ({@link DatBench#untilJitQuiet}). */
+    private static void warmUp(DatBench.Side a, DatBench.Side b, LocalMemoryRegion la, LocalMemoryRegion lb)
+            throws Exception {
+        DatBench.untilJitQuiet(() -> {
             for (int size : SIZES) {
                 datInTurn(a, b, la, lb, size, 300);
                 DatBench.quiesce(a, lb);
                 DatBench.quiesce(b, la);
                 RawVerbsPingPong.inTurn(a.ep(), b.ep(), la, lb, size, 300);
             }
-            long now = System.nanoTime();
-            long total = jit.getTotalCompilationTime();
-            if (total != lastJit) {
-                lastJit = total;
-                lastChange = now;
-            }
-            if (now - start >= WARMUP_MAX || (now - start >= WARMUP_MIN && now - lastChange >= JIT_QUIET)) {
-                System.out.printf("warmup %.1f s, JIT %d ms%n", (now - start) / 1e9, lastJit);
-                return;
-            }
-        }
+        }, WARMUP_MIN, JIT_QUIET, WARMUP_MAX);
     }
 
     /**
@@ -207,8 +193,7 @@ public final class InstructionCountBench {
                 if (vcpu != cpu) {
                     throw new IllegalStateException("the marker ran on vCPU " + vcpu + ", not " + cpu);
                 }
-                s = new Segment(vcpu, Long.parseLong(f[4 + 2 * vcpu]), Long.parseLong(f[5 + 2 * vcpu]),
-                        new ArrayList<>());
+                s = new Segment(Long.parseLong(f[4 + 2 * vcpu]), Long.parseLong(f[5 + 2 * vcpu]), new ArrayList<>());
             } else if (f[0].equals("B") && s != null) {
                 s.blocks().add(new long[] {Long.parseUnsignedLong(f[1], 16), Long.parseLong(f[2]),
                         Long.parseLong(f[3])});
