@@ -12,6 +12,7 @@ cd $B && timeout 600 $JVM org.jdapl.provider.ofa.rxe.InstructionCountBench rxe0 
   /mnt/work/insn-plugin.txt ${INSN_ITERS:-2000} ${INSN_BLOCKS:-3} 1 > $B/out.txt 2> $B/err.txt
 echo "InstructionCountBench exit $?"
 grep -v '^warmup' $B/out.txt > $R/insn.txt
+cp /tmp/perf-*.map $R/perf.map 2>/dev/null # the compiled methods' addresses, for the plugin's blocks
 cat $B/out.txt
 [ -s $B/err.txt ] && { echo "stderr:"; tail -20 $B/err.txt; }
 exit 0

@@ -8,7 +8,9 @@
  *   M <marks so far> <vCPU that marked> <vCPUs> then per vCPU: <user instructions> <kernel instructions>
  *   B <block address, hex> <instructions in the block> <executions on the marking vCPU>   (one per block run)
  *
- * Usage: qemu-system-x86_64 -plugin insn-count-plugin.so,out=<file> ...
+ * With code=on, each B line ends in the block's machine code (hex), for a disassembler.
+ *
+ * Usage: qemu-system-x86_64 -plugin insn-count-plugin.so,out=<file>,vcpus=<n>[,code=on] ...
  */
 #include <pthread.h>
 #include <stdint.h>
@@ -48,6 +50,7 @@ typedef struct {
     uint64_t insns;
     uint64_t runs[MAX_VCPUS];
     uint64_t marked[MAX_VCPUS];
+    char *code; /* hex, with code=on */
 } UserBlock;
 
 static const unsigned char MARKER[7] = {0x0f, 0x1f, 0x80, 0xef, 0xbe, 0xad, 0xde};
@@ -56,6 +59,7 @@ static UserBlock **blocks;
 static size_t nblocks, capacity;
 static uint64_t user[MAX_VCPUS], kernel[MAX_VCPUS], userMarked[MAX_VCPUS], kernelMarked[MAX_VCPUS];
 static unsigned int vcpus = 1;
+static int withCode;
 static long marks;
 static FILE *out;
 
@@ -92,12 +96,33 @@ static void markerRan(unsigned int vcpu, void *udata) {
         UserBlock *b = blocks[j];
         uint64_t runs = b->runs[vcpu] - b->marked[vcpu];
         if (runs) {
-            fprintf(out, "B %lx %lu %lu\n", b->vaddr, b->insns, runs);
+            fprintf(out, b->code ? "B %lx %lu %lu %s\n" : "B %lx %lu %lu\n", b->vaddr, b->insns, runs, b->code);
         }
         memcpy(b->marked, b->runs, sizeof b->runs);
     }
     fflush(out);
     pthread_mutex_unlock(&lock);
+}
+
+/* The machine code of a block's instructions, in hex. */
+static char *hexCode(struct qemu_plugin_tb *tb, size_t n) {
+    size_t bytes = 0;
+    for (size_t i = 0; i < n; i++) {
+        bytes += qemu_plugin_insn_size(qemu_plugin_tb_get_insn(tb, i));
+    }
+    char *hex = malloc(2 * bytes + 1), *at = hex;
+    if (!hex) {
+        abort();
+    }
+    for (size_t i = 0; i < n; i++) {
+        struct qemu_plugin_insn *insn = qemu_plugin_tb_get_insn(tb, i);
+        const unsigned char *data = qemu_plugin_insn_data(insn);
+        for (size_t k = 0; k < qemu_plugin_insn_size(insn); k++) {
+            at += sprintf(at, "%02x", data[k]);
+        }
+    }
+    *at = 0;
+    return hex;
 }
 
 static void translated(qemu_plugin_id_t id, struct qemu_plugin_tb *tb) {
@@ -114,6 +139,9 @@ static void translated(qemu_plugin_id_t id, struct qemu_plugin_tb *tb) {
     }
     b->vaddr = vaddr;
     b->insns = n;
+    if (withCode) {
+        b->code = hexCode(tb, n);
+    }
     pthread_mutex_lock(&lock);
     if (nblocks == capacity) {
         capacity = capacity ? capacity * 2 : 1 << 16;
@@ -149,6 +177,8 @@ int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_t *info, int argc, 
             path = argv[i] + 4;
         } else if (strncmp(argv[i], "vcpus=", 6) == 0) {
             vcpus = (unsigned int) atoi(argv[i] + 6);
+        } else if (strcmp(argv[i], "code=on") == 0) {
+            withCode = 1;
         }
     }
     if (!path || vcpus < 1 || vcpus > MAX_VCPUS || !(out = fopen(path, "w"))) {

@@ -297,7 +297,7 @@ public final class DatBench {
     }
 
     /** Nanoseconds per {@code dat_evd_dequeue} of an empty EVD, over {@code n} calls. */
-    private static double emptyDequeue(EventDispatcher evd, int n) {
+    static double emptyDequeue(EventDispatcher evd, int n) {
         long t0 = System.nanoTime();
         for (int i = 0; i < n; i++) {
             if (evd.dequeue().isPresent()) {

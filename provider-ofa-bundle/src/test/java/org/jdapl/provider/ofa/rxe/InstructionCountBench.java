@@ -126,10 +126,19 @@ public final class InstructionCountBench {
                         perTrip(bare[s], iters));
             }
             System.out.println("DAT 2 B, last block, per round trip by where the instructions ran:");
-            for (Map.Entry<String, Long> e : where(last).entrySet().stream()
-                    .sorted(Map.Entry.<String, Long>comparingByValue().reversed()).limit(TOP).toList()) {
-                System.out.printf("  %8.1f  %s%n", (double) e.getValue() / iters, e.getKey());
-            }
+            printWhere(last, iters);
+            marker.invokeExact();
+            DatBench.emptyDequeue(a.evd(), iters);
+            marker.invokeExact();
+            Segment emptyDat = lastSegment(in, cpu);
+            marker.invokeExact();
+            RawVerbsPingPong.emptyPoll(a.ep(), iters);
+            marker.invokeExact();
+            Segment emptyBare = lastSegment(in, cpu);
+            System.out.printf("an empty poll (the busy-polling loop's step): dat_evd_dequeue %d, ibv_poll_cq %d "
+                    + "user-mode instructions; dat_evd_dequeue by where they ran:%n",
+                    emptyDat.user() / iters, emptyBare.user() / iters);
+            printWhere(emptyDat, iters);
         } finally {
             a.ia().close();
             b.ia().close();
@@ -173,6 +182,8 @@ public final class InstructionCountBench {
                 DatBench.quiesce(b, la);
                 RawVerbsPingPong.inTurn(a.ep(), b.ep(), la, lb, size, 300);
             }
+            DatBench.emptyDequeue(a.evd(), 300);
+            RawVerbsPingPong.emptyPoll(a.ep(), 300);
         }, WARMUP_MIN, JIT_QUIET, WARMUP_MAX);
     }
 
@@ -203,6 +214,14 @@ public final class InstructionCountBench {
             throw new IllegalStateException("the plugin wrote no marker line (is it loaded?)");
         }
         return s;
+    }
+
+    /** Prints the {@link #TOP} places of {@link #where} per iteration. */
+    private static void printWhere(Segment s, int iters) throws Exception {
+        for (Map.Entry<String, Long> e : where(s).entrySet().stream()
+                .sorted(Map.Entry.<String, Long>comparingByValue().reversed()).limit(TOP).toList()) {
+            System.out.printf("  %8.1f  %s%n", (double) e.getValue() / iters, e.getKey());
+        }
     }
 
     /** A segment's instructions by compiled method (the JIT's perf map) or native library (/proc/self/maps). */
