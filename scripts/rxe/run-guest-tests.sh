@@ -159,7 +159,7 @@ if [[ $parts == *" insn "* ]]; then
   gcc -O2 -Wall -shared -fPIC -o "$share/insn-marker.so" "$here/insn-marker.c" || die "building the marker failed"
   boot " insn " "$out/console-insn.log" -plugin "$work/insn-count-plugin.so,out=$share/insn-plugin.txt,vcpus=2${RXE_INSN_CODE:+,code=on}"
   [ -s "$out/insn.txt" ] || die "the instruction count wrote no table (see $out/console-insn.log)"
-  [ -z "$RXE_INSN_CODE" ] || cp "$share/insn-plugin.txt" "$out/"
+  [ -z "${RXE_INSN_CODE:-}" ] || cp "$share/insn-plugin.txt" "$out/"
   log "instruction counts in $out/insn.txt"
 fi
 elapsed=$(( $(date +%s) - start ))
