@@ -45,7 +45,9 @@ import org.jdapl.provider.ofa.RawVerbsPingPong;
  * <p>{@code java ... InstructionCountBench <device> <marker library> <plugin output> <iterations>
  * <blocks> <CPU>} prints per message size the median over the blocks of the DAT and the bare-verbs
  * figures and their ratio, and for the last 2 B block of DAT where its instructions went (by compiled
- * method, from the JIT's perf map, or by native library).
+ * method, from the JIT's perf map, or by native library); then one step of the busy-polling loop, an
+ * empty {@code dat_evd_dequeue} against an empty bare {@code ibv_poll_cq} of the same CQ, with where the
+ * first one's instructions went.
  */
 public final class InstructionCountBench {
     private static final Set<CompletionFlag> SUPPRESS = EnumSet.of(CompletionFlag.SUPPRESS);
