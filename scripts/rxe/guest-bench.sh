@@ -35,6 +35,20 @@ perf() { # name tool args...
   wait $spid
   cat $B/$name.client >> $R/perftest.txt
 }
+# The C baseline: the same ping-pong through OFED's uDAPL (dat-send-lat.c on libdat2 and its cma
+# provider, libdaplofa, over rxe0's netdev), bound to the same vCPUs. It sends inline up to perftest's
+# default inline size (DAPL_MAX_INLINE), as perftest and DatBench send 2 B and 64 B.
+printf 'ofa-v2-rxe-c u2.0 nonthreadsafe default libdaplofa.so.2 dapl.2.0 "%s 0" ""\n' "$JDAPL_RXE_NETDEV" > $B/dat.conf
+c_dat() { # size -> prints the median half round trip
+  export DAT_OVERRIDE=$B/dat.conf DAPL_MAX_INLINE=236
+  timeout 60 taskset -c $SERVER_CPU /mnt/work/dat-send-lat ofa-v2-rxe-c $1 $ITERS_LAT > $B/c.server 2>&1 &
+  local spid=$! i
+  for i in $(seq 1 300); do grep -q listening $B/c.server && break; sleep 0.1; done
+  timeout 60 taskset -c $CLIENT_CPU /mnt/work/dat-send-lat ofa-v2-rxe-c $1 $ITERS_LAT $JDAPL_RXE_ADDRESS > $B/c.client 2>&1
+  wait $spid
+  awk '$1 == "dat-send-lat" {print $3}' $B/c.client
+  grep -h "dat-send-lat:" $B/c.server $B/c.client >&2
+}
 # ib_send_lat: "#bytes #iterations t_min[usec] t_max[usec] t_typical[usec] t_avg[usec] ..."
 p_lat() { awk '$1 ~ /^[0-9]+$/ && NF >= 6 && $5 ~ /^[0-9.]+$/ {print $5; exit}' $B/$1.client; }
 # ib_write_bw: "#bytes #iterations BW peak[MB/sec] BW average[MB/sec] MsgRate[Mpps]"
@@ -93,10 +107,12 @@ for round in $(seq 1 $ROUNDS); do
     record p.lat$size "$p"
     record d.lat$size "$d"
     record f.lat$size "$(dat "floor $size")"
+    record c.lat$size "$(c_dat $size)"
     if [[ $p =~ ^[0-9.]+$ && $d =~ ^[0-9.]+$ ]]; then echo "$p $d" >> $B/pairs.lat$size; fi
   done
   echo "round $round: 2 B perftest $(tail -1 $B/p.lat2 2>/dev/null) DAT $(tail -1 $B/d.lat2 2>/dev/null);" \
-       "64 B perftest $(tail -1 $B/p.lat64 2>/dev/null) DAT $(tail -1 $B/d.lat64 2>/dev/null) us"
+       "64 B perftest $(tail -1 $B/p.lat64 2>/dev/null) DAT $(tail -1 $B/d.lat64 2>/dev/null) us;" \
+       "C uDAPL $(tail -1 $B/c.lat2 2>/dev/null) / $(tail -1 $B/c.lat64 2>/dev/null) us"
 done
 for round in $(seq 1 $BW_ROUNDS); do
   perf bw64k.$round ib_write_bw -s 65536 -n $ITERS_BW
@@ -120,13 +136,15 @@ D_LAT2=$(median d.lat2); P_LAT2=$(median p.lat2)
 D_LAT64=$(median d.lat64); P_LAT64=$(median p.lat64)
 D_BW=$(median d.bw); P_BW=$(median p.bw)
 F_LAT2=$(median f.lat2); F_LAT64=$(median f.lat64)
+C_LAT2=$(median c.lat2); C_LAT64=$(median c.lat64)
 {
   echo "benchmark on rxe0 (Soft-RoCE, emulated CPU; compare the ratios)"
-  printf "%-34s %12s %10s %7s %7s %11s\n" "measurement" "DAT (jdapl)" "perftest" "ratio" "paired" "bare verbs"
-  printf "%-34s %12s %10s %7s %7s %11s\n" "send/recv latency 2 B [us]" "${D_LAT2:-n/a}" "${P_LAT2:-n/a}" \
-    "$(ratio "$D_LAT2" "$P_LAT2")" "$(paired lat2)" "${F_LAT2:-n/a}"
-  printf "%-34s %12s %10s %7s %7s %11s\n" "send/recv latency 64 B [us]" "${D_LAT64:-n/a}" "${P_LAT64:-n/a}" \
-    "$(ratio "$D_LAT64" "$P_LAT64")" "$(paired lat64)" "${F_LAT64:-n/a}"
+  printf "%-34s %12s %10s %7s %7s %11s %8s %7s\n" "measurement" "DAT (jdapl)" "perftest" "ratio" "paired" \
+    "bare verbs" "C uDAPL" "ratio"
+  printf "%-34s %12s %10s %7s %7s %11s %8s %7s\n" "send/recv latency 2 B [us]" "${D_LAT2:-n/a}" "${P_LAT2:-n/a}" \
+    "$(ratio "$D_LAT2" "$P_LAT2")" "$(paired lat2)" "${F_LAT2:-n/a}" "${C_LAT2:-n/a}" "$(ratio "$C_LAT2" "$P_LAT2")"
+  printf "%-34s %12s %10s %7s %7s %11s %8s %7s\n" "send/recv latency 64 B [us]" "${D_LAT64:-n/a}" "${P_LAT64:-n/a}" \
+    "$(ratio "$D_LAT64" "$P_LAT64")" "$(paired lat64)" "${F_LAT64:-n/a}" "${C_LAT64:-n/a}" "$(ratio "$C_LAT64" "$P_LAT64")"
   printf "%-34s %12s %10s %7s\n" "RDMA Write bandwidth 64 KiB [MB/s]" "${D_BW:-n/a}" "${P_BW:-n/a}" "$(ratio "$P_BW" "$D_BW")"
   echo "the ping-pongs' clients ran on vCPU $CLIENT_CPU and their servers on vCPU $SERVER_CPU;"
   echo "latency: ib_send_lat t_typical (half round trip, post to post) vs the DAT ping-pong's median half"
@@ -134,10 +152,13 @@ F_LAT2=$(median f.lat2); F_LAT64=$(median f.lat64)
   echo "ratio = perftest is that many times better (1.00 = equal), of the medians; paired = the median of"
   echo "the rounds' own ratios; bare verbs = the same ping-pong with bare ibv_poll_cq/ibv_post_recv/"
   echo "ibv_post_send through the same downcalls in the same JVM (what Java costs without the DAT layer);"
+  echo "C uDAPL = the same DAT ping-pong in C through OFED's uDAPL (libdapl's cma provider; dat-send-lat.c),"
+  echo "timed the same way, and its ratio to perftest;"
   echo "each figure is the median of interleaved rounds (DatBench JVM starts: $starts):"
   echo "  2 B    DAT: $(rounds d.lat2)| perftest: $(rounds p.lat2)"
   echo "  64 B   DAT: $(rounds d.lat64)| perftest: $(rounds p.lat64)"
   echo "  bare verbs 2 B: $(rounds f.lat2)| 64 B: $(rounds f.lat64)"
+  echo "  C uDAPL 2 B: $(rounds c.lat2)| 64 B: $(rounds c.lat64)"
   echo "  64 KiB DAT: $(rounds d.bw)| perftest: $(rounds p.bw)"
 } | tee $R/bench.txt
 [ -s $B/dat.err ] && { echo "DatBench stderr:"; tail -20 $B/dat.err; }

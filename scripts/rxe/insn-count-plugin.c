@@ -7,6 +7,11 @@
  *
  *   M <marks so far> <vCPU that marked> <vCPUs> then per vCPU: <user instructions> <kernel instructions>
  *   B <block address, hex> <instructions in the block> <executions on the marking vCPU>   (one per block run)
+ *   L <block address, hex> <entries through a lookup on the marking vCPU>   (blocks so entered)
+ *
+ * A block is entered through a lookup when the one before it ended in a return or an indirect call or
+ * jump, or started on another page: QEMU chains two translated blocks only for a direct jump within
+ * the page where the jumping block starts, and looks every other target up.
  *
  * With code=on, each B line ends in the block's machine code (hex), for a disassembler.
  *
@@ -51,7 +56,13 @@ typedef struct {
     uint64_t runs[MAX_VCPUS];
     uint64_t marked[MAX_VCPUS];
     char *code; /* hex, with code=on */
+    int endsIndirect; /* its last instruction is a return or an indirect call or jump */
+    uint64_t lookups[MAX_VCPUS];
+    uint64_t lookupsMarked[MAX_VCPUS];
 } UserBlock;
+
+/* Per vCPU, the user-mode block that ran last (NULL after kernel mode). */
+static UserBlock *last[MAX_VCPUS];
 
 static const unsigned char MARKER[7] = {0x0f, 0x1f, 0x80, 0xef, 0xbe, 0xad, 0xde};
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
@@ -67,6 +78,7 @@ static FILE *out;
 static void kernelBlockRan(unsigned int vcpu, void *udata) {
     if (vcpu < MAX_VCPUS) {
         kernel[vcpu] += (uintptr_t) udata;
+        last[vcpu] = NULL;
     }
 }
 
@@ -75,6 +87,13 @@ static void userBlockRan(unsigned int vcpu, void *udata) {
     if (vcpu < MAX_VCPUS) {
         b->runs[vcpu]++;
         user[vcpu] += b->insns;
+        UserBlock *p = last[vcpu];
+        /* TCG chains two blocks only for a direct jump within the page where the first one starts;
+         * every other transfer looks its target up. */
+        if (p && (p->endsIndirect || (p->vaddr >> 12) != (b->vaddr >> 12))) {
+            b->lookups[vcpu]++;
+        }
+        last[vcpu] = b;
     }
 }
 
@@ -99,6 +118,11 @@ static void markerRan(unsigned int vcpu, void *udata) {
             fprintf(out, b->code ? "B %lx %lu %lu %s\n" : "B %lx %lu %lu\n", b->vaddr, b->insns, runs, b->code);
         }
         memcpy(b->marked, b->runs, sizeof b->runs);
+        uint64_t lookups = b->lookups[vcpu] - b->lookupsMarked[vcpu];
+        if (lookups) {
+            fprintf(out, "L %lx %lu\n", b->vaddr, lookups);
+        }
+        memcpy(b->lookupsMarked, b->lookups, sizeof b->lookups);
     }
     fflush(out);
     pthread_mutex_unlock(&lock);
@@ -125,6 +149,26 @@ static char *hexCode(struct qemu_plugin_tb *tb, size_t n) {
     return hex;
 }
 
+/* Whether an instruction is a return or an indirect call or jump. */
+static int indirect(const unsigned char *c, size_t size) {
+    size_t i = 0;
+    while (i < size && (c[i] == 0x66 || c[i] == 0x67 || c[i] == 0xf2 || c[i] == 0xf3 || c[i] == 0x2e
+                        || c[i] == 0x3e || (c[i] >= 0x40 && c[i] <= 0x4f))) {
+        i++;
+    }
+    if (i >= size) {
+        return 0;
+    }
+    if (c[i] == 0xc3 || c[i] == 0xc2 || c[i] == 0xcb || c[i] == 0xca) {
+        return 1;
+    }
+    if (c[i] == 0xff && i + 1 < size) {
+        int reg = (c[i + 1] >> 3) & 7;
+        return reg >= 2 && reg <= 5;
+    }
+    return 0;
+}
+
 static void translated(qemu_plugin_id_t id, struct qemu_plugin_tb *tb) {
     (void) id;
     uint64_t vaddr = qemu_plugin_tb_vaddr(tb);
@@ -141,6 +185,10 @@ static void translated(qemu_plugin_id_t id, struct qemu_plugin_tb *tb) {
     b->insns = n;
     if (withCode) {
         b->code = hexCode(tb, n);
+    }
+    if (n) {
+        struct qemu_plugin_insn *lastInsn = qemu_plugin_tb_get_insn(tb, n - 1);
+        b->endsIndirect = indirect(qemu_plugin_insn_data(lastInsn), qemu_plugin_insn_size(lastInsn));
     }
     pthread_mutex_lock(&lock);
     if (nblocks == capacity) {

@@ -13,8 +13,9 @@ three blocks, the last 2 B block of DAT is segment 18 and its bare-verbs block s
 
 Without <method>, prints per iteration (a round trip; --iters, 2000 by default) the user-mode
 instructions and blocks run, how many of the instructions read or write memory, are atomic, or end a
-block in a return or an indirect branch (under an emulated CPU these cost most), and the compiled
-methods and libraries they ran in. With <method> (a part of a perf map name, such as
+block in a return or an indirect branch (under an emulated CPU these cost most), how many blocks
+were entered through a lookup (the plugin's L lines), and the compiled methods and libraries they
+ran in. With <method> (a part of a perf map name, such as
 OfaEp.postRequest), lists that method's blocks with their runs per iteration and disassembly
 (objdump, from binutils).
 """
@@ -28,8 +29,8 @@ import tempfile
 
 
 def read_segment(path, segment):
-    """The segment's blocks: {address: [runs, instructions, code]}."""
-    blocks, current = {}, None
+    """The segment's blocks: {address: [runs, instructions, code, lookups]}."""
+    blocks, lookups, current = {}, collections.Counter(), None
     with open(path) as f:
         for line in f:
             if line.startswith('M '):
@@ -41,10 +42,16 @@ def read_segment(path, segment):
                 if len(fields) < 5:
                     sys.exit('the plugin wrote no machine code: run the harness with RXE_INSN_CODE=1')
                 address = int(fields[1], 16)
-                block = blocks.setdefault(address, [0, int(fields[2]), fields[4]])
+                block = blocks.setdefault(address, [0, int(fields[2]), fields[4], 0])
                 block[0] += int(fields[3])
+            elif current == segment and line.startswith('L '):
+                fields = line.split()
+                lookups[int(fields[1], 16)] += int(fields[2])
     if not blocks:
         sys.exit('segment %d has no blocks in %s' % (segment, path))
+    for address, n in lookups.items():
+        if address in blocks:
+            blocks[address][3] += n
     return blocks
 
 
@@ -122,30 +129,35 @@ def main(argv):
     if len(argv) == 5:
         total = 0.0
         for address in sorted(blocks):
-            runs, n, code = blocks[address]
+            runs, n, code, lookups = blocks[address]
             if argv[4] not in symbol(symbols, starts, address):
                 continue
             total += runs * n / iters
-            print('--- block %x: %.2f runs, %d instructions, %.1f per iteration' % (address, runs / iters, n,
-                                                                                   runs * n / iters))
+            print('--- block %x: %.2f runs (%.2f entered by a lookup), %d instructions, %.1f per iteration'
+                  % (address, runs / iters, lookups / iters, n, runs * n / iters))
             for at, text in disassemble(address, code):
                 print('  %s  %s' % (at, text))
         print('%s: %.1f instructions per iteration' % (argv[4], total))
         return
-    counts, where = collections.Counter(), collections.Counter()
+    counts, where, looked = collections.Counter(), collections.Counter(), collections.Counter()
     runs_total = instructions = 0
-    for address, (runs, n, code) in blocks.items():
+    for address, (runs, n, code, lookups) in blocks.items():
         for kind, k in kinds(disassemble(address, code)).items():
             counts[kind] += k * runs
         runs_total += runs
         instructions += n * runs
-        where[short_name(symbol(symbols, starts, address))] += n * runs
+        name = short_name(symbol(symbols, starts, address))
+        where[name] += n * runs
+        looked[name] += lookups
     print('per iteration: %.0f instructions in %.0f blocks; %.0f read or write memory, %.1f atomic, '
           '%.1f blocks end in a return, %.1f in an indirect branch'
           % (instructions / iters, runs_total / iters, counts['memory'] / iters, counts['atomic'] / iters,
              counts['return'] / iters, counts['indirect'] / iters))
+    print('%.1f blocks entered by a lookup (after a return, an indirect branch, or from a block that starts on '
+          'another page)' % (sum(looked.values()) / iters))
+    print('  instructions  lookups  where')
     for name, n in where.most_common(15):
-        print('  %8.1f  %s' % (n / iters, name))
+        print('  %12.1f  %7.1f  %s' % (n / iters, looked[name] / iters, name))
 
 
 if __name__ == '__main__':

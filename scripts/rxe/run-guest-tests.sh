@@ -96,6 +96,8 @@ rm -rf "$share"; mkdir -p "$share/reports"
 cp "$here/guest-tests.sh" "$share/guest.sh"
 cp "$here/guest-bench.sh" "$share/bench.sh"
 cp "$here/guest-insn.sh" "$share/insn.sh"
+# The benchmark's C baseline: the same ping-pong through OFED's uDAPL (libdat2 and its cma provider).
+gcc -O2 -Wall -o "$share/dat-send-lat" "$here/dat-send-lat.c" -ldat2 || die "building dat-send-lat failed"
 # The whole class path is copied into the share: other modules of the checkout may be rebuilt while
 # the guest runs, and the guest mounts a tmpfs over /tmp, where a checkout or a Maven repository may be.
 cp_entries=()
