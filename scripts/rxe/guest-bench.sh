@@ -36,9 +36,11 @@ perf() { # name tool args...
   cat $B/$name.client >> $R/perftest.txt
 }
 # The C baseline: the same ping-pong through OFED's uDAPL (dat-send-lat.c on libdat2 and its cma
-# provider, libdaplofa, over rxe0's netdev), bound to the same vCPUs. It sends inline up to perftest's
+# provider, libdaplofa, over rxe0's netdev; run-guest-tests.sh puts both in the share), bound to the
+# same vCPUs. It sends inline up to perftest's
 # default inline size (DAPL_MAX_INLINE), as perftest and DatBench send 2 B and 64 B.
-printf 'ofa-v2-rxe-c u2.0 nonthreadsafe default libdaplofa.so.2 dapl.2.0 "%s 0" ""\n' "$JDAPL_RXE_NETDEV" > $B/dat.conf
+printf 'ofa-v2-rxe-c u2.0 nonthreadsafe default /mnt/work/dapl/libdaplofa.so.2 dapl.2.0 "%s 0" ""\n' \
+  "$JDAPL_RXE_NETDEV" > $B/dat.conf
 c_dat() { # size -> prints the median half round trip
   export DAT_OVERRIDE=$B/dat.conf DAPL_MAX_INLINE=236
   timeout 60 taskset -c $SERVER_CPU /mnt/work/dat-send-lat ofa-v2-rxe-c $1 $ITERS_LAT > $B/c.server 2>&1 &

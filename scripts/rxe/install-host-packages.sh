@@ -3,8 +3,7 @@
 # missing and we are root. Every apt-get call is bounded in time.
 #
 #   install-host-packages.sh headers   libibverbs-dev, librdmacm-dev and gcc (the layout probe test)
-#   install-host-packages.sh vm        headers + qemu, busybox, kmod, rdma-core, perftest and OFED's uDAPL
-#                                      (libdapl2, libdapl-dev: the C DAT baseline) for the Soft-RoCE guest
+#   install-host-packages.sh vm        headers + qemu, busybox, kmod, rdma-core, perftest (the Soft-RoCE guest)
 #
 # Exit status: 0 when everything asked for is installed, 2 when something is missing and cannot be
 # installed (not root, no apt-get), 1 when apt-get failed.
@@ -14,8 +13,7 @@ what=${1:-headers}
 case $what in
   headers) pkgs=(gcc libc6-dev libibverbs-dev librdmacm-dev) ;;
   vm) pkgs=(gcc libc6-dev libibverbs-dev librdmacm-dev qemu-system-x86 busybox-static kmod rdma-core
-            ibverbs-providers ibverbs-utils librdmacm1 rdmacm-utils perftest libdapl2 libdapl-dev iproute2 cpio
-            xz-utils zstd) ;;
+            ibverbs-providers ibverbs-utils librdmacm1 rdmacm-utils perftest iproute2 cpio xz-utils zstd) ;;
   *) echo "usage: $0 headers|vm" >&2; exit 64 ;;
 esac
 
