@@ -92,6 +92,10 @@ int main(int argc, char **argv) {
         return 1;
     }
     int size = atoi(argv[2]), iters = atoi(argv[3]);
+    if (size < 1 || size > 4096 || iters < 2) {
+        fprintf(stderr, "dat-send-lat: the size must be 1 to 4096 bytes and the iterations at least 2\n");
+        return 1;
+    }
     int server = argc < 5;
     DAT_IA_HANDLE ia;
     DAT_EVD_HANDLE async = DAT_HANDLE_NULL, dto, conn, cr_evd;

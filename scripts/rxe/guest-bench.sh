@@ -37,16 +37,21 @@ perf() { # name tool args...
 }
 # The C baseline: the same ping-pong through OFED's uDAPL (dat-send-lat.c on libdat2 and its cma
 # provider, libdaplofa, over rxe0's netdev; run-guest-tests.sh puts both in the share), bound to the
-# same vCPUs. It sends inline up to perftest's
-# default inline size (DAPL_MAX_INLINE), as perftest and DatBench send 2 B and 64 B.
+# same vCPUs. It sends inline up to perftest's default inline size (DAPL_MAX_INLINE), as perftest and
+# DatBench send 2 B and 64 B.
 printf 'ofa-v2-rxe-c u2.0 nonthreadsafe default /mnt/work/dapl/libdaplofa.so.2 dapl.2.0 "%s 0" ""\n' \
   "$JDAPL_RXE_NETDEV" > $B/dat.conf
 c_dat() { # size -> prints the median half round trip
-  export DAT_OVERRIDE=$B/dat.conf DAPL_MAX_INLINE=236
-  timeout 60 taskset -c $SERVER_CPU /mnt/work/dat-send-lat ofa-v2-rxe-c $1 $ITERS_LAT > $B/c.server 2>&1 &
+  local env=(env DAT_OVERRIDE=$B/dat.conf DAPL_MAX_INLINE=236)
+  timeout 60 taskset -c $SERVER_CPU "${env[@]}" /mnt/work/dat-send-lat ofa-v2-rxe-c $1 $ITERS_LAT > $B/c.server 2>&1 &
   local spid=$! i
-  for i in $(seq 1 300); do grep -q listening $B/c.server && break; sleep 0.1; done
-  timeout 60 taskset -c $CLIENT_CPU /mnt/work/dat-send-lat ofa-v2-rxe-c $1 $ITERS_LAT $JDAPL_RXE_ADDRESS > $B/c.client 2>&1
+  for i in $(seq 1 300); do
+    grep -q listening $B/c.server && break
+    kill -0 $spid 2>/dev/null || break # the server failed: the client fails at once, and says why
+    sleep 0.1
+  done
+  timeout 60 taskset -c $CLIENT_CPU "${env[@]}" /mnt/work/dat-send-lat ofa-v2-rxe-c $1 $ITERS_LAT $JDAPL_RXE_ADDRESS \
+    > $B/c.client 2>&1
   wait $spid
   awk '$1 == "dat-send-lat" {print $3}' $B/c.client
   grep -h "dat-send-lat:" $B/c.server $B/c.client >&2

@@ -96,24 +96,6 @@ rm -rf "$share"; mkdir -p "$share/reports"
 cp "$here/guest-tests.sh" "$share/guest.sh"
 cp "$here/guest-bench.sh" "$share/bench.sh"
 cp "$here/guest-insn.sh" "$share/insn.sh"
-# The benchmark's C baseline: the same ping-pong through OFED's uDAPL (libdat2 and its cma provider,
-# libdaplofa). Its Debian packages are unpacked here, not installed: installed, they would give the
-# machine an /etc/dat.conf, which jdapl's own registry then reads. The guest finds the libraries in the share.
-dapl=$work/dapl
-if [ ! -f "$dapl/usr/include/dat2/udat.h" ]; then
-  rm -rf "$dapl.tmp"; mkdir -p "$dapl.tmp"
-  if ! (cd "$dapl.tmp" && timeout 300 apt-get download libdapl2 libdapl-dev); then
-    timeout 300 apt-get update -q || true
-    (cd "$dapl.tmp" && timeout 300 apt-get download libdapl2 libdapl-dev) || die "downloading libdapl2 and libdapl-dev failed"
-  fi
-  for deb in "$dapl.tmp"/*.deb; do dpkg-deb -x "$deb" "$dapl.tmp/root" || die "unpacking $deb failed"; done
-  rm -rf "$dapl"; mv "$dapl.tmp/root" "$dapl"; rm -rf "$dapl.tmp"
-fi
-dapl_lib=$(dirname "$(find "$dapl" -name 'libdat2.so.2' | head -1)")
-mkdir -p "$share/dapl"
-cp -a "$dapl_lib"/libdat2.so* "$dapl_lib"/libdaplofa.so* "$share/dapl/"
-gcc -O2 -Wall -I"$dapl/usr/include" -o "$share/dat-send-lat" "$here/dat-send-lat.c" -L"$share/dapl" -ldat2 \
-  -Wl,-rpath,/mnt/work/dapl || die "building dat-send-lat failed"
 # The whole class path is copied into the share: other modules of the checkout may be rebuilt while
 # the guest runs, and the guest mounts a tmpfs over /tmp, where a checkout or a Maven repository may be.
 cp_entries=()
@@ -131,6 +113,28 @@ done
 classpath=$(IFS=:; echo "${cp_entries[*]}")
 parts=" ${RXE_PARTS:-tests kit bench insn} "
 guest_parts=${parts/ insn / }
+
+# The benchmark's C baseline: the same ping-pong through OFED's uDAPL (libdat2 and its cma provider,
+# libdaplofa). Its Debian packages are unpacked here, not installed: installed, they would give the
+# machine an /etc/dat.conf, which jdapl's own registry then reads. The guest finds the libraries in the share.
+if [[ $parts == *" bench "* ]]; then
+  dapl=$work/dapl
+  if [ ! -f "$dapl/usr/include/dat2/udat.h" ]; then
+    rm -rf "$dapl.tmp"; mkdir -p "$dapl.tmp"
+    fetch_dapl() { (cd "$dapl.tmp" && timeout 300 apt-get download libdapl2 libdapl-dev); }
+    if ! fetch_dapl; then
+      timeout 300 apt-get update -q || true
+      fetch_dapl || die "downloading libdapl2 and libdapl-dev failed"
+    fi
+    for deb in "$dapl.tmp"/*.deb; do dpkg-deb -x "$deb" "$dapl.tmp/root" || die "unpacking $deb failed"; done
+    rm -rf "$dapl"; mv "$dapl.tmp/root" "$dapl"; rm -rf "$dapl.tmp"
+  fi
+  dapl_lib=$(dirname "$(find "$dapl" -name 'libdat2.so.2' | head -1)")
+  mkdir -p "$share/dapl"
+  cp -a "$dapl_lib"/libdat2.so* "$dapl_lib"/libdaplofa.so* "$share/dapl/"
+  gcc -O2 -Wall -I"$dapl/usr/include" -o "$share/dat-send-lat" "$here/dat-send-lat.c" -L"$share/dapl" -ldat2 \
+    -Wl,-rpath,/mnt/work/dapl || die "building dat-send-lat failed"
+fi
 
 # 5. Boot. The guest's clock source is the TSC (which TCG derives from the host's, the same on every
 #    vCPU): the kernel would otherwise fall back to the emulated HPET, where every clock read is an
