@@ -138,6 +138,7 @@ final class OfaEp extends OfaHandle implements Endpoint {
     /** Where small sends and RDMA Writes are gathered before they are posted inline. */
     private final MemorySegment inlineData;
     private final MemorySegment inlineSgeEntry;
+    private final long inlineSgeArg;
     private final MemorySegment mwBind;
     private final MemorySegment qpAttr;
     private final MemorySegment connParam;
@@ -193,6 +194,7 @@ final class OfaEp extends OfaHandle implements Endpoint {
         badWrArg = badWr.address();
         inlineData = VerbsContext.dataPathView(arena.allocate(INLINE_MAX, 8));
         inlineSgeEntry = VerbsContext.dataPathView(arena.allocate(IbvSge.S.size(), 8));
+        inlineSgeArg = inlineSgeEntry.address();
         // A work request's chain never changes (a bind zeroes the request, so it stays 0), nor does a
         // receive's gather list: only its wr_id and entry count do; the inline entry always names
         // inlineData (its key is not used): only its length changes.
@@ -948,7 +950,6 @@ final class OfaEp extends OfaHandle implements Endpoint {
      */
     private void writeSendWr(int opcode, List<LmrTriplet> iov, long total, int sendFlags, int invalidate,
                              RmrTriplet remote) {
-        MemorySegment wr = sendWr;
         int n = iov.size();
         int sges = n;
         int flags = sendFlags;
@@ -957,15 +958,16 @@ final class OfaEp extends OfaHandle implements Endpoint {
             flags |= Verbs.SEND_INLINE;
             sges = 1;
         }
-        wr.set(ValueLayout.JAVA_LONG_UNALIGNED, SEND_WR_ID, sends.nextWrId());
-        wr.set(ValueLayout.JAVA_LONG_UNALIGNED, SEND_SG_LIST, sges == n ? sendSgesArg : inlineSge(total));
-        wr.set(ValueLayout.JAVA_INT_UNALIGNED, SEND_NUM_SGE, sges);
-        wr.set(ValueLayout.JAVA_INT_UNALIGNED, SEND_OPCODE, opcode);
-        wr.set(ValueLayout.JAVA_INT_UNALIGNED, SEND_FLAGS, flags);
-        wr.set(ValueLayout.JAVA_INT_UNALIGNED, SEND_INVALIDATE_RKEY, invalidate);
+        long wr = sendWrArg;
+        DataPathMemory.putLong(wr + SEND_WR_ID, sends.nextWrId());
+        DataPathMemory.putLong(wr + SEND_SG_LIST, sges == n ? sendSgesArg : inlineSge(total));
+        DataPathMemory.putInt(wr + SEND_NUM_SGE, sges);
+        DataPathMemory.putInt(wr + SEND_OPCODE, opcode);
+        DataPathMemory.putInt(wr + SEND_FLAGS, flags);
+        DataPathMemory.putInt(wr + SEND_INVALIDATE_RKEY, invalidate);
         if (remote != null) {
-            wr.set(ValueLayout.JAVA_LONG_UNALIGNED, SEND_REMOTE_ADDR, remote.targetAddress());
-            wr.set(ValueLayout.JAVA_INT_UNALIGNED, SEND_RKEY, remote.rmrContext());
+            DataPathMemory.putLong(wr + SEND_REMOTE_ADDR, remote.targetAddress());
+            DataPathMemory.putInt(wr + SEND_RKEY, remote.rmrContext());
         }
     }
 
@@ -1130,8 +1132,8 @@ final class OfaEp extends OfaHandle implements Endpoint {
 
     /** The address of the one scatter/gather entry of inline data, with its length set. */
     private long inlineSge(long total) {
-        inlineSgeEntry.set(ValueLayout.JAVA_INT_UNALIGNED, SGE_LENGTH, (int) total);
-        return inlineSgeEntry.address();
+        DataPathMemory.putInt(inlineSgeArg + SGE_LENGTH, (int) total);
+        return inlineSgeArg;
     }
 
     /** The ring entry kind of a DTO whose segments {@code filled} describes. */
@@ -1179,9 +1181,8 @@ final class OfaEp extends OfaHandle implements Endpoint {
             if (!recvsCovered && !recvEvd.reserve()) {
                 throw cqFull("receive", recvEvd);
             }
-            MemorySegment wr = recvWr;
-            wr.set(ValueLayout.JAVA_LONG_UNALIGNED, RECV_WR_ID, recvs.nextWrId());
-            wr.set(ValueLayout.JAVA_INT_UNALIGNED, RECV_NUM_SGE, n);
+            DataPathMemory.putLong(recvWrArg + RECV_WR_ID, recvs.nextWrId());
+            DataPathMemory.putInt(recvWrArg + RECV_NUM_SGE, n);
             int r = ia.device().context.postRecv(qp.address(), recvWrArg, badWrArg);
             if (r != 0) {
                 throw postFailed("ibv_post_recv", r, recvsCovered ? null : recvEvd);
@@ -1322,12 +1323,13 @@ final class OfaEp extends OfaHandle implements Endpoint {
     }
 
     /**
-     * A work completion of this EP's queue pair (from a CQ poll; the CQ's poll lock is held). Retires
-     * the entries it completes and queues the event. The usual case, a successful DTO on a connection
-     * that is not ending, is kept short (the JIT compiles it into the poll loop);
+     * A work completion of this EP's queue pair, {@code wc} (from a CQ poll; the CQ's poll lock is
+     * held), for the request {@code wrId}. Retires the entries it completes and queues the event.
+     * The usual case, a successful DTO on a connection that is not ending, is kept short (the JIT
+     * compiles it into the poll) and reads the completion's other fields only where it needs them;
      * {@link #completedOther} handles errors, binds and the end of a connection.
      */
-    void completed(OfaEvd evd, long wrId, int status, int byteLen, int wcFlags, int invalidatedRkey) {
+    void completed(OfaEvd evd, long wc, long wrId) {
         lock.lock();
         try {
             if (isFreed()) {
@@ -1339,18 +1341,18 @@ final class OfaEp extends OfaHandle implements Endpoint {
             if (seq < 0) {
                 return;
             }
-            if (status != 0 || ring.kindAt(seq) != WorkRing.KIND_DTO || !terminalQueued || gracefulWaiting) {
-                completedOther(evd, ring, seq, status, byteLen, wcFlags, invalidatedRkey);
+            long meta = ring.metaAt(seq);
+            int status = WorkCompletion.status(wc);
+            if (status != 0 || WorkRing.kindOf(meta) != WorkRing.KIND_DTO || !terminalQueued || gracefulWaiting) {
+                completedOther(evd, ring, seq, status, wc);
                 return;
             }
             long cookie = ring.cookieAt(seq);
-            DtoOperation op = ring.opAt(seq);
-            boolean report = ring.reportAt(seq);
-            long transferred = send ? ring.lengthAt(seq) : Integer.toUnsignedLong(byteLen);
             retire(evd, ring, seq, send);
-            if (report) {
-                evd.enqueue(new DatEvent.DtoCompletion(evd, this, cookie, DtoStatus.SUCCESS, transferred, op,
-                        (wcFlags & Verbs.WC_WITH_INV) != 0 ? invalidatedRkey : 0));
+            if (WorkRing.reportsSuccess(meta)) {
+                evd.enqueue(new DatEvent.DtoCompletion(evd, this, cookie, DtoStatus.SUCCESS,
+                        send ? WorkRing.lengthOf(meta) : WorkCompletion.byteLen(wc), WorkRing.opOf(meta),
+                        WorkCompletion.invalidatedRkey(wc)));
             }
         } finally {
             lock.unlock();
@@ -1367,8 +1369,7 @@ final class OfaEp extends OfaHandle implements Endpoint {
     }
 
     /** {@link #completed} for a failed request, a bind, or a connection that is ending. Under the lock. */
-    private void completedOther(OfaEvd evd, WorkRing ring, long seq, int status, int byteLen, int wcFlags,
-                                int invalidatedRkey) {
+    private void completedOther(OfaEvd evd, WorkRing ring, long seq, int status, long wc) {
         long cookie = ring.cookieAt(seq);
         DtoOperation op = ring.opAt(seq);
         byte kind = ring.kindAt(seq);
@@ -1389,9 +1390,9 @@ final class OfaEp extends OfaHandle implements Endpoint {
             }
         } else if (st != DtoStatus.SUCCESS || report) {
             long transferred = st != DtoStatus.SUCCESS ? 0
-                    : op == DtoOperation.RECEIVE ? Integer.toUnsignedLong(byteLen) : length;
-            int inv = (wcFlags & Verbs.WC_WITH_INV) != 0 ? invalidatedRkey : 0;
-            evd.enqueue(new DatEvent.DtoCompletion(evd, this, cookie, st, transferred, op, inv));
+                    : op == DtoOperation.RECEIVE ? WorkCompletion.byteLen(wc) : length;
+            evd.enqueue(new DatEvent.DtoCompletion(evd, this, cookie, st, transferred, op,
+                    WorkCompletion.invalidatedRkey(wc)));
         }
         if (st != DtoStatus.SUCCESS && st != DtoStatus.FLUSHED) {
             // Any other error moved the QP to the error state: the connection is broken.
@@ -1412,16 +1413,15 @@ final class OfaEp extends OfaHandle implements Endpoint {
     }
 
     /** A receive of the SRQ consumed by this EP completed. */
-    void srqCompleted(OfaEvd evd, long cookie, int status, int byteLen, int wcFlags, int invalidatedRkey) {
+    void srqCompleted(OfaEvd evd, long cookie, int status, long byteLen, int invalidatedRkey) {
         lock.lock();
         try {
             if (isFreed()) {
                 return;
             }
             DtoStatus st = Completions.status(status);
-            evd.enqueue(new DatEvent.DtoCompletion(evd, this, cookie, st,
-                    st == DtoStatus.SUCCESS ? Integer.toUnsignedLong(byteLen) : 0, DtoOperation.RECEIVE,
-                    (wcFlags & Verbs.WC_WITH_INV) != 0 ? invalidatedRkey : 0));
+            evd.enqueue(new DatEvent.DtoCompletion(evd, this, cookie, st, st == DtoStatus.SUCCESS ? byteLen : 0,
+                    DtoOperation.RECEIVE, invalidatedRkey));
             if (st != DtoStatus.SUCCESS && st != DtoStatus.FLUSHED
                     && (state == EpState.CONNECTED || state == EpState.DISCONNECT_PENDING)) {
                 closeConnection(EventNumber.CONNECTION_BROKEN, true);

@@ -57,8 +57,7 @@ final class OfaEvd extends OfaHandle implements EventDispatcher {
     private final java.util.concurrent.atomic.AtomicInteger reserved = new java.util.concurrent.atomic.AtomicInteger();
     /** EPs of this CQ whose connection is ending: the CQ is kept armed so that their flushes are seen. */
     final java.util.concurrent.atomic.AtomicInteger closingUsers = new java.util.concurrent.atomic.AtomicInteger();
-    private MemorySegment wcs = MemorySegment.NULL;
-    /** The address of {@link #wcs}, as the poll downcall takes it; freed under {@link #cqLock}. */
+    /** The address of the work completion array the polls fill; freed under {@link #cqLock}. */
     private long wcsArg;
     /**
      * The {@link Thread#threadId() id} of the thread polling inside {@link #dequeue()} (0: none), and the
@@ -88,9 +87,7 @@ final class OfaEvd extends OfaHandle implements EventDispatcher {
     void attachCq(MemorySegment newCq, int cqe) {
         wcArena = java.lang.foreign.Arena.ofShared();
         // Polls run under cqLock, and so does the arena's close.
-        wcs = VerbsContext.dataPathView(
-                wcArena.allocate(org.jdapl.provider.ofa.verbs.Structs.IbvWc.S.size() * POLL_BATCH, 8));
-        wcsArg = wcs.address();
+        wcsArg = wcArena.allocate(WorkCompletion.BYTES * POLL_BATCH, 8).address();
         cqCapacity = cqe;
         cq = newCq;
     }
@@ -178,19 +175,30 @@ final class OfaEvd extends OfaHandle implements EventDispatcher {
         }
     }
 
+    /**
+     * One {@code ibv_poll_cq} of up to {@link #POLL_BATCH} completions, and more while batches come
+     * full. Nothing but the EVD itself is live across the downcall: what the completions need is read
+     * after it, so that the compiled poll need not keep it in stack slots.
+     */
     private void pollLocked() {
-        MemorySegment c = cq;
-        if (c.address() == 0) {
+        long c = cq.address();
+        if (c == 0) {
             return;
         }
-        int n;
-        while ((n = verbs.pollCq(c.address(), POLL_BATCH, wcsArg)) > 0) {
-            for (int i = 0; i < n; i++) {
-                ia.completion(this, wcs, i);
-            }
-            if (n < POLL_BATCH) {
-                break;
-            }
+        int n = verbs.pollCq(c, POLL_BATCH, wcsArg);
+        if (n > 0) {
+            completions(n);
+        }
+    }
+
+    /** Hands {@code n} polled completions to their EPs, then polls on if the batch was full. */
+    private void completions(int n) {
+        long wc = wcsArg;
+        for (int i = 0; i < n; i++, wc += WorkCompletion.BYTES) {
+            ia.completion(this, wc);
+        }
+        if (n == POLL_BATCH) {
+            pollLocked();
         }
     }
 

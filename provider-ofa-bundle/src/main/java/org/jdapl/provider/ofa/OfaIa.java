@@ -57,7 +57,6 @@ import org.jdapl.provider.ofa.verbs.Structs.IbvQpCap;
 import org.jdapl.provider.ofa.verbs.Structs.IbvQpInitAttr;
 import org.jdapl.provider.ofa.verbs.Structs.IbvMr;
 import org.jdapl.provider.ofa.verbs.Structs.IbvMw;
-import org.jdapl.provider.ofa.verbs.Structs.IbvWc;
 import org.jdapl.provider.ofa.verbs.Verbs;
 import org.jdapl.provider.ofa.verbs.VerbsException;
 import org.slf4j.Logger;
@@ -1408,15 +1407,9 @@ final class OfaIa extends OfaHandle implements InterfaceAdapter, OfaEventLoop.Ha
         }
     }
 
-    /** One work completion polled from an EVD's CQ (poll lock held): handed to the EP it names. */
-    void completion(OfaEvd evd, MemorySegment wcs, int index) {
-        long base = (long) index * IbvWc.S.size();
-        long wrId = wcs.get(java.lang.foreign.ValueLayout.JAVA_LONG_UNALIGNED, base);
-        int status = wcs.get(java.lang.foreign.ValueLayout.JAVA_INT_UNALIGNED, base + IbvWc.STATUS.offset());
-        int byteLen = wcs.get(java.lang.foreign.ValueLayout.JAVA_INT_UNALIGNED, base + IbvWc.BYTE_LEN.offset());
-        int qpNum = wcs.get(java.lang.foreign.ValueLayout.JAVA_INT_UNALIGNED, base + IbvWc.QP_NUM.offset());
-        int flags = wcs.get(java.lang.foreign.ValueLayout.JAVA_INT_UNALIGNED, base + IbvWc.WC_FLAGS.offset());
-        int inv = wcs.get(java.lang.foreign.ValueLayout.JAVA_INT_UNALIGNED, base + IbvWc.INVALIDATED_RKEY.offset());
+    /** One work completion polled from an EVD's CQ, at {@code wc} (poll lock held): handed to the EP it names. */
+    void completion(OfaEvd evd, long wc) {
+        int qpNum = WorkCompletion.qpNum(wc);
         OfaEp ep = evd.lastEp;
         if (ep == null || ep.qpNum != qpNum || ep.isFreed()) {
             ep = epByQpNum.get(qpNum);
@@ -1425,16 +1418,22 @@ final class OfaIa extends OfaHandle implements InterfaceAdapter, OfaEventLoop.Ha
         if (ep == null) {
             return; // an EP freed with completions still in the CQ
         }
+        long wrId = WorkCompletion.wrId(wc);
         if ((wrId & WorkRing.TAG_MASK) == WorkRing.SRQ) {
-            if (ep.srq != null) {
-                long cookie = ep.srq.complete(wrId);
-                if (cookie != -1 || status != 0) {
-                    ep.srqCompleted(evd, cookie, status, byteLen, flags, inv);
-                }
-            }
+            srqCompletion(evd, ep, wc, wrId);
             return;
         }
-        ep.completed(evd, wrId, status, byteLen, flags, inv);
+        ep.completed(evd, wc, wrId);
+    }
+
+    private static void srqCompletion(OfaEvd evd, OfaEp ep, long wc, long wrId) {
+        if (ep.srq != null) {
+            long cookie = ep.srq.complete(wrId);
+            int status = WorkCompletion.status(wc);
+            if (cookie != -1 || status != 0) {
+                ep.srqCompleted(evd, cookie, status, WorkCompletion.byteLen(wc), WorkCompletion.invalidatedRkey(wc));
+            }
+        }
     }
 
     /** Device events: routed to the IAs of the context (port events) or the EP of the QP (QP events). */

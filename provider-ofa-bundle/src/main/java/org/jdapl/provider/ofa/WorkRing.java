@@ -128,20 +128,41 @@ final class WorkRing {
         return cookies[index(seq)];
     }
 
+    /** An entry's packed description, which {@link #opOf}, {@link #lengthOf}, {@link #kindOf} and {@link #reportsSuccess} read. */
+    long metaAt(long seq) {
+        return meta[index(seq)];
+    }
+
+    static DtoOperation opOf(long meta) {
+        return OPS[(int) meta & ((1 << OP_BITS) - 1)];
+    }
+
+    static long lengthOf(long meta) {
+        return meta >>> LENGTH_SHIFT;
+    }
+
+    static byte kindOf(long meta) {
+        return (byte) (meta >>> KIND_SHIFT);
+    }
+
+    static boolean reportsSuccess(long meta) {
+        return (meta & REPORT) != 0;
+    }
+
     DtoOperation opAt(long seq) {
-        return OPS[(int) meta[index(seq)] & ((1 << OP_BITS) - 1)];
+        return opOf(metaAt(seq));
     }
 
     long lengthAt(long seq) {
-        return meta[index(seq)] >>> LENGTH_SHIFT;
+        return lengthOf(metaAt(seq));
     }
 
     byte kindAt(long seq) {
-        return (byte) (meta[index(seq)] >>> KIND_SHIFT);
+        return kindOf(metaAt(seq));
     }
 
     boolean reportAt(long seq) {
-        return (meta[index(seq)] & REPORT) != 0;
+        return reportsSuccess(metaAt(seq));
     }
 
     Object subjectAt(long seq) {

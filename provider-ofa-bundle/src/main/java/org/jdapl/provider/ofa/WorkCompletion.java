@@ -1,0 +1,45 @@
+package org.jdapl.provider.ofa;
+
+import org.jdapl.provider.ofa.verbs.Structs.IbvWc;
+
+/**
+ * The fields of one {@code struct ibv_wc} that {@code ibv_poll_cq} wrote, read by address where
+ * they are needed: a completion passes its address along instead of six values, and the usual
+ * successful completion never reads its flags or invalidated key unless it is reported.
+ */
+final class WorkCompletion {
+    static final long BYTES = IbvWc.S.size();
+    private static final long WR_ID = IbvWc.WR_ID.offset();
+    private static final long STATUS = IbvWc.STATUS.offset();
+    private static final long BYTE_LEN = IbvWc.BYTE_LEN.offset();
+    private static final long QP_NUM = IbvWc.QP_NUM.offset();
+    private static final long WC_FLAGS = IbvWc.WC_FLAGS.offset();
+    private static final long INVALIDATED_RKEY = IbvWc.INVALIDATED_RKEY.offset();
+
+    private WorkCompletion() {
+    }
+
+    static long wrId(long wc) {
+        return DataPathMemory.getLong(wc + WR_ID);
+    }
+
+    /** {@code enum ibv_wc_status}: 0 for success. */
+    static int status(long wc) {
+        return DataPathMemory.getInt(wc + STATUS);
+    }
+
+    /** The bytes a receive took in. */
+    static long byteLen(long wc) {
+        return Integer.toUnsignedLong(DataPathMemory.getInt(wc + BYTE_LEN));
+    }
+
+    static int qpNum(long wc) {
+        return DataPathMemory.getInt(wc + QP_NUM);
+    }
+
+    /** The key a send with invalidate invalidated, or 0 if the completion carries none. */
+    static int invalidatedRkey(long wc) {
+        return (DataPathMemory.getInt(wc + WC_FLAGS) & org.jdapl.provider.ofa.verbs.Verbs.WC_WITH_INV) != 0
+                ? DataPathMemory.getInt(wc + INVALIDATED_RKEY) : 0;
+    }
+}
