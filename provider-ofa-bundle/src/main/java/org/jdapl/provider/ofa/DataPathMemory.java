@@ -29,6 +29,10 @@ final class DataPathMemory {
         ALL.set(ValueLayout.JAVA_LONG_UNALIGNED, address, value);
     }
 
+    static void putByte(long address, byte value) {
+        ALL.set(ValueLayout.JAVA_BYTE, address, value);
+    }
+
     static void putInt(long address, int value) {
         ALL.set(ValueLayout.JAVA_INT_UNALIGNED, address, value);
     }

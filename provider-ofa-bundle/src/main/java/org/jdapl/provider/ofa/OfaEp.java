@@ -103,6 +103,8 @@ final class OfaEp extends OfaHandle implements Endpoint {
 
     /** The inline data asked of each queue pair: sends and RDMA Writes up to this size are copied at post. */
     static final int INLINE_MAX = 64;
+    private static final ValueLayout.OfLong LITTLE_ENDIAN_LONG =
+            ValueLayout.JAVA_LONG_UNALIGNED.withOrder(java.nio.ByteOrder.LITTLE_ENDIAN);
 
     /** The queue pair's inline data limit (0: none); set when the queue pair is created. */
     int inlineLimit;
@@ -139,6 +141,7 @@ final class OfaEp extends OfaHandle implements Endpoint {
     private final MemorySegment inlineData;
     private final MemorySegment inlineSgeEntry;
     private final long inlineSgeArg;
+    private final long inlineDataArg;
     private final MemorySegment mwBind;
     private final MemorySegment qpAttr;
     private final MemorySegment connParam;
@@ -195,6 +198,7 @@ final class OfaEp extends OfaHandle implements Endpoint {
         inlineData = VerbsContext.dataPathView(arena.allocate(INLINE_MAX, 8));
         inlineSgeEntry = VerbsContext.dataPathView(arena.allocate(IbvSge.S.size(), 8));
         inlineSgeArg = inlineSgeEntry.address();
+        inlineDataArg = inlineData.address();
         // A work request's chain never changes (a bind zeroes the request, so it stays 0), nor does a
         // receive's gather list: only its wr_id and entry count do; the inline entry always names
         // inlineData (its key is not used): only its length changes.
@@ -1105,7 +1109,7 @@ final class OfaEp extends OfaHandle implements Endpoint {
             }
             MemorySegment from = ((OfaLmr) t.lmr()).segment();
             try {
-                copySmall(from, t.offset(), inlineData, at, length);
+                copySmall(from, t.offset(), inlineDataArg + at, length);
             } catch (IllegalStateException | WrongThreadException unusable) {
                 return false; // memory released, or confined to another thread
             }
@@ -1115,19 +1119,33 @@ final class OfaEp extends OfaHandle implements Endpoint {
     }
 
     /**
-     * Copies at most {@link #INLINE_MAX} bytes with checked loads and stores, eight bytes at a time:
-     * cheaper for such sizes than {@code MemorySegment.copy}, whose checks and copy routine are calls
-     * that the JIT keeps out of line. Throws as the segments' accessors throw.
+     * Copies at most {@link #INLINE_MAX} bytes of {@code from} to the provider's buffer at {@code to}:
+     * eight bytes at a time with the segment's checked loads, the last few as one checked load where
+     * the segment has eight bytes there, written byte by byte. Cheaper for such sizes than
+     * {@code MemorySegment.copy}, whose checks and copy routine are calls that the JIT keeps out of
+     * line. Throws as the segment's accessors throw, before it writes anything of that load.
      */
-    static void copySmall(MemorySegment from, long fromOffset, MemorySegment to, long toOffset, long length) {
+    static void copySmall(MemorySegment from, long fromOffset, long to, long length) {
         long done = 0;
         for (; done + Long.BYTES <= length; done += Long.BYTES) {
-            to.set(ValueLayout.JAVA_LONG_UNALIGNED, toOffset + done,
-                    from.get(ValueLayout.JAVA_LONG_UNALIGNED, fromOffset + done));
+            DataPathMemory.putLong(to + done, from.get(ValueLayout.JAVA_LONG_UNALIGNED, fromOffset + done));
         }
-        for (; done < length; done++) {
-            to.set(ValueLayout.JAVA_BYTE, toOffset + done, from.get(ValueLayout.JAVA_BYTE, fromOffset + done));
+        if (done < length) {
+            long at = fromOffset + done;
+            long tail = at + Long.BYTES <= from.byteSize() ? from.get(LITTLE_ENDIAN_LONG, at) : lastBytes(from, at, length - done);
+            for (; done < length; done++, tail >>>= Byte.SIZE) {
+                DataPathMemory.putByte(to + done, (byte) tail);
+            }
         }
+    }
+
+    /** The {@code n} (fewer than eight) bytes at {@code at} in {@code from}, the first in the lowest bits. */
+    private static long lastBytes(MemorySegment from, long at, long n) {
+        long bytes = 0;
+        for (long k = n - 1; k >= 0; k--) {
+            bytes = bytes << Byte.SIZE | Byte.toUnsignedLong(from.get(ValueLayout.JAVA_BYTE, at + k));
+        }
+        return bytes;
     }
 
     /** The address of the one scatter/gather entry of inline data, with its length set. */

@@ -187,15 +187,22 @@ final class OfaEvd extends OfaHandle implements EventDispatcher {
         }
         int n = verbs.pollCq(c, POLL_BATCH, wcsArg);
         if (n > 0) {
-            completions(n);
+            ia.completion(this, wcsArg);
+            if (n > 1) {
+                moreCompletions(n);
+            }
         }
     }
 
-    /** Hands {@code n} polled completions to their EPs, then polls on if the batch was full. */
-    private void completions(int n) {
+    /**
+     * Hands the second to {@code n}th polled completions to their EPs, then polls on if the batch was
+     * full. Apart from the first, so that a busy-polling consumer's usual single completion runs
+     * without a loop, whose values the compiled poll would keep in stack slots.
+     */
+    private void moreCompletions(int n) {
         long wc = wcsArg;
-        for (int i = 0; i < n; i++, wc += WorkCompletion.BYTES) {
-            ia.completion(this, wc);
+        for (int i = 1; i < n; i++) {
+            ia.completion(this, wc + i * WorkCompletion.BYTES);
         }
         if (n == POLL_BATCH) {
             pollLocked();

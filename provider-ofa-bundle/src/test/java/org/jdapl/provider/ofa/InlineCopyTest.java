@@ -30,7 +30,7 @@ class InlineCopyTest {
                 for (int fromOffset = 0; fromOffset < 9; fromOffset++) {
                     for (int toOffset = 0; toOffset < 9; toOffset++) {
                         to.fill(UNTOUCHED);
-                        OfaEp.copySmall(from, fromOffset, to, toOffset, length);
+                        OfaEp.copySmall(from, fromOffset, to.address() + toOffset, length);
                         for (int i = 0; i < to.byteSize(); i++) {
                             byte expected = i >= toOffset && i < toOffset + length
                                     ? from.get(ValueLayout.JAVA_BYTE, fromOffset + i - toOffset) : UNTOUCHED;
@@ -48,9 +48,20 @@ class InlineCopyTest {
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment to = arena.allocate(OfaEp.INLINE_MAX, 8);
             for (int length = 1; length <= OfaEp.INLINE_MAX; length++) {
-                MemorySegment from = arena.allocate(length, 1).fill((byte) length);
-                OfaEp.copySmall(from, 0, to, 0, length);
-                assertEquals((byte) length, to.get(ValueLayout.JAVA_BYTE, length - 1));
+                for (int offset = 0; offset < 8; offset++) {
+                    // The segment ends with the copied bytes, so the last few cannot be loaded eight at once.
+                    MemorySegment from = arena.allocate(offset + length, 1);
+                    for (int i = 0; i < from.byteSize(); i++) {
+                        from.set(ValueLayout.JAVA_BYTE, i, (byte) (i * 13 + length));
+                    }
+                    to.fill(UNTOUCHED);
+                    OfaEp.copySmall(from, offset, to.address(), length);
+                    for (int i = 0; i < to.byteSize(); i++) {
+                        byte expected = i < length ? from.get(ValueLayout.JAVA_BYTE, offset + i) : UNTOUCHED;
+                        assertEquals(expected, to.get(ValueLayout.JAVA_BYTE, i), "length " + length + " from +"
+                                + offset + ": byte " + i);
+                    }
+                }
             }
         }
     }
@@ -61,11 +72,11 @@ class InlineCopyTest {
         Arena closed = Arena.ofShared();
         MemorySegment gone = closed.allocate(16, 8);
         closed.close();
-        assertThrows(IllegalStateException.class, () -> OfaEp.copySmall(gone, 0, to, 0, 2));
+        assertThrows(IllegalStateException.class, () -> OfaEp.copySmall(gone, 0, to.address(), 2));
         try (Arena confined = Arena.ofConfined()) {
             MemorySegment mine = confined.allocate(16, 8);
             ExecutionException e = assertThrows(ExecutionException.class,
-                    () -> CompletableFuture.runAsync(() -> OfaEp.copySmall(mine, 0, to, 0, 12)).get());
+                    () -> CompletableFuture.runAsync(() -> OfaEp.copySmall(mine, 0, to.address(), 12)).get());
             assertEquals(WrongThreadException.class, e.getCause().getClass());
         }
     }
