@@ -106,10 +106,13 @@ final class OfaEp extends OfaHandle implements Endpoint {
     private static final ValueLayout.OfLong LITTLE_ENDIAN_LONG =
             ValueLayout.JAVA_LONG_UNALIGNED.withOrder(java.nio.ByteOrder.LITTLE_ENDIAN);
 
+    private final VerbsContext verbs;
     /** The queue pair's inline data limit (0: none); set when the queue pair is created. */
     int inlineLimit;
     /** The queue pair; replaced by reset. Guarded by {@link #lock}. */
     MemorySegment qp;
+    /** The address of {@link #qp}, as the data-path downcalls take it. */
+    private long qpAddress;
     int qpNum;
     private int generation;
     private final WorkRing sends;
@@ -180,6 +183,7 @@ final class OfaEp extends OfaHandle implements Endpoint {
         this.connectEvd = connectEvd;
         this.srq = srq;
         this.attributes = attributes;
+        this.verbs = ia.device().context;
         sends = new WorkRing(WorkRing.SEND, Math.max(1, attributes.maxRequestDtos()));
         recvs = new WorkRing(WorkRing.RECV, Math.max(1, attributes.maxRecvDtos()));
         // The buffers every post writes need no liveness check: the arena is closed at dat_ep_free after
@@ -216,6 +220,7 @@ final class OfaEp extends OfaHandle implements Endpoint {
     /** Takes a new queue pair (at create and reset); it is moved to INIT so that receives can be posted. */
     void attachQp(MemorySegment newQp, int newQpNum) {
         qp = newQp;
+        qpAddress = newQp.address();
         qpNum = newQpNum;
         generation++;
         sends.reset(generation);
@@ -937,7 +942,7 @@ final class OfaEp extends OfaHandle implements Endpoint {
                 throw cqFull("request", requestEvd);
             }
             writeSendWr(opcode, iov, total, sendFlags(bits, signal), invalidate, remote);
-            int r = ia.device().context.postSend(qp.address(), sendWrArg, badWrArg);
+            int r = verbs.postSend(qpAddress, sendWrArg, badWrArg);
             if (r != 0) {
                 throw postFailed("ibv_post_send", r, sendsCovered ? null : requestEvd);
             }
@@ -1201,7 +1206,7 @@ final class OfaEp extends OfaHandle implements Endpoint {
             }
             DataPathMemory.putLong(recvWrArg + RECV_WR_ID, recvs.nextWrId());
             DataPathMemory.putInt(recvWrArg + RECV_NUM_SGE, n);
-            int r = ia.device().context.postRecv(qp.address(), recvWrArg, badWrArg);
+            int r = verbs.postRecv(qpAddress, recvWrArg, badWrArg);
             if (r != 0) {
                 throw postFailed("ibv_post_recv", r, recvsCovered ? null : recvEvd);
             }

@@ -50,6 +50,8 @@ final class OfaEvd extends OfaHandle implements EventDispatcher {
     private OfaCno cno;
     /** The completion queue, or NULL for EVDs without DTO/RMR bind streams. Set under {@link #cqLock}. */
     volatile MemorySegment cq = MemorySegment.NULL;
+    /** The address of {@link #cq} (0 while there is none), as the poll downcall takes it. */
+    private volatile long cqAddress;
     /** Serialises polling of the CQ (consumer threads and the event thread) and its destruction. */
     final PollLock cqLock = new PollLock();
     private volatile int cqCapacity;
@@ -90,6 +92,7 @@ final class OfaEvd extends OfaHandle implements EventDispatcher {
         wcsArg = wcArena.allocate(WorkCompletion.BYTES * POLL_BATCH, 8).address();
         cqCapacity = cqe;
         cq = newCq;
+        cqAddress = newCq.address();
     }
 
     /** Detaches and returns the CQ for destruction (under the poll lock, so that no poll runs on it). */
@@ -98,6 +101,7 @@ final class OfaEvd extends OfaHandle implements EventDispatcher {
         try {
             MemorySegment c = cq;
             cq = MemorySegment.NULL;
+            cqAddress = 0;
             if (wcArena != null) {
                 wcsArg = 0;
                 wcArena.close();
@@ -164,7 +168,7 @@ final class OfaEvd extends OfaHandle implements EventDispatcher {
      * Called by waiting and dequeuing consumers and by the event thread; never with the queue lock.
      */
     void pollCq() {
-        if (cq.address() == 0) {
+        if (cqAddress == 0) {
             return;
         }
         cqLock.lock();
@@ -181,7 +185,7 @@ final class OfaEvd extends OfaHandle implements EventDispatcher {
      * after it, so that the compiled poll need not keep it in stack slots.
      */
     private void pollLocked() {
-        long c = cq.address();
+        long c = cqAddress;
         if (c == 0) {
             return;
         }
@@ -376,7 +380,7 @@ final class OfaEvd extends OfaHandle implements EventDispatcher {
     @Override
     public Optional<DatEvent> dequeue() {
         live();
-        if (cq.address() != 0) {
+        if (cqAddress != 0) {
             // The first event the poll produces while nothing is queued and nobody waits is handed
             // straight to the caller (no queue lock, twice, for the usual case of a consumer busy-polling
             // its EVD); later ones are queued behind it as usual. The common path is kept in this one
