@@ -106,6 +106,7 @@ final class OfaEp extends OfaHandle implements Endpoint {
     private static final ValueLayout.OfLong LITTLE_ENDIAN_LONG =
             ValueLayout.JAVA_LONG_UNALIGNED.withOrder(java.nio.ByteOrder.LITTLE_ENDIAN);
 
+    /** The device's verbs, whose data-path downcalls the posts make. */
     private final VerbsContext verbs;
     /** The queue pair's inline data limit (0: none); set when the queue pair is created. */
     int inlineLimit;
@@ -143,6 +144,7 @@ final class OfaEp extends OfaHandle implements Endpoint {
     /** Where small sends and RDMA Writes are gathered before they are posted inline. */
     private final MemorySegment inlineData;
     private final MemorySegment inlineSgeEntry;
+    /** The addresses of {@link #inlineSgeEntry} and {@link #inlineData}. */
     private final long inlineSgeArg;
     private final long inlineDataArg;
     private final MemorySegment mwBind;
@@ -1126,10 +1128,10 @@ final class OfaEp extends OfaHandle implements Endpoint {
     /**
      * Copies at most {@link #INLINE_MAX} bytes of {@code from} to the provider's buffer at {@code to}:
      * eight bytes at a time with the segment's checked loads, the last few as one checked load where
-     * the segment has eight bytes there, written without a loop (a loop's set-up costs more than
-     * the few bytes). Cheaper for such sizes than
-     * {@code MemorySegment.copy}, whose checks and copy routine are calls that the JIT keeps out of
-     * line. Throws as the segment's accessors throw, before it writes anything of that load.
+     * the segment has eight bytes there, written without a loop (a loop's set-up costs more than the
+     * few bytes). Cheaper for such sizes than {@code MemorySegment.copy}, whose checks and copy
+     * routine are calls that the JIT keeps out of line. Throws as the segment's accessors throw,
+     * before it writes anything of that load.
      */
     static void copySmall(MemorySegment from, long fromOffset, long to, long length) {
         long done = 0;
@@ -1138,7 +1140,8 @@ final class OfaEp extends OfaHandle implements Endpoint {
         }
         if (done < length) {
             long at = fromOffset + done;
-            long tail = at + Long.BYTES <= from.byteSize() ? from.get(LITTLE_ENDIAN_LONG, at) : lastBytes(from, at, length - done);
+            long tail = at + Long.BYTES <= from.byteSize() ? from.get(LITTLE_ENDIAN_LONG, at)
+                    : lastBytes(from, at, length - done);
             DataPathMemory.putLowBytes(to + done, tail, (int) (length - done));
         }
     }

@@ -193,23 +193,28 @@ final class OfaEvd extends OfaHandle implements EventDispatcher {
         if (n > 0) {
             ia.completion(this, wcsArg);
             if (n > 1) {
-                moreCompletions(n);
+                moreCompletions(c, n);
             }
         }
     }
 
     /**
-     * Hands the second to {@code n}th polled completions to their EPs, then polls on if the batch was
-     * full. Apart from the first, so that a busy-polling consumer's usual single completion runs
-     * without a loop, whose values the compiled poll would keep in stack slots.
+     * Hands the second to {@code n}th polled completions of CQ {@code c} to their EPs, and polls on
+     * while batches come full. Apart from the first, so that a busy-polling consumer's usual single
+     * completion runs without a loop, whose values the compiled poll would keep in stack slots.
      */
-    private void moreCompletions(int n) {
-        long wc = wcsArg;
-        for (int i = 1; i < n; i++) {
-            ia.completion(this, wc + i * WorkCompletion.BYTES);
-        }
-        if (n == POLL_BATCH) {
-            pollLocked();
+    private void moreCompletions(long c, int polled) {
+        int n = polled;
+        int i = 1;
+        while (true) {
+            for (; i < n; i++) {
+                ia.completion(this, wcsArg + i * WorkCompletion.BYTES);
+            }
+            if (n < POLL_BATCH) {
+                return;
+            }
+            n = verbs.pollCq(c, POLL_BATCH, wcsArg);
+            i = 0;
         }
     }
 

@@ -128,7 +128,10 @@ final class WorkRing {
         return cookies[index(seq)];
     }
 
-    /** An entry's packed description, which {@link #opOf}, {@link #lengthOf}, {@link #kindOf} and {@link #reportsSuccess} read. */
+    /**
+     * An entry's packed description, which {@link #opOf}, {@link #lengthOf}, {@link #kindOf} and
+     * {@link #reportsSuccess} read.
+     */
     long metaAt(long seq) {
         return meta[index(seq)];
     }
