@@ -103,8 +103,8 @@ final class OfaEp extends OfaHandle implements Endpoint {
 
     /** The inline data asked of each queue pair: sends and RDMA Writes up to this size are copied at post. */
     static final int INLINE_MAX = 64;
-    private static final ValueLayout.OfLong LITTLE_ENDIAN_LONG =
-            ValueLayout.JAVA_LONG_UNALIGNED.withOrder(java.nio.ByteOrder.LITTLE_ENDIAN);
+    /** The bytes the inline buffer has beyond {@link #INLINE_MAX}, which {@link #copySmall} may write. */
+    static final int INLINE_SLACK = Long.BYTES - 1;
 
     /** The device's verbs, whose data-path downcalls the posts make. */
     private final VerbsContext verbs;
@@ -201,7 +201,7 @@ final class OfaEp extends OfaHandle implements Endpoint {
         sendSgesArg = sendSges.address();
         recvWrArg = recvWr.address();
         badWrArg = badWr.address();
-        inlineData = VerbsContext.dataPathView(arena.allocate(INLINE_MAX, 8));
+        inlineData = VerbsContext.dataPathView(arena.allocate(INLINE_MAX + INLINE_SLACK, 8));
         inlineSgeEntry = VerbsContext.dataPathView(arena.allocate(IbvSge.S.size(), 8));
         inlineSgeArg = inlineSgeEntry.address();
         inlineDataArg = inlineData.address();
@@ -1126,12 +1126,13 @@ final class OfaEp extends OfaHandle implements Endpoint {
     }
 
     /**
-     * Copies at most {@link #INLINE_MAX} bytes of {@code from} to the provider's buffer at {@code to}:
-     * eight bytes at a time with the segment's checked loads, the last few as one checked load where
-     * the segment has eight bytes there, written without a loop (a loop's set-up costs more than the
-     * few bytes). Cheaper for such sizes than {@code MemorySegment.copy}, whose checks and copy
-     * routine are calls that the JIT keeps out of line. Throws as the segment's accessors throw,
-     * before it writes anything of that load.
+     * Copies at most {@link #INLINE_MAX} bytes of {@code from} to the provider's buffer at {@code to},
+     * eight bytes at a time with the segment's checked loads, the last few too where the segment has
+     * eight bytes there: the buffer then takes up to {@link #INLINE_SLACK} bytes more than
+     * {@code length}, which the gather list does not name (a loop or a split for the last few bytes
+     * costs more than they do). Cheaper for such sizes than {@code MemorySegment.copy}, whose checks
+     * and copy routine are calls that the JIT keeps out of line. Throws as the segment's accessors
+     * throw, before it writes anything of that load.
      */
     static void copySmall(MemorySegment from, long fromOffset, long to, long length) {
         long done = 0;
@@ -1140,19 +1141,19 @@ final class OfaEp extends OfaHandle implements Endpoint {
         }
         if (done < length) {
             long at = fromOffset + done;
-            long tail = at + Long.BYTES <= from.byteSize() ? from.get(LITTLE_ENDIAN_LONG, at)
-                    : lastBytes(from, at, length - done);
-            DataPathMemory.putLowBytes(to + done, tail, (int) (length - done));
+            if (at + Long.BYTES <= from.byteSize()) {
+                DataPathMemory.putLong(to + done, from.get(ValueLayout.JAVA_LONG_UNALIGNED, at));
+            } else {
+                copyLastBytes(from, at, to + done, length - done);
+            }
         }
     }
 
-    /** The {@code n} (fewer than eight) bytes at {@code at} in {@code from}, the first in the lowest bits. */
-    private static long lastBytes(MemorySegment from, long at, long n) {
-        long bytes = 0;
-        for (long k = n - 1; k >= 0; k--) {
-            bytes = bytes << Byte.SIZE | Byte.toUnsignedLong(from.get(ValueLayout.JAVA_BYTE, at + k));
+    /** The last {@code n} bytes of a segment, which has fewer than eight bytes from {@code at}. */
+    private static void copyLastBytes(MemorySegment from, long at, long to, long n) {
+        for (long k = 0; k < n; k++) {
+            DataPathMemory.putByte(to + k, from.get(ValueLayout.JAVA_BYTE, at + k));
         }
-        return bytes;
     }
 
     /** The address of the one scatter/gather entry of inline data, with its length set. */
