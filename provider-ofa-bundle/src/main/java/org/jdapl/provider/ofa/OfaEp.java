@@ -127,24 +127,23 @@ final class OfaEp extends OfaHandle implements Endpoint {
     private final Arena arena = Arena.ofShared();
     private final MemorySegment sendWr;
     private final MemorySegment sendSges;
-    private final MemorySegment recvWr;
     private final MemorySegment recvSges;
     /** The lists {@link #sendSges} and {@link #recvSges} hold. */
     private final FilledSges sendFilled = new FilledSges();
     private final FilledSges recvFilled = new FilledSges();
     private final MemorySegment badWr;
     /**
-     * The addresses of {@link #sendWr}, {@link #sendSges}, {@link #recvWr} and {@link #badWr}, as the
-     * data-path downcalls and the work request take them.
+     * The addresses of {@link #sendWr}, {@link #sendSges}, the receive work request and {@link #badWr},
+     * as the data-path downcalls and the work request take them.
      */
     private final long sendWrArg;
     private final long sendSgesArg;
     private final long recvWrArg;
     private final long badWrArg;
-    /** Where small sends and RDMA Writes are gathered before they are posted inline. */
-    private final MemorySegment inlineData;
-    private final MemorySegment inlineSgeEntry;
-    /** The addresses of {@link #inlineSgeEntry} and {@link #inlineData}. */
+    /**
+     * The addresses of the one gather entry of inline data and of the buffer it names, where small
+     * sends and RDMA Writes are gathered before they are posted inline.
+     */
     private final long inlineSgeArg;
     private final long inlineDataArg;
     private final MemorySegment mwBind;
@@ -193,7 +192,7 @@ final class OfaEp extends OfaHandle implements Endpoint {
         sendWr = VerbsContext.dataPathView(arena.allocate(IbvSendWr.S.size(), 8));
         sendSges = VerbsContext.dataPathView(
                 arena.allocate(IbvSge.S.size() * Math.max(1, attributes.maxRequestIov()), 8));
-        recvWr = VerbsContext.dataPathView(arena.allocate(IbvRecvWr.S.size(), 8));
+        MemorySegment recvWr = VerbsContext.dataPathView(arena.allocate(IbvRecvWr.S.size(), 8));
         recvSges = VerbsContext.dataPathView(
                 arena.allocate(IbvSge.S.size() * Math.max(1, attributes.maxRecvIov()), 8));
         badWr = arena.allocate(8, 8);
@@ -201,8 +200,8 @@ final class OfaEp extends OfaHandle implements Endpoint {
         sendSgesArg = sendSges.address();
         recvWrArg = recvWr.address();
         badWrArg = badWr.address();
-        inlineData = VerbsContext.dataPathView(arena.allocate(INLINE_MAX + INLINE_SLACK, 8));
-        inlineSgeEntry = VerbsContext.dataPathView(arena.allocate(IbvSge.S.size(), 8));
+        MemorySegment inlineData = VerbsContext.dataPathView(arena.allocate(INLINE_MAX + INLINE_SLACK, 8));
+        MemorySegment inlineSgeEntry = VerbsContext.dataPathView(arena.allocate(IbvSge.S.size(), 8));
         inlineSgeArg = inlineSgeEntry.address();
         inlineDataArg = inlineData.address();
         // A work request's chain never changes (a bind zeroes the request, so it stays 0), nor does a
@@ -1101,7 +1100,7 @@ final class OfaEp extends OfaHandle implements Endpoint {
     }
 
     /**
-     * Copies the segments (already checked by {@link #fillSges}) into {@link #inlineData}, through
+     * Copies the segments (already checked by {@link #fillSges}) into the inline buffer, through
      * their MemorySegments so that memory released by the consumer is never read. False (and the
      * request goes out with its keys) if a segment's memory is no longer there or belongs to a
      * confined arena of another thread.

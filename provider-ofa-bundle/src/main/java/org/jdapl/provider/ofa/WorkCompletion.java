@@ -1,6 +1,7 @@
 package org.jdapl.provider.ofa;
 
 import org.jdapl.provider.ofa.verbs.Structs.IbvWc;
+import org.jdapl.provider.ofa.verbs.Verbs;
 
 /**
  * The fields of one {@code struct ibv_wc} that {@code ibv_poll_cq} wrote, read by address where
@@ -39,7 +40,7 @@ final class WorkCompletion {
 
     /** The key a send with invalidate invalidated, or 0 if the completion carries none. */
     static int invalidatedRkey(long wc) {
-        return (DataPathMemory.getInt(wc + WC_FLAGS) & org.jdapl.provider.ofa.verbs.Verbs.WC_WITH_INV) != 0
+        return (DataPathMemory.getInt(wc + WC_FLAGS) & Verbs.WC_WITH_INV) != 0
                 ? DataPathMemory.getInt(wc + INVALIDATED_RKEY) : 0;
     }
 }
