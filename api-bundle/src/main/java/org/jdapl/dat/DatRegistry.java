@@ -1,8 +1,11 @@
 package org.jdapl.dat;
 
 import java.util.List;
+import java.util.Map;
 import java.util.ServiceLoader;
+import java.util.function.Consumer;
 import org.jdapl.dat.spi.DatProvider;
+import org.jdapl.dat.spi.RegistryFactory;
 
 /**
  * The DAT registry: opens Interface Adapters by name as uDAPL's static registry does, from
@@ -80,6 +83,18 @@ public interface DatRegistry {
     String configurationSource();
 
     /**
+     * Tells {@code listener} of providers appearing and leaving and of IAs broken by a provider
+     * leaving ({@link RegistryEvent}), from now on until {@link #removeListener}. Listeners are
+     * called in the thread that added or removed the provider, outside the registry's locks, in
+     * the order they were added; one that throws is logged and does not stop the others. Adding a
+     * listener twice has no effect.
+     */
+    void addListener(Consumer<? super RegistryEvent> listener);
+
+    /** Stops telling {@code listener}; nothing happens if it was not added. */
+    void removeListener(Consumer<? super RegistryEvent> listener);
+
+    /**
      * A registry for plain Java: the first implementation that {@link ServiceLoader} finds, with
      * providers also found by ServiceLoader.
      *
@@ -90,5 +105,23 @@ public interface DatRegistry {
                 .or(() -> ServiceLoader.load(DatRegistry.class).findFirst())
                 .orElseThrow(() -> new DatException(DatReturnType.PROVIDER_NOT_FOUND,
                         "no DatRegistry implementation on the class path (add jdapl-registry)"));
+    }
+
+    /**
+     * A registry for plain Java configured by properties rather than the process's system
+     * properties: {@code dat.conf} names the file to read (before {@code DAT_OVERRIDE} and
+     * {@code /etc/dat.conf}, as the OSGi registry's configuration does), and each {@code ia.<name>}
+     * declares the IA {@code <name>} with the rest of a dat.conf line, e.g.
+     * {@code ia.emu-test = u2.0 threadsafe default emu jdapl.2.0 "loopback" ""}. With an empty map
+     * it is {@link #standalone()}.
+     *
+     * @throws DatException PROVIDER_NOT_FOUND if no registry implementation is on the class path
+     */
+    static DatRegistry standalone(Map<String, ?> configuration) {
+        return ServiceLoader.load(RegistryFactory.class, DatRegistry.class.getClassLoader()).findFirst()
+                .or(() -> ServiceLoader.load(RegistryFactory.class).findFirst())
+                .orElseThrow(() -> new DatException(DatReturnType.PROVIDER_NOT_FOUND,
+                        "no DatRegistry implementation on the class path (add jdapl-registry)"))
+                .create(configuration);
     }
 }

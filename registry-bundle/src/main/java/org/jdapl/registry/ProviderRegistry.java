@@ -9,6 +9,7 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
 import java.util.TreeMap;
+import java.util.function.Consumer;
 import java.util.stream.Collectors;
 import org.jdapl.dat.Dat;
 import org.jdapl.dat.DatException;
@@ -18,6 +19,7 @@ import org.jdapl.dat.DatReturnType;
 import org.jdapl.dat.InterfaceAdapter;
 import org.jdapl.dat.ProviderInfo;
 import org.jdapl.dat.RegistryEntry;
+import org.jdapl.dat.RegistryEvent;
 import org.jdapl.dat.spi.DatProvider;
 import org.jdapl.dat.spi.IaSpec;
 import org.jdapl.dat.spi.ProviderStatus;
@@ -45,7 +47,8 @@ import org.slf4j.LoggerFactory;
  *
  * <p>The registry counts the IAs opened through each provider (an IA stops counting once its
  * consumer closes it) and, when a provider is removed, has the provider break them
- * ({@link DatProvider#abort}). It starts no threads. Thread safe.
+ * ({@link DatProvider#abort}). Listeners ({@link #addListener}) hear of providers added and removed
+ * and of the IAs broken (REG_06). It starts no threads. Thread safe.
  */
 public class ProviderRegistry implements DatRegistry {
     /** uDAPL's OFA provider libraries, mapped onto the provider named {@value #OFA}. */
@@ -59,6 +62,7 @@ public class ProviderRegistry implements DatRegistry {
     private final Object lock = new Object();
     /** By provider name, in the order they were added. Guarded by lock. */
     private final Map<String, ProviderBinding> providers = new LinkedHashMap<>();
+    private final RegistryListeners listeners = new RegistryListeners();
     /** By configuration pid. Guarded by lock. */
     private final Map<String, ConfiguredIa> configured = new TreeMap<>();
     /** Guarded by lock. */
@@ -258,6 +262,7 @@ public class ProviderRegistry implements DatRegistry {
             providers.put(name, new ProviderBinding(provider, name));
         }
         LOG.info("provider {} {} added", name, provider.version());
+        listeners.tell(new RegistryEvent.ProviderAdded(name, safeVersion(provider)));
     }
 
     @Override
@@ -277,9 +282,25 @@ public class ProviderRegistry implements DatRegistry {
             open = binding.remove();
         }
         LOG.info("provider {} removed; breaking {} open IA(s)", binding.name, open.size());
+        String reason = "provider " + binding.name + " was removed";
+        List<String> broken = open.stream().map(ProviderRegistry::safeIaName).toList();
         for (InterfaceAdapter ia : open) {
-            abortQuietly(binding, ia, "provider " + binding.name + " was removed");
+            abortQuietly(binding, ia, reason);
         }
+        for (int i = 0; i < open.size(); i++) {
+            listeners.tell(new RegistryEvent.IaBroken(open.get(i), broken.get(i), binding.name, reason));
+        }
+        listeners.tell(new RegistryEvent.ProviderRemoved(binding.name, safeVersion(provider), broken));
+    }
+
+    @Override
+    public void addListener(Consumer<? super RegistryEvent> listener) {
+        listeners.add(listener);
+    }
+
+    @Override
+    public void removeListener(Consumer<? super RegistryEvent> listener) {
+        listeners.remove(listener);
     }
 
     @Override
@@ -488,6 +509,14 @@ public class ProviderRegistry implements DatRegistry {
             return ia.name();
         } catch (RuntimeException e) {
             return String.valueOf(ia);
+        }
+    }
+
+    private static String safeVersion(DatProvider provider) {
+        try {
+            return String.valueOf(provider.version());
+        } catch (RuntimeException e) {
+            return "unknown";
         }
     }
 

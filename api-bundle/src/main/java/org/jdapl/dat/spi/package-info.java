@@ -3,7 +3,7 @@
  * registers as an OSGi service or a ServiceLoader entry, for the registry to find.
  */
 @Export
-@Version("1.0.0")
+@Version("1.1.0")
 package org.jdapl.dat.spi;
 
 import org.osgi.annotation.bundle.Export;
