@@ -116,7 +116,9 @@ public class DatExtension implements Extension {
     }
 
     void afterBeanDiscovery(@Observes AfterBeanDiscovery event) {
-        event.addBean().beanClass(DatExtension.class).types(DatRegistry.class, Object.class)
+        // The bean class is the bean's type: containers make their client proxies of it (OpenWebBeans
+        // subclasses the bean class of a normal-scoped synthetic bean).
+        event.addBean().beanClass(DatRegistry.class).types(DatRegistry.class, Object.class)
                 .qualifiers(Default.Literal.INSTANCE, Any.Literal.INSTANCE)
                 .scope(ApplicationScoped.class)
                 .createWith(context -> registry());
@@ -125,7 +127,7 @@ public class DatExtension implements Extension {
             beans = Map.copyOf(wanted);
         }
         for (Key key : beans.keySet()) {
-            event.addBean().beanClass(DatExtension.class).types(InterfaceAdapter.class, Object.class)
+            event.addBean().beanClass(InterfaceAdapter.class).types(InterfaceAdapter.class, Object.class)
                     .qualifiers(Ia.Literal.of(key.name(), key.scope()), Any.Literal.INSTANCE)
                     .scope(scopeOf(key.scope()))
                     .produceWith(instance -> open(key))
@@ -179,14 +181,17 @@ public class DatExtension implements Extension {
 
     /** The disposer: {@code dat_ia_close} ABRUPT, unless the IA is freed already (broken by its provider leaving). */
     private void close(InterfaceAdapter ia) {
+        Key key;
         synchronized (open) {
-            open.remove(ia);
+            key = open.remove(ia);
         }
         if (ia.isFreed()) {
+            LOG.debug("CDI: IA {} was freed already", key);
             return;
         }
         try {
             ia.close();
+            LOG.debug("CDI: closed IA {}", key);
         } catch (DatException e) {
             LOG.debug("CDI: IA {} was closed already", ia, e);
         }
