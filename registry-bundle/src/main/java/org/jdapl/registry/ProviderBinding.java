@@ -53,6 +53,33 @@ final class ProviderBinding {
         return removed;
     }
 
+    /** Has the provider break an IA it opened ({@link DatProvider#abort}); a failure is logged. */
+    void abortQuietly(InterfaceAdapter ia, String reason) {
+        try {
+            provider.abort(ia, reason);
+        } catch (RuntimeException e) {
+            LOG.warn("provider {} failed to abort IA {}", name, iaName(ia), e);
+        }
+    }
+
+    /** An IA's name, or what it prints as if it cannot say. */
+    static String iaName(InterfaceAdapter ia) {
+        try {
+            return ia.name();
+        } catch (RuntimeException e) {
+            return String.valueOf(ia);
+        }
+    }
+
+    /** A provider's version, or {@code unknown} if it cannot say. */
+    static String version(DatProvider provider) {
+        try {
+            return String.valueOf(provider.version());
+        } catch (RuntimeException e) {
+            return "unknown";
+        }
+    }
+
     /** Forgets IAs their consumers have closed (the provider freed them). */
     private void prune() {
         openIas.removeIf(ProviderBinding::isClosed);

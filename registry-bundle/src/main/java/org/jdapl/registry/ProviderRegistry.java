@@ -210,7 +210,7 @@ public class ProviderRegistry implements DatRegistry {
             tracked = binding.track(ia);
         }
         if (!tracked) {
-            abortQuietly(binding, ia, "provider " + binding.name + " was removed while the IA was opened");
+            binding.abortQuietly(ia, "provider " + binding.name + " was removed while the IA was opened");
             failures.add(new DatException(DatReturnType.PROVIDER_NOT_FOUND, DatReturnSubtype.NAME_NOT_REGISTERED,
                     entry.source() + ": provider " + binding.name + " was removed while the IA was opened"));
             return null;
@@ -262,7 +262,7 @@ public class ProviderRegistry implements DatRegistry {
             providers.put(name, new ProviderBinding(provider, name));
         }
         LOG.info("provider {} {} added", name, provider.version());
-        listeners.tell(new RegistryEvent.ProviderAdded(name, safeVersion(provider)));
+        listeners.tell(new RegistryEvent.ProviderAdded(name, ProviderBinding.version(provider)));
     }
 
     @Override
@@ -283,14 +283,14 @@ public class ProviderRegistry implements DatRegistry {
         }
         LOG.info("provider {} removed; breaking {} open IA(s)", binding.name, open.size());
         String reason = "provider " + binding.name + " was removed";
-        List<String> broken = open.stream().map(ProviderRegistry::safeIaName).toList();
+        List<String> broken = open.stream().map(ProviderBinding::iaName).toList();
         for (InterfaceAdapter ia : open) {
-            abortQuietly(binding, ia, reason);
+            binding.abortQuietly(ia, reason);
         }
         for (int i = 0; i < open.size(); i++) {
             listeners.tell(new RegistryEvent.IaBroken(open.get(i), broken.get(i), binding.name, reason));
         }
-        listeners.tell(new RegistryEvent.ProviderRemoved(binding.name, safeVersion(provider), broken));
+        listeners.tell(new RegistryEvent.ProviderRemoved(binding.name, ProviderBinding.version(provider), broken));
     }
 
     @Override
@@ -493,30 +493,6 @@ public class ProviderRegistry implements DatRegistry {
         } catch (RuntimeException e) {
             LOG.warn("provider {} failed defaultIas()", binding.name, e);
             return List.of();
-        }
-    }
-
-    private static void abortQuietly(ProviderBinding binding, InterfaceAdapter ia, String reason) {
-        try {
-            binding.provider.abort(ia, reason);
-        } catch (RuntimeException e) {
-            LOG.warn("provider {} failed to abort IA {}", binding.name, safeIaName(ia), e);
-        }
-    }
-
-    private static String safeIaName(InterfaceAdapter ia) {
-        try {
-            return ia.name();
-        } catch (RuntimeException e) {
-            return String.valueOf(ia);
-        }
-    }
-
-    private static String safeVersion(DatProvider provider) {
-        try {
-            return String.valueOf(provider.version());
-        } catch (RuntimeException e) {
-            return "unknown";
         }
     }
 
