@@ -28,7 +28,12 @@ import org.jdapl.dat.RegistryEvent;
 import org.jdapl.dat.spi.DatProvider;
 import org.jdapl.provider.emu.EmuProvider;
 import org.jdapl.registry.ProviderRegistry;
+import org.eclipse.microprofile.config.ConfigProvider;
+import org.eclipse.microprofile.config.spi.ConfigProviderResolver;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.parallel.ResourceLock;
+import org.junit.jupiter.api.parallel.Resources;
 
 /**
  * The extension in a CDI SE container, with the standalone registry and the emulated provider found
@@ -209,6 +214,25 @@ abstract class CdiInjectionTests {
             assertTrue(registry.entries().stream().anyMatch(e -> e.iaName().equals("emu-test0")
                     && e.source().contains("ia.emu-test0") && e.libPath().equals("emu-test")),
                     registry.entries().toString());
+        }
+    }
+
+    @Test
+    @ResourceLock(Resources.SYSTEM_PROPERTIES)
+    void jdaplDatConfNamesTheDatConfTheRegistryReads(@TempDir Path dir) throws IOException {
+        Path datConf = Files.writeString(dir.resolve("dat.conf"),
+                "emu-file u2.0 threadsafe default emu emu.1.0 \"loopback\" \"\"\n");
+        System.setProperty("jdapl.dat.conf", datConf.toString());
+        // The application's Config is built once and kept: built again, it sees the new property.
+        ConfigProviderResolver.instance().releaseConfig(ConfigProvider.getConfig());
+        try (SeContainer container = container(FileIa.class)) {
+            assertTrue(registryOf(container).configurationSource().contains(datConf.toString()),
+                    registryOf(container).configurationSource());
+            FileIa consumer = container.select(FileIa.class).get();
+            assertEquals("emu-file", consumer.ia.name());
+        } finally {
+            System.clearProperty("jdapl.dat.conf");
+            ConfigProviderResolver.instance().releaseConfig(ConfigProvider.getConfig());
         }
     }
 
