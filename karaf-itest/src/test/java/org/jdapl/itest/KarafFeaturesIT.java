@@ -115,8 +115,9 @@ public class KarafFeaturesIT extends JdaplContainerTest {
             try (InterfaceAdapter ia = registry.open("emu0", 8)) {
                 assertFalse(ia.isFreed());
                 assertFalse(ia.createPz().isFreed());
-                String providers = shell.run("dat:providers");
-                assertTrue("dat:providers counts the open IA:\n" + providers, providers.contains("emu: 1 IA open"));
+                String providers = shell.run("dat:providers --no-format");
+                assertTrue("dat:providers counts the open IA:\n" + providers,
+                        KarafShellCommandsIT.row(providers, "emu").get(2).equals("1"));
             }
             ContainerIT.assertAllZero(emu.openObjects());
         }
@@ -124,10 +125,14 @@ public class KarafFeaturesIT extends JdaplContainerTest {
         static void ofaIsRegisteredAndSaysWhyNothingOpens(JdaplContainerTest test, KarafShell shell) throws Exception {
             DatProvider ofa = test.awaitService(DatProvider.class, "(dat.provider=ofa)");
             assertTrue("no device, so no default IA: " + ofa.defaultIas(), ofa.defaultIas().isEmpty());
-            String providers = shell.run("dat:providers");
-            String ofaLine = providers.lines().filter(l -> l.startsWith("ofa:")).findFirst().orElse("");
-            assertTrue("dat:providers lists ofa with the reason it opens nothing:\n" + providers,
-                    ofaLine.startsWith("ofa: 0 IAs open; ") && ofaLine.length() > "ofa: 0 IAs open; ".length());
+            String providers = shell.run("dat:providers --no-format");
+            List<String> row = KarafShellCommandsIT.row(providers, "ofa");
+            assertEquals("no IA open:\n" + providers, "0", row.get(2));
+            assertTrue("dat:providers says why ofa opens nothing:\n" + providers,
+                    row.size() > 4 && !row.get(4).isBlank());
+            String listing = shell.run("dat:list --no-format");
+            assertTrue("dat:list has no openable ofa IA:\n" + listing, listing.lines()
+                    .noneMatch(l -> l.startsWith("ofa") && l.contains("\tOPENABLE\t")));
             ContainerIT.assertAllZero(ofa.openObjects());
         }
     }
