@@ -14,9 +14,10 @@ import org.apache.karaf.shell.api.console.SessionFactory;
 
 /**
  * Karaf's shell inside the container: each command line runs in a new session of Karaf's
- * {@link SessionFactory} (the one the console and SSH use), as the user {@code karaf} with the
- * roles of Karaf's default {@code admingroup}, so that Karaf's command ACLs apply as they do to a
- * user logged in by SSH. What the command prints, and its result, are returned.
+ * {@link SessionFactory} (the one the console and SSH use), bound to the subject of the user
+ * {@code karaf} with the roles of Karaf's default {@code admingroup}, as an SSH login binds it
+ * (the session takes its {@code USER} from it). What the command prints, and its result, are
+ * returned.
  */
 final class KarafShell {
     /** Karaf's default user, with the roles etc/users.properties gives its admingroup. */
