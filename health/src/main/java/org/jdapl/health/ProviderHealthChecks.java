@@ -19,7 +19,7 @@ import org.osgi.service.component.annotations.ReferencePolicyOption;
 /**
  * Registers one Felix Health Check ({@link ProviderHealthCheck}) for each DAT provider service, as
  * the provider comes and goes: {@code hc.name} {@code jdapl provider NAME}, {@code hc.tags}
- * {@code jdapl} and {@code jdapl-NAME}.
+ * {@code jdapl} and {@code jdapl-NAME}, results never cached ({@code hc.resultCacheTtlInMs} 0).
  */
 @Component(immediate = true)
 public final class ProviderHealthChecks {
@@ -42,6 +42,8 @@ public final class ProviderHealthChecks {
         Dictionary<String, Object> props = new Hashtable<>();
         props.put(HealthCheck.NAME, "jdapl provider " + provider.name());
         props.put(HealthCheck.TAGS, new String[] {TAG, TAG + "-" + provider.name()});
+        // Not cached (the executor keeps results 2 s by default): the counts are cheap and change.
+        props.put(HealthCheck.RESULT_CACHE_TTL_IN_MS, 0L);
         checks.put(provider, context.registerService(HealthCheck.class, new ProviderHealthCheck(provider), props));
     }
 

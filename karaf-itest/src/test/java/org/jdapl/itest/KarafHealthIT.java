@@ -8,7 +8,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.stream.Collectors;
 import org.apache.felix.hc.api.Result;
-import org.apache.felix.hc.api.execution.HealthCheckExecutionOptions;
 import org.apache.felix.hc.api.execution.HealthCheckExecutionResult;
 import org.apache.felix.hc.api.execution.HealthCheckExecutor;
 import org.apache.felix.hc.api.execution.HealthCheckSelector;
@@ -76,9 +75,7 @@ public class KarafHealthIT extends JdaplContainerTest {
     }
 
     private static Map<String, Result> results(HealthCheckExecutor executor) {
-        // Forced: the executor would otherwise answer from its cache of the last results (2 s).
-        HealthCheckExecutionOptions now = new HealthCheckExecutionOptions().setForceInstantExecution(true);
-        return executor.execute(HealthCheckSelector.tags("jdapl"), now).stream().collect(Collectors.toMap(
+        return executor.execute(HealthCheckSelector.tags("jdapl")).stream().collect(Collectors.toMap(
                 r -> r.getHealthCheckMetadata().getName(), HealthCheckExecutionResult::getHealthCheckResult));
     }
 }
