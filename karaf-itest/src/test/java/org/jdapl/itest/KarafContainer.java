@@ -76,6 +76,11 @@ final class KarafContainer {
      * when it starts (none: a Karaf that does not know jdapl yet).
      */
     static Option[] configuration(Class<?> testClass, String... bootFeatures) {
+        return configuration(testClass, false, bootFeatures);
+    }
+
+    /** The container, with Karaf's SSH console started if {@code sshConsole}. */
+    static Option[] configuration(Class<?> testClass, boolean sshConsole, String... bootFeatures) {
         String karafVersion = JdaplContainerTest.requiredProperty("karaf.version");
         String target = JdaplContainerTest.requiredProperty("jdapl.itest.target");
         MavenArtifactUrlReference distribution = maven().groupId("org.apache.karaf").artifactId("apache-karaf")
@@ -84,7 +89,8 @@ final class KarafContainer {
                 karafDistributionConfiguration().frameworkUrl(distribution).karafVersion(karafVersion)
                         .name("Apache Karaf").unpackDirectory(new File(target, "karaf/" + testClass.getSimpleName()))
                         .useDeployFolder(false),
-                configureConsole().ignoreLocalConsole().ignoreRemoteShell(),
+                sshConsole ? configureConsole().ignoreLocalConsole().startRemoteShell()
+                        : configureConsole().ignoreLocalConsole().ignoreRemoteShell(),
                 logLevel(LogLevel.INFO),
                 java25(),
                 repositories(),
