@@ -77,6 +77,23 @@ public class KarafFeaturesIT extends JdaplContainerTest {
     }
 
     @Test
+    public void karafRunsOnThisJdkWithoutTheSubjectErrorsOfJava24() throws Exception {
+        assertTrue("the container runs on Java 24+: " + Runtime.version(), Runtime.version().feature() >= 24);
+        KarafShell shell = new KarafShell(awaitService(SessionFactory.class, null));
+        shell.run("feature:repo-add " + KarafContainer.featureRepository());
+        shell.run("feature:install jdapl-emu");   // events of every bundle, through Karaf's Event Admin
+        Path log = Path.of(JdaplContainerTest.requiredProperty("karaf.log"), "karaf.log");
+        List<String> lines = Files.readAllLines(log);
+        assertTrue("the log is Karaf's, with the feature installation: " + log,
+                lines.stream().anyMatch(l -> l.contains("org.jdapl.provider.emu")));
+        List<String> failures = lines.stream()
+                .filter(l -> l.contains("getSubject") || l.contains("Security Manager") || l.contains("| ERROR |"))
+                .toList();
+        assertTrue("Karaf's log has no errors, none of Subject.getSubject:\n" + String.join("\n", failures),
+                failures.isEmpty());
+    }
+
+    @Test
     public void installJdaplToolsAddsDtestAndDapltestToKarafsShell() throws Exception {
         KarafShell shell = new KarafShell(awaitService(SessionFactory.class, null));
         shell.run("feature:repo-add " + KarafContainer.featureRepository());
