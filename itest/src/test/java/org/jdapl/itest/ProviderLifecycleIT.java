@@ -92,7 +92,7 @@ public class ProviderLifecycleIT extends JdaplContainerTest {
      * runs {@code whileAway}, runs {@code bringBack} and checks that a new pair opens and connects,
      * then that threads and provider objects are back at their baseline.
      */
-    private void breakUnder(BundleAction takeAway, BundleAction whileAway, BundleAction bringBack,
+    void breakUnder(BundleAction takeAway, BundleAction whileAway, BundleAction bringBack,
                             boolean providerLeaves) throws Exception {
         DatRegistry registry = awaitService(DatRegistry.class, null);
         DatProvider emu = awaitService(DatProvider.class, "(dat.provider=emu)");

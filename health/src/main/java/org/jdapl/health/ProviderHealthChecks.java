@@ -1,0 +1,62 @@
+package org.jdapl.health;
+
+import java.util.Dictionary;
+import java.util.Hashtable;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import org.apache.felix.hc.api.HealthCheck;
+import org.jdapl.dat.spi.DatProvider;
+import org.osgi.framework.BundleContext;
+import org.osgi.framework.ServiceRegistration;
+import org.osgi.service.component.annotations.Activate;
+import org.osgi.service.component.annotations.Component;
+import org.osgi.service.component.annotations.Deactivate;
+import org.osgi.service.component.annotations.Reference;
+import org.osgi.service.component.annotations.ReferenceCardinality;
+import org.osgi.service.component.annotations.ReferencePolicy;
+import org.osgi.service.component.annotations.ReferencePolicyOption;
+
+/**
+ * Registers one Felix Health Check ({@link ProviderHealthCheck}) for each DAT provider service, as
+ * the provider comes and goes: {@code hc.name} {@code jdapl provider NAME}, {@code hc.tags}
+ * {@code jdapl} and {@code jdapl-NAME}, results never cached ({@code hc.resultCacheTtlInMs} 0).
+ */
+@Component(immediate = true)
+public final class ProviderHealthChecks {
+    /** The tag every jdapl health check carries. */
+    public static final String TAG = "jdapl";
+
+    private final BundleContext context;
+    private final Map<DatProvider, ServiceRegistration<HealthCheck>> checks = new ConcurrentHashMap<>();
+
+    /** Health checks registered through {@code context}. */
+    @Activate
+    public ProviderHealthChecks(BundleContext context) {
+        this.context = context;
+    }
+
+    /** A provider arrived: its health check is registered. */
+    @Reference(cardinality = ReferenceCardinality.MULTIPLE, policy = ReferencePolicy.DYNAMIC,
+            policyOption = ReferencePolicyOption.GREEDY)
+    void addProvider(DatProvider provider) {
+        Dictionary<String, Object> props = new Hashtable<>();
+        props.put(HealthCheck.NAME, "jdapl provider " + provider.name());
+        props.put(HealthCheck.TAGS, new String[] {TAG, TAG + "-" + provider.name()});
+        // Not cached (the executor keeps results 2 s by default): the counts are cheap and change.
+        props.put(HealthCheck.RESULT_CACHE_TTL_IN_MS, 0L);
+        checks.put(provider, context.registerService(HealthCheck.class, new ProviderHealthCheck(provider), props));
+    }
+
+    /** A provider left: its health check goes with it. */
+    void removeProvider(DatProvider provider) {
+        ServiceRegistration<HealthCheck> registration = checks.remove(provider);
+        if (registration != null) {
+            registration.unregister();
+        }
+    }
+
+    @Deactivate
+    void deactivate() {
+        checks.keySet().forEach(this::removeProvider);
+    }
+}
