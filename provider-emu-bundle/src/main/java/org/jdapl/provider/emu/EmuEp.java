@@ -252,30 +252,40 @@ final class EmuEp extends EmuObject implements Endpoint {
     @Override
     public void connect(SocketAddress remote, long connQual, long timeoutMicros, byte[] privateData, Qos qos,
                         ConnectFlag flag) {
-        ia.locked(() -> {
+        do {
+            ia.fabric().prepareConnect(ia, remote);
+        } while (!ia.locked(() -> {
             checkLive();
             byte[] data = checkConnect(timeoutMicros, privateData, qos, flag);
             ia.fabric().checkRemoteAddress(remote);
-            startConnect(remote, connQual, false, timeoutMicros, data);
-        });
+            return startConnect(remote, connQual, false, timeoutMicros, data);
+        }));
     }
 
     @Override
     public void dupConnect(Endpoint dup, long timeoutMicros, byte[] privateData, Qos qos) {
-        ia.locked(() -> {
+        SocketAddress[] remote = new SocketAddress[1];
+        do {
+            if (remote[0] != null) {
+                ia.fabric().prepareConnect(ia, remote[0]);
+            }
+        } while (!ia.locked(() -> {
             checkLive();
             EmuEp other = ia.own(dup, EmuEp.class, HandleType.EP);
             if (other.state != EpState.CONNECTED) {
                 throw other.state.invalid("dat_ep_dup_connect of an EP that is not connected");
             }
             byte[] data = checkConnect(timeoutMicros, privateData, qos, ConnectFlag.DEFAULT);
-            startConnect(other.remoteAddress, other.remotePortQual, false, timeoutMicros, data);
-        });
+            remote[0] = other.remoteAddress;
+            return startConnect(other.remoteAddress, other.remotePortQual, false, timeoutMicros, data);
+        }));
     }
 
     @Override
     public void commonConnect(SocketAddress remote, long timeoutMicros, byte[] privateData) {
-        ia.locked(() -> {
+        do {
+            ia.fabric().prepareConnect(ia, remote);
+        } while (!ia.locked(() -> {
             checkLive();
             byte[] data = checkConnect(timeoutMicros, privateData, Qos.BEST_EFFORT, ConnectFlag.DEFAULT);
             ia.fabric().checkRemoteAddress(remote);
@@ -284,8 +294,8 @@ final class EmuEp extends EmuObject implements Endpoint {
                 throw new DatException(DatReturnType.INVALID_ADDRESS, DatReturnSubtype.INVALID_ADDRESS_MALFORMED,
                         "a common connect names the CSP's port; " + remote + " has none");
             }
-            startConnect(remote, port, true, timeoutMicros, data);
-        });
+            return startConnect(remote, port, true, timeoutMicros, data);
+        }));
     }
 
     private byte[] checkConnect(long timeoutMicros, byte[] privateData, Qos qos, ConnectFlag flag) {
@@ -314,7 +324,18 @@ final class EmuEp extends EmuObject implements Endpoint {
         return data;
     }
 
-    private void startConnect(SocketAddress remote, long connQual, boolean common, long timeoutMicros, byte[] data) {
+    /**
+     * Starts the attempt (domain lock held).
+     *
+     * @return false, with nothing changed, if the loopback IA at {@code remote} is not in this IA's lock
+     *         domain (it opened after {@link Fabric#prepareConnect}); the caller prepares again
+     */
+    private boolean startConnect(SocketAddress remote, long connQual, boolean common, long timeoutMicros,
+                                 byte[] data) {
+        EmuIa target = ia.fabric() instanceof LoopbackFabric lf ? lf.resolve(remote) : null;
+        if (target != null && !target.domain().sameAs(ia.domain())) {
+            return false;
+        }
         state = EpState.ACTIVE_CONNECTION_PENDING;
         localPortQual = ia.nextPortQual();
         remoteAddress = remote;
@@ -330,22 +351,22 @@ final class EmuEp extends EmuObject implements Endpoint {
                         () -> failAttempt(a, a.delivered ? EventNumber.CONNECTION_TIMED_OUT
                                 : EventNumber.CONNECTION_UNREACHABLE)));
             }
-            return;
+            return true;
         }
-        EmuIa target = ia.fabric().resolve(remote);
         if (target == null) {
             ia.later(() -> failAttempt(a, EventNumber.CONNECTION_UNREACHABLE));
-            return;
+            return true;
         }
         if (!target.deliverRequest(a, null, connQual, common, data, ia.address(), localPortQual)) {
             ia.later(() -> failAttempt(a, EventNumber.CONNECTION_NON_PEER_REJECTED));
-            return;
+            return true;
         }
         if (timeoutMicros < Dat.TIMEOUT_INFINITE) {
             a.setTimer(ia.schedule(TimeUnit.MICROSECONDS.toNanos(timeoutMicros),
                     () -> failAttempt(a, a.delivered ? EventNumber.CONNECTION_TIMED_OUT
                             : EventNumber.CONNECTION_UNREACHABLE)));
         }
+        return true;
     }
 
     /** Ends a live attempt with a failure event and DISCONNECTED (fabric lock held). */
@@ -807,11 +828,13 @@ final class EmuEp extends EmuObject implements Endpoint {
     // ---------------------------------------------------------------- processing
 
     /**
-     * Has the request queue processed on the IA's thread, as a NIC processes posted work after the
-     * post returns (fabric lock held). Several kicks before the thread runs make one pass.
+     * Processes the request queue (fabric lock held). On an open connection the poster's thread moves
+     * the data itself, with no hand-off to another thread: the loopback link copies into the peer's
+     * memory, the tcp link writes the frames. Otherwise (a graceful disconnect waiting for its queue to
+     * drain) the IA's thread makes one pass after the call returns; several kicks make one pass.
      */
     void kick() {
-        if (link instanceof TcpConnection && linkOpen()) {
+        if (linkOpen()) {
             pumpRequests();
             return;
         }

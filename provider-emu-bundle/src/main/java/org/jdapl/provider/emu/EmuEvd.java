@@ -20,7 +20,11 @@ import org.jdapl.dat.HandleType;
 
 /**
  * An emulated Event Dispatcher. Events are queued under the EVD's own lock, so waiting and dequeuing
- * never take the fabric lock. Waiters block on a condition (no spinning); several may wait at once.
+ * never take the fabric lock. A waiter on the loopback fabric first spins briefly on the queue's size
+ * ({@link #SPIN_NANOS}: an answer that comes within it costs no park and no wake-up), then blocks on a
+ * condition; nothing spins while nobody waits. Several threads may wait at once. A {@link #dequeue}
+ * that finds the queue empty lets a fabric with an input of its own (tcp) read it at once, so a
+ * polling consumer is served as promptly as a waiting one.
  * An event arriving when the queue already holds {@code qlen} events is still queued (none is lost),
  * and the overflow is reported once as ASYNC_ERROR_EVD_OVERFLOW on the IA's asynchronous EVD.
  */
@@ -34,7 +38,18 @@ final class EmuEvd extends EmuObject implements EventDispatcher {
     private boolean enabled = true;
     private boolean waitable = true;
     private boolean overflowed;
-    private int waiters;
+    /**
+     * How long a waiter spins before it parks (system property {@code jdapl.emu.evd.spinMicros},
+     * default 20 µs; 0 parks at once).
+     */
+    static final long SPIN_NANOS = TimeUnit.MICROSECONDS.toNanos(
+            Math.max(0, Long.getLong("jdapl.emu.evd.spinMicros", 20L)));
+    /** Threads in {@link #waitEvent} (written under the queue lock, read without it by dequeue). */
+    private volatile int waiters;
+    /** Threads parked on {@link #changed} (guarded by the queue lock). */
+    private int parked;
+    /** The queue's size, readable without the queue lock. */
+    private volatile int size;
     /** A waiting thread that polls the fabric itself (guarded by the queue lock). */
     private Thread pollingWaiter;
     // guarded by the fabric lock
@@ -83,6 +98,7 @@ final class EmuEvd extends EmuObject implements EventDispatcher {
         queueLock.lock();
         try {
             queue.addLast(event);
+            size = queue.size();
             boolean crossed = false;
             if (queue.size() > qlen && !overflowed) {
                 overflowed = true;
@@ -91,8 +107,10 @@ final class EmuEvd extends EmuObject implements EventDispatcher {
             if (notify && enabled) {
                 if (waiters == 1 && pollingWaiter == Thread.currentThread()) {
                     // The only waiter is this thread, polling the fabric: it looks at the queue when its poll returns.
+                } else if (waiters > 0 && parked == 0 && pollingWaiter == null) {
+                    // Every waiter spins on the size and sees the event itself.
                 } else if (waiters > 0) {
-                    if (ia.lock().isHeldByCurrentThread()) {
+                    if (ia.domain().isHeldByCurrentThread()) {
                         Wakeups.defer(this);
                     } else {
                         changed.signalAll();
@@ -122,8 +140,7 @@ final class EmuEvd extends EmuObject implements EventDispatcher {
     @Override
     public EvdParam query() {
         checkLive();
-        ia.lock().lock();
-        try {
+        return ia.locked(() -> {
             checkLive();
             queueLock.lock();
             try {
@@ -131,9 +148,7 @@ final class EmuEvd extends EmuObject implements EventDispatcher {
             } finally {
                 queueLock.unlock();
             }
-        } finally {
-            ia.lock().unlock();
-        }
+        });
     }
 
     @Override
@@ -217,6 +232,16 @@ final class EmuEvd extends EmuObject implements EventDispatcher {
     @Override
     public Optional<DatEvent> dequeue() {
         checkLive();
+        if (size == 0) {
+            if (waiters > 0) {
+                throw DatException.invalidState(DatReturnSubtype.INVALID_STATE_EVD_WAITER,
+                        "a thread waits on the EVD");
+            }
+            ia.fabric().pollNow();
+            if (size == 0) {
+                return Optional.empty();
+            }
+        }
         queueLock.lock();
         try {
             checkLive();
@@ -232,6 +257,7 @@ final class EmuEvd extends EmuObject implements EventDispatcher {
 
     private DatEvent take() {
         DatEvent event = queue.pollFirst();
+        size = queue.size();
         if (queue.size() <= qlen) {
             overflowed = false;
         }
@@ -271,6 +297,7 @@ final class EmuEvd extends EmuObject implements EventDispatcher {
             boolean infinite = timeoutMicros >= Dat.TIMEOUT_INFINITE;
             long remaining = infinite ? Long.MAX_VALUE : TimeUnit.MICROSECONDS.toNanos(timeoutMicros);
             waiters++;
+            boolean spun = SPIN_NANOS == 0;
             try {
                 while (true) {
                     if (ready(threshold)) {
@@ -289,6 +316,15 @@ final class EmuEvd extends EmuObject implements EventDispatcher {
                     }
                     long before = infinite ? 0 : System.nanoTime();
                     Fabric fabric = ia.fabric();
+                    if (!spun && !fabric.canPoll()) {
+                        spun = true;
+                        spinForEvent(infinite ? SPIN_NANOS : Math.min(SPIN_NANOS, remaining));
+                        if (!infinite) {
+                            long now = System.nanoTime();
+                            remaining -= now - before;
+                        }
+                        continue;
+                    }
                     if (enabled && fabric.canPoll()) {
                         fabric.announcePoll();
                         Thread self = Thread.currentThread();
@@ -315,10 +351,15 @@ final class EmuEvd extends EmuObject implements EventDispatcher {
                             continue;
                         }
                     }
-                    if (infinite) {
-                        changed.await();
-                    } else {
-                        changed.awaitNanos(remaining);
+                    parked++;
+                    try {
+                        if (infinite) {
+                            changed.await();
+                        } else {
+                            changed.awaitNanos(remaining);
+                        }
+                    } finally {
+                        parked--;
                     }
                     if (!infinite) {
                         remaining -= System.nanoTime() - before;
@@ -333,6 +374,23 @@ final class EmuEvd extends EmuObject implements EventDispatcher {
             }
         } finally {
             queueLock.unlock();
+        }
+    }
+
+    /**
+     * Spins up to {@code nanos} without the queue lock until an event is queued or the EVD changes
+     * (queue lock held on entry and on return).
+     */
+    private void spinForEvent(long nanos) {
+        int seen = size;
+        queueLock.unlock();
+        try {
+            long end = System.nanoTime() + nanos;
+            while (size == seen && !isFreed() && System.nanoTime() - end < 0) {
+                Thread.onSpinWait();
+            }
+        } finally {
+            queueLock.lock();
         }
     }
 

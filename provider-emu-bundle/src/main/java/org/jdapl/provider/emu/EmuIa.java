@@ -71,7 +71,7 @@ final class EmuIa extends EmuObject implements InterfaceAdapter {
     private final EmuProvider provider;
     private final String name;
     private final Fabric fabric;
-    private final ReentrantLock lock;
+    private final LockDomain domain;
     private final SocketAddress address;
     private final IaAttributes attributes;
     private final EmuEvd asyncEvd;
@@ -96,11 +96,11 @@ final class EmuIa extends EmuObject implements InterfaceAdapter {
         this.provider = provider;
         this.name = name;
         this.fabric = fabric;
-        this.lock = fabric.lock();
+        this.domain = fabric.lockDomain();
         this.address = fabric.attach(this);
         String adapter = "emu-" + params.fabric() + (params.label().isEmpty() ? "" : ":" + params.label());
         this.attributes = EmuLimits.iaAttributes(adapter, address, params.fabric());
-        lock.lock();
+        ReentrantLock lock = domain.acquire();
         try {
             asyncEvd = new EmuEvd(this, asyncEvdQlen, null, Set.of(EvdFlag.ASYNC));
             asyncEvd.use();
@@ -123,8 +123,9 @@ final class EmuIa extends EmuObject implements InterfaceAdapter {
         return fabric;
     }
 
-    ReentrantLock lock() {
-        return lock;
+    /** The lock domain of the IA: the IAs it is connected to on the loopback fabric share it. */
+    LockDomain domain() {
+        return domain;
     }
 
     SocketAddress address() {
@@ -135,8 +136,9 @@ final class EmuIa extends EmuObject implements InterfaceAdapter {
         return held;
     }
 
+    /** Runs {@code action} under the IA's domain lock, then wakes the EVD waiters it deferred. */
     void locked(Runnable action) {
-        lock.lock();
+        ReentrantLock lock = domain.acquire();
         try {
             action.run();
         } finally {
@@ -148,7 +150,7 @@ final class EmuIa extends EmuObject implements InterfaceAdapter {
     }
 
     <T> T locked(Supplier<T> action) {
-        lock.lock();
+        ReentrantLock lock = domain.acquire();
         try {
             return action.get();
         } finally {

@@ -55,17 +55,14 @@ final class EmuRmr extends EmuObject implements RemoteMemoryRegion, RemoteTarget
 
     @Override
     public RmrParam query() {
-        ia.lock().lock();
-        try {
+        return ia.locked(() -> {
             checkLive();
             Binding b = binding;
             return b == null
                     ? new RmrParam(ia, pz, null, 0, 0, Dat.MEM_PRIV_NONE, 0, scope, VaType.VA)
                     : new RmrParam(ia, pz, b.lmr(), b.offset(), b.length(), b.privileges(), b.context(), scope,
                     b.vaType());
-        } finally {
-            ia.lock().unlock();
-        }
+        });
     }
 
     @Override

@@ -1,19 +1,26 @@
 package org.jdapl.provider.emu;
 
 import java.net.SocketAddress;
-import java.util.concurrent.locks.ReentrantLock;
 
 /**
  * What the emulated IAs need from a fabric: addresses, finding the IA that holds an address, and the
- * lock that orders every state change and data movement between the IAs it connects. The in-JVM
+ * lock domain of a new IA, which orders every state change and data movement of the IAs it joins. The in-JVM
  * {@link LoopbackFabric} is one; a fabric between processes implements the same contract.
  */
 interface Fabric {
     /** The fabric's name as ia_params names it, e.g. {@code loopback}. */
     String name();
 
-    /** The lock that guards the objects of every IA on this fabric. */
-    ReentrantLock lock();
+    /** The lock domain of a new IA on this fabric (see {@link LockDomain}). */
+    LockDomain lockDomain();
+
+    /**
+     * Prepares a connect of {@code ia} to {@code remote} before any lock is taken: a fabric whose
+     * connections join IAs of this JVM merges their lock domains, so that the request, the accept and
+     * the data of the connection are ordered by one lock.
+     */
+    default void prepareConnect(EmuIa ia, SocketAddress remote) {
+    }
 
     /**
      * Gives {@code ia} an address of its own on the fabric.
@@ -63,6 +70,13 @@ interface Fabric {
      */
     default boolean pollWhileWaiting(long maxNanos) {
         return false;
+    }
+
+    /**
+     * A consumer polls an empty EVD ({@code dat_evd_dequeue}): a fabric with input of its own reads
+     * what has arrived now, without blocking, unless another thread is reading it (no lock held).
+     */
+    default void pollNow() {
     }
 
     /** An EVD waiter may be polling: have it look at its queue again. */

@@ -16,8 +16,10 @@ import org.jdapl.dat.DatReturnType;
 /**
  * The in-JVM fabric: every IA opened on it holds a distinct address in 127.77.0.0/16 (port 0), and
  * IAs reach each other by address. Addresses are handed out round-robin so that an address freed by
- * a closed IA is not reused at once. One lock orders all state changes and data movement, so a
- * transfer and a disconnect never interleave.
+ * a closed IA is not reused at once. Each IA starts with a {@link LockDomain} of its own; a connect
+ * merges the domains of the two IAs before the request is delivered, so a transfer and a disconnect
+ * of one connection never interleave, while connections between disjoint IAs share no lock. The
+ * fabric's own lock guards only its address table.
  */
 final class LoopbackFabric implements Fabric {
     /** The one loopback fabric of the JVM (of this bundle's class loader). */
@@ -40,8 +42,16 @@ final class LoopbackFabric implements Fabric {
     }
 
     @Override
-    public ReentrantLock lock() {
-        return lock;
+    public LockDomain lockDomain() {
+        return new LockDomain();
+    }
+
+    @Override
+    public void prepareConnect(EmuIa ia, SocketAddress remote) {
+        EmuIa target = resolve(remote);
+        if (target != null) {
+            LockDomain.merge(ia.domain(), target.domain());
+        }
     }
 
     @Override

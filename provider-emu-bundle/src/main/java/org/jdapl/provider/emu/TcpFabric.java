@@ -61,7 +61,9 @@ final class TcpFabric implements Fabric {
     /** The most accepted connections that have not yet sent a connect request. */
     static final int MAX_UNIDENTIFIED = 1024;
 
-    private final ReentrantLock lock = new ReentrantLock();
+    private final LockDomain domain = new LockDomain();
+    /** The lock of {@link #domain}: a tcp IA's domain is never merged with another. */
+    private final ReentrantLock lock = domain.unmergedLock();
     private final InetSocketAddress bindAddress;
     private EmuIa ia;
     private Selector selector;
@@ -98,8 +100,8 @@ final class TcpFabric implements Fabric {
     }
 
     @Override
-    public ReentrantLock lock() {
-        return lock;
+    public LockDomain lockDomain() {
+        return domain;
     }
 
     EmuIa ia() {
@@ -495,6 +497,38 @@ final class TcpFabric implements Fabric {
             if (now - lastWaiterPoll > WAITER_GRACE_NANOS / 16) {
                 lastWaiterPoll = now;
             }
+            poller = null;
+            pollerLock.unlock();
+        }
+    }
+
+    /**
+     * Reads and processes what the sockets hold now for a consumer polling an empty EVD. The I/O
+     * thread steps back while consumers poll (as for waiters), so a polling consumer is served by
+     * its own thread, not when the I/O thread next looks.
+     */
+    @Override
+    public void pollNow() {
+        if (!running) {
+            return;
+        }
+        if (!pollerLock.tryLock()) {
+            if (poller == ioThread) {
+                pollWanted = true;
+                selector.wakeup();
+            }
+            return;
+        }
+        try {
+            if (!running) {
+                return;
+            }
+            poller = Thread.currentThread();
+            selectAndProcess(0, 0);
+        } catch (IOException | ClosedSelectorException e) {
+            LOG.debug("IA {}: a consumer's poll failed: {}", ia.name(), e.toString());
+        } finally {
+            lastWaiterPoll = clock;
             poller = null;
             pollerLock.unlock();
         }
