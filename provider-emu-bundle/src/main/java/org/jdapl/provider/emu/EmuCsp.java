@@ -52,7 +52,7 @@ final class EmuCsp extends EmuObject implements CommonServicePoint {
 
     void destroy() {
         markFreed();
-        ia.stopCommonListening(address.getPort(), this);
+        ia.listeners().stopCommon(address.getPort(), this);
         evd.unuse();
     }
 }

@@ -1,6 +1,5 @@
 package org.jdapl.provider.emu;
 
-import java.lang.foreign.MemorySegment;
 import java.net.InetSocketAddress;
 import java.net.SocketAddress;
 import java.util.ArrayDeque;
@@ -66,8 +65,8 @@ final class EmuEp extends EmuObject implements Endpoint {
     private ConnectAttempt attempt;
     private EmuCr pendingRequest;
     private Link link;
-    /** The TCP connection while it is being established (active side) or accepted (passive side). */
-    private TcpConnection pendingConn;
+    /** The link while it is being established (tcp: active side connecting, passive side accepted). */
+    private Link pending;
     private boolean notifySent;
     private boolean peerNotified;
     private boolean pumpScheduled;
@@ -332,8 +331,7 @@ final class EmuEp extends EmuObject implements Endpoint {
      */
     private boolean startConnect(SocketAddress remote, long connQual, boolean common, long timeoutMicros,
                                  byte[] data) {
-        EmuIa target = ia.fabric() instanceof LoopbackFabric lf ? lf.resolve(remote) : null;
-        if (target != null && !target.domain().sameAs(ia.domain())) {
+        if (!ia.fabric().canConnect(ia, remote)) {
             return false;
         }
         state = EpState.ACTIVE_CONNECTION_PENDING;
@@ -344,23 +342,7 @@ final class EmuEp extends EmuObject implements Endpoint {
         peerNotified = false;
         ConnectAttempt a = new ConnectAttempt(this, data);
         attempt = a;
-        if (ia.fabric() instanceof TcpFabric tcp) {
-            pendingConn = tcp.connect(a, remote, connQual, common, data, localPortQual);
-            if (timeoutMicros < Dat.TIMEOUT_INFINITE) {
-                a.setTimer(ia.schedule(TimeUnit.MICROSECONDS.toNanos(timeoutMicros),
-                        () -> failAttempt(a, a.delivered ? EventNumber.CONNECTION_TIMED_OUT
-                                : EventNumber.CONNECTION_UNREACHABLE)));
-            }
-            return true;
-        }
-        if (target == null) {
-            ia.later(() -> failAttempt(a, EventNumber.CONNECTION_UNREACHABLE));
-            return true;
-        }
-        if (!target.deliverRequest(a, null, connQual, common, data, ia.address(), localPortQual)) {
-            ia.later(() -> failAttempt(a, EventNumber.CONNECTION_NON_PEER_REJECTED));
-            return true;
-        }
+        ia.fabric().connect(a, remote, connQual, common, data, localPortQual);
         if (timeoutMicros < Dat.TIMEOUT_INFINITE) {
             a.setTimer(ia.schedule(TimeUnit.MICROSECONDS.toNanos(timeoutMicros),
                     () -> failAttempt(a, a.delivered ? EventNumber.CONNECTION_TIMED_OUT
@@ -396,7 +378,11 @@ final class EmuEp extends EmuObject implements Endpoint {
         }
     }
 
-    /** Accepts {@code cr} on this (passive) EP (fabric lock held; the request is consumed). */
+    /**
+     * Accepts {@code cr} on this (passive) EP (domain lock held; the request is consumed): COMPLETION_PENDING
+     * until the fabric establishes the connection, or DISCONNECTED with ACCEPT_COMPLETION_ERROR if the
+     * active side no longer waits (CONN_03).
+     */
     void acceptFrom(EmuCr cr, byte[] privateData) {
         pendingRequest = null;
         localPortQual = cr.connQual();
@@ -405,31 +391,29 @@ final class EmuEp extends EmuObject implements Endpoint {
         notifySent = false;
         peerNotified = false;
         state = EpState.COMPLETION_PENDING;
-        TcpConnection conn = cr.connection();
-        if (conn != null) {
-            if (!conn.accept(this, privateData)) {
-                goDisconnected(EventNumber.CONNECTION_ACCEPT_COMPLETION_ERROR, null);
-                return;
-            }
-            pendingConn = conn;
-            return;
-        }
-        ConnectAttempt a = cr.attempt();
-        if (!a.isLive() || a.ep.state != EpState.ACTIVE_CONNECTION_PENDING) {
+        if (!cr.inbound().accept(this, privateData)) {
             goDisconnected(EventNumber.CONNECTION_ACCEPT_COMPLETION_ERROR, null);
-            return;
         }
-        EmuEp active = a.ep;
-        a.finish();
-        active.attempt = null;
-        Link l = new LocalLink(active, this);
+    }
+
+    /** The fabric establishes {@code l} for this EP later (tcp: handshake in progress; domain lock held). */
+    void awaitEstablishment(Link l) {
+        pending = l;
+    }
+
+    /**
+     * The connection is established (domain lock held): CONNECTED, CONNECTION_EVENT_ESTABLISHED with the
+     * peer's private data on the connect EVD (CONN_03, CONN_13), and requests may flow.
+     */
+    void established(Link l, byte[] privateData) {
+        if (attempt != null) {
+            attempt.finish();
+            attempt = null;
+        }
+        pending = null;
         link = l;
-        active.link = l;
         state = EpState.CONNECTED;
-        active.state = EpState.CONNECTED;
-        postConnection(EventNumber.CONNECTION_ESTABLISHED, null);
-        active.postConnection(EventNumber.CONNECTION_ESTABLISHED, privateData);
-        active.kick();
+        postConnection(EventNumber.CONNECTION_ESTABLISHED, privateData);
         kick();
     }
 
@@ -499,44 +483,38 @@ final class EmuEp extends EmuObject implements Endpoint {
         }
     }
 
-    /** The TCP connection of this EP failed (fabric lock held): BROKEN, or the establishment fails. */
-    void transportFailed(TcpConnection conn) {
+    /** The transport of {@code conn} failed (domain lock held): BROKEN (DISC_17), or the establishment fails. */
+    void transportFailed(Link conn) {
         if (link == conn) {
             if (connectedState()) {
                 goDisconnected(EventNumber.CONNECTION_BROKEN, null);
             }
-        } else if (pendingConn == conn) {
-            pendingConn = null;
+        } else if (pending == conn) {
+            pending = null;
             if (state == EpState.COMPLETION_PENDING) {
                 goDisconnected(EventNumber.CONNECTION_ACCEPT_COMPLETION_ERROR, null);
             }
         }
     }
 
-    /** The active side's TCP handshake was accepted by the peer (fabric lock held). */
-    boolean tcpEstablished(ConnectAttempt a, TcpConnection conn, byte[] acceptData) {
-        if (!a.isLive() || state != EpState.ACTIVE_CONNECTION_PENDING || pendingConn != conn) {
+    /**
+     * The peer accepted the request of attempt {@code a} on {@code l} (active side, domain lock held).
+     *
+     * @return false if the attempt has ended meanwhile: the caller abandons the link
+     */
+    boolean acceptedBy(ConnectAttempt a, Link l, byte[] acceptData) {
+        if (!a.isLive() || state != EpState.ACTIVE_CONNECTION_PENDING || pending != l) {
             return false;
         }
-        a.finish();
-        attempt = null;
-        pendingConn = null;
-        link = conn;
-        state = EpState.CONNECTED;
-        postConnection(EventNumber.CONNECTION_ESTABLISHED, acceptData);
+        established(l, acceptData);
         return true;
     }
 
-    /** The active side confirmed an accepted TCP connection (fabric lock held). */
-    void tcpPassiveEstablished(TcpConnection conn) {
-        if (pendingConn != conn || state != EpState.COMPLETION_PENDING) {
-            return;
+    /** The active side confirmed the connection this EP accepted on {@code l} (domain lock held). */
+    void confirmedBy(Link l) {
+        if (pending == l && state == EpState.COMPLETION_PENDING) {
+            established(l, null);
         }
-        pendingConn = null;
-        link = conn;
-        state = EpState.CONNECTED;
-        postConnection(EventNumber.CONNECTION_ESTABLISHED, null);
-        kick();
     }
 
     ArrayDeque<WorkRequest> requests() {
@@ -557,9 +535,9 @@ final class EmuEp extends EmuObject implements Endpoint {
         if (link != null) {
             link.close();
         }
-        if (pendingConn != null) {
-            TcpConnection c = pendingConn;
-            pendingConn = null;
+        if (pending != null) {
+            Link c = pending;
+            pending = null;
             c.abandon();
         }
         flushAll();
@@ -642,9 +620,9 @@ final class EmuEp extends EmuObject implements Endpoint {
                 abruptClose(false);
             }
         }
-        if (pendingConn != null) {
-            TcpConnection c = pendingConn;
-            pendingConn = null;
+        if (pending != null) {
+            Link c = pending;
+            pending = null;
             c.abandon();
         }
         state = EpState.DISCONNECTED;
@@ -797,7 +775,7 @@ final class EmuEp extends EmuObject implements Endpoint {
                 throw new DatException(DatReturnType.PRIVILEGES_VIOLATION, "the LMR grants " + region.privileges()
                         + ", not " + privileges);
             }
-            binding = new EmuRmr.Binding(region, offset, length, privileges, vaType, this, ia.newRmrContext());
+            binding = new EmuRmr.Binding(region, offset, length, privileges, vaType, this, ia.contexts().newRmrContext());
         }
         requireRequestSlot();
         rmr.apply(binding);
@@ -859,125 +837,6 @@ final class EmuEp extends EmuObject implements Endpoint {
             return;
         }
         l.pump(this);
-    }
-
-    /** Processes the request queue against an EP of the loopback fabric (fabric lock held). */
-    void pumpLocal(EmuEp peer) {
-        while (!requestQueue.isEmpty()) {
-            if (!linkOpen()) {
-                return;
-            }
-            if (ia.held() || peer.ia.held()) {
-                return;
-            }
-            if (!execute(requestQueue.peekFirst(), peer)) {
-                return;
-            }
-        }
-        tryFinishGraceful();
-    }
-
-    /** Executes the head request; false if it must wait (no receive at the peer yet). */
-    private boolean execute(WorkRequest wr, EmuEp peer) {
-        return switch (wr) {
-            case WorkRequest.Send send -> executeSend(send, peer);
-            case WorkRequest.Rdma rdma -> executeRdma(rdma, peer);
-            case WorkRequest.Bind bind -> {
-                requestQueue.pollFirst();
-                completeRequest(bind, DtoStatus.SUCCESS, 0);
-                yield true;
-            }
-            case WorkRequest.Recv recv -> throw new IllegalStateException("a receive in the request queue");
-        };
-    }
-
-    private boolean executeSend(WorkRequest.Send send, EmuEp peer) {
-        if (!Segments.usable(send.iov)) {
-            return fail(send, DtoStatus.LOCAL_PROTECTION);
-        }
-        WorkRequest.Recv recv = peer.nextReceive();
-        if (recv == null) {
-            long now = System.nanoTime();
-            if (send.rnrDeadline == 0) {
-                send.rnrDeadline = now + TimeUnit.MILLISECONDS.toNanos(EmuLimits.RNR_RETRY_MILLIS);
-            } else if (now - send.rnrDeadline >= 0) {
-                return fail(send, DtoStatus.RECEIVER_NOT_READY);
-            }
-            if (!send.rnrTimerArmed) {
-                send.rnrTimerArmed = true;
-                ia.schedule(send.rnrDeadline - now + TimeUnit.MILLISECONDS.toNanos(1), () -> {
-                    send.rnrTimerArmed = false;
-                    if (!isFreed()) {
-                        pumpRequests();
-                    }
-                });
-            }
-            return false;
-        }
-        peer.takeReceive();
-        if (!Segments.usable(recv.iov)) {
-            requestQueue.pollFirst();
-            peer.completeRecv(recv, DtoStatus.LOCAL_PROTECTION, 0, DtoOperation.RECEIVE, 0);
-            completeRequest(send, DtoStatus.REMOTE_RESPONDER, 0);
-            breakLink();
-            return true;
-        }
-        if (send.length > recv.capacity) {
-            requestQueue.pollFirst();
-            peer.completeRecv(recv, DtoStatus.LOCAL_LENGTH, 0, DtoOperation.RECEIVE, 0);
-            completeRequest(send, DtoStatus.REMOTE_RESPONDER, 0);
-            breakLink();
-            return true;
-        }
-        DtoOperation op = DtoOperation.RECEIVE;
-        int invalidated = 0;
-        if (send.invalidate) {
-            if (!peer.ia.invalidateRmr(send.rmrContext, peer)) {
-                requestQueue.pollFirst();
-                peer.completeRecv(recv, DtoStatus.REMOTE_ACCESS, 0, DtoOperation.RECEIVE_WITH_INVALIDATE, 0);
-                completeRequest(send, DtoStatus.REMOTE_ACCESS, 0);
-                breakLink();
-                return true;
-            }
-            op = DtoOperation.RECEIVE_WITH_INVALIDATE;
-            invalidated = send.rmrContext;
-        }
-        Segments.copy(Segments.slices(send.iov), Segments.slices(recv.iov), send.length);
-        requestQueue.pollFirst();
-        peer.completeRecv(recv, DtoStatus.SUCCESS, send.length, op, invalidated);
-        completeRequest(send, DtoStatus.SUCCESS, send.length);
-        return true;
-    }
-
-    private boolean executeRdma(WorkRequest.Rdma rdma, EmuEp peer) {
-        List<MemorySegment> local;
-        if (rdma.iov != null) {
-            if (!Segments.usable(rdma.iov)) {
-                return fail(rdma, DtoStatus.LOCAL_PROTECTION);
-            }
-            local = Segments.slices(rdma.iov);
-        } else {
-            MemorySegment sink = ia.resolveContext(rdma.localTarget.rmrContext(), this,
-                    rdma.localTarget.targetAddress(), rdma.length, MemPriv.REMOTE_WRITE);
-            if (sink == null) {
-                return fail(rdma, DtoStatus.LOCAL_PROTECTION);
-            }
-            local = List.of(sink);
-        }
-        MemPriv needed = rdma.read ? MemPriv.REMOTE_READ : MemPriv.REMOTE_WRITE;
-        MemorySegment target = peer.ia.resolveContext(rdma.remote.rmrContext(), peer, rdma.remote.targetAddress(),
-                rdma.remote.length(), needed);
-        if (target == null) {
-            return fail(rdma, DtoStatus.REMOTE_ACCESS);
-        }
-        if (rdma.read) {
-            Segments.copy(List.of(target), local, rdma.length);
-        } else {
-            Segments.copy(local, List.of(target), rdma.length);
-        }
-        requestQueue.pollFirst();
-        completeRequest(rdma, DtoStatus.SUCCESS, rdma.length);
-        return true;
     }
 
     /** Completes the head request with an error and breaks the connection, as RC does. */

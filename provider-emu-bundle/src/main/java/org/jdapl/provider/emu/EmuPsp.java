@@ -66,7 +66,7 @@ final class EmuPsp extends EmuObject implements PublicServicePoint {
 
     void destroy() {
         markFreed();
-        ia.stopListening(connQual, this);
+        ia.listeners().stop(connQual, this);
         evd.unuse();
     }
 }

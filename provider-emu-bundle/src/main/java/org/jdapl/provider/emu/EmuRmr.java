@@ -81,7 +81,7 @@ final class EmuRmr extends EmuObject implements RemoteMemoryRegion, RemoteTarget
         binding = b;
         if (b != null) {
             b.lmr().addBinding();
-            ia.registerContext(b.context(), this);
+            ia.contexts().register(b.context(), this);
         }
     }
 
@@ -101,7 +101,7 @@ final class EmuRmr extends EmuObject implements RemoteMemoryRegion, RemoteTarget
 
     void revoke() {
         if (binding != null) {
-            ia.unregisterContext(binding.context());
+            ia.contexts().unregister(binding.context());
             binding.lmr().removeBinding();
             binding = null;
         }

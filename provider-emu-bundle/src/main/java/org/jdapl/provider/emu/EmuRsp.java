@@ -58,7 +58,7 @@ final class EmuRsp extends EmuObject implements ReservedServicePoint {
     /** Destroys the RSP without touching the EP (fabric lock held). */
     void destroy() {
         markFreed();
-        ia.stopListening(connQual, this);
+        ia.listeners().stop(connQual, this);
         evd.unuse();
     }
 }

@@ -46,6 +46,37 @@ interface Fabric {
     /** An address of the fabric's range that no IA holds now. */
     SocketAddress unassignedAddress();
 
+    /**
+     * Whether a connect of {@code ia} to {@code remote} can start now under the IA's domain lock; false
+     * if {@link #prepareConnect} has to run again first (the IA at {@code remote} changed meanwhile).
+     */
+    default boolean canConnect(EmuIa ia, SocketAddress remote) {
+        return true;
+    }
+
+    /**
+     * Sends the connection request of {@code attempt} (its EP is ACTIVE_CONNECTION_PENDING, domain lock
+     * held). The outcome reaches the EP later: {@link EmuEp#established}, {@link EmuEp#rejectedBy} or
+     * {@link EmuEp#failAttempt} (UNREACHABLE, NON_PEER_REJECTED), never within this call.
+     *
+     * @param common whether {@code qual} is the port of a common service point
+     * @param portQual the active EP's local port qualifier
+     */
+    void connect(ConnectAttempt attempt, SocketAddress remote, long qual, boolean common, byte[] data, long portQual);
+
+    /**
+     * Listens for a common service point of {@code ia} on {@code at} (domain lock held).
+     *
+     * @param taken whether a CSP of the IA uses a port already
+     * @return the address listened on, with the port chosen if {@code at} had none
+     * @throws org.jdapl.dat.DatException INVALID_ADDRESS for an address that is not the IA's, PORT_IN_USE
+     */
+    java.net.InetSocketAddress listenCommon(EmuIa ia, SocketAddress at, java.util.function.IntPredicate taken);
+
+    /** Stops listening for the common service point on {@code port} (domain lock held). */
+    default void stopCommon(int port) {
+    }
+
     /** Waits for the fabric's threads of a detached IA to end; called without the lock. */
     default void stop() {
     }

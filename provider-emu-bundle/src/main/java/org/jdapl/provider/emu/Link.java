@@ -3,7 +3,7 @@ package org.jdapl.provider.emu;
 /**
  * An established connection of an EP, as the EP sees it: data moves only while it is open; the first
  * side that reaches DISCONNECTED closes it, so no byte moves on a half-closed connection. The loopback
- * fabric joins two EPs of one JVM ({@link LocalLink}); the TCP fabric joins an EP to a peer in another
+ * fabric joins two EPs of one JVM ({@link LoopbackLink}); the TCP fabric joins an EP to a peer in another
  * process ({@link TcpConnection}). Every method runs under the lock of the EP's fabric.
  */
 abstract class Link {
@@ -27,4 +27,11 @@ abstract class Link {
 
     /** Processes the request queue of {@code from} as far as it can go now. */
     abstract void pump(EmuEp from);
+
+    /**
+     * The EP no longer wants this connection while it is being established (timed out, disconnected,
+     * freed). A loopback link is established at once and has nothing to abandon.
+     */
+    void abandon() {
+    }
 }

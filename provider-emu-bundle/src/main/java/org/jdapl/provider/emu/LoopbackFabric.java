@@ -8,10 +8,12 @@ import java.net.UnknownHostException;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.IntPredicate;
 
 import org.jdapl.dat.DatException;
 import org.jdapl.dat.DatReturnSubtype;
 import org.jdapl.dat.DatReturnType;
+import org.jdapl.dat.EventNumber;
 
 /**
  * The in-JVM fabric: every IA opened on it holds a distinct address in 127.77.0.0/16 (port 0), and
@@ -44,6 +46,52 @@ final class LoopbackFabric implements Fabric {
     @Override
     public LockDomain lockDomain() {
         return new LockDomain();
+    }
+
+    @Override
+    public boolean canConnect(EmuIa ia, SocketAddress remote) {
+        EmuIa target = resolve(remote);
+        return target == null || target.domain().sameAs(ia.domain());
+    }
+
+    /**
+     * Delivers the request to the IA at {@code remote} (in the attempt's lock domain since
+     * {@link #prepareConnect}); with nobody there the attempt ends UNREACHABLE (CONN_06), with nobody
+     * listening on {@code qual} NON_PEER_REJECTED (CONN_05), both after the call returns.
+     */
+    @Override
+    public void connect(ConnectAttempt attempt, SocketAddress remote, long qual, boolean common, byte[] data,
+                        long portQual) {
+        EmuIa from = attempt.ep.ia();
+        EmuIa target = resolve(remote);
+        if (target == null) {
+            from.later(() -> attempt.ep.failAttempt(attempt, EventNumber.CONNECTION_UNREACHABLE));
+        } else if (!target.deliverRequest(attempt, qual, common, data, from.address(), portQual)) {
+            from.later(() -> attempt.ep.failAttempt(attempt, EventNumber.CONNECTION_NON_PEER_REJECTED));
+        }
+    }
+
+    /** A CSP of a loopback IA listens on the IA's own address; port 0 picks the first free one from 1024. */
+    @Override
+    public InetSocketAddress listenCommon(EmuIa ia, SocketAddress at, IntPredicate taken) {
+        InetAddress own = ((InetSocketAddress) ia.address()).getAddress();
+        if (!(at instanceof InetSocketAddress inet) || inet.isUnresolved() || !inet.getAddress().equals(own)) {
+            throw new DatException(DatReturnType.INVALID_ADDRESS, DatReturnSubtype.INVALID_ADDRESS_UNSUPPORTED,
+                    "a CSP listens on this IA's address " + ia.address() + ", not " + at);
+        }
+        int port = inet.getPort();
+        if (port == 0) {
+            port = 1024;
+            while (port <= 0xffff && taken.test(port)) {
+                port++;
+            }
+            if (port > 0xffff) {
+                throw new DatException(DatReturnType.PORT_IN_USE, "every CSP port of IA " + ia.name() + " is in use");
+            }
+        } else if (taken.test(port)) {
+            throw new DatException(DatReturnType.PORT_IN_USE, "CSP port " + port + " is in use on IA " + ia.name());
+        }
+        return new InetSocketAddress(own, port);
     }
 
     @Override

@@ -37,7 +37,7 @@ import org.slf4j.LoggerFactory;
  * by {@link Frame#decode} before any field is used; a frame that breaks the protocol drops the
  * connection with a logged reason (the EP, if any, reports BROKEN).
  */
-final class TcpConnection extends Link {
+final class TcpConnection extends Link implements Inbound {
     private static final Logger LOG = LoggerFactory.getLogger(TcpConnection.class);
     /** Payloads up to this size are copied into the output buffer; larger ones are written from memory. */
     private static final int COPY_LIMIT = 8 << 10;
@@ -271,7 +271,8 @@ final class TcpConnection extends Link {
      *
      * @return false if the active side is gone (the EP reports ACCEPT_COMPLETION_ERROR)
      */
-    boolean accept(EmuEp passive, byte[] privateData) {
+    @Override
+    public boolean accept(EmuEp passive, byte[] privateData) {
         if (phase != Phase.OFFERED || requestDead) {
             return false;
         }
@@ -279,7 +280,26 @@ final class TcpConnection extends Link {
         phase = Phase.ACCEPTED;
         enqueue(Frame.CONNECT_ACCEPT, 0, 0, 0, passive.query().localPortQual(), 0, 0, privateData);
         flush();
-        return phase == Phase.ACCEPTED;
+        if (phase != Phase.ACCEPTED) {
+            return false;
+        }
+        passive.awaitEstablishment(this);
+        return true;
+    }
+
+    @Override
+    public void delivered() {
+        // the active side learns of the delivery from the peer's frames
+    }
+
+    @Override
+    public void reject(byte[] privateData) {
+        reject(Frame.REJECT_PEER, privateData);
+    }
+
+    @Override
+    public void refuse(String reason) {
+        reject(Frame.REJECT_NON_PEER, reason.getBytes(StandardCharsets.UTF_8));
     }
 
     /** {@code dat_cr_reject} (PEER) or a refusal by the provider (NON_PEER, payload a reason). */
@@ -294,6 +314,7 @@ final class TcpConnection extends Link {
     }
 
     /** The EP no longer wants this connection while it is being established (timed out, disconnected, freed). */
+    @Override
     void abandon() {
         ep = null;
         switch (phase) {
@@ -819,35 +840,22 @@ final class TcpConnection extends Link {
         switch (h.type()) {
             case Frame.SEND -> {
                 checkSeq(h);
-                WorkRequest.Recv recv = ep.nextReceive();
-                if (recv == null) {
+                RcRules.SendVerdict v = RcRules.takeReceive(ep, h.length(), (h.flags() & Frame.FLAG_INVALIDATE) != 0,
+                        h.a());
+                if (v.recv() == null) {
                     rnrNaked = true;
                     enqueue(Frame.NAK, 0, Frame.NAK_RNR, h.seq(), 0, 0, 0, null);
                     return;
                 }
-                ep.takeReceive();
                 expectedSeq++;
-                DtoOperation op = DtoOperation.RECEIVE;
-                if (!Segments.usable(recv.iov)) {
-                    responderError(recv, DtoStatus.LOCAL_PROTECTION, op, h.seq(), Frame.NAK_REMOTE_RESPONDER);
+                if (!v.accepted()) {
+                    responderError(v, h.seq());
                     return;
                 }
-                if (h.length() > recv.capacity) {
-                    responderError(recv, DtoStatus.LOCAL_LENGTH, op, h.seq(), Frame.NAK_REMOTE_RESPONDER);
-                    return;
-                }
-                int invalidated = 0;
-                if ((h.flags() & Frame.FLAG_INVALIDATE) != 0) {
-                    op = DtoOperation.RECEIVE_WITH_INVALIDATE;
-                    if ((h.a() >>> 32) != 0 || !ia.invalidateRmr((int) h.a(), ep)) {
-                        responderError(recv, DtoStatus.REMOTE_ACCESS, op, h.seq(), Frame.NAK_REMOTE_ACCESS);
-                        return;
-                    }
-                    invalidated = (int) h.a();
-                }
+                WorkRequest.Recv recv = v.recv();
                 inbound = recv;
-                inboundOp = op;
-                inboundInvalidated = invalidated;
+                inboundOp = v.op();
+                inboundInvalidated = v.invalidated();
                 for (LmrTriplet t : recv.iov) {
                     dest.add(t.lmr().segment().asSlice(t.offset(), t.length()));
                 }
@@ -855,8 +863,7 @@ final class TcpConnection extends Link {
             case Frame.RDMA_WRITE -> {
                 checkSeq(h);
                 expectedSeq++;
-                MemorySegment target = (h.a() >>> 32) != 0 ? null
-                        : ia.resolveContext((int) h.a(), ep, h.b(), h.length(), MemPriv.REMOTE_WRITE);
+                MemorySegment target = RcRules.remoteMemory(ep, h.a(), h.b(), h.length(), false);
                 if (target == null) {
                     remoteAccessViolation(h, "RDMA Write");
                     return;
@@ -869,8 +876,7 @@ final class TcpConnection extends Link {
                 if (readResponsesQueued >= MAX_READS_IN_FLIGHT) {
                     violation("more than " + MAX_READS_IN_FLIGHT + " RDMA Reads in flight");
                 }
-                MemorySegment source = (h.a() >>> 32) != 0 ? null
-                        : ia.resolveContext((int) h.a(), ep, h.b(), h.c(), MemPriv.REMOTE_READ);
+                MemorySegment source = RcRules.remoteMemory(ep, h.a(), h.b(), h.c(), true);
                 if (source == null) {
                     remoteAccessViolation(h, "RDMA Read");
                     return;
@@ -892,7 +898,7 @@ final class TcpConnection extends Link {
                         dest.addAll(Segments.slices(rdma.iov));
                     }
                 } else {
-                    MemorySegment sink = ia.resolveContext(rdma.localTarget.rmrContext(), ep,
+                    MemorySegment sink = ia.contexts().resolve(rdma.localTarget.rmrContext(), ep,
                             rdma.localTarget.targetAddress(), rdma.length, MemPriv.REMOTE_WRITE);
                     if (sink != null) {
                         dest.add(sink);
@@ -960,27 +966,18 @@ final class TcpConnection extends Link {
                 return;
             }
             long now = System.nanoTime();
-            if (send.rnrDeadline == 0) {
-                send.rnrDeadline = now + TimeUnit.MILLISECONDS.toNanos(EmuLimits.RNR_RETRY_MILLIS);
-            } else if (now - send.rnrDeadline >= 0) {
-                sent--;
-                sendOutstanding = false;
+            sent--;
+            sendOutstanding = false;
+            if (RcRules.rnrExhausted(send, now)) {
                 ep.fail(send, DtoStatus.RECEIVER_NOT_READY);
                 return;
             }
-            sent--;
-            sendOutstanding = false;
             send.rnrRetry = false;
-            if (!send.rnrTimerArmed) {
-                send.rnrTimerArmed = true;
-                EmuEp owner = ep;
-                ia.schedule(send.rnrDeadline - now, () -> {
-                    send.rnrRetry = true;
-                    if (!owner.isFreed()) {
-                        owner.pumpRequests();
-                    }
-                });
-            }
+            EmuEp owner = ep;
+            RcRules.retryAtDeadline(owner, send, now, 0, () -> {
+                send.rnrRetry = true;
+                owner.pumpRequests();
+            });
             return;
         }
         DtoStatus status = h.status() == Frame.NAK_REMOTE_ACCESS ? DtoStatus.REMOTE_ACCESS : DtoStatus.REMOTE_RESPONDER;
@@ -993,8 +990,9 @@ final class TcpConnection extends Link {
     }
 
     /** A receive could not take the message: it completes with an error, the sender is NAKed, the link breaks. */
-    private void responderError(WorkRequest.Recv recv, DtoStatus status, DtoOperation op, long seq, int nak) {
-        ep.completeRecv(recv, status, 0, op, 0);
+    private void responderError(RcRules.SendVerdict v, long seq) {
+        ep.completeRecv(v.recv(), v.recvStatus(), 0, v.op(), 0);
+        int nak = v.senderStatus() == DtoStatus.REMOTE_ACCESS ? Frame.NAK_REMOTE_ACCESS : Frame.NAK_REMOTE_RESPONDER;
         enqueue(Frame.NAK, 0, nak, seq, 0, 0, 0, null);
         current = null;
         ep.breakLink();
@@ -1021,7 +1019,7 @@ final class TcpConnection extends Link {
             case Frame.CONNECT_ACCEPT -> {
                 ConnectAttempt a = attempt;
                 EmuEp owner = ep;
-                if (owner != null && owner.tcpEstablished(a, this, control)) {
+                if (owner != null && owner.acceptedBy(a, this, control)) {
                     phase = Phase.OPEN;
                     open = true;
                     growInput = true;
@@ -1051,7 +1049,7 @@ final class TcpConnection extends Link {
                 open = true;
                 growInput = true;
                 growOutput = true;
-                ep.tcpPassiveEstablished(this);
+                ep.confirmedBy(this);
             }
             case Frame.ABORT -> peerAbort(h);
             case Frame.SEND -> {
@@ -1106,7 +1104,7 @@ final class TcpConnection extends Link {
             return;
         }
         phase = Phase.OFFERED;
-        if (!ia.deliverRequest(null, this, h.a(), commonRequest, privateData, from, h.b())) {
+        if (!ia.deliverRequest(this, h.a(), commonRequest, privateData, from, h.b())) {
             phase = Phase.LISTENING;
             reject(Frame.REJECT_NON_PEER, ("nothing listens on connection qualifier " + h.a()
                     + " or its backlog is full").getBytes(StandardCharsets.UTF_8));

@@ -214,13 +214,13 @@ final class TcpFabric implements Fabric {
     }
 
     /**
-     * Starts a TCP connect for {@code attempt} (fabric lock held). A failure at once (no route, a
-     * blackhole) ends the attempt UNREACHABLE after the call returns.
-     *
-     * @return the connection, or null if it failed at once
+     * Starts a TCP connect for {@code attempt} (fabric lock held); the EP awaits the connection's
+     * establishment. A failure at once (no route, a blackhole) ends the attempt UNREACHABLE after the
+     * call returns.
      */
-    TcpConnection connect(ConnectAttempt attempt, SocketAddress remote, long qual, boolean common, byte[] data,
-                          long portQual) {
+    @Override
+    public void connect(ConnectAttempt attempt, SocketAddress remote, long qual, boolean common, byte[] data,
+                        long portQual) {
         SocketChannel ch = null;
         try {
             ch = SocketChannel.open();
@@ -228,28 +228,32 @@ final class TcpFabric implements Fabric {
             ch.setOption(StandardSocketOptions.TCP_NODELAY, true);
             boolean done = ch.connect(remote);
             TcpConnection c = new TcpConnection(this, ch, remote, attempt, qual, common, data, portQual);
+            attempt.ep.awaitEstablishment(c);
             connections.add(c);
             c.register(ch.register(selector, done ? SelectionKey.OP_READ : SelectionKey.OP_CONNECT, c));
             if (done) {
                 c.connected();
             }
             selector.wakeup();
-            return c;
         } catch (IOException e) {
             closeQuietly(ch);
             LOG.debug("IA {}: connect to {} failed at once: {}", ia.name(), remote, e.toString());
             ia.later(() -> attempt.ep.failAttempt(attempt, org.jdapl.dat.EventNumber.CONNECTION_UNREACHABLE));
-            return null;
         }
     }
 
     /**
-     * Listens for a common service point on {@code at} (fabric lock held).
+     * Listens for a common service point on {@code where}, a socket of its own (fabric lock held).
      *
-     * @return the address it listens on, with the port chosen if {@code at} had none
+     * @return the address it listens on, with the port chosen if {@code where} had none
      * @throws DatException PORT_IN_USE if the port is taken; INVALID_ADDRESS if the address is not the IA's
      */
-    InetSocketAddress listenCommon(InetSocketAddress at) {
+    @Override
+    public InetSocketAddress listenCommon(EmuIa owner, SocketAddress where, java.util.function.IntPredicate taken) {
+        if (!(where instanceof InetSocketAddress at) || at.isUnresolved()) {
+            throw new DatException(DatReturnType.INVALID_ADDRESS, DatReturnSubtype.INVALID_ADDRESS_MALFORMED,
+                    "a CSP on the tcp fabric listens on an IP address and port, not " + where);
+        }
         if (!at.getAddress().equals(address.getAddress())) {
             throw new DatException(DatReturnType.INVALID_ADDRESS, DatReturnSubtype.INVALID_ADDRESS_UNSUPPORTED,
                     "a CSP listens on this IA's address " + address.getAddress() + ", not " + at);
@@ -274,7 +278,8 @@ final class TcpFabric implements Fabric {
     }
 
     /** Stops listening for the common service point on {@code port} (fabric lock held). */
-    void stopCommon(int port) {
+    @Override
+    public void stopCommon(int port) {
         closeQuietly(commonServers.remove(port));
     }
 
