@@ -22,7 +22,9 @@ import org.jdapl.dat.HandleType;
  * An emulated Event Dispatcher. Events are queued under the EVD's own lock, so waiting and dequeuing
  * never take the fabric lock. A waiter on the loopback fabric first spins briefly on the queue's size
  * ({@link #SPIN_NANOS}: an answer that comes within it costs no park and no wake-up), then blocks on a
- * condition; nothing spins while nobody waits. Several threads may wait at once. A {@link #dequeue}
+ * condition; nothing spins while nobody waits. The spin adapts: once a spin ends empty-handed (the
+ * answering thread had no CPU to run on, say), waiters park at once and only every
+ * {@link #SPIN_PROBE}th wait spins again to see whether spinning pays once more. Several threads may wait at once. A {@link #dequeue}
  * that finds the queue empty lets a fabric with an input of its own (tcp) read it at once, so a
  * polling consumer is served as promptly as a waiting one.
  * An event arriving when the queue already holds {@code qlen} events is still queued (none is lost),
@@ -44,6 +46,12 @@ final class EmuEvd extends EmuObject implements EventDispatcher {
      */
     static final long SPIN_NANOS = TimeUnit.MICROSECONDS.toNanos(
             Math.max(0, Long.getLong("jdapl.emu.evd.spinMicros", 20L)));
+    /** While spinning does not pay, one wait in this many spins to find out whether it does again. */
+    static final int SPIN_PROBE = 64;
+    /** Whether the last spin saw an event arrive (guarded by the queue lock). */
+    private boolean spinPays = true;
+    /** Waits since spinning stopped paying (guarded by the queue lock). */
+    private int waitsWithoutSpin;
     /** Threads in {@link #waitEvent} (written under the queue lock, read without it by dequeue). */
     private volatile int waiters;
     /** Threads parked on {@link #changed} (guarded by the queue lock). */
@@ -297,7 +305,7 @@ final class EmuEvd extends EmuObject implements EventDispatcher {
             boolean infinite = timeoutMicros >= Dat.TIMEOUT_INFINITE;
             long remaining = infinite ? Long.MAX_VALUE : TimeUnit.MICROSECONDS.toNanos(timeoutMicros);
             waiters++;
-            boolean spun = SPIN_NANOS == 0;
+            boolean spun = SPIN_NANOS == 0 || !(spinPays || ++waitsWithoutSpin % SPIN_PROBE == 0);
             try {
                 while (true) {
                     if (ready(threshold)) {
@@ -318,7 +326,7 @@ final class EmuEvd extends EmuObject implements EventDispatcher {
                     Fabric fabric = ia.fabric();
                     if (!spun && !fabric.canPoll()) {
                         spun = true;
-                        spinForEvent(infinite ? SPIN_NANOS : Math.min(SPIN_NANOS, remaining));
+                        spinPays = spinForEvent(infinite ? SPIN_NANOS : Math.min(SPIN_NANOS, remaining));
                         if (!infinite) {
                             long now = System.nanoTime();
                             remaining -= now - before;
@@ -380,8 +388,10 @@ final class EmuEvd extends EmuObject implements EventDispatcher {
     /**
      * Spins up to {@code nanos} without the queue lock until an event is queued or the EVD changes
      * (queue lock held on entry and on return).
+     *
+     * @return whether an event arrived while spinning
      */
-    private void spinForEvent(long nanos) {
+    private boolean spinForEvent(long nanos) {
         int seen = size;
         queueLock.unlock();
         try {
@@ -389,6 +399,7 @@ final class EmuEvd extends EmuObject implements EventDispatcher {
             while (size == seen && !isFreed() && System.nanoTime() - end < 0) {
                 Thread.onSpinWait();
             }
+            return size != seen;
         } finally {
             queueLock.lock();
         }

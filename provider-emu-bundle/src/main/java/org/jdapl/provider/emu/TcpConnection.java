@@ -2,24 +2,14 @@ package org.jdapl.provider.emu;
 
 import java.io.IOException;
 import java.lang.foreign.MemorySegment;
-import java.lang.foreign.ValueLayout;
 import java.net.InetSocketAddress;
-import java.nio.ByteBuffer;
 import java.nio.channels.SelectionKey;
 import java.nio.channels.SocketChannel;
 import java.nio.charset.StandardCharsets;
-import java.util.ArrayDeque;
-import java.util.ArrayList;
-import java.util.Iterator;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 
-import org.jdapl.dat.CompletionFlag;
-import org.jdapl.dat.DtoOperation;
-import org.jdapl.dat.DtoStatus;
 import org.jdapl.dat.EventNumber;
-import org.jdapl.dat.LmrTriplet;
-import org.jdapl.dat.MemPriv;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -39,16 +29,9 @@ import org.slf4j.LoggerFactory;
  */
 final class TcpConnection extends Link implements Inbound {
     private static final Logger LOG = LoggerFactory.getLogger(TcpConnection.class);
-    /** Payloads up to this size are copied into the output buffer; larger ones are written from memory. */
-    private static final int COPY_LIMIT = 8 << 10;
-    /** Payload still to come from which reads go straight into the destination memory. */
-    private static final int DIRECT_LIMIT = 16 << 10;
     private static final int SMALL_BUFFER = 2 << 10;
-    private static final int LARGE_BUFFER = 64 << 10;
-    private static final int MAX_READS_IN_FLIGHT = EmuLimits.MAX_RDMA_READ_PER_EP;
     private static final int MAX_QUEUED_FRAMES = 1 << 14;
     private static final long LINGER_NANOS = TimeUnit.SECONDS.toNanos(2);
-    private static final int READ_ROUNDS = 16;
 
     enum Phase {
         /** Active side: the TCP connect is under way. */
@@ -67,11 +50,6 @@ final class TcpConnection extends Link implements Inbound {
         CLOSING,
         /** Gone. */
         CLOSED
-    }
-
-    /** A frame waiting to be encoded into the output buffer. */
-    private record Out(int type, int flags, int status, long seq, long a, long b, long c, long length,
-                       Object payload) {
     }
 
     private final TcpFabric fabric;
@@ -93,43 +71,13 @@ final class TcpConnection extends Link implements Inbound {
     private EmuEp ep;
     private boolean open;
     // output
-    private final ArrayDeque<Out> queue = new ArrayDeque<>();
-    private ByteBuffer stage;
-    private MemorySegment stageSeg;
-    private ByteBuffer[] big;
-    private boolean growOutput;
+    private final TcpOutput out;
     private boolean writeInterest;
-    private long lastWrite;
     // input
-    private ByteBuffer in;
-    private MemorySegment inSeg;
-    private boolean growInput;
-    private Frame.Header current;
-    /** The header of the frame being received ({@link #current} while it is). */
-    private final Frame.Header decoded = new Frame.Header();
-    private long payloadLeft;
-    private final List<MemorySegment> dest = new ArrayList<>(EmuLimits.MAX_IOV);
-    private int destIndex;
-    private long destOffset;
-    private byte[] control;
-    private int controlFill;
-    private long lastRead;
-    private int directWant;
-    /** The last frame's payload was large enough to be read straight into memory. */
-    private boolean expectLarge;
+    private final TcpInput input;
     private long closeDeadline;
-    // requests of the local EP
-    private long nextSeq = 1;
-    private int sent;
-    private boolean sendOutstanding;
-    private int readsInFlight;
-    // requests of the peer
-    private long expectedSeq = 1;
-    private boolean rnrNaked;
-    private int readResponsesQueued;
-    private WorkRequest.Recv inbound;
-    private DtoOperation inboundOp;
-    private int inboundInvalidated;
+    /** The reliable-connection engine of the established connection. */
+    private final TcpRcEngine rc = new TcpRcEngine(this);
     private final long created = System.nanoTime();
 
     /** An active connection for {@code attempt}. */
@@ -147,7 +95,8 @@ final class TcpConnection extends Link implements Inbound {
         this.ep = attempt.ep;
         this.phase = Phase.CONNECTING;
         this.remoteLabel = String.valueOf(remote);
-        buffers(SMALL_BUFFER);
+        this.out = new TcpOutput(this, channel, SMALL_BUFFER);
+        this.input = new TcpInput(this, channel, SMALL_BUFFER);
     }
 
     /** A passive connection accepted on the IA's listener ({@code commonPort} 0) or a CSP's. */
@@ -162,7 +111,8 @@ final class TcpConnection extends Link implements Inbound {
         this.portQual = 0;
         this.commonPort = commonPort;
         this.phase = Phase.LISTENING;
-        buffers(SMALL_BUFFER);
+        this.out = new TcpOutput(this, channel, SMALL_BUFFER);
+        this.input = new TcpInput(this, channel, SMALL_BUFFER);
         try {
             remoteLabel = String.valueOf(channel.getRemoteAddress());
         } catch (IOException e) {
@@ -170,13 +120,56 @@ final class TcpConnection extends Link implements Inbound {
         }
     }
 
-    private void buffers(int size) {
-        stage = ByteBuffer.allocateDirect(size);
-        stageSeg = MemorySegment.ofBuffer(stage);
-        in = ByteBuffer.allocateDirect(size);
-        inSeg = MemorySegment.ofBuffer(in);
-        lastRead = System.nanoTime();
-        lastWrite = lastRead;
+
+    // ------------------------------------------------------------------ for the engine
+
+    EmuEp ep() {
+        return ep;
+    }
+
+    EmuIa ia() {
+        return ia;
+    }
+
+    TcpFabric fabric() {
+        return fabric;
+    }
+
+    String remoteLabel() {
+        return remoteLabel;
+    }
+
+    /** Whether the output may take a frame of the engine now. */
+    boolean hasQueueRoom() {
+        return out.queued() < MAX_QUEUED_FRAMES;
+    }
+
+    /** Where the payload of the frame being received goes (the engine adds the checked memory). */
+    List<MemorySegment> destination() {
+        return input.destination();
+    }
+
+    /** The rest of the current frame is not delivered (the connection breaks). */
+    void dropFrame() {
+        input.dropFrame();
+    }
+
+    static Frame.ProtocolException violation(String reason) {
+        return new Frame.ProtocolException(reason);
+    }
+
+    /** Whether frames may go straight into the output buffer (no write pending, not closed). */
+    boolean writable() {
+        return !writeInterest && phase != Phase.CLOSED;
+    }
+
+    /** A read response left the output queue. */
+    void readResponseWritten() {
+        rc.readResponseWritten();
+    }
+
+    String name() {
+        return ia.name();
     }
 
     void register(SelectionKey k) {
@@ -202,14 +195,14 @@ final class TcpConnection extends Link implements Inbound {
     @Override
     void close() {
         open = false;
-        completeInbound();
+        rc.completeInbound();
         beginClose();
     }
 
     @Override
     void abort(EmuEp from, boolean broken) {
         if (phase == Phase.OPEN) {
-            queue.removeIf(o -> o.type() != Frame.ACK && o.type() != Frame.NAK && o.type() != Frame.KEEPALIVE);
+            out.dropAllButAnswers();
             enqueue(Frame.ABORT, 0, broken ? Frame.ABORT_BROKEN : Frame.ABORT_DISCONNECT, 0, 0, 0, 0, null);
             flush();
         }
@@ -225,10 +218,8 @@ final class TcpConnection extends Link implements Inbound {
 
     @Override
     void receivePosted(EmuEp from) {
-        if (rnrNaked && phase == Phase.OPEN && open) {
-            rnrNaked = false;
-            enqueue(Frame.RECV_POSTED, 0, 0, 0, 0, 0, 0, null);
-            flush();
+        if (phase == Phase.OPEN && open) {
+            rc.receivePosted();
         }
     }
 
@@ -254,7 +245,7 @@ final class TcpConnection extends Link implements Inbound {
             return;
         }
         phase = Phase.REQUESTED;
-        lastRead = System.nanoTime();
+        input.touch();
         int listenPort = fabric.address().getPort();
         byte[] payload = new byte[2 + requestData.length];
         payload[0] = (byte) (listenPort >>> 8);
@@ -344,147 +335,19 @@ final class TcpConnection extends Link implements Inbound {
         if (phase != Phase.OPEN || !open || ep != from) {
             return;
         }
-        completeLeadingBinds();
-        if (!ia.held()) {
-            transmit();
-        }
-        if (from.requests().isEmpty()) {
-            from.tryFinishGraceful();
-        }
-    }
-
-    private void transmit() {
-        ArrayDeque<WorkRequest> requests = ep.requests();
-        Iterator<WorkRequest> it = requests.iterator();
-        for (int i = 0; i < sent && it.hasNext(); i++) {
-            it.next();
-        }
-        boolean queued = false;
-        while (it.hasNext() && !sendOutstanding && queue.size() < MAX_QUEUED_FRAMES) {
-            WorkRequest wr = it.next();
-            switch (wr) {
-                case WorkRequest.Bind bind -> sent++;
-                case WorkRequest.Send send -> {
-                    if (send.rnrDeadline != 0 && !send.rnrRetry) {
-                        return;
-                    }
-                    if (!Segments.usable(send.iov)) {
-                        failWhenHead(wr);
-                        return;
-                    }
-                    send.rnrRetry = false;
-                    if (send.rnrDeadline == 0) {
-                        send.seq = nextSeq++;
-                    }
-                    int flags = (send.invalidate ? Frame.FLAG_INVALIDATE : 0)
-                            | (send.has(CompletionFlag.SOLICITED_WAIT) ? Frame.FLAG_SOLICITED : 0);
-                    enqueue(Frame.SEND, flags, 0, send.seq, send.rmrContext & 0xffff_ffffL, 0, 0, send.length,
-                            send.iov);
-                    sent++;
-                    sendOutstanding = true;
-                    queued = true;
-                }
-                case WorkRequest.Rdma rdma -> {
-                    if (rdma.read) {
-                        if (readsInFlight >= MAX_READS_IN_FLIGHT
-                                || (rdma.has(CompletionFlag.BARRIER_FENCE) && readsInFlight > 0)) {
-                            flushIf(queued);
-                            return;
-                        }
-                        if (rdma.iov != null && !Segments.usable(rdma.iov)) {
-                            failWhenHead(wr);
-                            return;
-                        }
-                        rdma.seq = nextSeq++;
-                        enqueue(Frame.RDMA_READ_REQ, 0, 0, rdma.seq, rdma.remote.rmrContext() & 0xffff_ffffL,
-                                rdma.remote.targetAddress(), rdma.length, null);
-                        readsInFlight++;
-                    } else {
-                        if (rdma.has(CompletionFlag.BARRIER_FENCE) && readsInFlight > 0) {
-                            flushIf(queued);
-                            return;
-                        }
-                        if (!Segments.usable(rdma.iov)) {
-                            failWhenHead(wr);
-                            return;
-                        }
-                        rdma.seq = nextSeq++;
-                        enqueue(Frame.RDMA_WRITE, 0, 0, rdma.seq, rdma.remote.rmrContext() & 0xffff_ffffL,
-                                rdma.remote.targetAddress(), 0, rdma.length, rdma.iov);
-                    }
-                    sent++;
-                    queued = true;
-                }
-                case WorkRequest.Recv recv -> throw new IllegalStateException("a receive in the request queue");
-            }
-        }
-        flushIf(queued);
-    }
-
-    private void flushIf(boolean queued) {
-        if (queued) {
-            flush();
-        }
-    }
-
-    /** A request whose local memory is gone fails LOCAL_PROTECTION once everything before it completed. */
-    private void failWhenHead(WorkRequest wr) {
-        if (sent == 0 && ep.requests().peekFirst() == wr) {
-            ep.fail(wr, DtoStatus.LOCAL_PROTECTION);
-        }
-    }
-
-    private void completeLeadingBinds() {
-        ArrayDeque<WorkRequest> requests = ep.requests();
-        while (true) {
-            WorkRequest head = requests.peekFirst();
-            if (!(head instanceof WorkRequest.Bind bind)) {
-                return;
-            }
-            requests.pollFirst();
-            if (sent > 0) {
-                sent--;
-            }
-            ep.completeRequest(bind, DtoStatus.SUCCESS, 0);
-        }
+        rc.pump(from);
     }
 
     // ------------------------------------------------------------------ output
 
-    private void enqueue(int type, int flags, int status, long seq, long a, long b, long c, byte[] payload) {
-        enqueue(type, flags, status, seq, a, b, c, payload == null ? 0 : payload.length, payload);
+    /** Queues a frame for output ({@link TcpOutput#enqueue}). */
+    void enqueue(int type, int flags, int status, long seq, long a, long b, long c, byte[] payload) {
+        out.enqueue(type, flags, status, seq, a, b, c, payload == null ? 0 : payload.length, payload);
     }
 
-    /**
-     * Queues a frame for output. When nothing is queued before it and the socket takes output, a frame
-     * whose payload is copied anyway goes straight into the output buffer (the order on the wire is the
-     * same, and it is written by the flush that follows, as a queued frame would be).
-     */
-    private void enqueue(int type, int flags, int status, long seq, long a, long b, long c, long length,
-                         Object payload) {
-        if (queue.isEmpty() && big == null && !writeInterest && phase != Phase.CLOSED
-                && type != Frame.RDMA_READ_RESP) {
-            growStage();
-            if (length <= COPY_LIMIT && Frame.HEADER_SIZE + length <= stage.capacity() / 2
-                    && stage.remaining() >= Frame.HEADER_SIZE + length) {
-                Frame.encode(stage, type, flags, status, length, seq, a, b, c);
-                if (length > 0) {
-                    copyPayload(payload, stage.position());
-                    stage.position(stage.position() + (int) length);
-                }
-                return;
-            }
-        }
-        queue.addLast(new Out(type, flags, status, seq, a, b, c, length, payload));
-    }
-
-    /** Switches to the large output buffer once the connection is established and the buffer is empty. */
-    private void growStage() {
-        if (growOutput && big == null && stage.position() == 0) {
-            growOutput = false;
-            stage = ByteBuffer.allocateDirect(LARGE_BUFFER);
-            stageSeg = MemorySegment.ofBuffer(stage);
-        }
+    /** Queues a frame whose payload is {@code length} bytes of {@code payload} (an iov, a segment, bytes). */
+    void enqueue(int type, int flags, int status, long seq, long a, long b, long c, long length, Object payload) {
+        out.enqueue(type, flags, status, seq, a, b, c, length, payload);
     }
 
     /** Writes as much queued output as the socket takes now (fabric lock held). */
@@ -493,7 +356,7 @@ final class TcpConnection extends Link implements Inbound {
             return;
         }
         try {
-            boolean done = writeOut();
+            boolean done = out.writeOut();
             if (done) {
                 fabric.answered(this);
                 if (phase == Phase.CLOSING && !channel.socket().isOutputShutdown()) {
@@ -503,97 +366,6 @@ final class TcpConnection extends Link implements Inbound {
             setWriteInterest(!done);
         } catch (IOException | RuntimeException e) {
             fail("write failed: " + e, false);
-        }
-    }
-
-    private boolean writeOut() throws IOException {
-        while (true) {
-            growStage();
-            while (big == null && !queue.isEmpty()) {
-                Out o = queue.peekFirst();
-                boolean small = o.length() <= COPY_LIMIT && Frame.HEADER_SIZE + o.length() <= stage.capacity() / 2;
-                int need = Frame.HEADER_SIZE + (small ? (int) o.length() : 0);
-                if (stage.remaining() < need) {
-                    break;
-                }
-                queue.pollFirst();
-                Frame.encode(stage, o.type(), o.flags(), o.status(), o.length(), o.seq(), o.a(), o.b(), o.c());
-                if (o.type() == Frame.RDMA_READ_RESP) {
-                    readResponsesQueued--;
-                }
-                if (o.length() > 0) {
-                    if (small) {
-                        copyPayload(o.payload(), stage.position());
-                        stage.position(stage.position() + (int) o.length());
-                    } else {
-                        big = payloadBuffers(o);
-                    }
-                }
-            }
-            if (stage.position() == 0 && big == null) {
-                return true;
-            }
-            stage.flip();
-            if (big == null) {
-                channel.write(stage);
-            } else {
-                ByteBuffer[] gather = new ByteBuffer[big.length + 1];
-                gather[0] = stage;
-                System.arraycopy(big, 0, gather, 1, big.length);
-                channel.write(gather);
-            }
-            lastWrite = fabric.clock();
-            if (stage.hasRemaining()) {
-                stage.compact();
-                return false;
-            }
-            stage.clear();
-            if (big != null) {
-                for (ByteBuffer b : big) {
-                    if (b.hasRemaining()) {
-                        return false;
-                    }
-                }
-                big = null;
-            }
-        }
-    }
-
-    @SuppressWarnings("unchecked")
-    private void copyPayload(Object payload, int at) {
-        switch (payload) {
-            case byte[] bytes -> MemorySegment.copy(bytes, 0, stageSeg, ValueLayout.JAVA_BYTE, at, bytes.length);
-            case MemorySegment seg -> MemorySegment.copy(seg, 0, stageSeg, at, seg.byteSize());
-            case List<?> iov -> {
-                long pos = at;
-                for (LmrTriplet t : (List<LmrTriplet>) iov) {
-                    MemorySegment.copy(t.lmr().segment(), t.offset(), stageSeg, pos, t.length());
-                    pos += t.length();
-                }
-            }
-            default -> throw new IllegalStateException("payload " + payload);
-        }
-    }
-
-    @SuppressWarnings("unchecked")
-    private static ByteBuffer[] payloadBuffers(Out o) {
-        List<ByteBuffer> out = new ArrayList<>();
-        switch (o.payload()) {
-            case MemorySegment seg -> chunks(seg, out);
-            case List<?> iov -> {
-                for (LmrTriplet t : (List<LmrTriplet>) iov) {
-                    chunks(t.lmr().segment().asSlice(t.offset(), t.length()), out);
-                }
-            }
-            default -> throw new IllegalStateException("payload " + o.payload());
-        }
-        return out.toArray(ByteBuffer[]::new);
-    }
-
-    private static void chunks(MemorySegment seg, List<ByteBuffer> out) {
-        long size = seg.byteSize();
-        for (long off = 0; off < size; off += 1 << 30) {
-            out.add(seg.asSlice(off, Math.min(1 << 30, size - off)).asByteBuffer());
         }
     }
 
@@ -616,7 +388,7 @@ final class TcpConnection extends Link implements Inbound {
         if (phase == Phase.CONNECTING) {
             ops = SelectionKey.OP_CONNECT;
         } else {
-            boolean read = !(phase == Phase.OPEN && ia.held()) && queue.size() < MAX_QUEUED_FRAMES;
+            boolean read = !(phase == Phase.OPEN && ia.held()) && out.queued() < MAX_QUEUED_FRAMES;
             ops = (read ? SelectionKey.OP_READ : 0) | (writeInterest ? SelectionKey.OP_WRITE : 0);
         }
         if (key.interestOps() != ops) {
@@ -626,171 +398,22 @@ final class TcpConnection extends Link implements Inbound {
 
     // ------------------------------------------------------------------ input
 
-    /** The socket has bytes (I/O thread, fabric lock held). */
+    /** The socket has bytes (I/O thread, domain lock held): see {@link TcpInput#onReadable}. */
     void onReadable() {
-        try {
-            for (int round = 0; round < READ_ROUNDS && phase != Phase.CLOSED; round++) {
-                if (phase == Phase.CLOSING) {
-                    in.clear();
-                    int n = channel.read(in);
-                    in.clear();
-                    if (n < 0) {
-                        shutdown();
-                    }
-                    if (n <= 0) {
-                        return;
-                    }
-                    continue;
-                }
-                if (phase == Phase.OPEN && ia.held()) {
-                    return;
-                }
-                int n;
-                boolean drained;
-                if (current != null && payloadLeft >= DIRECT_LIMIT && in.position() == 0 && destIndex < dest.size()) {
-                    n = readDirect();
-                    drained = n < directWant;
-                } else {
-                    // After a large payload the next frame is likely large too: read its header alone, so
-                    // that its payload goes straight from the socket into memory rather than through here.
-                    boolean headerOnly = expectLarge && current == null && in.position() < Frame.HEADER_SIZE;
-                    int limit = in.limit();
-                    if (headerOnly) {
-                        in.limit(Frame.HEADER_SIZE);
-                    }
-                    int room = in.remaining();
-                    try {
-                        n = channel.read(in);
-                    } finally {
-                        in.limit(limit);
-                    }
-                    drained = n < room;
-                    if (n > 0) {
-                        lastRead = fabric.clock();
-                        in.flip();
-                        parse();
-                        if (phase == Phase.CLOSED) {
-                            return;
-                        }
-                        in.compact();
-                        if (growInput) {
-                            growInput = false;
-                            ByteBuffer bigger = ByteBuffer.allocateDirect(LARGE_BUFFER);
-                            in.flip();
-                            bigger.put(in);
-                            in = bigger;
-                            inSeg = MemorySegment.ofBuffer(in);
-                        }
-                    }
-                }
-                if (n < 0) {
-                    if (phase == Phase.LISTENING) {
-                        shutdown();
-                    } else {
-                        fail("the peer closed the connection", false);
-                    }
-                    return;
-                }
-                if (n == 0 || drained) {
-                    return;
-                }
-            }
-        } catch (IOException e) {
-            fail("read failed: " + e, false);
-        } catch (Frame.ProtocolException e) {
-            fail("protocol violation: " + e.getMessage(), true);
-        } catch (RuntimeException e) {
-            LOG.error("IA {}: error on the connection with {}", ia.name(), remoteLabel, e);
-            fail("internal error: " + e, true);
-        }
+        input.onReadable();
     }
 
-    /** Reads payload from the socket straight into the destination memory. */
-    private int readDirect() throws IOException, Frame.ProtocolException {
-        MemorySegment d = dest.get(destIndex);
-        long n = Math.min(payloadLeft, Math.min(d.byteSize() - destOffset, 1 << 30));
-        directWant = (int) n;
-        ByteBuffer bb = d.asSlice(destOffset, n).asByteBuffer();
-        int got = channel.read(bb);
-        if (got > 0) {
-            lastRead = fabric.clock();
-            advanceDest(got);
-            payloadLeft -= got;
-            if (payloadLeft == 0) {
-                frameEnd();
-            }
-        }
-        return got;
+    /** The current frame's payload is control data (connect request, accept, reject, abort reason). */
+    void expectControl() {
+        input.expectControl();
     }
 
-    private void advanceDest(long n) {
-        destOffset += n;
-        while (destIndex < dest.size() && destOffset == dest.get(destIndex).byteSize()) {
-            destIndex++;
-            destOffset = 0;
-        }
-    }
-
-    private void parse() throws Frame.ProtocolException {
-        while (phase != Phase.CLOSING && phase != Phase.CLOSED) {
-            if (current == null) {
-                if (in.remaining() < Frame.HEADER_SIZE) {
-                    return;
-                }
-                current = Frame.decode(in, decoded);
-                payloadLeft = current.length();
-                expectLarge = payloadLeft >= DIRECT_LIMIT;
-                dest.clear();
-                destIndex = 0;
-                destOffset = 0;
-                control = null;
-                header(current);
-                if (payloadLeft == 0 && current != null) {
-                    frameEnd();
-                }
-                continue;
-            }
-            int n = (int) Math.min(in.remaining(), payloadLeft);
-            if (n == 0) {
-                return;
-            }
-            deliver(in.position(), n);
-            in.position(in.position() + n);
-            payloadLeft -= n;
-            if (payloadLeft == 0) {
-                frameEnd();
-            }
-        }
-    }
-
-    /** Puts {@code n} payload bytes of the input buffer at {@code at} where the current frame sends them. */
-    private void deliver(int at, int n) {
-        if (control != null) {
-            MemorySegment.copy(inSeg, ValueLayout.JAVA_BYTE, at, control, controlFill, n);
-            controlFill += n;
-            return;
-        }
-        long done = 0;
-        while (done < n && destIndex < dest.size()) {
-            MemorySegment d = dest.get(destIndex);
-            long k = Math.min(n - done, d.byteSize() - destOffset);
-            MemorySegment.copy(inSeg, at + done, d, destOffset, k);
-            done += k;
-            advanceDest(k);
-        }
-    }
-
-    private void expectControl() {
-        control = new byte[(int) current.length()];
-        controlFill = 0;
-    }
-
-    private void violation(String reason) throws Frame.ProtocolException {
-        throw new Frame.ProtocolException(reason);
+    private void violationIf(String reason) throws Frame.ProtocolException {
+        throw violation(reason);
     }
 
     /** A checked header arrived; decides where its payload goes. */
-    private void header(Frame.Header h) throws Frame.ProtocolException {
+    void header(Frame.Header h) throws Frame.ProtocolException {
         int type = h.type();
         if (type == Frame.KEEPALIVE) {
             return;
@@ -798,10 +421,10 @@ final class TcpConnection extends Link implements Inbound {
         switch (phase) {
             case LISTENING -> {
                 if (type != Frame.CONNECT_REQ) {
-                    violation(Frame.name(type) + " before a connect request");
+                    violationIf(Frame.name(type) + " before a connect request");
                 }
                 if (h.c() != Frame.MAGIC) {
-                    violation("a connect request without the protocol's magic");
+                    violationIf("a connect request without the protocol's magic");
                 }
                 expectControl();
             }
@@ -819,7 +442,7 @@ final class TcpConnection extends Link implements Inbound {
             }
             case OFFERED -> {
                 if (type != Frame.ABORT) {
-                    violation(Frame.name(type) + " while the connect request waits for the consumer");
+                    violationIf(Frame.name(type) + " while the connect request waits for the consumer");
                 }
                 expectControl();
             }
@@ -827,203 +450,30 @@ final class TcpConnection extends Link implements Inbound {
                 if (type == Frame.ABORT) {
                     expectControl();
                 } else if (type != Frame.CONNECT_RTU) {
-                    violation(Frame.name(type) + " while the accept waits for the RTU");
+                    violationIf(Frame.name(type) + " while the accept waits for the RTU");
                 }
             }
-            case OPEN -> openHeader(h);
+            case OPEN -> rc.header(h);
             default -> {
             }
         }
     }
 
-    private void openHeader(Frame.Header h) throws Frame.ProtocolException {
-        switch (h.type()) {
-            case Frame.SEND -> {
-                checkSeq(h);
-                RcRules.SendVerdict v = RcRules.takeReceive(ep, h.length(), (h.flags() & Frame.FLAG_INVALIDATE) != 0,
-                        h.a());
-                if (v.recv() == null) {
-                    rnrNaked = true;
-                    enqueue(Frame.NAK, 0, Frame.NAK_RNR, h.seq(), 0, 0, 0, null);
-                    return;
-                }
-                expectedSeq++;
-                if (!v.accepted()) {
-                    responderError(v, h.seq());
-                    return;
-                }
-                WorkRequest.Recv recv = v.recv();
-                inbound = recv;
-                inboundOp = v.op();
-                inboundInvalidated = v.invalidated();
-                for (LmrTriplet t : recv.iov) {
-                    dest.add(t.lmr().segment().asSlice(t.offset(), t.length()));
-                }
-            }
-            case Frame.RDMA_WRITE -> {
-                checkSeq(h);
-                expectedSeq++;
-                MemorySegment target = RcRules.remoteMemory(ep, h.a(), h.b(), h.length(), false);
-                if (target == null) {
-                    remoteAccessViolation(h, "RDMA Write");
-                    return;
-                }
-                dest.add(target);
-            }
-            case Frame.RDMA_READ_REQ -> {
-                checkSeq(h);
-                expectedSeq++;
-                if (readResponsesQueued >= MAX_READS_IN_FLIGHT) {
-                    violation("more than " + MAX_READS_IN_FLIGHT + " RDMA Reads in flight");
-                }
-                MemorySegment source = RcRules.remoteMemory(ep, h.a(), h.b(), h.c(), true);
-                if (source == null) {
-                    remoteAccessViolation(h, "RDMA Read");
-                    return;
-                }
-                readResponsesQueued++;
-                enqueue(Frame.RDMA_READ_RESP, 0, 0, h.seq(), 0, 0, 0, h.c(), source);
-            }
-            case Frame.RDMA_READ_RESP -> {
-                WorkRequest head = inFlightHead(h);
-                if (!(head instanceof WorkRequest.Rdma rdma) || !rdma.read) {
-                    violation("a read response for request " + h.seq() + ", which is no RDMA Read");
-                    return;
-                }
-                if (h.length() != rdma.length) {
-                    violation("a read response of " + h.length() + " bytes for a read of " + rdma.length);
-                }
-                if (rdma.iov != null) {
-                    if (Segments.usable(rdma.iov)) {
-                        dest.addAll(Segments.slices(rdma.iov));
-                    }
-                } else {
-                    MemorySegment sink = ia.contexts().resolve(rdma.localTarget.rmrContext(), ep,
-                            rdma.localTarget.targetAddress(), rdma.length, MemPriv.REMOTE_WRITE);
-                    if (sink != null) {
-                        dest.add(sink);
-                    }
-                }
-            }
-            case Frame.ACK -> {
-                WorkRequest head = inFlightHead(h);
-                if (head instanceof WorkRequest.Rdma rdma && rdma.read) {
-                    violation("an ACK for RDMA Read " + h.seq());
-                }
-                requestDone(head, DtoStatus.SUCCESS);
-            }
-            case Frame.NAK -> nak(h);
-            case Frame.RECV_POSTED -> {
-                if (ep.requests().peekFirst() instanceof WorkRequest.Send send && sent == 0 && send.rnrDeadline != 0) {
-                    send.rnrRetry = true;
-                    ep.pumpRequests();
-                }
-            }
-            case Frame.DISCONNECT -> ep.peerDisconnectNotification();
-            case Frame.ABORT -> expectControl();
-            default -> violation(Frame.name(h.type()) + " on an established connection");
-        }
-    }
-
-    private void checkSeq(Frame.Header h) throws Frame.ProtocolException {
-        if (h.seq() != expectedSeq) {
-            violation(Frame.name(h.type()) + " with sequence number " + h.seq() + ", expected " + expectedSeq);
-        }
-    }
-
-    /** The head of the EP's transmitted requests, which the answer {@code h} must name. */
-    private WorkRequest inFlightHead(Frame.Header h) throws Frame.ProtocolException {
-        WorkRequest head = ep.requests().peekFirst();
-        if (sent == 0 || head == null || head instanceof WorkRequest.Bind || head.seq != h.seq()) {
-            violation(Frame.name(h.type()) + " for request " + h.seq() + ", which is not the oldest in flight");
-        }
-        return head;
-    }
-
-    private void requestDone(WorkRequest head, DtoStatus status) {
-        long length = switch (head) {
-            case WorkRequest.Send s -> s.length;
-            case WorkRequest.Rdma r -> r.length;
-            default -> 0;
-        };
-        ep.requests().pollFirst();
-        sent--;
-        if (head instanceof WorkRequest.Send) {
-            sendOutstanding = false;
-        }
-        if (head instanceof WorkRequest.Rdma r && r.read) {
-            readsInFlight--;
-        }
-        ep.completeRequest(head, status, status == DtoStatus.SUCCESS ? length : 0);
-        ep.pumpRequests();
-    }
-
-    private void nak(Frame.Header h) throws Frame.ProtocolException {
-        WorkRequest head = inFlightHead(h);
-        if (h.status() == Frame.NAK_RNR) {
-            if (!(head instanceof WorkRequest.Send send)) {
-                violation("an RNR NAK for request " + h.seq() + ", which is no send");
-                return;
-            }
-            long now = System.nanoTime();
-            sent--;
-            sendOutstanding = false;
-            if (RcRules.rnrExhausted(send, now)) {
-                ep.fail(send, DtoStatus.RECEIVER_NOT_READY);
-                return;
-            }
-            send.rnrRetry = false;
-            EmuEp owner = ep;
-            RcRules.retryAtDeadline(owner, send, now, 0, () -> {
-                send.rnrRetry = true;
-                owner.pumpRequests();
-            });
-            return;
-        }
-        DtoStatus status = h.status() == Frame.NAK_REMOTE_ACCESS ? DtoStatus.REMOTE_ACCESS : DtoStatus.REMOTE_RESPONDER;
-        sent--;
-        sendOutstanding = false;
-        if (head instanceof WorkRequest.Rdma r && r.read) {
-            readsInFlight--;
-        }
-        ep.fail(head, status);
-    }
-
-    /** A receive could not take the message: it completes with an error, the sender is NAKed, the link breaks. */
-    private void responderError(RcRules.SendVerdict v, long seq) {
-        ep.completeRecv(v.recv(), v.recvStatus(), 0, v.op(), 0);
-        int nak = v.senderStatus() == DtoStatus.REMOTE_ACCESS ? Frame.NAK_REMOTE_ACCESS : Frame.NAK_REMOTE_RESPONDER;
-        enqueue(Frame.NAK, 0, nak, seq, 0, 0, 0, null);
-        current = null;
-        ep.breakLink();
-    }
-
-    private void remoteAccessViolation(Frame.Header h, String what) {
-        LOG.warn("IA {}: {} from {} refused (rmr_context 0x{}, address 0x{}, {} bytes): the connection breaks",
-                ia.name(), what, remoteLabel, Long.toHexString(h.a()), Long.toHexString(h.b()),
-                h.type() == Frame.RDMA_READ_REQ ? h.c() : h.length());
-        enqueue(Frame.NAK, 0, Frame.NAK_REMOTE_ACCESS, h.seq(), 0, 0, 0, null);
-        current = null;
-        ep.breakLink();
-    }
-
-    /** The current frame's payload is complete. */
-    private void frameEnd() throws Frame.ProtocolException {
-        Frame.Header h = current;
-        current = null;
+    /** The payload of frame {@code h} is complete (its control data in {@code control}, if any). */
+    void frameEnd(Frame.Header h, byte[] control) throws Frame.ProtocolException {
         if (phase == Phase.CLOSING || phase == Phase.CLOSED) {
             return;
         }
         switch (h.type()) {
-            case Frame.CONNECT_REQ -> connectRequest(h);
+            case Frame.CONNECT_REQ -> connectRequest(h, control);
             case Frame.CONNECT_ACCEPT -> {
                 ConnectAttempt a = attempt;
                 EmuEp owner = ep;
                 if (owner != null && owner.acceptedBy(a, this, control)) {
                     phase = Phase.OPEN;
                     open = true;
-                    growInput = true;
-                    growOutput = true;
+                    input.grow();
+                    out.grow();
                     enqueue(Frame.CONNECT_RTU, 0, 0, 0, 0, 0, 0, null);
                     flush();
                 } else {
@@ -1047,42 +497,16 @@ final class TcpConnection extends Link implements Inbound {
             case Frame.CONNECT_RTU -> {
                 phase = Phase.OPEN;
                 open = true;
-                growInput = true;
-                growOutput = true;
+                input.grow();
+                out.grow();
                 ep.confirmedBy(this);
             }
-            case Frame.ABORT -> peerAbort(h);
-            case Frame.SEND -> {
-                WorkRequest.Recv recv = inbound;
-                if (recv != null) {
-                    inbound = null;
-                    enqueue(Frame.ACK, 0, 0, h.seq(), 0, 0, 0, null);
-                    ep.completeRecv(recv, DtoStatus.SUCCESS, h.length(), inboundOp, inboundInvalidated);
-                }
-                fabric.flushLater(this);
-            }
-            case Frame.RDMA_WRITE -> {
-                enqueue(Frame.ACK, 0, 0, h.seq(), 0, 0, 0, null);
-                fabric.flushLater(this);
-            }
-            case Frame.RDMA_READ_REQ -> fabric.flushLater(this);
-            case Frame.RDMA_READ_RESP -> {
-                WorkRequest head = ep.requests().peekFirst();
-                if (dest.isEmpty() && h.length() > 0) {
-                    sent--;
-                    readsInFlight--;
-                    ep.fail(head, DtoStatus.LOCAL_PROTECTION);
-                } else {
-                    requestDone(head, DtoStatus.SUCCESS);
-                }
-            }
-            default -> {
-            }
+            case Frame.ABORT -> peerAbort(h, control);
+            default -> rc.frameEnd(h, input.destination().isEmpty());
         }
     }
 
-    private void connectRequest(Frame.Header h) {
-        byte[] payload = control;
+    private void connectRequest(Frame.Header h, byte[] payload) {
         int listenPort = ((payload[0] & 0xff) << 8) | (payload[1] & 0xff);
         byte[] privateData = java.util.Arrays.copyOfRange(payload, 2, payload.length);
         if (h.status() != Frame.VERSION) {
@@ -1116,7 +540,7 @@ final class TcpConnection extends Link implements Inbound {
         }
     }
 
-    private void peerAbort(Frame.Header h) {
+    private void peerAbort(Frame.Header h, byte[] control) {
         String reason = control == null || control.length == 0 ? "" : new String(control, StandardCharsets.UTF_8);
         LOG.debug("IA {}: {} from {} {}", ia.name(), h.status() == Frame.ABORT_BROKEN ? "broken" : "abort",
                 remoteLabel, reason);
@@ -1136,7 +560,7 @@ final class TcpConnection extends Link implements Inbound {
             case OPEN -> {
                 EmuEp owner = ep;
                 open = false;
-                completeInbound();
+                rc.completeInbound();
                 beginClose();
                 owner.remoteAbort(h.status() == Frame.ABORT_BROKEN);
             }
@@ -1146,15 +570,6 @@ final class TcpConnection extends Link implements Inbound {
     }
 
     // ------------------------------------------------------------------ ending
-
-    /** Completes a receive that was filling when the connection ended (FLUSHED, before any later receive). */
-    private void completeInbound() {
-        WorkRequest.Recv r = inbound;
-        if (r != null) {
-            inbound = null;
-            ep.completeRecv(r, DtoStatus.FLUSHED, 0, DtoOperation.RECEIVE, 0);
-        }
-    }
 
     /** Starts an orderly end: output already queued is sent, then input is discarded until EOF or the linger. */
     private void beginClose() {
@@ -1167,7 +582,7 @@ final class TcpConnection extends Link implements Inbound {
         }
         phase = Phase.CLOSING;
         open = false;
-        current = null;
+        input.dropFrame();
         closeDeadline = System.nanoTime() + LINGER_NANOS;
         flush();
         updateInterest();
@@ -1190,7 +605,7 @@ final class TcpConnection extends Link implements Inbound {
         open = false;
         EmuEp owner = ep;
         if (owner != null) {
-            completeInbound();
+            rc.completeInbound();
         }
         shutdown();
         switch (was) {
@@ -1219,8 +634,7 @@ final class TcpConnection extends Link implements Inbound {
         }
         phase = Phase.CLOSED;
         open = false;
-        queue.clear();
-        big = null;
+        out.clear();
         if (key != null) {
             key.cancel();
         }
@@ -1250,11 +664,11 @@ final class TcpConnection extends Link implements Inbound {
                 }
             }
             default -> {
-                if (!(phase == Phase.OPEN && ia.held()) && now - lastRead > TcpFabric.IDLE_TIMEOUT_NANOS) {
-                    fail("the peer was silent for " + TimeUnit.NANOSECONDS.toMillis(now - lastRead) + " ms", false);
+                if (!(phase == Phase.OPEN && ia.held()) && now - input.lastRead() > TcpFabric.IDLE_TIMEOUT_NANOS) {
+                    fail("the peer was silent for " + TimeUnit.NANOSECONDS.toMillis(now - input.lastRead()) + " ms", false);
                     return;
                 }
-                if (now - lastWrite > TcpFabric.KEEPALIVE_NANOS && queue.isEmpty()) {
+                if (now - out.lastWrite() > TcpFabric.KEEPALIVE_NANOS && out.queued() == 0) {
                     enqueue(Frame.KEEPALIVE, 0, 0, 0, 0, 0, 0, null);
                     flush();
                 }
