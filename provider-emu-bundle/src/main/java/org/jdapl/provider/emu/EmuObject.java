@@ -63,6 +63,18 @@ abstract class EmuObject implements DatHandle {
         return type.invalid(type + " handle is freed or its IA is closed");
     }
 
+    /**
+     * {@code dat_*_free} of an object without further checks: checks the handle, runs {@code destroy}
+     * and drops the object from its IA, under the IA's domain lock.
+     */
+    final void freeWith(Runnable destroy) {
+        ia().locked(() -> {
+            checkLive();
+            destroy.run();
+            ia().forget(this);
+        });
+    }
+
     void markFreed() {
         freed = true;
     }

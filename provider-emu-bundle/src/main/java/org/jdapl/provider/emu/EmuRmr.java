@@ -109,11 +109,7 @@ final class EmuRmr extends EmuObject implements RemoteMemoryRegion, RemoteTarget
 
     @Override
     public void free() {
-        ia.locked(() -> {
-            checkLive();
-            destroy();
-            ia.forget(this);
-        });
+        freeWith(this::destroy);
     }
 
     void destroy() {

@@ -7,8 +7,13 @@ package org.jdapl.provider.emu;
  * process ({@link TcpConnection}). Every method runs under the lock of the EP's fabric.
  */
 abstract class Link {
+    /** Whether data can still move (set by the fabric's link once established, cleared on close). */
+    boolean open;
+
     /** Whether data can still move. */
-    abstract boolean isOpen();
+    final boolean isOpen() {
+        return open;
+    }
 
     /** Stops data movement for good (the local EP is DISCONNECTED). */
     abstract void close();

@@ -23,20 +23,14 @@ import org.jdapl.dat.MemPriv;
 final class LoopbackLink extends Link {
     private final EmuEp active;
     private final EmuEp passive;
-    private boolean open = true;
-
     LoopbackLink(EmuEp active, EmuEp passive) {
         this.active = active;
         this.passive = passive;
+        this.open = true;
     }
 
     EmuEp other(EmuEp ep) {
         return ep == active ? passive : active;
-    }
-
-    @Override
-    boolean isOpen() {
-        return open;
     }
 
     @Override

@@ -69,7 +69,6 @@ final class TcpConnection extends Link implements Inbound {
     private String remoteLabel = "?";
     // established
     private EmuEp ep;
-    private boolean open;
     // output
     private final TcpOutput out;
     private boolean writeInterest;
@@ -185,11 +184,6 @@ final class TcpConnection extends Link implements Inbound {
     }
 
     // ------------------------------------------------------------------ Link
-
-    @Override
-    boolean isOpen() {
-        return open;
-    }
 
     /** The local EP is DISCONNECTED: no byte moves any more; the transport closes once its output is sent. */
     @Override

@@ -110,15 +110,7 @@ class TcpFabricTest {
     @Test
     void abruptDisconnectFlushesThePeer() {
         try (Fixture f = Fixture.tcp()) {
-            Endpoint[] eps = f.connect();
-            MemorySegment m = f.memory(64);
-            LocalMemoryRegion l = f.b.lmr(m);
-            eps[1].postRecv(iov(l, 0, 64), 9, none());
-            eps[0].disconnect(CloseFlag.ABRUPT);
-            f.a.nextConnection(EventNumber.CONNECTION_DISCONNECTED);
-            DatEvent.DtoCompletion flushed = f.b.nextDto();
-            assertEquals(DtoStatus.FLUSHED, flushed.status());
-            f.b.nextConnection(EventNumber.CONNECTION_DISCONNECTED);
+            f.abruptDisconnectFlushesThePeer(f.connect());
         }
     }
 
