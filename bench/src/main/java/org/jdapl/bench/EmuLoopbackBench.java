@@ -319,7 +319,7 @@ public final class EmuLoopbackBench {
             Thread ping = Thread.currentThread();
             Thread pong = Thread.ofPlatform().name("bench-pong").start(() -> {
                 long seen = 0;
-                int spins = 0;
+                long lastYield = System.nanoTime();
                 while (!s.stop) {
                     if (s.turn == seen + 1) {
                         seen += 2;
@@ -328,7 +328,7 @@ public final class EmuLoopbackBench {
                             LockSupport.unpark(ping);
                         }
                     } else if (spin) {
-                        EmuPingPong.spin(++spins);
+                        lastYield = EmuPingPong.spin(System.nanoTime(), lastYield);
                     } else {
                         LockSupport.parkNanos(1_000_000);
                     }
@@ -343,9 +343,10 @@ public final class EmuLoopbackBench {
                     LockSupport.unpark(pong);
                 }
                 mine += 2;
-                for (int spins = 1; s.turn != mine; spins++) {
+                long lastYield = System.nanoTime();
+                while (s.turn != mine) {
                     if (spin) {
-                        EmuPingPong.spin(spins);
+                        lastYield = EmuPingPong.spin(System.nanoTime(), lastYield);
                     } else {
                         LockSupport.parkNanos(1_000_000);
                     }

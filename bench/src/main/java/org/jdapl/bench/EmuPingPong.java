@@ -25,8 +25,8 @@ import org.jdapl.provider.emu.EmuProvider;
  */
 final class EmuPingPong {
     private static final Set<CompletionFlag> SUPPRESS = EnumSet.of(CompletionFlag.SUPPRESS);
-    /** Polls between two yields of a polling loop. */
-    static final int YIELD_EVERY = 256;
+    /** How long a polling loop spins before it yields its CPU once. */
+    static final long YIELD_AFTER_NANOS = 2_000;
 
     private EmuPingPong() {
     }
@@ -36,16 +36,19 @@ final class EmuPingPong {
         if (!poll) {
             return evd.waitEvent(BenchSide.WAIT);
         }
-        long deadline = System.nanoTime() + TimeUnit.MICROSECONDS.toNanos(BenchSide.WAIT);
-        for (int spins = 1; ; spins++) {
+        long start = System.nanoTime();
+        long deadline = start + TimeUnit.MICROSECONDS.toNanos(BenchSide.WAIT);
+        long lastYield = start;
+        while (true) {
             Optional<DatEvent> e = evd.dequeue();
             if (e.isPresent()) {
                 return e.get();
             }
-            if (System.nanoTime() - deadline > 0) {
+            long now = System.nanoTime();
+            if (now - deadline > 0) {
                 throw new IllegalStateException("no event within " + BenchSide.WAIT + " us");
             }
-            spin(spins);
+            lastYield = spin(now, lastYield);
         }
     }
 
@@ -110,16 +113,20 @@ final class EmuPingPong {
     }
 
     /**
-     * One turn of a polling loop: a spin-wait hint, and every {@link #YIELD_EVERY} turns a yield, so
-     * that a poller sharing its CPU with the thread it waits for lets that thread run rather than
-     * spinning out its time slice (the bare hand-offs poll the same way).
+     * One turn of a polling loop at time {@code now}: a spin-wait hint, and a yield once the poller has
+     * spun {@link #YIELD_AFTER_NANOS} since its last yield, so that a poller sharing its CPU with the
+     * thread it waits for lets that thread run rather than spinning out its time slice. The bare
+     * hand-offs poll the same way, so both sides of a ratio pay the same when CPUs are short.
+     *
+     * @return the time of the last yield
      */
-    static void spin(int spins) {
-        if (spins % YIELD_EVERY == 0) {
+    static long spin(long now, long lastYield) {
+        if (now - lastYield > YIELD_AFTER_NANOS) {
             Thread.yield();
-        } else {
-            Thread.onSpinWait();
+            return now;
         }
+        Thread.onSpinWait();
+        return lastYield;
     }
 
     static List<LmrTriplet> triplet(LocalMemoryRegion lmr, long length) {

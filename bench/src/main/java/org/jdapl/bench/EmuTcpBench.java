@@ -2,7 +2,6 @@ package org.jdapl.bench;
 
 import java.io.IOException;
 import java.lang.foreign.Arena;
-import java.lang.foreign.MemorySegment;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.StandardSocketOptions;
@@ -18,7 +17,6 @@ import java.util.concurrent.TimeUnit;
 
 import org.jdapl.dat.CompletionFlag;
 import org.jdapl.dat.Dat;
-import org.jdapl.dat.DatEvent;
 import org.jdapl.dat.Endpoint;
 import org.jdapl.dat.LmrTriplet;
 import org.jdapl.dat.LocalMemoryRegion;
@@ -70,6 +68,16 @@ public final class EmuTcpBench {
                     emu.median(), emu.mean(), nio.median(), nio.mean());
         }
         rows.add(row("send/recv ping-pong RTT", "64 B", median(emuLat), median(nioLat), "us", 1.5, false));
+        // A consumer polling with dequeue() against one blocking in waitEvent, ends not bound (a poller
+        // bound to its peer's CPU would only spin out its time slice).
+        double[] polling = new double[rounds];
+        double[] waiting = new double[rounds];
+        for (int r = 0; r < rounds; r++) {
+            polling[r] = EmuPingPong.run("tcp 127.0.0.1:0", 64, true, false, nanos).median();
+            waiting[r] = EmuPingPong.run("tcp 127.0.0.1:0", 64, false, false, nanos).median();
+            System.out.printf("  round %d: unbound ping-pong RTT median polling %.1f us, waiting %.1f us%n", r + 1,
+                    polling[r], waiting[r]);
+        }
         for (int size : new int[] {4 << 10, 64 << 10, 1 << 20}) {
             double[] emu = new double[rounds];
             double[] nio = new double[rounds];
@@ -89,6 +97,12 @@ public final class EmuTcpBench {
         for (String[] r : rows) {
             System.out.printf("| %-24s | %-6s | %12s | %12s | %7s | %-13s |%n", (Object[]) r);
         }
+        System.out.println();
+        String[] p = row("ping-pong RTT, unbound", "64 B", median(polling), median(waiting), "us", 1.0, false);
+        System.out.printf("| %-24s | %-6s | %12s | %12s | %7s | %-13s |%n", "measurement", "size", "emu polling",
+                "emu waiting", "pol/wait", "goal");
+        System.out.println("|--------------------------|--------|--------------|--------------|---------|---------------|");
+        System.out.printf("| %-24s | %-6s | %12s | %12s | %7s | %-13s |%n", (Object[]) p);
     }
 
     private static double median(double[] values) {

@@ -61,6 +61,7 @@ final class EmuCr extends EmuObject implements ConnectionRequest {
         return remotePortQual;
     }
 
+    /** Behaviours: CONN_10, CONN_11, OBJ_10: private data and the active side's address and port. */
     @Override
     public CrParam query() {
         return ia.locked(() -> {

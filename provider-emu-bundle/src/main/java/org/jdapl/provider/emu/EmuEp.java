@@ -230,7 +230,11 @@ final class EmuEp extends EmuObject implements Endpoint {
         state = providerCreated ? EpState.TENTATIVE_CONNECTION_PENDING : EpState.PASSIVE_CONNECTION_PENDING;
     }
 
-    /** The request of this EP was rejected or handed off: a reserved EP is free again, a provider EP goes. */
+    /**
+     * The request of this EP was rejected or handed off: a reserved EP is free again, a provider EP goes.
+     *
+     * <p>Behaviours: FREE_07.
+     */
     void releaseRequest(EmuCr cr) {
         if (pendingRequest != cr) {
             return;
@@ -248,6 +252,10 @@ final class EmuEp extends EmuObject implements Endpoint {
 
     // ---------------------------------------------------------------- connection establishment
 
+    /**
+     * Behaviours: CONN_01, CONN_02, CONN_08, CONN_09, CONN_12: the EP must be UNCONNECTED, the address
+     * valid and the QoS supported; it goes ACTIVE_CONNECTION_PENDING with a local port.
+     */
     @Override
     public void connect(SocketAddress remote, long connQual, long timeoutMicros, byte[] privateData, Qos qos,
                         ConnectFlag flag) {
@@ -297,6 +305,7 @@ final class EmuEp extends EmuObject implements Endpoint {
         }));
     }
 
+    /** Behaviours: CONN_01 (INVALID_STATE), CONN_09 (MODEL_NOT_SUPPORTED). */
     private byte[] checkConnect(long timeoutMicros, byte[] privateData, Qos qos, ConnectFlag flag) {
         if (state != EpState.UNCONNECTED) {
             throw state.invalid("dat_ep_connect");
@@ -351,7 +360,11 @@ final class EmuEp extends EmuObject implements Endpoint {
         return true;
     }
 
-    /** Ends a live attempt with a failure event and DISCONNECTED (fabric lock held). */
+    /**
+     * Ends a live attempt with a failure event and DISCONNECTED (fabric lock held).
+     *
+     * <p>Behaviours: CONN_05, CONN_06, CONN_07: NON_PEER_REJECTED, UNREACHABLE, TIMED_OUT.
+     */
     void failAttempt(ConnectAttempt a, EventNumber outcome) {
         if (!a.isLive()) {
             return;
@@ -361,7 +374,11 @@ final class EmuEp extends EmuObject implements Endpoint {
         goDisconnected(outcome, null);
     }
 
-    /** The peer rejected the request of a live attempt (fabric lock held). */
+    /**
+     * The peer rejected the request of a live attempt (fabric lock held).
+     *
+     * <p>Behaviours: CONN_04, CONN_13: PEER_REJECTED with the reject private data.
+     */
     void rejectedBy(ConnectAttempt a, byte[] privateData) {
         if (!a.isLive()) {
             return;
@@ -419,6 +436,7 @@ final class EmuEp extends EmuObject implements Endpoint {
 
     // ---------------------------------------------------------------- disconnect, reset, free
 
+    /** Behaviours: DISC_01, DISC_04, DISC_05, DISC_06, DISC_10, DISC_11, DISC_12. */
     @Override
     public void disconnect(CloseFlag flag) {
         ia.locked(() -> {
@@ -458,20 +476,32 @@ final class EmuEp extends EmuObject implements Endpoint {
         return state == EpState.CONNECTED || state == EpState.DISCONNECT_PENDING;
     }
 
-    /** Closes the connection at once: this EP and the peer end DISCONNECTED, their DTOs flushed. */
+    /**
+     * Closes the connection at once: this EP and the peer end DISCONNECTED, their DTOs flushed.
+     *
+     * <p>Behaviours: DISC_02: abrupt, both ends DISCONNECTED, every outstanding DTO flushed.
+     */
     private void abruptClose(boolean localEvent) {
         link.abort(this, false);
         goDisconnected(localEvent ? EventNumber.CONNECTION_DISCONNECTED : null, null);
     }
 
-    /** The peer ended the connection at once (abrupt disconnect, or a failure when {@code broken}). */
+    /**
+     * The peer ended the connection at once (abrupt disconnect, or a failure when {@code broken}).
+     *
+     * <p>Behaviours: DISC_13, DISC_14, DISC_17.
+     */
     void remoteAbort(boolean broken) {
         if (connectedState()) {
             goDisconnected(broken ? EventNumber.CONNECTION_BROKEN : EventNumber.CONNECTION_DISCONNECTED, null);
         }
     }
 
-    /** Breaks the connection as a transport failure does: both ends get CONNECTION_BROKEN. */
+    /**
+     * Breaks the connection as a transport failure does: both ends get CONNECTION_BROKEN.
+     *
+     * <p>Behaviours: DISC_03, DISC_17: an error completion breaks the connection; later DTOs are flushed.
+     */
     void breakLink() {
         Link l = link;
         if (l == null) {
@@ -530,6 +560,10 @@ final class EmuEp extends EmuObject implements Endpoint {
         return connectedState() && link != null && link.isOpen();
     }
 
+    /**
+     * Behaviours: DISC_08, DISC_09, DISC_16: DISCONNECTED after every successful completion; no byte moves
+     * afterwards; both queues flushed.
+     */
     void goDisconnected(EventNumber event, byte[] privateData) {
         state = EpState.DISCONNECTED;
         if (link != null) {
@@ -546,7 +580,12 @@ final class EmuEp extends EmuObject implements Endpoint {
         }
     }
 
-    /** Once the request queue is empty, notify the peer; complete when the peer has answered. */
+    /**
+     * Once the request queue is empty, notify the peer; complete when the peer has answered.
+     *
+     * <p>Behaviours: DISC_04, DISC_15: graceful disconnect completes after the request queue drained and
+     * the peer answered.
+     */
     void tryFinishGraceful() {
         if (state != EpState.DISCONNECT_PENDING || !requestQueue.isEmpty()) {
             return;
@@ -560,7 +599,11 @@ final class EmuEp extends EmuObject implements Endpoint {
         }
     }
 
-    /** The peer's graceful disconnect notification (or its answer to ours) arrived. */
+    /**
+     * The peer's graceful disconnect notification (or its answer to ours) arrived.
+     *
+     * <p>Behaviours: DISC_13, DISC_14, DISC_15.
+     */
     void peerDisconnectNotification() {
         peerNotified = true;
         if (state == EpState.CONNECTED) {
@@ -572,6 +615,7 @@ final class EmuEp extends EmuObject implements Endpoint {
         }
     }
 
+    /** Behaviours: DISC_18: a DISCONNECTED EP is reset to UNCONNECTED and can connect again. */
     @Override
     public void reset() {
         ia.locked(() -> {
@@ -590,6 +634,7 @@ final class EmuEp extends EmuObject implements Endpoint {
         });
     }
 
+    /** Behaviours: FREE_01, FREE_02, FREE_05. */
     @Override
     public void free() {
         ia.locked(() -> {
@@ -607,6 +652,8 @@ final class EmuEp extends EmuObject implements Endpoint {
      * Destroys the EP whatever its state (fabric lock held): establishment is aborted, a connection
      * closed (the peer gets DISCONNECTED, or BROKEN when {@code broken}), outstanding DTOs flushed.
      * After this no event of the EP is posted anywhere.
+     *
+     * <p>Behaviours: FREE_03, FREE_04, FREE_06.
      */
     void teardown(boolean broken) {
         if (attempt != null) {
@@ -649,6 +696,7 @@ final class EmuEp extends EmuObject implements Endpoint {
         postSendWithInvalidate(iov, cookie, flags, false, 0);
     }
 
+    /** Behaviours: OBJ_07, LMR_04. */
     @Override
     public void postSendWithInvalidate(List<LmrTriplet> iov, long cookie, Set<CompletionFlag> flags,
                                        boolean invalidate, int rmrContext) {
@@ -722,6 +770,7 @@ final class EmuEp extends EmuObject implements Endpoint {
         postRdma(false, iov, null, cookie, remote, flags);
     }
 
+    /** Behaviours: OBJ_08, LMR_04, LMR_06. */
     private void postRdma(boolean read, List<LmrTriplet> iov, RmrTriplet localTarget, long cookie, RmrTriplet remote,
                           Set<CompletionFlag> flags) {
         ia.locked(() -> {
@@ -790,6 +839,7 @@ final class EmuEp extends EmuObject implements Endpoint {
         }
     }
 
+    /** Behaviours: DISC_07: posting while DISCONNECT_PENDING (or not connected) fails INVALID_STATE. */
     private void requireConnected(String operation) {
         if (state != EpState.CONNECTED) {
             throw state.invalid(operation);
@@ -861,6 +911,7 @@ final class EmuEp extends EmuObject implements Endpoint {
         }
     }
 
+    /** Behaviours: DISC_02, DISC_08: every posted DTO and bind completes exactly once, FLUSHED. */
     private void flushAll() {
         WorkRequest wr;
         while ((wr = requestQueue.pollFirst()) != null) {

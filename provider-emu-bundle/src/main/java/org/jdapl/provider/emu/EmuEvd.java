@@ -24,7 +24,8 @@ import org.jdapl.dat.HandleType;
  * ({@link #SPIN_NANOS}: an answer that comes within it costs no park and no wake-up), then blocks on a
  * condition; nothing spins while nobody waits. The spin adapts: once a spin ends empty-handed (the
  * answering thread had no CPU to run on, say), waiters park at once and only every
- * {@link #SPIN_PROBE}th wait spins again to see whether spinning pays once more. Several threads may wait at once. A {@link #dequeue}
+ * {@link #SPIN_PROBE}th wait spins again to see whether spinning pays once more. Several threads
+ * may wait at once. A {@link #dequeue}
  * that finds the queue empty lets a fabric with an input of its own (tcp) read it at once, so a
  * polling consumer is served as promptly as a waiting one.
  * An event arriving when the queue already holds {@code qlen} events is still queued (none is lost),
@@ -98,6 +99,8 @@ final class EmuEvd extends EmuObject implements EventDispatcher {
      * (an unsignalled completion).
      *
      * @return true if the queue just went over its length, which the caller reports
+     *
+     * <p>Behaviours: OBJ_04: no event is dropped; the overflow is reported.
      */
     boolean enqueue(DatEvent event, boolean notify) {
         if (isFreed()) {
@@ -218,6 +221,7 @@ final class EmuEvd extends EmuObject implements EventDispatcher {
         });
     }
 
+    /** Behaviours: OBJ_09. */
     @Override
     public void postSoftwareEvent(Object pointer) {
         ia.locked(() -> {
@@ -287,6 +291,7 @@ final class EmuEvd extends EmuObject implements EventDispatcher {
         return false;
     }
 
+    /** Behaviours: OBJ_03: TIMEOUT_EXPIRED after the timeout. */
     @Override
     public DatEvent waitEvent(long timeoutMicros, int threshold) {
         checkLive();

@@ -301,6 +301,7 @@ final class EmuIa extends EmuObject implements InterfaceAdapter {
         return new IaQuery(asyncEvd, attributes, EmuLimits.providerAttributes());
     }
 
+    /** Behaviours: OBJ_01: GRACEFUL fails while objects live, ABRUPT frees them all. */
     @Override
     public void close(CloseFlag flag) {
         if (flag == null) {

@@ -118,6 +118,10 @@ final class EmuLmr extends EmuObject implements LocalMemoryRegion, RemoteTarget 
                 segment.byteSize(), registeredAddress());
     }
 
+    /**
+     * Behaviours: LMR_01, LMR_02, LMR_03: a bound RMR blocks free; the segment stays the consumer's; the
+     * handle dies.
+     */
     @Override
     public void free() {
         ia.locked(() -> {

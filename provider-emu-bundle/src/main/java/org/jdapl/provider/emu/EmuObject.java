@@ -52,6 +52,8 @@ abstract class EmuObject implements DatHandle {
      * Fails if the object is freed.
      *
      * @throws DatException INVALID_HANDLE with the subtype of the object's kind
+     *
+     * <p>Behaviours: CONN_12, FREE_05, LMR_03: a freed or foreign handle fails INVALID_HANDLE.
      */
     void checkLive() {
         if (freed) {

@@ -149,6 +149,7 @@ final class LoopbackFabric implements Fabric {
         }
     }
 
+    /** Behaviours: CONN_08. */
     @Override
     public void checkRemoteAddress(SocketAddress address) {
         InetSocketAddress inet = RemoteAddresses.ip(address, "the emulated provider reaches IAs by IP address");

@@ -659,7 +659,8 @@ final class TcpConnection extends Link implements Inbound {
             }
             default -> {
                 if (!(phase == Phase.OPEN && ia.held()) && now - input.lastRead() > TcpFabric.IDLE_TIMEOUT_NANOS) {
-                    fail("the peer was silent for " + TimeUnit.NANOSECONDS.toMillis(now - input.lastRead()) + " ms", false);
+                    long silent = TimeUnit.NANOSECONDS.toMillis(now - input.lastRead());
+                    fail("the peer was silent for " + silent + " ms", false);
                     return;
                 }
                 if (now - out.lastWrite() > TcpFabric.KEEPALIVE_NANOS && out.queued() == 0) {

@@ -190,6 +190,7 @@ final class TcpFabric implements Fabric {
         return null;
     }
 
+    /** Behaviours: CONN_08. */
     @Override
     public void checkRemoteAddress(SocketAddress remote) {
         InetSocketAddress inet = RemoteAddresses.ip(remote, "the tcp fabric reaches IAs by IP address and port");

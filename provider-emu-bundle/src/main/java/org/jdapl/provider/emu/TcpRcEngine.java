@@ -207,7 +207,8 @@ final class TcpRcEngine {
         switch (h.type()) {
             case Frame.SEND -> {
                 checkSeq(h);
-                RcRules.SendVerdict v = RcRules.takeReceive(c.ep(), h.length(), (h.flags() & Frame.FLAG_INVALIDATE) != 0,
+                boolean invalidate = (h.flags() & Frame.FLAG_INVALIDATE) != 0;
+                RcRules.SendVerdict v = RcRules.takeReceive(c.ep(), h.length(), invalidate,
                         h.a());
                 if (v.recv() == null) {
                     rnrNaked = true;
@@ -257,7 +258,8 @@ final class TcpRcEngine {
                     throw TcpConnection.violation("a read response for request " + h.seq() + ", which is no RDMA Read");
                 }
                 if (h.length() != rdma.length) {
-                    throw TcpConnection.violation("a read response of " + h.length() + " bytes for a read of " + rdma.length);
+                    throw TcpConnection.violation("a read response of " + h.length() + " bytes for a read of "
+                            + rdma.length);
                 }
                 if (rdma.iov != null) {
                     if (Segments.usable(rdma.iov)) {
@@ -280,7 +282,8 @@ final class TcpRcEngine {
             }
             case Frame.NAK -> nak(h);
             case Frame.RECV_POSTED -> {
-                if (c.ep().requests().peekFirst() instanceof WorkRequest.Send send && sent == 0 && send.rnrDeadline != 0) {
+                if (c.ep().requests().peekFirst() instanceof WorkRequest.Send send && sent == 0
+                        && send.rnrDeadline != 0) {
                     send.rnrRetry = true;
                     c.ep().pumpRequests();
                 }
@@ -293,7 +296,8 @@ final class TcpRcEngine {
 
     private void checkSeq(Frame.Header h) throws Frame.ProtocolException {
         if (h.seq() != expectedSeq) {
-            throw TcpConnection.violation(Frame.name(h.type()) + " with sequence number " + h.seq() + ", expected " + expectedSeq);
+            throw TcpConnection.violation(Frame.name(h.type()) + " with sequence number " + h.seq() + ", expected "
+                    + expectedSeq);
         }
     }
 
@@ -301,7 +305,8 @@ final class TcpRcEngine {
     private WorkRequest inFlightHead(Frame.Header h) throws Frame.ProtocolException {
         WorkRequest head = c.ep().requests().peekFirst();
         if (sent == 0 || head == null || head instanceof WorkRequest.Bind || head.seq != h.seq()) {
-            throw TcpConnection.violation(Frame.name(h.type()) + " for request " + h.seq() + ", which is not the oldest in flight");
+            throw TcpConnection.violation(Frame.name(h.type()) + " for request " + h.seq()
+                    + ", which is not the oldest in flight");
         }
         return head;
     }
