@@ -74,7 +74,7 @@ final class EmuCr extends EmuObject implements ConnectionRequest {
     public void accept(Endpoint ep, byte[] acceptData) {
         ia.locked(() -> {
             checkLive();
-            byte[] data = ia.checkPrivateData(acceptData, 2);
+            byte[] data = EmuLimits.privateData(acceptData, 2);
             EmuEp target;
             if (ep == null) {
                 if (localEp == null) {
@@ -102,7 +102,7 @@ final class EmuCr extends EmuObject implements ConnectionRequest {
     public void reject(byte[] rejectData) {
         ia.locked(() -> {
             checkLive();
-            byte[] data = ia.checkPrivateData(rejectData, 1);
+            byte[] data = EmuLimits.privateData(rejectData, 1);
             consume();
             releaseLocalEp();
             inbound.reject(data);

@@ -193,11 +193,11 @@ final class EmuEp extends EmuObject implements Endpoint {
                 throw state.invalid("dat_ep_modify");
             }
             EmuPz z = newPz == null ? pz : ia.own(newPz, EmuPz.class, HandleType.PZ);
-            EpAttributes attrs = newAttributes == null ? attributes : ia.checkEpAttributes(newAttributes, srq != null);
+            EpAttributes attrs = newAttributes == null ? attributes : EmuLimits.checkEpAttributes(newAttributes, srq != null);
             EmuEvd r = recv == null ? recvEvd : ia.ownEvd(recv, DatReturnSubtype.INVALID_HANDLE_EVD_RECV);
             EmuEvd q = request == null ? requestEvd : ia.ownEvd(request, DatReturnSubtype.INVALID_HANDLE_EVD_REQUEST);
             EmuEvd c = connect == null ? connectEvd : ia.ownEvd(connect, DatReturnSubtype.INVALID_HANDLE_EVD_CONN);
-            EmuIa.checkStreams(r, q, c);
+            EmuEvd.checkStreams(r, q, c);
             if (z != pz) {
                 if (srq != null && srq.pz() != z) {
                     throw new DatException(DatReturnType.PROTECTION_VIOLATION, DatReturnSubtype.NO_SUBTYPE,
@@ -324,7 +324,7 @@ final class EmuEp extends EmuObject implements Endpoint {
         if (timeoutMicros <= 0) {
             throw DatException.invalidParameter(4, "timeout " + timeoutMicros + " is not positive");
         }
-        byte[] data = ia.checkPrivateData(privateData, 5);
+        byte[] data = EmuLimits.privateData(privateData, 5);
         if (connectEvd == null) {
             throw DatException.invalidState(DatReturnSubtype.INVALID_STATE_EP_EVD_CONNECT,
                     "the EP has no connect EVD to report the outcome on");
@@ -702,16 +702,11 @@ final class EmuEp extends EmuObject implements Endpoint {
                                        boolean invalidate, int rmrContext) {
         ia.locked(() -> {
             checkLive();
-            checkFlags(flags, 3);
+            DtoChecks.flags(flags, 3);
             requireConnected("dat_ep_post_send");
-            List<LmrTriplet> checked = Segments.check(ia, pz, iov, MemPriv.LOCAL_READ, attributes.maxRequestIov(), 2);
-            long length = Segments.total(checked);
-            if (length > attributes.maxMessageSize()) {
-                throw DatException.invalidParameter(2, "a message of " + length + " bytes is over the EP's maximum "
-                        + attributes.maxMessageSize());
-            }
+            WorkRequest.Send send = DtoChecks.send(this, iov, cookie, flags, invalidate, rmrContext);
             requireRequestSlot();
-            requestQueue.addLast(new WorkRequest.Send(checked, length, cookie, flags, invalidate, rmrContext));
+            requestQueue.addLast(send);
             kick();
         });
     }
@@ -720,22 +715,16 @@ final class EmuEp extends EmuObject implements Endpoint {
     public void postRecv(List<LmrTriplet> iov, long cookie, Set<CompletionFlag> flags) {
         ia.locked(() -> {
             checkLive();
-            checkFlags(flags, 4);
+            DtoChecks.flags(flags, 4);
             if (srq != null) {
                 throw DatException.invalidState(DatReturnSubtype.NO_SUBTYPE,
                         "the EP takes its receives from an SRQ; post them there");
             }
-            List<LmrTriplet> checked = Segments.check(ia, pz, iov, MemPriv.LOCAL_WRITE, attributes.maxRecvIov(), 2);
-            long capacity = Segments.total(checked);
-            if (capacity > attributes.maxMessageSize()) {
-                throw DatException.invalidParameter(2, "a receive of " + capacity + " bytes is over the EP's maximum "
-                        + attributes.maxMessageSize());
-            }
+            WorkRequest.Recv r = DtoChecks.recv(this, iov, cookie, flags);
             if (recvQueue.size() >= attributes.maxRecvDtos()) {
                 throw new DatException(DatReturnType.INSUFFICIENT_RESOURCES, DatReturnSubtype.RESOURCE_TEP,
                         "the EP holds " + attributes.maxRecvDtos() + " receives");
             }
-            WorkRequest.Recv r = new WorkRequest.Recv(checked, capacity, cookie, flags);
             if (state == EpState.DISCONNECTED) {
                 completeRecv(r, DtoStatus.FLUSHED, 0, DtoOperation.RECEIVE, 0);
                 return;
@@ -775,25 +764,11 @@ final class EmuEp extends EmuObject implements Endpoint {
                           Set<CompletionFlag> flags) {
         ia.locked(() -> {
             checkLive();
-            checkFlags(flags, 5);
+            DtoChecks.flags(flags, 5);
             requireConnected(read ? "dat_ep_post_rdma_read" : "dat_ep_post_rdma_write");
-            if (remote == null) {
-                throw DatException.invalidParameter(4, "no remote RMR triplet");
-            }
-            List<LmrTriplet> checked = localTarget != null ? null
-                    : Segments.check(ia, pz, iov, read ? MemPriv.LOCAL_WRITE : MemPriv.LOCAL_READ,
-                    attributes.maxRequestIov(), 2);
-            long length = checked != null ? Segments.total(checked) : localTarget.length();
-            if (length > attributes.maxRdmaSize()) {
-                throw DatException.invalidParameter(2, "an RDMA of " + length + " bytes is over the EP's maximum "
-                        + attributes.maxRdmaSize());
-            }
-            if (length > remote.length()) {
-                throw new DatException(DatReturnType.LENGTH_ERROR, "the local side holds " + length
-                        + " bytes, the remote triplet only " + remote.length());
-            }
+            WorkRequest.Rdma rdma = DtoChecks.rdma(this, read, iov, localTarget, cookie, remote, flags);
             requireRequestSlot();
-            requestQueue.addLast(new WorkRequest.Rdma(read, checked, localTarget, remote, length, cookie, flags));
+            requestQueue.addLast(rdma);
             kick();
         });
     }
@@ -801,42 +776,18 @@ final class EmuEp extends EmuObject implements Endpoint {
     /** {@code dat_rmr_bind} through this EP (fabric lock held). */
     int postBind(EmuRmr rmr, LocalMemoryRegion lmr, long offset, long length, Set<MemPriv> privileges,
                  VaType vaType, long cookie, Set<CompletionFlag> flags) {
-        checkFlags(flags, 8);
+        DtoChecks.flags(flags, 8);
         if (rmr.pz() != pz) {
             throw new DatException(DatReturnType.PROTECTION_VIOLATION, "the RMR and the EP are of different PZs");
         }
         requireConnected("dat_rmr_bind");
-        EmuRmr.Binding binding = null;
-        if (length != 0) {
-            EmuLmr region = ia.own(lmr, EmuLmr.class, HandleType.LMR);
-            if (region.pz() != pz) {
-                throw new DatException(DatReturnType.PROTECTION_VIOLATION, "the LMR and the RMR are of different PZs");
-            }
-            long size = region.segment().byteSize();
-            if (offset < 0 || length < 0 || offset > size || length > size - offset) {
-                throw DatException.invalidParameter(2, "[" + offset + ", +" + length + ") lies outside the LMR of "
-                        + size + " bytes");
-            }
-            if (privileges == null || vaType == null) {
-                throw DatException.invalidParameter(3, "privileges and VA type must be given");
-            }
-            if (!region.privileges().containsAll(privileges)) {
-                throw new DatException(DatReturnType.PRIVILEGES_VIOLATION, "the LMR grants " + region.privileges()
-                        + ", not " + privileges);
-            }
-            binding = new EmuRmr.Binding(region, offset, length, privileges, vaType, this, ia.contexts().newRmrContext());
-        }
+        EmuRmr.Binding binding = length == 0 ? null
+                : DtoChecks.binding(this, lmr, offset, length, privileges, vaType);
         requireRequestSlot();
         rmr.apply(binding);
         requestQueue.addLast(new WorkRequest.Bind(rmr, binding, cookie, flags));
         kick();
         return binding == null ? 0 : binding.context();
-    }
-
-    private static void checkFlags(Set<CompletionFlag> flags, int arg) {
-        if (flags == null) {
-            throw DatException.invalidParameter(arg, "no completion flags (use an empty set)");
-        }
     }
 
     /** Behaviours: DISC_07: posting while DISCONNECT_PENDING (or not connected) fails INVALID_STATE. */

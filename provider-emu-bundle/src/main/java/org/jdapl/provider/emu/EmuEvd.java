@@ -59,6 +59,12 @@ final class EmuEvd extends EmuObject implements EventDispatcher {
     private int parked;
     /** The queue's size, readable without the queue lock. */
     private volatile int size;
+    /**
+     * Events queued that wake waiters (signalled, EVD enabled), counted: what a spinning waiter watches,
+     * so that an unsignalled completion wakes a spinner no more than a parked waiter (written under the
+     * queue lock).
+     */
+    private volatile int signals;
     /** A waiting thread that polls the fabric itself (guarded by the queue lock). */
     private Thread pollingWaiter;
     // guarded by the fabric lock
@@ -116,6 +122,7 @@ final class EmuEvd extends EmuObject implements EventDispatcher {
                 crossed = true;
             }
             if (notify && enabled) {
+                signals++;
                 if (waiters == 1 && pollingWaiter == Thread.currentThread()) {
                     // The only waiter is this thread, polling the fabric: it looks at the queue when its poll returns.
                 } else if (waiters > 0 && parked == 0 && pollingWaiter == null) {
@@ -397,14 +404,14 @@ final class EmuEvd extends EmuObject implements EventDispatcher {
      * @return whether an event arrived while spinning
      */
     private boolean spinForEvent(long nanos) {
-        int seen = size;
+        int seen = signals;
         queueLock.unlock();
         try {
             long end = System.nanoTime() + nanos;
-            while (size == seen && !isFreed() && System.nanoTime() - end < 0) {
+            while (signals == seen && !isFreed() && System.nanoTime() - end < 0) {
                 Thread.onSpinWait();
             }
-            return size != seen;
+            return signals != seen;
         } finally {
             queueLock.lock();
         }
@@ -438,6 +445,7 @@ final class EmuEvd extends EmuObject implements EventDispatcher {
             checkLive();
             enabled = on;
             if (on) {
+                signals++;
                 changed.signalAll();
             }
         } finally {
@@ -461,6 +469,7 @@ final class EmuEvd extends EmuObject implements EventDispatcher {
         try {
             checkLive();
             waitable = on;
+            signals++;
             changed.signalAll();
         } finally {
             queueLock.unlock();
@@ -481,5 +490,24 @@ final class EmuEvd extends EmuObject implements EventDispatcher {
                 target.attach();
             }
         });
+    }
+
+    /**
+     * Checks that the EVDs of an EP carry the streams their roles need.
+     *
+     * @throws DatException INVALID_HANDLE with the subtype of the role
+     */
+    static void checkStreams(EmuEvd recv, EmuEvd request, EmuEvd connect) {
+        if (recv != null && !recv.accepts(EvdFlag.DTO)) {
+            throw DatException.invalidHandle(DatReturnSubtype.INVALID_HANDLE_EVD_RECV, "the receive EVD lacks the DTO stream");
+        }
+        if (request != null && !request.accepts(EvdFlag.DTO) && !request.accepts(EvdFlag.RMR_BIND)) {
+            throw DatException.invalidHandle(DatReturnSubtype.INVALID_HANDLE_EVD_REQUEST,
+                    "the request EVD lacks the DTO stream");
+        }
+        if (connect != null && !connect.accepts(EvdFlag.CONNECTION)) {
+            throw DatException.invalidHandle(DatReturnSubtype.INVALID_HANDLE_EVD_CONN,
+                    "the connect EVD lacks the CONNECTION stream");
+        }
     }
 }

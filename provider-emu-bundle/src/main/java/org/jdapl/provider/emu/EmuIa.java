@@ -1,7 +1,6 @@
 package org.jdapl.provider.emu;
 
 import java.lang.foreign.MemorySegment;
-import java.lang.invoke.VarHandle;
 import java.net.InetSocketAddress;
 import java.net.SocketAddress;
 import java.util.ArrayList;
@@ -164,42 +163,6 @@ final class EmuIa extends EmuObject implements InterfaceAdapter {
             throw DatException.invalidHandle(subtype, evd == null ? "no EVD" : "not a live EVD of this IA");
         }
         return e;
-    }
-
-    static void checkStreams(EmuEvd recv, EmuEvd request, EmuEvd connect) {
-        if (recv != null && !recv.accepts(EvdFlag.DTO)) {
-            throw DatException.invalidHandle(DatReturnSubtype.INVALID_HANDLE_EVD_RECV, "the receive EVD lacks the DTO stream");
-        }
-        if (request != null && !request.accepts(EvdFlag.DTO) && !request.accepts(EvdFlag.RMR_BIND)) {
-            throw DatException.invalidHandle(DatReturnSubtype.INVALID_HANDLE_EVD_REQUEST,
-                    "the request EVD lacks the DTO stream");
-        }
-        if (connect != null && !connect.accepts(EvdFlag.CONNECTION)) {
-            throw DatException.invalidHandle(DatReturnSubtype.INVALID_HANDLE_EVD_CONN,
-                    "the connect EVD lacks the CONNECTION stream");
-        }
-    }
-
-    EpAttributes checkEpAttributes(EpAttributes a, boolean withSrq) {
-        if (a.maxMessageSize() > EmuLimits.MAX_MESSAGE_SIZE || a.maxRdmaSize() > EmuLimits.MAX_RDMA_SIZE
-                || a.maxRecvDtos() > EmuLimits.MAX_DTO_PER_EP || a.maxRequestDtos() > EmuLimits.MAX_DTO_PER_EP
-                || a.maxRecvIov() > EmuLimits.MAX_IOV || a.maxRequestIov() > EmuLimits.MAX_IOV
-                || a.maxRdmaReadIn() > EmuLimits.MAX_RDMA_READ_PER_EP
-                || a.maxRdmaReadOut() > EmuLimits.MAX_RDMA_READ_PER_EP) {
-            throw DatException.invalidParameter(6, "EP attributes over the IA's limits: " + a);
-        }
-        return a;
-    }
-
-    byte[] checkPrivateData(byte[] data, int arg) {
-        if (data == null) {
-            return new byte[0];
-        }
-        if (data.length > EmuLimits.MAX_PRIVATE_DATA) {
-            throw DatException.invalidParameter(arg, data.length + " bytes of private data, over the maximum of "
-                    + EmuLimits.MAX_PRIVATE_DATA);
-        }
-        return data.clone();
     }
 
     long nextPortQual() {
@@ -477,12 +440,12 @@ final class EmuIa extends EmuObject implements InterfaceAdapter {
             EmuEvd r = recvEvd == null ? null : ownEvd(recvEvd, DatReturnSubtype.INVALID_HANDLE_EVD_RECV);
             EmuEvd q = requestEvd == null ? null : ownEvd(requestEvd, DatReturnSubtype.INVALID_HANDLE_EVD_REQUEST);
             EmuEvd c = connectEvd == null ? null : ownEvd(connectEvd, DatReturnSubtype.INVALID_HANDLE_EVD_CONN);
-            checkStreams(r, q, c);
+            EmuEvd.checkStreams(r, q, c);
             EmuSrq s = srq == null ? null : own(srq, EmuSrq.class, HandleType.SRQ);
             if (s != null && s.pz() != p) {
                 throw new DatException(DatReturnType.PROTECTION_VIOLATION, "the SRQ belongs to another PZ");
             }
-            EpAttributes a = checkEpAttributes(attributes == null ? EpAttributes.defaults() : attributes, s != null);
+            EpAttributes a = EmuLimits.checkEpAttributes(attributes == null ? EpAttributes.defaults() : attributes, s != null);
             return add(new EmuEp(this, p, r, q, c, s, a, EpState.UNCONNECTED, false));
         });
     }
@@ -587,36 +550,12 @@ final class EmuIa extends EmuObject implements InterfaceAdapter {
 
     @Override
     public void lmrSyncRdmaRead(List<LmrTriplet> segments) {
-        syncSegments(segments);
+        EmuLmr.sync(this, segments);
     }
 
     @Override
     public void lmrSyncRdmaWrite(List<LmrTriplet> segments) {
-        syncSegments(segments);
-    }
-
-    /** Memory of this JVM is coherent: checking the segments and a full fence is all a sync needs. */
-    private void syncSegments(List<LmrTriplet> segments) {
-        locked(() -> {
-            checkLive();
-            if (segments == null) {
-                throw DatException.invalidParameter(2, "no segments");
-            }
-            for (LmrTriplet t : segments) {
-                if (t == null) {
-                    throw DatException.invalidParameter(2, "a null segment");
-                }
-                if (t.length() == 0) {
-                    continue;
-                }
-                EmuLmr lmr = own(t.lmr(), EmuLmr.class, HandleType.LMR);
-                long size = lmr.segment().byteSize();
-                if (t.offset() > size || t.length() > size - t.offset()) {
-                    throw DatException.invalidParameter(2, "segment outside its LMR");
-                }
-            }
-        });
-        VarHandle.fullFence();
+        EmuLmr.sync(this, segments);
     }
 
     /** Whether {@code ia} has objects other than the asynchronous EVD (for tests). */

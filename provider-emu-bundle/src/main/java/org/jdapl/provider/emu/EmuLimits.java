@@ -7,6 +7,8 @@ import java.util.Set;
 
 import org.jdapl.dat.CompletionFlag;
 import org.jdapl.dat.Dat;
+import org.jdapl.dat.DatException;
+import org.jdapl.dat.EpAttributes;
 import org.jdapl.dat.IaAttributes;
 import org.jdapl.dat.ProviderAttributes;
 import org.jdapl.dat.Qos;
@@ -54,5 +56,35 @@ final class EmuLimits {
                 Set.of(Qos.BEST_EFFORT), EnumSet.allOf(CompletionFlag.class), true, MAX_PRIVATE_DATA, 64, true,
                 true, Map.of("fabrics", "loopback,tcp",
                 "tcp_protocol_version", Integer.toString(Frame.VERSION)));
+    }
+
+    /**
+     * @throws org.jdapl.dat.DatException INVALID_PARAMETER (argument 6) for EP attributes over these limits
+     */
+    static EpAttributes checkEpAttributes(EpAttributes a, boolean withSrq) {
+        if (a.maxMessageSize() > MAX_MESSAGE_SIZE || a.maxRdmaSize() > MAX_RDMA_SIZE
+                || a.maxRecvDtos() > MAX_DTO_PER_EP || a.maxRequestDtos() > MAX_DTO_PER_EP
+                || a.maxRecvIov() > MAX_IOV || a.maxRequestIov() > MAX_IOV
+                || a.maxRdmaReadIn() > MAX_RDMA_READ_PER_EP
+                || a.maxRdmaReadOut() > MAX_RDMA_READ_PER_EP) {
+            throw DatException.invalidParameter(6, "EP attributes over the IA's limits: " + a);
+        }
+        return a;
+    }
+
+    /**
+     * A copy of connection private data ({@code null}: none), at most {@link #MAX_PRIVATE_DATA} bytes.
+     *
+     * @throws org.jdapl.dat.DatException INVALID_PARAMETER (argument {@code arg}) when longer
+     */
+    static byte[] privateData(byte[] data, int arg) {
+        if (data == null) {
+            return new byte[0];
+        }
+        if (data.length > MAX_PRIVATE_DATA) {
+            throw DatException.invalidParameter(arg, data.length + " bytes of private data, over the maximum of "
+                    + MAX_PRIVATE_DATA);
+        }
+        return data.clone();
     }
 }

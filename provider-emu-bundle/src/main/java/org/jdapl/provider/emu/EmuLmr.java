@@ -1,12 +1,15 @@
 package org.jdapl.provider.emu;
 
 import java.lang.foreign.MemorySegment;
+import java.lang.invoke.VarHandle;
+import java.util.List;
 import java.util.Set;
 
 import org.jdapl.dat.DatException;
 import org.jdapl.dat.DatReturnSubtype;
 import org.jdapl.dat.DatReturnType;
 import org.jdapl.dat.HandleType;
+import org.jdapl.dat.LmrTriplet;
 import org.jdapl.dat.LocalMemoryRegion;
 import org.jdapl.dat.MemPriv;
 import org.jdapl.dat.VaType;
@@ -166,5 +169,32 @@ final class EmuLmr extends EmuObject implements LocalMemoryRegion, RemoteTarget 
             return null;
         }
         return segment.asSlice(offset + rel, length);
+    }
+
+    /**
+     * {@code dat_lmr_sync_rdma_read} and {@code _write}: memory of this JVM is coherent, so checking the
+     * segments and a full fence is all a sync needs.
+     */
+    static void sync(EmuIa ia, List<LmrTriplet> segments) {
+        ia.locked(() -> {
+            ia.checkLive();
+            if (segments == null) {
+                throw DatException.invalidParameter(2, "no segments");
+            }
+            for (LmrTriplet t : segments) {
+                if (t == null) {
+                    throw DatException.invalidParameter(2, "a null segment");
+                }
+                if (t.length() == 0) {
+                    continue;
+                }
+                EmuLmr lmr = ia.own(t.lmr(), EmuLmr.class, HandleType.LMR);
+                long size = lmr.segment().byteSize();
+                if (t.offset() > size || t.length() > size - t.offset()) {
+                    throw DatException.invalidParameter(2, "segment outside its LMR");
+                }
+            }
+        });
+        VarHandle.fullFence();
     }
 }
