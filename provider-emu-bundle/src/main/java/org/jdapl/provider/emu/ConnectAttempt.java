@@ -9,13 +9,13 @@ import java.util.concurrent.ScheduledFuture;
  * request's {@link Inbound}: the passive IA answers the active EP directly (both IAs share a lock
  * domain).
  */
-final class ConnectAttempt implements Inbound {
-    final EmuEp ep;
+public final class ConnectAttempt implements Inbound {
+    public final EmuEp ep;
     final byte[] privateData;
     private boolean done;
     private ScheduledFuture<?> timer;
     /** Whether a connection request reached a listener (TIMED_OUT rather than UNREACHABLE). */
-    boolean delivered;
+    public boolean delivered;
 
     ConnectAttempt(EmuEp ep, byte[] privateData) {
         this.ep = ep;
@@ -23,7 +23,7 @@ final class ConnectAttempt implements Inbound {
     }
 
     /** Whether the active EP still waits for this attempt's outcome. */
-    boolean isLive() {
+    public boolean isLive() {
         return !done && ep.attempt() == this && !ep.isFreed();
     }
 

@@ -15,7 +15,7 @@ import org.jdapl.dat.RmrScope;
  * send with invalidate are checked against, and the lmr_contexts in use. Contexts are random and
  * never 0, so a stale or guessed context names nothing with high probability.
  */
-final class Contexts {
+public final class Contexts {
     private static final SecureRandom RANDOM = new SecureRandom();
 
     private final Map<Integer, RemoteTarget> remote = new HashMap<>();
@@ -58,7 +58,7 @@ final class Contexts {
      * The memory {@code ctx} exposes to {@code ep}'s connection (LMR_04, LMR_05, LMR_06), or null if
      * the context names nothing live or refuses the access.
      */
-    MemorySegment resolve(int ctx, EmuEp ep, long address, long length, MemPriv needed) {
+    public MemorySegment resolve(int ctx, EmuEp ep, long address, long length, MemPriv needed) {
         RemoteTarget target = remote.get(ctx);
         return target == null ? null : target.resolve(ep, address, length, needed);
     }

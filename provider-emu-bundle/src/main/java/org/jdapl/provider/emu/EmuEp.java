@@ -47,7 +47,7 @@ import org.jdapl.dat.VaType;
  * queue is empty, then a notification to the peer; the peer (if still connected) flushes, reports
  * DISCONNECTED and answers; the answer completes the local disconnect.
  */
-final class EmuEp extends EmuObject implements Endpoint {
+public final class EmuEp extends EmuObject implements Endpoint {
     private final EmuIa ia;
     private final EmuSrq srq;
     private final boolean providerCreated;
@@ -365,7 +365,7 @@ final class EmuEp extends EmuObject implements Endpoint {
      *
      * <p>Behaviours: CONN_05, CONN_06, CONN_07: NON_PEER_REJECTED, UNREACHABLE, TIMED_OUT.
      */
-    void failAttempt(ConnectAttempt a, EventNumber outcome) {
+    public void failAttempt(ConnectAttempt a, EventNumber outcome) {
         if (!a.isLive()) {
             return;
         }
@@ -379,7 +379,7 @@ final class EmuEp extends EmuObject implements Endpoint {
      *
      * <p>Behaviours: CONN_04, CONN_13: PEER_REJECTED with the reject private data.
      */
-    void rejectedBy(ConnectAttempt a, byte[] privateData) {
+    public void rejectedBy(ConnectAttempt a, byte[] privateData) {
         if (!a.isLive()) {
             return;
         }
@@ -414,7 +414,7 @@ final class EmuEp extends EmuObject implements Endpoint {
     }
 
     /** The fabric establishes {@code l} for this EP later (tcp: handshake in progress; domain lock held). */
-    void awaitEstablishment(Link l) {
+    public void awaitEstablishment(Link l) {
         pending = l;
     }
 
@@ -491,7 +491,7 @@ final class EmuEp extends EmuObject implements Endpoint {
      *
      * <p>Behaviours: DISC_13, DISC_14, DISC_17.
      */
-    void remoteAbort(boolean broken) {
+    public void remoteAbort(boolean broken) {
         if (connectedState()) {
             goDisconnected(broken ? EventNumber.CONNECTION_BROKEN : EventNumber.CONNECTION_DISCONNECTED, null);
         }
@@ -502,7 +502,7 @@ final class EmuEp extends EmuObject implements Endpoint {
      *
      * <p>Behaviours: DISC_03, DISC_17: an error completion breaks the connection; later DTOs are flushed.
      */
-    void breakLink() {
+    public void breakLink() {
         Link l = link;
         if (l == null) {
             return;
@@ -514,7 +514,7 @@ final class EmuEp extends EmuObject implements Endpoint {
     }
 
     /** The transport of {@code conn} failed (domain lock held): BROKEN (DISC_17), or the establishment fails. */
-    void transportFailed(Link conn) {
+    public void transportFailed(Link conn) {
         if (link == conn) {
             if (connectedState()) {
                 goDisconnected(EventNumber.CONNECTION_BROKEN, null);
@@ -532,7 +532,7 @@ final class EmuEp extends EmuObject implements Endpoint {
      *
      * @return false if the attempt has ended meanwhile: the caller abandons the link
      */
-    boolean acceptedBy(ConnectAttempt a, Link l, byte[] acceptData) {
+    public boolean acceptedBy(ConnectAttempt a, Link l, byte[] acceptData) {
         if (!a.isLive() || state != EpState.ACTIVE_CONNECTION_PENDING || pending != l) {
             return false;
         }
@@ -541,13 +541,13 @@ final class EmuEp extends EmuObject implements Endpoint {
     }
 
     /** The active side confirmed the connection this EP accepted on {@code l} (domain lock held). */
-    void confirmedBy(Link l) {
+    public void confirmedBy(Link l) {
         if (pending == l && state == EpState.COMPLETION_PENDING) {
             established(l, null);
         }
     }
 
-    ArrayDeque<WorkRequest> requests() {
+    public ArrayDeque<WorkRequest> requests() {
         return requestQueue;
     }
 
@@ -586,7 +586,7 @@ final class EmuEp extends EmuObject implements Endpoint {
      * <p>Behaviours: DISC_04, DISC_15: graceful disconnect completes after the request queue drained and
      * the peer answered.
      */
-    void tryFinishGraceful() {
+    public void tryFinishGraceful() {
         if (state != EpState.DISCONNECT_PENDING || !requestQueue.isEmpty()) {
             return;
         }
@@ -604,7 +604,7 @@ final class EmuEp extends EmuObject implements Endpoint {
      *
      * <p>Behaviours: DISC_13, DISC_14, DISC_15.
      */
-    void peerDisconnectNotification() {
+    public void peerDisconnectNotification() {
         peerNotified = true;
         if (state == EpState.CONNECTED) {
             notifySent = true;
@@ -829,7 +829,7 @@ final class EmuEp extends EmuObject implements Endpoint {
     }
 
     /** Processes the request queue in order as far as it can go now (fabric lock held). */
-    void pumpRequests() {
+    public void pumpRequests() {
         Link l = link;
         if (l == null || !linkOpen()) {
             if (requestQueue.isEmpty()) {
@@ -841,7 +841,7 @@ final class EmuEp extends EmuObject implements Endpoint {
     }
 
     /** Completes the head request with an error and breaks the connection, as RC does. */
-    boolean fail(WorkRequest wr, DtoStatus status) {
+    public boolean fail(WorkRequest wr, DtoStatus status) {
         requestQueue.pollFirst();
         completeRequest(wr, status, 0);
         breakLink();
@@ -877,7 +877,7 @@ final class EmuEp extends EmuObject implements Endpoint {
         }
     }
 
-    void completeRequest(WorkRequest wr, DtoStatus status, long length) {
+    public void completeRequest(WorkRequest wr, DtoStatus status, long length) {
         wr.markCompleted();
         if (requestEvd == null || (status == DtoStatus.SUCCESS && wr.has(CompletionFlag.SUPPRESS))) {
             return;
@@ -888,7 +888,7 @@ final class EmuEp extends EmuObject implements Endpoint {
         ia.post(requestEvd, event, !wr.has(CompletionFlag.UNSIGNALLED));
     }
 
-    void completeRecv(WorkRequest.Recv r, DtoStatus status, long length, DtoOperation op, int rmrContext) {
+    public void completeRecv(WorkRequest.Recv r, DtoStatus status, long length, DtoOperation op, int rmrContext) {
         r.markCompleted();
         if (recvEvd == null || (status == DtoStatus.SUCCESS && r.has(CompletionFlag.SUPPRESS))) {
             return;

@@ -54,7 +54,7 @@ import org.slf4j.LoggerFactory;
  * retries, deferred connection outcomes) and an agent thread (CNO wait agents and stages).
  * Closing the IA frees every object and stops both threads.
  */
-final class EmuIa extends EmuObject implements InterfaceAdapter {
+public final class EmuIa extends EmuObject implements InterfaceAdapter {
     private static final Logger LOG = LoggerFactory.getLogger(EmuIa.class);
 
     private final EmuProvider provider;
@@ -113,7 +113,7 @@ final class EmuIa extends EmuObject implements InterfaceAdapter {
         return address;
     }
 
-    boolean held() {
+    public boolean held() {
         return held;
     }
 
@@ -189,7 +189,7 @@ final class EmuIa extends EmuObject implements InterfaceAdapter {
     }
 
     /** Runs {@code task} under the domain lock on the IA's timer thread, after the caller returns. */
-    void later(Runnable task) {
+    public void later(Runnable task) {
         threads.schedule(0, task);
     }
 
@@ -209,7 +209,7 @@ final class EmuIa extends EmuObject implements InterfaceAdapter {
     }
 
     /** Connection requests arrive (see {@link Listeners#deliver}). */
-    boolean deliverRequest(Inbound inbound, long qual, boolean common, byte[] privateData, SocketAddress from,
+    public boolean deliverRequest(Inbound inbound, long qual, boolean common, byte[] privateData, SocketAddress from,
                            long fromPort) {
         return listeners.deliver(inbound, qual, common, privateData, from, fromPort);
     }
@@ -221,7 +221,7 @@ final class EmuIa extends EmuObject implements InterfaceAdapter {
     // ---------------------------------------------------------------- contexts
 
     /** The IA's rmr_context and lmr_context table. */
-    Contexts contexts() {
+    public Contexts contexts() {
         return contexts;
     }
 

@@ -12,25 +12,26 @@ import org.jdapl.dat.EpAttributes;
 import org.jdapl.dat.IaAttributes;
 import org.jdapl.dat.ProviderAttributes;
 import org.jdapl.dat.Qos;
+import org.jdapl.provider.emu.tcp.Frame;
 
 /** The documented limits of the emulated provider, and the IA and provider attributes built from them. */
-final class EmuLimits {
+public final class EmuLimits {
     /** The provider's name (the {@code dat.provider} service property). */
     static final String PROVIDER_NAME = "emu";
     /** The provider's version. */
     static final String PROVIDER_VERSION = "1.0";
     /** The largest private data of a connect, accept or reject, in bytes. */
-    static final int MAX_PRIVATE_DATA = 256;
+    public static final int MAX_PRIVATE_DATA = 256;
     /** How long a send waits for a receive at the peer before it completes RECEIVER_NOT_READY. */
     static final long RNR_RETRY_MILLIS = Long.getLong("jdapl.emu.rnrRetryMillis", 1000L);
     /** The most unanswered connection requests a PSP holds; more are NON_PEER_REJECTED. */
     static final int PSP_BACKLOG = 128;
     static final int MAX_EPS = 1 << 16;
     static final int MAX_DTO_PER_EP = 1 << 16;
-    static final int MAX_RDMA_READ_PER_EP = 64;
+    public static final int MAX_RDMA_READ_PER_EP = 64;
     static final int MAX_EVDS = 1 << 16;
     static final int MAX_EVD_QLEN = 1 << 20;
-    static final int MAX_IOV = 64;
+    public static final int MAX_IOV = 64;
     static final int MAX_LMRS = 1 << 20;
     static final int MAX_PZS = 1 << 16;
     static final long MAX_MESSAGE_SIZE = 1L << 31;

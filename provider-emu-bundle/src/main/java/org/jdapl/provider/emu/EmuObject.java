@@ -8,7 +8,7 @@ import org.jdapl.dat.HandleType;
  * What every emulated DAT object shares: its kind, whether it is freed, and the consumer context
  * ({@code dat_set_consumer_context}, {@code dat_get_consumer_context}, {@code dat_get_handle_type}).
  */
-abstract class EmuObject implements DatHandle {
+public abstract class EmuObject implements DatHandle {
     private final HandleType type;
     private volatile boolean freed;
     private volatile Object consumerContext;

@@ -7,7 +7,7 @@ import java.net.SocketAddress;
  * lock domain of a new IA, which orders every state change and data movement of the IAs it joins. The in-JVM
  * {@link LoopbackFabric} is one; a fabric between processes implements the same contract.
  */
-interface Fabric {
+public interface Fabric {
     /** The fabric's name as ia_params names it, e.g. {@code loopback}. */
     String name();
 

@@ -5,7 +5,7 @@ package org.jdapl.provider.emu;
  * loopback fabric the active EP's {@link ConnectAttempt} itself, on the tcp fabric the
  * {@link Link} the request arrived on. Every method runs under the passive IA's domain lock.
  */
-interface Inbound {
+public interface Inbound {
     /** The request reached a listener: the attempt can now time out rather than be unreachable. */
     void delivered();
 

@@ -13,7 +13,7 @@ import java.util.concurrent.locks.ReentrantLock;
  * the merging thread and are serialised among themselves, so no thread ever waits for a second domain
  * lock while holding one (no lock-order cycle).
  */
-final class LockDomain {
+public final class LockDomain {
     private static final Object MERGES = new Object();
 
     private final ReentrantLock lock = new ReentrantLock();
@@ -44,7 +44,7 @@ final class LockDomain {
     }
 
     /** The lock of a domain that is never merged (a tcp IA's), for its own I/O thread. */
-    ReentrantLock unmergedLock() {
+    public ReentrantLock unmergedLock() {
         return lock;
     }
 

@@ -34,29 +34,29 @@ final class LoopbackLink extends Link {
     }
 
     @Override
-    void close() {
+    public void close() {
         open = false;
     }
 
     @Override
-    void abort(EmuEp from, boolean broken) {
+    public void abort(EmuEp from, boolean broken) {
         open = false;
         other(from).remoteAbort(broken);
     }
 
     @Override
-    void notifyDisconnect(EmuEp from) {
+    public void notifyDisconnect(EmuEp from) {
         other(from).peerDisconnectNotification();
     }
 
     @Override
-    void receivePosted(EmuEp from) {
+    public void receivePosted(EmuEp from) {
         other(from).kick();
     }
 
     /** Processes the request queue of {@code from} against its peer as far as it can go now. */
     @Override
-    void pump(EmuEp from) {
+    public void pump(EmuEp from) {
         EmuEp peer = other(from);
         ArrayDeque<WorkRequest> requests = from.requests();
         while (!requests.isEmpty()) {

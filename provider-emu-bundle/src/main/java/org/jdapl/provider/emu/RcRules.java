@@ -16,7 +16,7 @@ import org.jdapl.dat.MemPriv;
  * <p>Errors follow RC: any error completion breaks the connection (the caller breaks it), so both ends
  * get CONNECTION_BROKEN and the DTOs after it are flushed.
  */
-final class RcRules {
+public final class RcRules {
     private RcRules() {
     }
 
@@ -29,12 +29,12 @@ final class RcRules {
      * @param recvStatus SUCCESS, or the error the receive completes with
      * @param senderStatus SUCCESS, or the error the send completes with
      */
-    record SendVerdict(WorkRequest.Recv recv, DtoOperation op, int invalidated, DtoStatus recvStatus,
+    public record SendVerdict(WorkRequest.Recv recv, DtoOperation op, int invalidated, DtoStatus recvStatus,
                        DtoStatus senderStatus) {
         static final SendVerdict RNR = new SendVerdict(null, DtoOperation.RECEIVE, 0, null, null);
 
         /** Whether the data may move into the receive. */
-        boolean accepted() {
+        public boolean accepted() {
             return recv != null && recvStatus == DtoStatus.SUCCESS;
         }
     }
@@ -48,7 +48,7 @@ final class RcRules {
      *
      * @param rmrContext the context a send with invalidate names (a value over 32 bits names none)
      */
-    static SendVerdict takeReceive(EmuEp responder, long length, boolean invalidate, long rmrContext) {
+    public static SendVerdict takeReceive(EmuEp responder, long length, boolean invalidate, long rmrContext) {
         WorkRequest.Recv recv = responder.nextReceive();
         if (recv == null) {
             return SendVerdict.RNR;
@@ -80,7 +80,7 @@ final class RcRules {
      *
      * @return the bytes, or null: the request fails DTO_ERR_REMOTE_ACCESS and the connection breaks
      */
-    static MemorySegment remoteMemory(EmuEp responder, long rmrContext, long address, long length, boolean read) {
+    public static MemorySegment remoteMemory(EmuEp responder, long rmrContext, long address, long length, boolean read) {
         if ((rmrContext >>> 32) != 0) {
             return null;
         }
@@ -94,7 +94,7 @@ final class RcRules {
      *
      * @return true if the window has run out: the send completes DTO_ERR_RECEIVER_NOT_READY
      */
-    static boolean rnrExhausted(WorkRequest.Send send, long now) {
+    public static boolean rnrExhausted(WorkRequest.Send send, long now) {
         if (send.rnrDeadline == 0) {
             send.rnrDeadline = now + TimeUnit.MILLISECONDS.toNanos(EmuLimits.RNR_RETRY_MILLIS);
             return false;
@@ -106,7 +106,7 @@ final class RcRules {
      * Has {@code retry} run on the IA's timer thread once the send's window ends (plus {@code slackNanos}),
      * unless a retry is already due; a receive posted earlier retries at once through the link.
      */
-    static void retryAtDeadline(EmuEp initiator, WorkRequest.Send send, long now, long slackNanos, Runnable retry) {
+    public static void retryAtDeadline(EmuEp initiator, WorkRequest.Send send, long now, long slackNanos, Runnable retry) {
         if (send.rnrTimerArmed) {
             return;
         }

@@ -8,7 +8,7 @@ import java.util.ArrayList;
  * post its next work without first blocking on the lock the waker still holds. The list is the
  * thread's own: threads of different connections share nothing here.
  */
-final class Wakeups {
+public final class Wakeups {
     private static final ThreadLocal<ArrayList<EmuEvd>> PENDING = ThreadLocal.withInitial(ArrayList::new);
 
     private Wakeups() {
@@ -23,7 +23,7 @@ final class Wakeups {
     }
 
     /** Wakes the waiters deferred by this thread (called with no domain lock held). */
-    static void run() {
+    public static void run() {
         ArrayList<EmuEvd> list = PENDING.get();
         if (list.isEmpty()) {
             return;

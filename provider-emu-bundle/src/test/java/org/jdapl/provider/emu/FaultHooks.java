@@ -5,6 +5,7 @@ import java.net.SocketAddress;
 import org.jdapl.dat.Endpoint;
 import org.jdapl.dat.HandleType;
 import org.jdapl.dat.InterfaceAdapter;
+import org.jdapl.provider.emu.tcp.TcpConnection;
 
 /**
  * The fault hooks' access to the provider's internals: a public class of the provider's private

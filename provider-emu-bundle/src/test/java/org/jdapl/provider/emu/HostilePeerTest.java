@@ -24,6 +24,7 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.jdapl.provider.emu.tcp.Frame;
 
 /**
  * A raw socket client attacks IA B of a tcp fixture while A and B stay connected: garbage, truncated

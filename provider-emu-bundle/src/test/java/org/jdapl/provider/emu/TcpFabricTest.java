@@ -30,6 +30,7 @@ import org.jdapl.dat.RmrTriplet;
 import org.jdapl.dat.spi.IaSpec;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.jdapl.provider.emu.tcp.TcpFabric;
 
 /** The tcp fabric between two IAs of this JVM over 127.0.0.1: establishment, data movement, disconnect. */
 @Timeout(60)

@@ -1,4 +1,4 @@
-package org.jdapl.provider.emu;
+package org.jdapl.provider.emu.tcp;
 
 import java.io.IOException;
 import java.lang.foreign.MemorySegment;
@@ -10,6 +10,12 @@ import java.util.List;
 import java.util.concurrent.TimeUnit;
 
 import org.jdapl.dat.EventNumber;
+import org.jdapl.provider.emu.ConnectAttempt;
+import org.jdapl.provider.emu.EmuEp;
+import org.jdapl.provider.emu.EmuIa;
+import org.jdapl.provider.emu.EmuLimits;
+import org.jdapl.provider.emu.Inbound;
+import org.jdapl.provider.emu.Link;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -27,7 +33,7 @@ import org.slf4j.LoggerFactory;
  * by {@link Frame#decode} before any field is used; a frame that breaks the protocol drops the
  * connection with a logged reason (the EP, if any, reports BROKEN).
  */
-final class TcpConnection extends Link implements Inbound {
+public final class TcpConnection extends Link implements Inbound {
     private static final Logger LOG = LoggerFactory.getLogger(TcpConnection.class);
     private static final int SMALL_BUFFER = 2 << 10;
     private static final int MAX_QUEUED_FRAMES = 1 << 14;
@@ -187,14 +193,14 @@ final class TcpConnection extends Link implements Inbound {
 
     /** The local EP is DISCONNECTED: no byte moves any more; the transport closes once its output is sent. */
     @Override
-    void close() {
+    public void close() {
         open = false;
         rc.completeInbound();
         beginClose();
     }
 
     @Override
-    void abort(EmuEp from, boolean broken) {
+    public void abort(EmuEp from, boolean broken) {
         if (phase == Phase.OPEN) {
             out.dropAllButAnswers();
             enqueue(Frame.ABORT, 0, broken ? Frame.ABORT_BROKEN : Frame.ABORT_DISCONNECT, 0, 0, 0, 0, null);
@@ -203,7 +209,7 @@ final class TcpConnection extends Link implements Inbound {
     }
 
     @Override
-    void notifyDisconnect(EmuEp from) {
+    public void notifyDisconnect(EmuEp from) {
         if (phase == Phase.OPEN) {
             enqueue(Frame.DISCONNECT, 0, 0, 0, 0, 0, 0, null);
             flush();
@@ -211,7 +217,7 @@ final class TcpConnection extends Link implements Inbound {
     }
 
     @Override
-    void receivePosted(EmuEp from) {
+    public void receivePosted(EmuEp from) {
         if (phase == Phase.OPEN && open) {
             rc.receivePosted();
         }
@@ -300,7 +306,7 @@ final class TcpConnection extends Link implements Inbound {
 
     /** The EP no longer wants this connection while it is being established (timed out, disconnected, freed). */
     @Override
-    void abandon() {
+    public void abandon() {
         ep = null;
         switch (phase) {
             case CONNECTING -> shutdown();
@@ -325,7 +331,7 @@ final class TcpConnection extends Link implements Inbound {
 
     /** Transmits the EP's untransmitted requests in order as far as they may go (fabric lock held). */
     @Override
-    void pump(EmuEp from) {
+    public void pump(EmuEp from) {
         if (phase != Phase.OPEN || !open || ep != from) {
             return;
         }
@@ -672,7 +678,7 @@ final class TcpConnection extends Link implements Inbound {
     }
 
     /** Breaks the transport abruptly (a reset), as a cut cable or a dead peer process does (test hook). */
-    void reset() {
+    public void reset() {
         try {
             channel.setOption(java.net.StandardSocketOptions.SO_LINGER, 0);
         } catch (IOException e) {

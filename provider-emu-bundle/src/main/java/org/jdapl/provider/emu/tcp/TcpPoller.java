@@ -1,4 +1,4 @@
-package org.jdapl.provider.emu;
+package org.jdapl.provider.emu.tcp;
 
 import java.io.IOException;
 import java.nio.channels.ClosedSelectorException;
@@ -10,6 +10,8 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.LockSupport;
 import java.util.concurrent.locks.ReentrantLock;
+
+import org.jdapl.provider.emu.Wakeups;
 
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;

@@ -1,4 +1,4 @@
-package org.jdapl.provider.emu;
+package org.jdapl.provider.emu.tcp;
 
 import java.io.IOException;
 import java.lang.foreign.MemorySegment;
@@ -10,6 +10,7 @@ import java.util.ArrayList;
 import java.util.List;
 
 import org.jdapl.dat.LmrTriplet;
+
 
 /**
  * The output side of a tcp connection (PROTOCOL.md, "Frames"): frames queued in order, encoded into a

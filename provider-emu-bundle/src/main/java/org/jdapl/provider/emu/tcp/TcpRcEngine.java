@@ -1,4 +1,4 @@
-package org.jdapl.provider.emu;
+package org.jdapl.provider.emu.tcp;
 
 import java.lang.foreign.MemorySegment;
 import java.util.ArrayDeque;
@@ -9,6 +9,11 @@ import org.jdapl.dat.DtoOperation;
 import org.jdapl.dat.DtoStatus;
 import org.jdapl.dat.LmrTriplet;
 import org.jdapl.dat.MemPriv;
+import org.jdapl.provider.emu.EmuEp;
+import org.jdapl.provider.emu.EmuLimits;
+import org.jdapl.provider.emu.RcRules;
+import org.jdapl.provider.emu.Segments;
+import org.jdapl.provider.emu.WorkRequest;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 

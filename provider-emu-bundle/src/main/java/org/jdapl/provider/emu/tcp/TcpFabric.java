@@ -1,4 +1,4 @@
-package org.jdapl.provider.emu;
+package org.jdapl.provider.emu.tcp;
 
 import java.io.IOException;
 import java.net.BindException;
@@ -23,6 +23,11 @@ import java.util.concurrent.locks.ReentrantLock;
 import org.jdapl.dat.DatException;
 import org.jdapl.dat.DatReturnSubtype;
 import org.jdapl.dat.DatReturnType;
+import org.jdapl.provider.emu.ConnectAttempt;
+import org.jdapl.provider.emu.EmuIa;
+import org.jdapl.provider.emu.Fabric;
+import org.jdapl.provider.emu.LockDomain;
+import org.jdapl.provider.emu.RemoteAddresses;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -37,7 +42,7 @@ import org.slf4j.LoggerFactory;
  * property {@code jdapl.emu.tcp.idleTimeoutMillis}) is broken; each side sends a keepalive after a
  * third of that without output, so a live peer is never idle that long.
  */
-final class TcpFabric implements Fabric {
+public final class TcpFabric implements Fabric {
     private static final Logger LOG = LoggerFactory.getLogger(TcpFabric.class);
     /** How long a connection may carry nothing from the peer before it counts as broken. */
     static final long IDLE_TIMEOUT_NANOS = TimeUnit.MILLISECONDS.toNanos(
@@ -73,7 +78,7 @@ final class TcpFabric implements Fabric {
     private final Set<TcpConnection> connections = new LinkedHashSet<>();
     private volatile boolean running;
 
-    TcpFabric(InetSocketAddress bindAddress) {
+    public TcpFabric(InetSocketAddress bindAddress) {
         this.bindAddress = bindAddress;
     }
 

@@ -1,4 +1,4 @@
-package org.jdapl.provider.emu;
+package org.jdapl.provider.emu.tcp;
 
 import java.io.IOException;
 import java.lang.foreign.MemorySegment;
@@ -7,6 +7,8 @@ import java.nio.ByteBuffer;
 import java.nio.channels.SocketChannel;
 import java.util.ArrayList;
 import java.util.List;
+
+import org.jdapl.provider.emu.EmuLimits;
 
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
