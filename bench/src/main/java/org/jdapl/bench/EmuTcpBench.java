@@ -2,7 +2,6 @@ package org.jdapl.bench;
 
 import java.io.IOException;
 import java.lang.foreign.Arena;
-import java.lang.foreign.MemorySegment;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.StandardSocketOptions;
@@ -18,22 +17,10 @@ import java.util.concurrent.TimeUnit;
 
 import org.jdapl.dat.CompletionFlag;
 import org.jdapl.dat.Dat;
-import org.jdapl.dat.DatEvent;
-import org.jdapl.dat.DtoStatus;
 import org.jdapl.dat.Endpoint;
-import org.jdapl.dat.EpAttributes;
-import org.jdapl.dat.EventDispatcher;
-import org.jdapl.dat.EventNumber;
-import org.jdapl.dat.EvdFlag;
-import org.jdapl.dat.InterfaceAdapter;
 import org.jdapl.dat.LmrTriplet;
 import org.jdapl.dat.LocalMemoryRegion;
-import org.jdapl.dat.ProtectionZone;
-import org.jdapl.dat.PspFlag;
-import org.jdapl.dat.PublicServicePoint;
 import org.jdapl.dat.RmrTriplet;
-import org.jdapl.dat.VaType;
-import org.jdapl.dat.spi.IaSpec;
 import org.jdapl.provider.emu.EmuProvider;
 
 /**
@@ -46,7 +33,7 @@ import org.jdapl.provider.emu.EmuProvider;
  * load from other processes affects both alike.
  */
 public final class EmuTcpBench {
-    private static final long WAIT = TimeUnit.SECONDS.toMicros(30);
+    private static final long WAIT = BenchSide.WAIT;
     private static final Set<CompletionFlag> SUPPRESS = EnumSet.of(CompletionFlag.SUPPRESS);
 
     private EmuTcpBench() {
@@ -81,6 +68,16 @@ public final class EmuTcpBench {
                     emu.median(), emu.mean(), nio.median(), nio.mean());
         }
         rows.add(row("send/recv ping-pong RTT", "64 B", median(emuLat), median(nioLat), "us", 1.5, false));
+        // A consumer polling with dequeue() against one blocking in waitEvent, ends not bound (a poller
+        // bound to its peer's CPU would only spin out its time slice).
+        double[] polling = new double[rounds];
+        double[] waiting = new double[rounds];
+        for (int r = 0; r < rounds; r++) {
+            polling[r] = EmuPingPong.run("tcp 127.0.0.1:0", 64, true, false, nanos).median();
+            waiting[r] = EmuPingPong.run("tcp 127.0.0.1:0", 64, false, false, nanos).median();
+            System.out.printf("  round %d: unbound ping-pong RTT median polling %.1f us, waiting %.1f us%n", r + 1,
+                    polling[r], waiting[r]);
+        }
         for (int size : new int[] {4 << 10, 64 << 10, 1 << 20}) {
             double[] emu = new double[rounds];
             double[] nio = new double[rounds];
@@ -100,6 +97,12 @@ public final class EmuTcpBench {
         for (String[] r : rows) {
             System.out.printf("| %-24s | %-6s | %12s | %12s | %7s | %-13s |%n", (Object[]) r);
         }
+        System.out.println();
+        String[] p = row("ping-pong RTT, unbound", "64 B", median(polling), median(waiting), "us", 1.0, false);
+        System.out.printf("| %-24s | %-6s | %12s | %12s | %7s | %-13s |%n", "measurement", "size", "emu polling",
+                "emu waiting", "pol/wait", "goal");
+        System.out.println("|--------------------------|--------|--------------|--------------|---------|---------------|");
+        System.out.printf("| %-24s | %-6s | %12s | %12s | %7s | %-13s |%n", (Object[]) p);
     }
 
     private static double median(double[] values) {
@@ -122,51 +125,6 @@ public final class EmuTcpBench {
     }
 
     // ------------------------------------------------------------------ emu
-
-    /** One IA with a PZ and EVDs. */
-    private record Side(InterfaceAdapter ia, ProtectionZone pz, EventDispatcher recv, EventDispatcher req,
-                        EventDispatcher conn, EventDispatcher cr) {
-        static Side open(EmuProvider p, String name) {
-            InterfaceAdapter ia = p.open(new IaSpec(name, "tcp 127.0.0.1:0", "", true, "bench"), 16);
-            return new Side(ia, ia.createPz(), ia.createEvd(4096, null, EnumSet.of(EvdFlag.DTO)),
-                    ia.createEvd(4096, null, EnumSet.of(EvdFlag.DTO, EvdFlag.RMR_BIND)),
-                    ia.createEvd(16, null, EnumSet.of(EvdFlag.CONNECTION)),
-                    ia.createEvd(16, null, EnumSet.of(EvdFlag.CR)));
-        }
-
-        Endpoint ep() {
-            return ia.createEp(pz, recv, req, conn, EpAttributes.defaults().withQueueDepths(1024, 1024));
-        }
-
-        LocalMemoryRegion lmr(MemorySegment s) {
-            return ia.createLmr(pz, s, Dat.MEM_PRIV_ALL, VaType.VA);
-        }
-    }
-
-    private static Endpoint[] connect(Side a, Side b) {
-        PublicServicePoint psp = b.ia.createPspAny(b.cr, PspFlag.CONSUMER);
-        Endpoint epA = a.ep();
-        Endpoint epB = b.ep();
-        epA.connect(b.ia.query().attributes().address(), psp.query().connQual(), WAIT, new byte[0]);
-        DatEvent.ConnectionRequest cr = (DatEvent.ConnectionRequest) b.cr.waitEvent(WAIT);
-        cr.request().accept(epB, new byte[0]);
-        expect(b.conn.waitEvent(WAIT), EventNumber.CONNECTION_ESTABLISHED);
-        expect(a.conn.waitEvent(WAIT), EventNumber.CONNECTION_ESTABLISHED);
-        psp.free();
-        return new Endpoint[] {epA, epB};
-    }
-
-    private static void expect(DatEvent e, EventNumber n) {
-        if (!(e instanceof DatEvent.Connection c) || c.number() != n) {
-            throw new IllegalStateException("expected " + n + " but got " + e);
-        }
-    }
-
-    private static void success(DatEvent e) {
-        if (!(e instanceof DatEvent.DtoCompletion d) || d.status() != DtoStatus.SUCCESS) {
-            throw new IllegalStateException("a DTO failed: " + e);
-        }
-    }
 
     /**
      * The round trips of one ping-pong measurement: each is timed on its own (after a warm-up of a
@@ -221,72 +179,18 @@ public final class EmuTcpBench {
     record Result(double median, double mean) {
     }
 
-    /** Round-trip times in microseconds of a {@code size}-byte send answered by a send. */
+    /** Round-trip times in microseconds of a {@code size}-byte send answered by a send, both ends waiting. */
     static Result emuPingPong(int size, long nanos) throws Exception {
-        EmuProvider p = new EmuProvider();
-        Side a = Side.open(p, "bench-a");
-        Side b = Side.open(p, "bench-b");
-        try (Arena arena = Arena.ofShared()) {
-            Endpoint[] eps = connect(a, b);
-            LocalMemoryRegion sa = a.lmr(arena.allocate(size, 64));
-            LocalMemoryRegion ra = a.lmr(arena.allocate(size, 64));
-            LocalMemoryRegion sb = b.lmr(arena.allocate(size, 64));
-            LocalMemoryRegion rb = b.lmr(arena.allocate(size, 64));
-            List<LmrTriplet> sendA = List.of(new LmrTriplet(sa, 0, size));
-            List<LmrTriplet> recvA = List.of(new LmrTriplet(ra, 0, size));
-            List<LmrTriplet> sendB = List.of(new LmrTriplet(sb, 0, size));
-            List<LmrTriplet> recvB = List.of(new LmrTriplet(rb, 0, size));
-            eps[0].postRecv(recvA, 0, Dat.COMPLETION_DEFAULT);
-            eps[1].postRecv(recvB, 0, Dat.COMPLETION_DEFAULT);
-            CompletableFuture<Void> echo = new CompletableFuture<>();
-            int cpu = CpuPinning.currentCpu();
-            Thread server = Thread.ofPlatform().name("bench-echo").start(() -> {
-                CpuPinning.pin(cpu);
-                try {
-                    while (true) {
-                        DatEvent e = b.recv.waitEvent(WAIT);
-                        if (e instanceof DatEvent.DtoCompletion d && d.transferredLength() == 0) {
-                            break;
-                        }
-                        success(e);
-                        eps[1].postRecv(recvB, 0, Dat.COMPLETION_DEFAULT);
-                        eps[1].postSend(sendB, 0, SUPPRESS);
-                    }
-                    echo.complete(null);
-                } catch (RuntimeException ex) {
-                    echo.completeExceptionally(ex);
-                }
-            });
-            RoundTrips rtt = new RoundTrips(nanos);
-            Runnable unpin = CpuPinning.pin(cpu);
-            try {
-                long t0 = System.nanoTime();
-                do {
-                    eps[0].postSend(sendA, 0, SUPPRESS);
-                    success(a.recv.waitEvent(WAIT));
-                    eps[0].postRecv(recvA, 0, Dat.COMPLETION_DEFAULT);
-                    t0 = rtt.add(t0);
-                } while (!rtt.done());
-            } finally {
-                unpin.run();
-            }
-            eps[0].postSend(List.of(new LmrTriplet(sa, 0, 0)), 0, SUPPRESS);
-            echo.get(30, TimeUnit.SECONDS);
-            server.join();
-            return rtt.result();
-        } finally {
-            a.ia.close();
-            b.ia.close();
-        }
+        return EmuPingPong.run("tcp 127.0.0.1:0", size, false, true, nanos);
     }
 
     /** MiB/s of pipelined RDMA Writes of {@code size} bytes. */
     static double emuWriteBandwidth(int size, long nanos) {
         EmuProvider p = new EmuProvider();
-        Side a = Side.open(p, "bench-a");
-        Side b = Side.open(p, "bench-b");
+        BenchSide a = BenchSide.open(p, "bench-a", "tcp 127.0.0.1:0");
+        BenchSide b = BenchSide.open(p, "bench-b", "tcp 127.0.0.1:0");
         try (Arena arena = Arena.ofShared()) {
-            Endpoint[] eps = connect(a, b);
+            Endpoint[] eps = BenchSide.connect(a, b);
             int window = Math.max(4, Math.min(256, (16 << 20) / size));
             LocalMemoryRegion src = a.lmr(arena.allocate(size, 4096));
             LocalMemoryRegion dst = b.lmr(arena.allocate((long) size, 4096));
@@ -300,7 +204,7 @@ public final class EmuTcpBench {
             long done = 0;
             boolean measuring = false;
             while (true) {
-                success(a.req.waitEvent(WAIT));
+                BenchSide.success(a.req().waitEvent(WAIT));
                 long now = System.nanoTime();
                 if (!measuring && now >= warmEnd) {
                     measuring = true;
@@ -310,7 +214,7 @@ public final class EmuTcpBench {
                     done++;
                     if (now - start >= nanos) {
                         for (int i = 0; i < window - 1; i++) {
-                            success(a.req.waitEvent(WAIT));
+                            BenchSide.success(a.req().waitEvent(WAIT));
                         }
                         return (double) done * size / (1 << 20) / ((now - start) / 1e9);
                     }
@@ -318,8 +222,8 @@ public final class EmuTcpBench {
                 eps[0].postRdmaWrite(iov, 0, remote, Dat.COMPLETION_DEFAULT);
             }
         } finally {
-            a.ia.close();
-            b.ia.close();
+            a.ia().close();
+            b.ia().close();
         }
     }
 

@@ -43,6 +43,12 @@ public abstract class JdaplContainerTest {
             "jdapl.bundle.provider.ofa",
             "jdapl.bundle.conformance");
 
+    /**
+     * The system properties naming the test-only fragments (installed, not started, before the
+     * bundles): the emulated provider's fault hooks.
+     */
+    static final List<String> JDAPL_FRAGMENT_PROPERTIES = List.of("jdapl.fragment.provider.emu.faults");
+
     /** The symbolic names the container must hold ACTIVE. */
     static final List<String> JDAPL_SYMBOLIC_NAMES = List.of(
             "org.jdapl.api",
@@ -119,15 +125,22 @@ public abstract class JdaplContainerTest {
     /** The jars this reactor built, by path; a missing jar stops the run before the container starts. */
     static Option jdaplBundles() {
         List<Option> bundles = new ArrayList<>();
+        for (String property : JDAPL_FRAGMENT_PROPERTIES) {
+            bundles.add(bundle(reactorJar(property).toURI().toString()).startLevel(5).noStart());
+        }
         for (String property : JDAPL_BUNDLE_PROPERTIES) {
-            File jar = new File(requiredProperty(property));
-            if (!jar.isFile()) {
-                throw new IllegalStateException("the jar named by " + property + " is not there: " + jar
-                        + " (build the reactor: ./mvnw -B verify)");
-            }
-            bundles.add(bundle(jar.toURI().toString()).startLevel(5));
+            bundles.add(bundle(reactorJar(property).toURI().toString()).startLevel(5));
         }
         return composite(bundles.toArray(Option[]::new));
+    }
+
+    private static File reactorJar(String property) {
+        File jar = new File(requiredProperty(property));
+        if (!jar.isFile()) {
+            throw new IllegalStateException("the jar named by " + property + " is not there: " + jar
+                    + " (build the reactor: ./mvnw -B verify)");
+        }
+        return jar;
     }
 
     static String requiredProperty(String name) {

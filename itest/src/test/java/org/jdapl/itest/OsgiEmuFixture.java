@@ -1,7 +1,5 @@
 package org.jdapl.itest;
 
-import java.lang.reflect.InvocationTargetException;
-import java.lang.reflect.Method;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.SocketAddress;
@@ -14,31 +12,24 @@ import org.jdapl.dat.DatRegistry;
 import org.jdapl.dat.Endpoint;
 import org.jdapl.dat.InterfaceAdapter;
 import org.jdapl.dat.spi.DatProvider;
+import org.jdapl.provider.emu.faults.EmuFaults;
 
 /**
  * The emulated provider under the conformance kit as an OSGi consumer sees it: IAs opened by name
  * ({@code emu0}, the provider's default IA) through the {@link DatRegistry} service. The cases that
- * need a situation a healthy fabric never produces use the provider's test hooks
- * ({@code org.jdapl.provider.emu.EmuFaults}); the provider bundle keeps that package private, so
- * they are reached through the class loader of the provider service's bundle.
+ * need a situation a healthy fabric never produces use the provider's test-only fault hooks
+ * ({@link EmuFaults}), installed as a fragment of the provider bundle that exports their package;
+ * the production bundle has none.
  */
 final class OsgiEmuFixture implements ConformanceFixture {
     private final DatRegistry registry;
     private final String iaName;
-    private final Method unassignedLoopbackAddress;
-    private final Method breakConnection;
-    private final Method holdTransfers;
 
     OsgiEmuFixture(DatRegistry registry, DatProvider emu, String iaName) {
         this.registry = registry;
         this.iaName = iaName;
-        try {
-            Class<?> faults = emu.getClass().getClassLoader().loadClass("org.jdapl.provider.emu.EmuFaults");
-            unassignedLoopbackAddress = faults.getMethod("unassignedLoopbackAddress");
-            breakConnection = faults.getMethod("breakConnection", Endpoint.class);
-            holdTransfers = faults.getMethod("holdTransfers", InterfaceAdapter.class, boolean.class);
-        } catch (ReflectiveOperationException e) {
-            throw new IllegalStateException("the emulated provider bundle has no test hooks EmuFaults", e);
+        if (!emu.name().equals("emu")) {
+            throw new IllegalArgumentException("not the emulated provider: " + emu.name());
         }
     }
 
@@ -60,7 +51,7 @@ final class OsgiEmuFixture implements ConformanceFixture {
 
     @Override
     public SocketAddress unreachableAddress() {
-        return (SocketAddress) call(unassignedLoopbackAddress);
+        return EmuFaults.unassignedLoopbackAddress();
     }
 
     @Override
@@ -75,7 +66,7 @@ final class OsgiEmuFixture implements ConformanceFixture {
 
     @Override
     public void breakTransport(Endpoint ep) {
-        call(breakConnection, ep);
+        EmuFaults.breakConnection(ep);
     }
 
     @Override
@@ -85,22 +76,6 @@ final class OsgiEmuFixture implements ConformanceFixture {
 
     @Override
     public void holdTransfers(InterfaceAdapter ia, boolean hold) {
-        call(holdTransfers, ia, hold);
-    }
-
-    private static Object call(Method hook, Object... args) {
-        try {
-            return hook.invoke(null, args);
-        } catch (InvocationTargetException e) {
-            if (e.getCause() instanceof RuntimeException re) {
-                throw re;
-            }
-            if (e.getCause() instanceof Error err) {
-                throw err;
-            }
-            throw new IllegalStateException(e.getCause());
-        } catch (IllegalAccessException e) {
-            throw new IllegalStateException(e);
-        }
+        EmuFaults.holdTransfers(ia, hold);
     }
 }

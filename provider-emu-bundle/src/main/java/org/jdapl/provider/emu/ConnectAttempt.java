@@ -5,15 +5,17 @@ import java.util.concurrent.ScheduledFuture;
 /**
  * One {@code dat_ep_connect} of an active EP, from the call until it is established, rejected,
  * timed out or abandoned. A connection request delivered to a peer names its attempt, so a late
- * accept can tell that the active side no longer waits.
+ * accept can tell that the active side no longer waits. On the loopback fabric the attempt is the
+ * request's {@link Inbound}: the passive IA answers the active EP directly (both IAs share a lock
+ * domain).
  */
-final class ConnectAttempt {
-    final EmuEp ep;
+public final class ConnectAttempt implements Inbound {
+    public final EmuEp ep;
     final byte[] privateData;
     private boolean done;
     private ScheduledFuture<?> timer;
     /** Whether a connection request reached a listener (TIMED_OUT rather than UNREACHABLE). */
-    boolean delivered;
+    public boolean delivered;
 
     ConnectAttempt(EmuEp ep, byte[] privateData) {
         this.ep = ep;
@@ -21,12 +23,39 @@ final class ConnectAttempt {
     }
 
     /** Whether the active EP still waits for this attempt's outcome. */
-    boolean isLive() {
+    public boolean isLive() {
         return !done && ep.attempt() == this && !ep.isFreed();
     }
 
     void setTimer(ScheduledFuture<?> t) {
         timer = t;
+    }
+
+    @Override
+    public void delivered() {
+        delivered = true;
+    }
+
+    /** Establishes a {@link LoopbackLink} between the active EP and {@code passive} (CONN_03, CONN_13). */
+    @Override
+    public boolean accept(EmuEp passive, byte[] privateData) {
+        if (!isLive() || ep.state() != org.jdapl.dat.EpState.ACTIVE_CONNECTION_PENDING) {
+            return false;
+        }
+        Link link = new LoopbackLink(ep, passive);
+        passive.established(link, null);
+        ep.established(link, privateData);
+        return true;
+    }
+
+    @Override
+    public void reject(byte[] privateData) {
+        ep.rejectedBy(this, privateData);
+    }
+
+    @Override
+    public void refuse(String reason) {
+        ep.failAttempt(this, org.jdapl.dat.EventNumber.CONNECTION_NON_PEER_REJECTED);
     }
 
     /** Ends the attempt: nothing more happens for it. */

@@ -6,18 +6,16 @@ import org.jdapl.dat.ConnectionRequest;
 import org.jdapl.dat.DatException;
 import org.jdapl.dat.Endpoint;
 import org.jdapl.dat.EpState;
-import org.jdapl.dat.EventNumber;
 import org.jdapl.dat.HandleType;
 
 /**
  * An emulated connection request at the passive IA. Accept, reject or handoff consume it once. It
- * names the active side's {@link ConnectAttempt}: if that attempt has ended (timed out, freed,
- * disconnected), an accept yields ACCEPT_COMPLETION_ERROR and never a half-open connection.
+ * names the active side ({@link Inbound}): if that side no longer waits (timed out, freed,
+ * disconnected), an accept yields ACCEPT_COMPLETION_ERROR and never a half-open connection (CONN_03).
  */
 final class EmuCr extends EmuObject implements ConnectionRequest {
     private final EmuIa ia;
-    private final ConnectAttempt attempt;
-    private final TcpConnection connection;
+    private final Inbound inbound;
     private final long connQual;
     private final SocketAddress remoteAddress;
     private final long remotePortQual;
@@ -25,12 +23,11 @@ final class EmuCr extends EmuObject implements ConnectionRequest {
     private final EmuEp localEp;
     private final EmuPsp psp;
 
-    EmuCr(EmuIa ia, ConnectAttempt attempt, TcpConnection connection, long connQual, SocketAddress remoteAddress, long remotePortQual,
+    EmuCr(EmuIa ia, Inbound inbound, long connQual, SocketAddress remoteAddress, long remotePortQual,
           byte[] privateData, EmuEp localEp, EmuPsp psp) {
         super(HandleType.CR);
         this.ia = ia;
-        this.attempt = attempt;
-        this.connection = connection;
+        this.inbound = inbound;
         this.connQual = connQual;
         this.remoteAddress = remoteAddress;
         this.remotePortQual = remotePortQual;
@@ -47,13 +44,9 @@ final class EmuCr extends EmuObject implements ConnectionRequest {
         return ia;
     }
 
-    ConnectAttempt attempt() {
-        return attempt;
-    }
-
-    /** The TCP connection the request arrived on, or null on the loopback fabric. */
-    TcpConnection connection() {
-        return connection;
+    /** The active side the answer goes to. */
+    Inbound inbound() {
+        return inbound;
     }
 
     long connQual() {
@@ -68,6 +61,7 @@ final class EmuCr extends EmuObject implements ConnectionRequest {
         return remotePortQual;
     }
 
+    /** Behaviours: CONN_10, CONN_11, OBJ_10: private data and the active side's address and port. */
     @Override
     public CrParam query() {
         return ia.locked(() -> {
@@ -80,7 +74,7 @@ final class EmuCr extends EmuObject implements ConnectionRequest {
     public void accept(Endpoint ep, byte[] acceptData) {
         ia.locked(() -> {
             checkLive();
-            byte[] data = ia.checkPrivateData(acceptData, 2);
+            byte[] data = EmuLimits.privateData(acceptData, 2);
             EmuEp target;
             if (ep == null) {
                 if (localEp == null) {
@@ -108,14 +102,10 @@ final class EmuCr extends EmuObject implements ConnectionRequest {
     public void reject(byte[] rejectData) {
         ia.locked(() -> {
             checkLive();
-            byte[] data = ia.checkPrivateData(rejectData, 1);
+            byte[] data = EmuLimits.privateData(rejectData, 1);
             consume();
             releaseLocalEp();
-            if (connection != null) {
-                connection.reject(Frame.REJECT_PEER, data);
-            } else {
-                attempt.ep.rejectedBy(attempt, data);
-            }
+            inbound.reject(data);
         });
     }
 
@@ -123,13 +113,12 @@ final class EmuCr extends EmuObject implements ConnectionRequest {
     public void handoff(long newConnQual) {
         ia.locked(() -> {
             checkLive();
-            if (!ia.isListening(newConnQual)) {
+            if (!ia.listeners().isListening(newConnQual)) {
                 throw DatException.invalidParameter(2, "nothing listens on connection qualifier " + newConnQual);
             }
             consume();
             releaseLocalEp();
-            if (!ia.deliverRequest(attempt, connection, newConnQual, false, privateData, remoteAddress,
-                    remotePortQual)) {
+            if (!ia.deliverRequest(inbound, newConnQual, false, privateData, remoteAddress, remotePortQual)) {
                 refuse("nothing listens on connection qualifier " + newConnQual + " after a handoff");
             }
         });
@@ -159,10 +148,6 @@ final class EmuCr extends EmuObject implements ConnectionRequest {
     }
 
     private void refuse(String reason) {
-        if (connection != null) {
-            connection.reject(Frame.REJECT_NON_PEER, reason.getBytes(java.nio.charset.StandardCharsets.UTF_8));
-        } else {
-            attempt.ep.failAttempt(attempt, EventNumber.CONNECTION_NON_PEER_REJECTED);
-        }
+        inbound.refuse(reason);
     }
 }

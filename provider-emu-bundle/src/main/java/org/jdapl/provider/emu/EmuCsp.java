@@ -9,26 +9,12 @@ import org.jdapl.dat.HandleType;
  * An emulated Common Service Point: listens on the IA's address with a port of its own; peers reach
  * it with {@code dat_ep_common_connect} and the request carries the port as connection qualifier.
  */
-final class EmuCsp extends EmuObject implements CommonServicePoint {
-    private final EmuIa ia;
+final class EmuCsp extends EmuListener implements CommonServicePoint {
     private final InetSocketAddress address;
-    private final EmuEvd evd;
 
     EmuCsp(EmuIa ia, InetSocketAddress address, EmuEvd evd) {
-        super(HandleType.CSP);
-        this.ia = ia;
+        super(HandleType.CSP, ia, evd, address.getPort());
         this.address = address;
-        this.evd = evd;
-        evd.use();
-    }
-
-    @Override
-    EmuIa ia() {
-        return ia;
-    }
-
-    EmuEvd evd() {
-        return evd;
     }
 
     int port() {
@@ -38,21 +24,16 @@ final class EmuCsp extends EmuObject implements CommonServicePoint {
     @Override
     public CspParam query() {
         checkLive();
-        return new CspParam(ia, address, evd);
+        return new CspParam(ia(), address, evd());
     }
 
     @Override
     public void free() {
-        ia.locked(() -> {
-            checkLive();
-            destroy();
-            ia.forget(this);
-        });
+        freeWith(this::destroy);
     }
 
-    void destroy() {
-        markFreed();
-        ia.stopCommonListening(address.getPort(), this);
-        evd.unuse();
+    @Override
+    void stopListening() {
+        ia().listeners().stopCommon(address.getPort(), this);
     }
 }

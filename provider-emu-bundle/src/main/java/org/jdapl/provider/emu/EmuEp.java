@@ -1,6 +1,5 @@
 package org.jdapl.provider.emu;
 
-import java.lang.foreign.MemorySegment;
 import java.net.InetSocketAddress;
 import java.net.SocketAddress;
 import java.util.ArrayDeque;
@@ -48,7 +47,7 @@ import org.jdapl.dat.VaType;
  * queue is empty, then a notification to the peer; the peer (if still connected) flushes, reports
  * DISCONNECTED and answers; the answer completes the local disconnect.
  */
-final class EmuEp extends EmuObject implements Endpoint {
+public final class EmuEp extends EmuObject implements Endpoint {
     private final EmuIa ia;
     private final EmuSrq srq;
     private final boolean providerCreated;
@@ -66,8 +65,8 @@ final class EmuEp extends EmuObject implements Endpoint {
     private ConnectAttempt attempt;
     private EmuCr pendingRequest;
     private Link link;
-    /** The TCP connection while it is being established (active side) or accepted (passive side). */
-    private TcpConnection pendingConn;
+    /** The link while it is being established (tcp: active side connecting, passive side accepted). */
+    private Link pending;
     private boolean notifySent;
     private boolean peerNotified;
     private boolean pumpScheduled;
@@ -194,11 +193,11 @@ final class EmuEp extends EmuObject implements Endpoint {
                 throw state.invalid("dat_ep_modify");
             }
             EmuPz z = newPz == null ? pz : ia.own(newPz, EmuPz.class, HandleType.PZ);
-            EpAttributes attrs = newAttributes == null ? attributes : ia.checkEpAttributes(newAttributes, srq != null);
+            EpAttributes attrs = newAttributes == null ? attributes : EmuLimits.checkEpAttributes(newAttributes, srq != null);
             EmuEvd r = recv == null ? recvEvd : ia.ownEvd(recv, DatReturnSubtype.INVALID_HANDLE_EVD_RECV);
             EmuEvd q = request == null ? requestEvd : ia.ownEvd(request, DatReturnSubtype.INVALID_HANDLE_EVD_REQUEST);
             EmuEvd c = connect == null ? connectEvd : ia.ownEvd(connect, DatReturnSubtype.INVALID_HANDLE_EVD_CONN);
-            EmuIa.checkStreams(r, q, c);
+            EmuEvd.checkStreams(r, q, c);
             if (z != pz) {
                 if (srq != null && srq.pz() != z) {
                     throw new DatException(DatReturnType.PROTECTION_VIOLATION, DatReturnSubtype.NO_SUBTYPE,
@@ -231,7 +230,11 @@ final class EmuEp extends EmuObject implements Endpoint {
         state = providerCreated ? EpState.TENTATIVE_CONNECTION_PENDING : EpState.PASSIVE_CONNECTION_PENDING;
     }
 
-    /** The request of this EP was rejected or handed off: a reserved EP is free again, a provider EP goes. */
+    /**
+     * The request of this EP was rejected or handed off: a reserved EP is free again, a provider EP goes.
+     *
+     * <p>Behaviours: FREE_07.
+     */
     void releaseRequest(EmuCr cr) {
         if (pendingRequest != cr) {
             return;
@@ -249,33 +252,47 @@ final class EmuEp extends EmuObject implements Endpoint {
 
     // ---------------------------------------------------------------- connection establishment
 
+    /**
+     * Behaviours: CONN_01, CONN_02, CONN_08, CONN_09, CONN_12: the EP must be UNCONNECTED, the address
+     * valid and the QoS supported; it goes ACTIVE_CONNECTION_PENDING with a local port.
+     */
     @Override
     public void connect(SocketAddress remote, long connQual, long timeoutMicros, byte[] privateData, Qos qos,
                         ConnectFlag flag) {
-        ia.locked(() -> {
+        do {
+            ia.fabric().prepareConnect(ia, remote);
+        } while (!ia.locked(() -> {
             checkLive();
             byte[] data = checkConnect(timeoutMicros, privateData, qos, flag);
             ia.fabric().checkRemoteAddress(remote);
-            startConnect(remote, connQual, false, timeoutMicros, data);
-        });
+            return startConnect(remote, connQual, false, timeoutMicros, data);
+        }));
     }
 
     @Override
     public void dupConnect(Endpoint dup, long timeoutMicros, byte[] privateData, Qos qos) {
-        ia.locked(() -> {
+        SocketAddress[] remote = new SocketAddress[1];
+        do {
+            if (remote[0] != null) {
+                ia.fabric().prepareConnect(ia, remote[0]);
+            }
+        } while (!ia.locked(() -> {
             checkLive();
             EmuEp other = ia.own(dup, EmuEp.class, HandleType.EP);
             if (other.state != EpState.CONNECTED) {
                 throw other.state.invalid("dat_ep_dup_connect of an EP that is not connected");
             }
             byte[] data = checkConnect(timeoutMicros, privateData, qos, ConnectFlag.DEFAULT);
-            startConnect(other.remoteAddress, other.remotePortQual, false, timeoutMicros, data);
-        });
+            remote[0] = other.remoteAddress;
+            return startConnect(other.remoteAddress, other.remotePortQual, false, timeoutMicros, data);
+        }));
     }
 
     @Override
     public void commonConnect(SocketAddress remote, long timeoutMicros, byte[] privateData) {
-        ia.locked(() -> {
+        do {
+            ia.fabric().prepareConnect(ia, remote);
+        } while (!ia.locked(() -> {
             checkLive();
             byte[] data = checkConnect(timeoutMicros, privateData, Qos.BEST_EFFORT, ConnectFlag.DEFAULT);
             ia.fabric().checkRemoteAddress(remote);
@@ -284,10 +301,11 @@ final class EmuEp extends EmuObject implements Endpoint {
                 throw new DatException(DatReturnType.INVALID_ADDRESS, DatReturnSubtype.INVALID_ADDRESS_MALFORMED,
                         "a common connect names the CSP's port; " + remote + " has none");
             }
-            startConnect(remote, port, true, timeoutMicros, data);
-        });
+            return startConnect(remote, port, true, timeoutMicros, data);
+        }));
     }
 
+    /** Behaviours: CONN_01 (INVALID_STATE), CONN_09 (MODEL_NOT_SUPPORTED). */
     private byte[] checkConnect(long timeoutMicros, byte[] privateData, Qos qos, ConnectFlag flag) {
         if (state != EpState.UNCONNECTED) {
             throw state.invalid("dat_ep_connect");
@@ -306,7 +324,7 @@ final class EmuEp extends EmuObject implements Endpoint {
         if (timeoutMicros <= 0) {
             throw DatException.invalidParameter(4, "timeout " + timeoutMicros + " is not positive");
         }
-        byte[] data = ia.checkPrivateData(privateData, 5);
+        byte[] data = EmuLimits.privateData(privateData, 5);
         if (connectEvd == null) {
             throw DatException.invalidState(DatReturnSubtype.INVALID_STATE_EP_EVD_CONNECT,
                     "the EP has no connect EVD to report the outcome on");
@@ -314,7 +332,17 @@ final class EmuEp extends EmuObject implements Endpoint {
         return data;
     }
 
-    private void startConnect(SocketAddress remote, long connQual, boolean common, long timeoutMicros, byte[] data) {
+    /**
+     * Starts the attempt (domain lock held).
+     *
+     * @return false, with nothing changed, if the loopback IA at {@code remote} is not in this IA's lock
+     *         domain (it opened after {@link Fabric#prepareConnect}); the caller prepares again
+     */
+    private boolean startConnect(SocketAddress remote, long connQual, boolean common, long timeoutMicros,
+                                 byte[] data) {
+        if (!ia.fabric().canConnect(ia, remote)) {
+            return false;
+        }
         state = EpState.ACTIVE_CONNECTION_PENDING;
         localPortQual = ia.nextPortQual();
         remoteAddress = remote;
@@ -323,33 +351,21 @@ final class EmuEp extends EmuObject implements Endpoint {
         peerNotified = false;
         ConnectAttempt a = new ConnectAttempt(this, data);
         attempt = a;
-        if (ia.fabric() instanceof TcpFabric tcp) {
-            pendingConn = tcp.connect(a, remote, connQual, common, data, localPortQual);
-            if (timeoutMicros < Dat.TIMEOUT_INFINITE) {
-                a.setTimer(ia.schedule(TimeUnit.MICROSECONDS.toNanos(timeoutMicros),
-                        () -> failAttempt(a, a.delivered ? EventNumber.CONNECTION_TIMED_OUT
-                                : EventNumber.CONNECTION_UNREACHABLE)));
-            }
-            return;
-        }
-        EmuIa target = ia.fabric().resolve(remote);
-        if (target == null) {
-            ia.later(() -> failAttempt(a, EventNumber.CONNECTION_UNREACHABLE));
-            return;
-        }
-        if (!target.deliverRequest(a, null, connQual, common, data, ia.address(), localPortQual)) {
-            ia.later(() -> failAttempt(a, EventNumber.CONNECTION_NON_PEER_REJECTED));
-            return;
-        }
+        ia.fabric().connect(a, remote, connQual, common, data, localPortQual);
         if (timeoutMicros < Dat.TIMEOUT_INFINITE) {
             a.setTimer(ia.schedule(TimeUnit.MICROSECONDS.toNanos(timeoutMicros),
                     () -> failAttempt(a, a.delivered ? EventNumber.CONNECTION_TIMED_OUT
                             : EventNumber.CONNECTION_UNREACHABLE)));
         }
+        return true;
     }
 
-    /** Ends a live attempt with a failure event and DISCONNECTED (fabric lock held). */
-    void failAttempt(ConnectAttempt a, EventNumber outcome) {
+    /**
+     * Ends a live attempt with a failure event and DISCONNECTED (fabric lock held).
+     *
+     * <p>Behaviours: CONN_05, CONN_06, CONN_07: NON_PEER_REJECTED, UNREACHABLE, TIMED_OUT.
+     */
+    public void failAttempt(ConnectAttempt a, EventNumber outcome) {
         if (!a.isLive()) {
             return;
         }
@@ -358,8 +374,12 @@ final class EmuEp extends EmuObject implements Endpoint {
         goDisconnected(outcome, null);
     }
 
-    /** The peer rejected the request of a live attempt (fabric lock held). */
-    void rejectedBy(ConnectAttempt a, byte[] privateData) {
+    /**
+     * The peer rejected the request of a live attempt (fabric lock held).
+     *
+     * <p>Behaviours: CONN_04, CONN_13: PEER_REJECTED with the reject private data.
+     */
+    public void rejectedBy(ConnectAttempt a, byte[] privateData) {
         if (!a.isLive()) {
             return;
         }
@@ -375,7 +395,11 @@ final class EmuEp extends EmuObject implements Endpoint {
         }
     }
 
-    /** Accepts {@code cr} on this (passive) EP (fabric lock held; the request is consumed). */
+    /**
+     * Accepts {@code cr} on this (passive) EP (domain lock held; the request is consumed): COMPLETION_PENDING
+     * until the fabric establishes the connection, or DISCONNECTED with ACCEPT_COMPLETION_ERROR if the
+     * active side no longer waits (CONN_03).
+     */
     void acceptFrom(EmuCr cr, byte[] privateData) {
         pendingRequest = null;
         localPortQual = cr.connQual();
@@ -384,36 +408,35 @@ final class EmuEp extends EmuObject implements Endpoint {
         notifySent = false;
         peerNotified = false;
         state = EpState.COMPLETION_PENDING;
-        TcpConnection conn = cr.connection();
-        if (conn != null) {
-            if (!conn.accept(this, privateData)) {
-                goDisconnected(EventNumber.CONNECTION_ACCEPT_COMPLETION_ERROR, null);
-                return;
-            }
-            pendingConn = conn;
-            return;
-        }
-        ConnectAttempt a = cr.attempt();
-        if (!a.isLive() || a.ep.state != EpState.ACTIVE_CONNECTION_PENDING) {
+        if (!cr.inbound().accept(this, privateData)) {
             goDisconnected(EventNumber.CONNECTION_ACCEPT_COMPLETION_ERROR, null);
-            return;
         }
-        EmuEp active = a.ep;
-        a.finish();
-        active.attempt = null;
-        Link l = new LocalLink(active, this);
+    }
+
+    /** The fabric establishes {@code l} for this EP later (tcp: handshake in progress; domain lock held). */
+    public void awaitEstablishment(Link l) {
+        pending = l;
+    }
+
+    /**
+     * The connection is established (domain lock held): CONNECTED, CONNECTION_EVENT_ESTABLISHED with the
+     * peer's private data on the connect EVD (CONN_03, CONN_13), and requests may flow.
+     */
+    void established(Link l, byte[] privateData) {
+        if (attempt != null) {
+            attempt.finish();
+            attempt = null;
+        }
+        pending = null;
         link = l;
-        active.link = l;
         state = EpState.CONNECTED;
-        active.state = EpState.CONNECTED;
-        postConnection(EventNumber.CONNECTION_ESTABLISHED, null);
-        active.postConnection(EventNumber.CONNECTION_ESTABLISHED, privateData);
-        active.kick();
+        postConnection(EventNumber.CONNECTION_ESTABLISHED, privateData);
         kick();
     }
 
     // ---------------------------------------------------------------- disconnect, reset, free
 
+    /** Behaviours: DISC_01, DISC_04, DISC_05, DISC_06, DISC_10, DISC_11, DISC_12. */
     @Override
     public void disconnect(CloseFlag flag) {
         ia.locked(() -> {
@@ -453,21 +476,33 @@ final class EmuEp extends EmuObject implements Endpoint {
         return state == EpState.CONNECTED || state == EpState.DISCONNECT_PENDING;
     }
 
-    /** Closes the connection at once: this EP and the peer end DISCONNECTED, their DTOs flushed. */
+    /**
+     * Closes the connection at once: this EP and the peer end DISCONNECTED, their DTOs flushed.
+     *
+     * <p>Behaviours: DISC_02: abrupt, both ends DISCONNECTED, every outstanding DTO flushed.
+     */
     private void abruptClose(boolean localEvent) {
         link.abort(this, false);
         goDisconnected(localEvent ? EventNumber.CONNECTION_DISCONNECTED : null, null);
     }
 
-    /** The peer ended the connection at once (abrupt disconnect, or a failure when {@code broken}). */
-    void remoteAbort(boolean broken) {
+    /**
+     * The peer ended the connection at once (abrupt disconnect, or a failure when {@code broken}).
+     *
+     * <p>Behaviours: DISC_13, DISC_14, DISC_17.
+     */
+    public void remoteAbort(boolean broken) {
         if (connectedState()) {
             goDisconnected(broken ? EventNumber.CONNECTION_BROKEN : EventNumber.CONNECTION_DISCONNECTED, null);
         }
     }
 
-    /** Breaks the connection as a transport failure does: both ends get CONNECTION_BROKEN. */
-    void breakLink() {
+    /**
+     * Breaks the connection as a transport failure does: both ends get CONNECTION_BROKEN.
+     *
+     * <p>Behaviours: DISC_03, DISC_17: an error completion breaks the connection; later DTOs are flushed.
+     */
+    public void breakLink() {
         Link l = link;
         if (l == null) {
             return;
@@ -478,47 +513,41 @@ final class EmuEp extends EmuObject implements Endpoint {
         }
     }
 
-    /** The TCP connection of this EP failed (fabric lock held): BROKEN, or the establishment fails. */
-    void transportFailed(TcpConnection conn) {
+    /** The transport of {@code conn} failed (domain lock held): BROKEN (DISC_17), or the establishment fails. */
+    public void transportFailed(Link conn) {
         if (link == conn) {
             if (connectedState()) {
                 goDisconnected(EventNumber.CONNECTION_BROKEN, null);
             }
-        } else if (pendingConn == conn) {
-            pendingConn = null;
+        } else if (pending == conn) {
+            pending = null;
             if (state == EpState.COMPLETION_PENDING) {
                 goDisconnected(EventNumber.CONNECTION_ACCEPT_COMPLETION_ERROR, null);
             }
         }
     }
 
-    /** The active side's TCP handshake was accepted by the peer (fabric lock held). */
-    boolean tcpEstablished(ConnectAttempt a, TcpConnection conn, byte[] acceptData) {
-        if (!a.isLive() || state != EpState.ACTIVE_CONNECTION_PENDING || pendingConn != conn) {
+    /**
+     * The peer accepted the request of attempt {@code a} on {@code l} (active side, domain lock held).
+     *
+     * @return false if the attempt has ended meanwhile: the caller abandons the link
+     */
+    public boolean acceptedBy(ConnectAttempt a, Link l, byte[] acceptData) {
+        if (!a.isLive() || state != EpState.ACTIVE_CONNECTION_PENDING || pending != l) {
             return false;
         }
-        a.finish();
-        attempt = null;
-        pendingConn = null;
-        link = conn;
-        state = EpState.CONNECTED;
-        postConnection(EventNumber.CONNECTION_ESTABLISHED, acceptData);
+        established(l, acceptData);
         return true;
     }
 
-    /** The active side confirmed an accepted TCP connection (fabric lock held). */
-    void tcpPassiveEstablished(TcpConnection conn) {
-        if (pendingConn != conn || state != EpState.COMPLETION_PENDING) {
-            return;
+    /** The active side confirmed the connection this EP accepted on {@code l} (domain lock held). */
+    public void confirmedBy(Link l) {
+        if (pending == l && state == EpState.COMPLETION_PENDING) {
+            established(l, null);
         }
-        pendingConn = null;
-        link = conn;
-        state = EpState.CONNECTED;
-        postConnection(EventNumber.CONNECTION_ESTABLISHED, null);
-        kick();
     }
 
-    ArrayDeque<WorkRequest> requests() {
+    public ArrayDeque<WorkRequest> requests() {
         return requestQueue;
     }
 
@@ -531,14 +560,18 @@ final class EmuEp extends EmuObject implements Endpoint {
         return connectedState() && link != null && link.isOpen();
     }
 
+    /**
+     * Behaviours: DISC_08, DISC_09, DISC_16: DISCONNECTED after every successful completion; no byte moves
+     * afterwards; both queues flushed.
+     */
     void goDisconnected(EventNumber event, byte[] privateData) {
         state = EpState.DISCONNECTED;
         if (link != null) {
             link.close();
         }
-        if (pendingConn != null) {
-            TcpConnection c = pendingConn;
-            pendingConn = null;
+        if (pending != null) {
+            Link c = pending;
+            pending = null;
             c.abandon();
         }
         flushAll();
@@ -547,8 +580,13 @@ final class EmuEp extends EmuObject implements Endpoint {
         }
     }
 
-    /** Once the request queue is empty, notify the peer; complete when the peer has answered. */
-    void tryFinishGraceful() {
+    /**
+     * Once the request queue is empty, notify the peer; complete when the peer has answered.
+     *
+     * <p>Behaviours: DISC_04, DISC_15: graceful disconnect completes after the request queue drained and
+     * the peer answered.
+     */
+    public void tryFinishGraceful() {
         if (state != EpState.DISCONNECT_PENDING || !requestQueue.isEmpty()) {
             return;
         }
@@ -561,8 +599,12 @@ final class EmuEp extends EmuObject implements Endpoint {
         }
     }
 
-    /** The peer's graceful disconnect notification (or its answer to ours) arrived. */
-    void peerDisconnectNotification() {
+    /**
+     * The peer's graceful disconnect notification (or its answer to ours) arrived.
+     *
+     * <p>Behaviours: DISC_13, DISC_14, DISC_15.
+     */
+    public void peerDisconnectNotification() {
         peerNotified = true;
         if (state == EpState.CONNECTED) {
             notifySent = true;
@@ -573,6 +615,7 @@ final class EmuEp extends EmuObject implements Endpoint {
         }
     }
 
+    /** Behaviours: DISC_18: a DISCONNECTED EP is reset to UNCONNECTED and can connect again. */
     @Override
     public void reset() {
         ia.locked(() -> {
@@ -591,6 +634,7 @@ final class EmuEp extends EmuObject implements Endpoint {
         });
     }
 
+    /** Behaviours: FREE_01, FREE_02, FREE_05. */
     @Override
     public void free() {
         ia.locked(() -> {
@@ -608,6 +652,8 @@ final class EmuEp extends EmuObject implements Endpoint {
      * Destroys the EP whatever its state (fabric lock held): establishment is aborted, a connection
      * closed (the peer gets DISCONNECTED, or BROKEN when {@code broken}), outstanding DTOs flushed.
      * After this no event of the EP is posted anywhere.
+     *
+     * <p>Behaviours: FREE_03, FREE_04, FREE_06.
      */
     void teardown(boolean broken) {
         if (attempt != null) {
@@ -621,9 +667,9 @@ final class EmuEp extends EmuObject implements Endpoint {
                 abruptClose(false);
             }
         }
-        if (pendingConn != null) {
-            TcpConnection c = pendingConn;
-            pendingConn = null;
+        if (pending != null) {
+            Link c = pending;
+            pending = null;
             c.abandon();
         }
         state = EpState.DISCONNECTED;
@@ -650,21 +696,17 @@ final class EmuEp extends EmuObject implements Endpoint {
         postSendWithInvalidate(iov, cookie, flags, false, 0);
     }
 
+    /** Behaviours: OBJ_07, LMR_04. */
     @Override
     public void postSendWithInvalidate(List<LmrTriplet> iov, long cookie, Set<CompletionFlag> flags,
                                        boolean invalidate, int rmrContext) {
         ia.locked(() -> {
             checkLive();
-            checkFlags(flags, 3);
+            DtoChecks.flags(flags, 3);
             requireConnected("dat_ep_post_send");
-            List<LmrTriplet> checked = Segments.check(ia, pz, iov, MemPriv.LOCAL_READ, attributes.maxRequestIov(), 2);
-            long length = Segments.total(checked);
-            if (length > attributes.maxMessageSize()) {
-                throw DatException.invalidParameter(2, "a message of " + length + " bytes is over the EP's maximum "
-                        + attributes.maxMessageSize());
-            }
+            WorkRequest.Send send = DtoChecks.send(this, iov, cookie, flags, invalidate, rmrContext);
             requireRequestSlot();
-            requestQueue.addLast(new WorkRequest.Send(checked, length, cookie, flags, invalidate, rmrContext));
+            requestQueue.addLast(send);
             kick();
         });
     }
@@ -673,22 +715,16 @@ final class EmuEp extends EmuObject implements Endpoint {
     public void postRecv(List<LmrTriplet> iov, long cookie, Set<CompletionFlag> flags) {
         ia.locked(() -> {
             checkLive();
-            checkFlags(flags, 4);
+            DtoChecks.flags(flags, 4);
             if (srq != null) {
                 throw DatException.invalidState(DatReturnSubtype.NO_SUBTYPE,
                         "the EP takes its receives from an SRQ; post them there");
             }
-            List<LmrTriplet> checked = Segments.check(ia, pz, iov, MemPriv.LOCAL_WRITE, attributes.maxRecvIov(), 2);
-            long capacity = Segments.total(checked);
-            if (capacity > attributes.maxMessageSize()) {
-                throw DatException.invalidParameter(2, "a receive of " + capacity + " bytes is over the EP's maximum "
-                        + attributes.maxMessageSize());
-            }
+            WorkRequest.Recv r = DtoChecks.recv(this, iov, cookie, flags);
             if (recvQueue.size() >= attributes.maxRecvDtos()) {
                 throw new DatException(DatReturnType.INSUFFICIENT_RESOURCES, DatReturnSubtype.RESOURCE_TEP,
                         "the EP holds " + attributes.maxRecvDtos() + " receives");
             }
-            WorkRequest.Recv r = new WorkRequest.Recv(checked, capacity, cookie, flags);
             if (state == EpState.DISCONNECTED) {
                 completeRecv(r, DtoStatus.FLUSHED, 0, DtoOperation.RECEIVE, 0);
                 return;
@@ -723,29 +759,16 @@ final class EmuEp extends EmuObject implements Endpoint {
         postRdma(false, iov, null, cookie, remote, flags);
     }
 
+    /** Behaviours: OBJ_08, LMR_04, LMR_06. */
     private void postRdma(boolean read, List<LmrTriplet> iov, RmrTriplet localTarget, long cookie, RmrTriplet remote,
                           Set<CompletionFlag> flags) {
         ia.locked(() -> {
             checkLive();
-            checkFlags(flags, 5);
+            DtoChecks.flags(flags, 5);
             requireConnected(read ? "dat_ep_post_rdma_read" : "dat_ep_post_rdma_write");
-            if (remote == null) {
-                throw DatException.invalidParameter(4, "no remote RMR triplet");
-            }
-            List<LmrTriplet> checked = localTarget != null ? null
-                    : Segments.check(ia, pz, iov, read ? MemPriv.LOCAL_WRITE : MemPriv.LOCAL_READ,
-                    attributes.maxRequestIov(), 2);
-            long length = checked != null ? Segments.total(checked) : localTarget.length();
-            if (length > attributes.maxRdmaSize()) {
-                throw DatException.invalidParameter(2, "an RDMA of " + length + " bytes is over the EP's maximum "
-                        + attributes.maxRdmaSize());
-            }
-            if (length > remote.length()) {
-                throw new DatException(DatReturnType.LENGTH_ERROR, "the local side holds " + length
-                        + " bytes, the remote triplet only " + remote.length());
-            }
+            WorkRequest.Rdma rdma = DtoChecks.rdma(this, read, iov, localTarget, cookie, remote, flags);
             requireRequestSlot();
-            requestQueue.addLast(new WorkRequest.Rdma(read, checked, localTarget, remote, length, cookie, flags));
+            requestQueue.addLast(rdma);
             kick();
         });
     }
@@ -753,31 +776,13 @@ final class EmuEp extends EmuObject implements Endpoint {
     /** {@code dat_rmr_bind} through this EP (fabric lock held). */
     int postBind(EmuRmr rmr, LocalMemoryRegion lmr, long offset, long length, Set<MemPriv> privileges,
                  VaType vaType, long cookie, Set<CompletionFlag> flags) {
-        checkFlags(flags, 8);
+        DtoChecks.flags(flags, 8);
         if (rmr.pz() != pz) {
             throw new DatException(DatReturnType.PROTECTION_VIOLATION, "the RMR and the EP are of different PZs");
         }
         requireConnected("dat_rmr_bind");
-        EmuRmr.Binding binding = null;
-        if (length != 0) {
-            EmuLmr region = ia.own(lmr, EmuLmr.class, HandleType.LMR);
-            if (region.pz() != pz) {
-                throw new DatException(DatReturnType.PROTECTION_VIOLATION, "the LMR and the RMR are of different PZs");
-            }
-            long size = region.segment().byteSize();
-            if (offset < 0 || length < 0 || offset > size || length > size - offset) {
-                throw DatException.invalidParameter(2, "[" + offset + ", +" + length + ") lies outside the LMR of "
-                        + size + " bytes");
-            }
-            if (privileges == null || vaType == null) {
-                throw DatException.invalidParameter(3, "privileges and VA type must be given");
-            }
-            if (!region.privileges().containsAll(privileges)) {
-                throw new DatException(DatReturnType.PRIVILEGES_VIOLATION, "the LMR grants " + region.privileges()
-                        + ", not " + privileges);
-            }
-            binding = new EmuRmr.Binding(region, offset, length, privileges, vaType, this, ia.newRmrContext());
-        }
+        EmuRmr.Binding binding = length == 0 ? null
+                : DtoChecks.binding(this, lmr, offset, length, privileges, vaType);
         requireRequestSlot();
         rmr.apply(binding);
         requestQueue.addLast(new WorkRequest.Bind(rmr, binding, cookie, flags));
@@ -785,12 +790,7 @@ final class EmuEp extends EmuObject implements Endpoint {
         return binding == null ? 0 : binding.context();
     }
 
-    private static void checkFlags(Set<CompletionFlag> flags, int arg) {
-        if (flags == null) {
-            throw DatException.invalidParameter(arg, "no completion flags (use an empty set)");
-        }
-    }
-
+    /** Behaviours: DISC_07: posting while DISCONNECT_PENDING (or not connected) fails INVALID_STATE. */
     private void requireConnected(String operation) {
         if (state != EpState.CONNECTED) {
             throw state.invalid(operation);
@@ -807,11 +807,13 @@ final class EmuEp extends EmuObject implements Endpoint {
     // ---------------------------------------------------------------- processing
 
     /**
-     * Has the request queue processed on the IA's thread, as a NIC processes posted work after the
-     * post returns (fabric lock held). Several kicks before the thread runs make one pass.
+     * Processes the request queue (fabric lock held). On an open connection the poster's thread moves
+     * the data itself, with no hand-off to another thread: the loopback link copies into the peer's
+     * memory, the tcp link writes the frames. Otherwise (a graceful disconnect waiting for its queue to
+     * drain) the IA's thread makes one pass after the call returns; several kicks make one pass.
      */
     void kick() {
-        if (link instanceof TcpConnection && linkOpen()) {
+        if (linkOpen()) {
             pumpRequests();
             return;
         }
@@ -827,7 +829,7 @@ final class EmuEp extends EmuObject implements Endpoint {
     }
 
     /** Processes the request queue in order as far as it can go now (fabric lock held). */
-    void pumpRequests() {
+    public void pumpRequests() {
         Link l = link;
         if (l == null || !linkOpen()) {
             if (requestQueue.isEmpty()) {
@@ -838,127 +840,8 @@ final class EmuEp extends EmuObject implements Endpoint {
         l.pump(this);
     }
 
-    /** Processes the request queue against an EP of the loopback fabric (fabric lock held). */
-    void pumpLocal(EmuEp peer) {
-        while (!requestQueue.isEmpty()) {
-            if (!linkOpen()) {
-                return;
-            }
-            if (ia.held() || peer.ia.held()) {
-                return;
-            }
-            if (!execute(requestQueue.peekFirst(), peer)) {
-                return;
-            }
-        }
-        tryFinishGraceful();
-    }
-
-    /** Executes the head request; false if it must wait (no receive at the peer yet). */
-    private boolean execute(WorkRequest wr, EmuEp peer) {
-        return switch (wr) {
-            case WorkRequest.Send send -> executeSend(send, peer);
-            case WorkRequest.Rdma rdma -> executeRdma(rdma, peer);
-            case WorkRequest.Bind bind -> {
-                requestQueue.pollFirst();
-                completeRequest(bind, DtoStatus.SUCCESS, 0);
-                yield true;
-            }
-            case WorkRequest.Recv recv -> throw new IllegalStateException("a receive in the request queue");
-        };
-    }
-
-    private boolean executeSend(WorkRequest.Send send, EmuEp peer) {
-        if (!Segments.usable(send.iov)) {
-            return fail(send, DtoStatus.LOCAL_PROTECTION);
-        }
-        WorkRequest.Recv recv = peer.nextReceive();
-        if (recv == null) {
-            long now = System.nanoTime();
-            if (send.rnrDeadline == 0) {
-                send.rnrDeadline = now + TimeUnit.MILLISECONDS.toNanos(EmuLimits.RNR_RETRY_MILLIS);
-            } else if (now - send.rnrDeadline >= 0) {
-                return fail(send, DtoStatus.RECEIVER_NOT_READY);
-            }
-            if (!send.rnrTimerArmed) {
-                send.rnrTimerArmed = true;
-                ia.schedule(send.rnrDeadline - now + TimeUnit.MILLISECONDS.toNanos(1), () -> {
-                    send.rnrTimerArmed = false;
-                    if (!isFreed()) {
-                        pumpRequests();
-                    }
-                });
-            }
-            return false;
-        }
-        peer.takeReceive();
-        if (!Segments.usable(recv.iov)) {
-            requestQueue.pollFirst();
-            peer.completeRecv(recv, DtoStatus.LOCAL_PROTECTION, 0, DtoOperation.RECEIVE, 0);
-            completeRequest(send, DtoStatus.REMOTE_RESPONDER, 0);
-            breakLink();
-            return true;
-        }
-        if (send.length > recv.capacity) {
-            requestQueue.pollFirst();
-            peer.completeRecv(recv, DtoStatus.LOCAL_LENGTH, 0, DtoOperation.RECEIVE, 0);
-            completeRequest(send, DtoStatus.REMOTE_RESPONDER, 0);
-            breakLink();
-            return true;
-        }
-        DtoOperation op = DtoOperation.RECEIVE;
-        int invalidated = 0;
-        if (send.invalidate) {
-            if (!peer.ia.invalidateRmr(send.rmrContext, peer)) {
-                requestQueue.pollFirst();
-                peer.completeRecv(recv, DtoStatus.REMOTE_ACCESS, 0, DtoOperation.RECEIVE_WITH_INVALIDATE, 0);
-                completeRequest(send, DtoStatus.REMOTE_ACCESS, 0);
-                breakLink();
-                return true;
-            }
-            op = DtoOperation.RECEIVE_WITH_INVALIDATE;
-            invalidated = send.rmrContext;
-        }
-        Segments.copy(Segments.slices(send.iov), Segments.slices(recv.iov), send.length);
-        requestQueue.pollFirst();
-        peer.completeRecv(recv, DtoStatus.SUCCESS, send.length, op, invalidated);
-        completeRequest(send, DtoStatus.SUCCESS, send.length);
-        return true;
-    }
-
-    private boolean executeRdma(WorkRequest.Rdma rdma, EmuEp peer) {
-        List<MemorySegment> local;
-        if (rdma.iov != null) {
-            if (!Segments.usable(rdma.iov)) {
-                return fail(rdma, DtoStatus.LOCAL_PROTECTION);
-            }
-            local = Segments.slices(rdma.iov);
-        } else {
-            MemorySegment sink = ia.resolveContext(rdma.localTarget.rmrContext(), this,
-                    rdma.localTarget.targetAddress(), rdma.length, MemPriv.REMOTE_WRITE);
-            if (sink == null) {
-                return fail(rdma, DtoStatus.LOCAL_PROTECTION);
-            }
-            local = List.of(sink);
-        }
-        MemPriv needed = rdma.read ? MemPriv.REMOTE_READ : MemPriv.REMOTE_WRITE;
-        MemorySegment target = peer.ia.resolveContext(rdma.remote.rmrContext(), peer, rdma.remote.targetAddress(),
-                rdma.remote.length(), needed);
-        if (target == null) {
-            return fail(rdma, DtoStatus.REMOTE_ACCESS);
-        }
-        if (rdma.read) {
-            Segments.copy(List.of(target), local, rdma.length);
-        } else {
-            Segments.copy(local, List.of(target), rdma.length);
-        }
-        requestQueue.pollFirst();
-        completeRequest(rdma, DtoStatus.SUCCESS, rdma.length);
-        return true;
-    }
-
     /** Completes the head request with an error and breaks the connection, as RC does. */
-    boolean fail(WorkRequest wr, DtoStatus status) {
+    public boolean fail(WorkRequest wr, DtoStatus status) {
         requestQueue.pollFirst();
         completeRequest(wr, status, 0);
         breakLink();
@@ -979,6 +862,7 @@ final class EmuEp extends EmuObject implements Endpoint {
         }
     }
 
+    /** Behaviours: DISC_02, DISC_08: every posted DTO and bind completes exactly once, FLUSHED. */
     private void flushAll() {
         WorkRequest wr;
         while ((wr = requestQueue.pollFirst()) != null) {
@@ -993,7 +877,7 @@ final class EmuEp extends EmuObject implements Endpoint {
         }
     }
 
-    void completeRequest(WorkRequest wr, DtoStatus status, long length) {
+    public void completeRequest(WorkRequest wr, DtoStatus status, long length) {
         wr.markCompleted();
         if (requestEvd == null || (status == DtoStatus.SUCCESS && wr.has(CompletionFlag.SUPPRESS))) {
             return;
@@ -1004,7 +888,7 @@ final class EmuEp extends EmuObject implements Endpoint {
         ia.post(requestEvd, event, !wr.has(CompletionFlag.UNSIGNALLED));
     }
 
-    void completeRecv(WorkRequest.Recv r, DtoStatus status, long length, DtoOperation op, int rmrContext) {
+    public void completeRecv(WorkRequest.Recv r, DtoStatus status, long length, DtoOperation op, int rmrContext) {
         r.markCompleted();
         if (recvEvd == null || (status == DtoStatus.SUCCESS && r.has(CompletionFlag.SUPPRESS))) {
             return;

@@ -20,7 +20,14 @@ import org.jdapl.dat.HandleType;
 
 /**
  * An emulated Event Dispatcher. Events are queued under the EVD's own lock, so waiting and dequeuing
- * never take the fabric lock. Waiters block on a condition (no spinning); several may wait at once.
+ * never take the fabric lock. A waiter on the loopback fabric first spins briefly on the queue's size
+ * ({@link #SPIN_NANOS}: an answer that comes within it costs no park and no wake-up), then blocks on a
+ * condition; nothing spins while nobody waits. The spin adapts: once a spin ends empty-handed (the
+ * answering thread had no CPU to run on, say), waiters park at once and only every
+ * {@link #SPIN_PROBE}th wait spins again to see whether spinning pays once more. Several threads
+ * may wait at once. A {@link #dequeue}
+ * that finds the queue empty lets a fabric with an input of its own (tcp) read it at once, so a
+ * polling consumer is served as promptly as a waiting one.
  * An event arriving when the queue already holds {@code qlen} events is still queued (none is lost),
  * and the overflow is reported once as ASYNC_ERROR_EVD_OVERFLOW on the IA's asynchronous EVD.
  */
@@ -34,7 +41,30 @@ final class EmuEvd extends EmuObject implements EventDispatcher {
     private boolean enabled = true;
     private boolean waitable = true;
     private boolean overflowed;
-    private int waiters;
+    /**
+     * How long a waiter spins before it parks (system property {@code jdapl.emu.evd.spinMicros},
+     * default 20 µs; 0 parks at once).
+     */
+    static final long SPIN_NANOS = TimeUnit.MICROSECONDS.toNanos(
+            Math.max(0, Long.getLong("jdapl.emu.evd.spinMicros", 20L)));
+    /** While spinning does not pay, one wait in this many spins to find out whether it does again. */
+    static final int SPIN_PROBE = 64;
+    /** Whether the last spin saw an event arrive (guarded by the queue lock). */
+    private boolean spinPays = true;
+    /** Waits since spinning stopped paying (guarded by the queue lock). */
+    private int waitsWithoutSpin;
+    /** Threads in {@link #waitEvent} (written under the queue lock, read without it by dequeue). */
+    private volatile int waiters;
+    /** Threads parked on {@link #changed} (guarded by the queue lock). */
+    private int parked;
+    /** The queue's size, readable without the queue lock. */
+    private volatile int size;
+    /**
+     * Events queued that wake waiters (signalled, EVD enabled), counted: what a spinning waiter watches,
+     * so that an unsignalled completion wakes a spinner no more than a parked waiter (written under the
+     * queue lock).
+     */
+    private volatile int signals;
     /** A waiting thread that polls the fabric itself (guarded by the queue lock). */
     private Thread pollingWaiter;
     // guarded by the fabric lock
@@ -75,6 +105,8 @@ final class EmuEvd extends EmuObject implements EventDispatcher {
      * (an unsignalled completion).
      *
      * @return true if the queue just went over its length, which the caller reports
+     *
+     * <p>Behaviours: OBJ_04: no event is dropped; the overflow is reported.
      */
     boolean enqueue(DatEvent event, boolean notify) {
         if (isFreed()) {
@@ -83,16 +115,20 @@ final class EmuEvd extends EmuObject implements EventDispatcher {
         queueLock.lock();
         try {
             queue.addLast(event);
+            size = queue.size();
             boolean crossed = false;
             if (queue.size() > qlen && !overflowed) {
                 overflowed = true;
                 crossed = true;
             }
             if (notify && enabled) {
+                signals++;
                 if (waiters == 1 && pollingWaiter == Thread.currentThread()) {
                     // The only waiter is this thread, polling the fabric: it looks at the queue when its poll returns.
+                } else if (waiters > 0 && parked == 0 && pollingWaiter == null) {
+                    // Every waiter spins on the size and sees the event itself.
                 } else if (waiters > 0) {
-                    if (ia.lock().isHeldByCurrentThread()) {
+                    if (ia.domain().isHeldByCurrentThread()) {
                         Wakeups.defer(this);
                     } else {
                         changed.signalAll();
@@ -122,8 +158,7 @@ final class EmuEvd extends EmuObject implements EventDispatcher {
     @Override
     public EvdParam query() {
         checkLive();
-        ia.lock().lock();
-        try {
+        return ia.locked(() -> {
             checkLive();
             queueLock.lock();
             try {
@@ -131,9 +166,7 @@ final class EmuEvd extends EmuObject implements EventDispatcher {
             } finally {
                 queueLock.unlock();
             }
-        } finally {
-            ia.lock().unlock();
-        }
+        });
     }
 
     @Override
@@ -195,6 +228,7 @@ final class EmuEvd extends EmuObject implements EventDispatcher {
         });
     }
 
+    /** Behaviours: OBJ_09. */
     @Override
     public void postSoftwareEvent(Object pointer) {
         ia.locked(() -> {
@@ -217,6 +251,16 @@ final class EmuEvd extends EmuObject implements EventDispatcher {
     @Override
     public Optional<DatEvent> dequeue() {
         checkLive();
+        if (size == 0) {
+            if (waiters > 0) {
+                throw DatException.invalidState(DatReturnSubtype.INVALID_STATE_EVD_WAITER,
+                        "a thread waits on the EVD");
+            }
+            ia.fabric().pollNow();
+            if (size == 0) {
+                return Optional.empty();
+            }
+        }
         queueLock.lock();
         try {
             checkLive();
@@ -232,6 +276,7 @@ final class EmuEvd extends EmuObject implements EventDispatcher {
 
     private DatEvent take() {
         DatEvent event = queue.pollFirst();
+        size = queue.size();
         if (queue.size() <= qlen) {
             overflowed = false;
         }
@@ -253,6 +298,7 @@ final class EmuEvd extends EmuObject implements EventDispatcher {
         return false;
     }
 
+    /** Behaviours: OBJ_03: TIMEOUT_EXPIRED after the timeout. */
     @Override
     public DatEvent waitEvent(long timeoutMicros, int threshold) {
         checkLive();
@@ -271,6 +317,7 @@ final class EmuEvd extends EmuObject implements EventDispatcher {
             boolean infinite = timeoutMicros >= Dat.TIMEOUT_INFINITE;
             long remaining = infinite ? Long.MAX_VALUE : TimeUnit.MICROSECONDS.toNanos(timeoutMicros);
             waiters++;
+            boolean spun = SPIN_NANOS == 0 || !(spinPays || ++waitsWithoutSpin % SPIN_PROBE == 0);
             try {
                 while (true) {
                     if (ready(threshold)) {
@@ -289,6 +336,15 @@ final class EmuEvd extends EmuObject implements EventDispatcher {
                     }
                     long before = infinite ? 0 : System.nanoTime();
                     Fabric fabric = ia.fabric();
+                    if (!spun && !fabric.canPoll()) {
+                        spun = true;
+                        spinPays = spinForEvent(infinite ? SPIN_NANOS : Math.min(SPIN_NANOS, remaining));
+                        if (!infinite) {
+                            long now = System.nanoTime();
+                            remaining -= now - before;
+                        }
+                        continue;
+                    }
                     if (enabled && fabric.canPoll()) {
                         fabric.announcePoll();
                         Thread self = Thread.currentThread();
@@ -315,10 +371,15 @@ final class EmuEvd extends EmuObject implements EventDispatcher {
                             continue;
                         }
                     }
-                    if (infinite) {
-                        changed.await();
-                    } else {
-                        changed.awaitNanos(remaining);
+                    parked++;
+                    try {
+                        if (infinite) {
+                            changed.await();
+                        } else {
+                            changed.awaitNanos(remaining);
+                        }
+                    } finally {
+                        parked--;
                     }
                     if (!infinite) {
                         remaining -= System.nanoTime() - before;
@@ -333,6 +394,26 @@ final class EmuEvd extends EmuObject implements EventDispatcher {
             }
         } finally {
             queueLock.unlock();
+        }
+    }
+
+    /**
+     * Spins up to {@code nanos} without the queue lock until an event is queued or the EVD changes
+     * (queue lock held on entry and on return).
+     *
+     * @return whether an event arrived while spinning
+     */
+    private boolean spinForEvent(long nanos) {
+        int seen = signals;
+        queueLock.unlock();
+        try {
+            long end = System.nanoTime() + nanos;
+            while (signals == seen && !isFreed() && System.nanoTime() - end < 0) {
+                Thread.onSpinWait();
+            }
+            return signals != seen;
+        } finally {
+            queueLock.lock();
         }
     }
 
@@ -364,6 +445,7 @@ final class EmuEvd extends EmuObject implements EventDispatcher {
             checkLive();
             enabled = on;
             if (on) {
+                signals++;
                 changed.signalAll();
             }
         } finally {
@@ -387,6 +469,7 @@ final class EmuEvd extends EmuObject implements EventDispatcher {
         try {
             checkLive();
             waitable = on;
+            signals++;
             changed.signalAll();
         } finally {
             queueLock.unlock();
@@ -407,5 +490,24 @@ final class EmuEvd extends EmuObject implements EventDispatcher {
                 target.attach();
             }
         });
+    }
+
+    /**
+     * Checks that the EVDs of an EP carry the streams their roles need.
+     *
+     * @throws DatException INVALID_HANDLE with the subtype of the role
+     */
+    static void checkStreams(EmuEvd recv, EmuEvd request, EmuEvd connect) {
+        if (recv != null && !recv.accepts(EvdFlag.DTO)) {
+            throw DatException.invalidHandle(DatReturnSubtype.INVALID_HANDLE_EVD_RECV, "the receive EVD lacks the DTO stream");
+        }
+        if (request != null && !request.accepts(EvdFlag.DTO) && !request.accepts(EvdFlag.RMR_BIND)) {
+            throw DatException.invalidHandle(DatReturnSubtype.INVALID_HANDLE_EVD_REQUEST,
+                    "the request EVD lacks the DTO stream");
+        }
+        if (connect != null && !connect.accepts(EvdFlag.CONNECTION)) {
+            throw DatException.invalidHandle(DatReturnSubtype.INVALID_HANDLE_EVD_CONN,
+                    "the connect EVD lacks the CONNECTION stream");
+        }
     }
 }

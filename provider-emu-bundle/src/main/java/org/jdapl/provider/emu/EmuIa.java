@@ -1,23 +1,15 @@
 package org.jdapl.provider.emu;
 
 import java.lang.foreign.MemorySegment;
-import java.lang.invoke.VarHandle;
 import java.net.InetSocketAddress;
 import java.net.SocketAddress;
-import java.security.SecureRandom;
 import java.util.ArrayList;
 import java.util.EnumMap;
-import java.util.HashMap;
-import java.util.HashSet;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledFuture;
-import java.util.concurrent.ScheduledThreadPoolExecutor;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Consumer;
 import java.util.function.Supplier;
@@ -49,7 +41,6 @@ import org.jdapl.dat.PublicServicePoint;
 import org.jdapl.dat.RemoteMemoryRegion;
 import org.jdapl.dat.ReservedServicePoint;
 import org.jdapl.dat.RmrScope;
-import org.jdapl.dat.ServicePoint;
 import org.jdapl.dat.SharedReceiveQueue;
 import org.jdapl.dat.SrqAttributes;
 import org.jdapl.dat.VaType;
@@ -63,44 +54,34 @@ import org.slf4j.LoggerFactory;
  * retries, deferred connection outcomes) and an agent thread (CNO wait agents and stages).
  * Closing the IA frees every object and stops both threads.
  */
-final class EmuIa extends EmuObject implements InterfaceAdapter {
+public final class EmuIa extends EmuObject implements InterfaceAdapter {
     private static final Logger LOG = LoggerFactory.getLogger(EmuIa.class);
-    private static final SecureRandom RANDOM = new SecureRandom();
-    private static final Thread PROBE = Thread.ofPlatform().unstarted(() -> { });
 
     private final EmuProvider provider;
     private final String name;
     private final Fabric fabric;
-    private final ReentrantLock lock;
+    private final LockDomain domain;
     private final SocketAddress address;
     private final IaAttributes attributes;
     private final EmuEvd asyncEvd;
     // guarded by the fabric lock
     private final Set<EmuObject> objects = new LinkedHashSet<>();
-    private final Map<Long, EmuObject> listeners = new HashMap<>();
-    private final Map<Integer, EmuCsp> commonListeners = new HashMap<>();
-    private final Map<Integer, RemoteTarget> contexts = new HashMap<>();
-    private final Set<Integer> lmrContexts = new HashSet<>();
+    private final Listeners listeners = new Listeners(this);
+    private final Contexts contexts = new Contexts();
     private long nextPortQual = 0x8000_0000L;
-    private long nextAnyQual = 0x4000_0000L;
     private volatile boolean held;
-    // guarded by threadLock
-    private final Object threadLock = new Object();
-    private ScheduledThreadPoolExecutor timer;
-    private ExecutorService agents;
-    private volatile Thread timerThread;
-    private volatile Thread agentThread;
+    private final IaThreads threads = new IaThreads(this);
 
     EmuIa(EmuProvider provider, String name, IaParams params, Fabric fabric, int asyncEvdQlen) {
         super(HandleType.IA);
         this.provider = provider;
         this.name = name;
         this.fabric = fabric;
-        this.lock = fabric.lock();
+        this.domain = fabric.lockDomain();
         this.address = fabric.attach(this);
         String adapter = "emu-" + params.fabric() + (params.label().isEmpty() ? "" : ":" + params.label());
         this.attributes = EmuLimits.iaAttributes(adapter, address, params.fabric());
-        lock.lock();
+        ReentrantLock lock = domain.acquire();
         try {
             asyncEvd = new EmuEvd(this, asyncEvdQlen, null, Set.of(EvdFlag.ASYNC));
             asyncEvd.use();
@@ -123,20 +104,22 @@ final class EmuIa extends EmuObject implements InterfaceAdapter {
         return fabric;
     }
 
-    ReentrantLock lock() {
-        return lock;
+    /** The lock domain of the IA: the IAs it is connected to on the loopback fabric share it. */
+    LockDomain domain() {
+        return domain;
     }
 
     SocketAddress address() {
         return address;
     }
 
-    boolean held() {
+    public boolean held() {
         return held;
     }
 
+    /** Runs {@code action} under the IA's domain lock, then wakes the EVD waiters it deferred. */
     void locked(Runnable action) {
-        lock.lock();
+        ReentrantLock lock = domain.acquire();
         try {
             action.run();
         } finally {
@@ -148,7 +131,7 @@ final class EmuIa extends EmuObject implements InterfaceAdapter {
     }
 
     <T> T locked(Supplier<T> action) {
-        lock.lock();
+        ReentrantLock lock = domain.acquire();
         try {
             return action.get();
         } finally {
@@ -182,42 +165,6 @@ final class EmuIa extends EmuObject implements InterfaceAdapter {
         return e;
     }
 
-    static void checkStreams(EmuEvd recv, EmuEvd request, EmuEvd connect) {
-        if (recv != null && !recv.accepts(EvdFlag.DTO)) {
-            throw DatException.invalidHandle(DatReturnSubtype.INVALID_HANDLE_EVD_RECV, "the receive EVD lacks the DTO stream");
-        }
-        if (request != null && !request.accepts(EvdFlag.DTO) && !request.accepts(EvdFlag.RMR_BIND)) {
-            throw DatException.invalidHandle(DatReturnSubtype.INVALID_HANDLE_EVD_REQUEST,
-                    "the request EVD lacks the DTO stream");
-        }
-        if (connect != null && !connect.accepts(EvdFlag.CONNECTION)) {
-            throw DatException.invalidHandle(DatReturnSubtype.INVALID_HANDLE_EVD_CONN,
-                    "the connect EVD lacks the CONNECTION stream");
-        }
-    }
-
-    EpAttributes checkEpAttributes(EpAttributes a, boolean withSrq) {
-        if (a.maxMessageSize() > EmuLimits.MAX_MESSAGE_SIZE || a.maxRdmaSize() > EmuLimits.MAX_RDMA_SIZE
-                || a.maxRecvDtos() > EmuLimits.MAX_DTO_PER_EP || a.maxRequestDtos() > EmuLimits.MAX_DTO_PER_EP
-                || a.maxRecvIov() > EmuLimits.MAX_IOV || a.maxRequestIov() > EmuLimits.MAX_IOV
-                || a.maxRdmaReadIn() > EmuLimits.MAX_RDMA_READ_PER_EP
-                || a.maxRdmaReadOut() > EmuLimits.MAX_RDMA_READ_PER_EP) {
-            throw DatException.invalidParameter(6, "EP attributes over the IA's limits: " + a);
-        }
-        return a;
-    }
-
-    byte[] checkPrivateData(byte[] data, int arg) {
-        if (data == null) {
-            return new byte[0];
-        }
-        if (data.length > EmuLimits.MAX_PRIVATE_DATA) {
-            throw DatException.invalidParameter(arg, data.length + " bytes of private data, over the maximum of "
-                    + EmuLimits.MAX_PRIVATE_DATA);
-        }
-        return data.clone();
-    }
-
     long nextPortQual() {
         return nextPortQual++;
     }
@@ -236,166 +183,35 @@ final class EmuIa extends EmuObject implements InterfaceAdapter {
         }
     }
 
-    /** Runs {@code task} under the fabric lock after {@code delayNanos}, unless the IA is closed first. */
+    /** Runs {@code task} under the domain lock after {@code delayNanos}, unless the IA is closed first. */
     ScheduledFuture<?> schedule(long delayNanos, Runnable task) {
-        synchronized (threadLock) {
-            if (isFreed()) {
-                return null;
-            }
-            if (timer == null) {
-                timer = new ScheduledThreadPoolExecutor(1, r -> {
-                    Thread t = Thread.ofPlatform().daemon().name("jdapl-emu-" + name + "-timer").unstarted(r);
-                    timerThread = t;
-                    return t;
-                });
-                timer.setRemoveOnCancelPolicy(true);
-            }
-            return timer.schedule(() -> locked(() -> {
-                if (!isFreed()) {
-                    try {
-                        task.run();
-                    } catch (RuntimeException e) {
-                        LOG.error("timer task of IA {} failed", name, e);
-                    }
-                }
-            }), Math.max(0, delayNanos), TimeUnit.NANOSECONDS);
-        }
+        return threads.schedule(delayNanos, task);
     }
 
-    void later(Runnable task) {
-        schedule(0, task);
+    /** Runs {@code task} under the domain lock on the IA's timer thread, after the caller returns. */
+    public void later(Runnable task) {
+        threads.schedule(0, task);
     }
 
     /** Runs consumer code (a CNO wait agent or stage) on the agent thread, never under a lock. */
     void runAgent(Runnable task) {
-        synchronized (threadLock) {
-            if (isFreed()) {
-                return;
-            }
-            if (agents == null) {
-                agents = Executors.newSingleThreadExecutor(r -> {
-                    Thread t = Thread.ofPlatform().daemon().name("jdapl-emu-" + name + "-agent").unstarted(r);
-                    agentThread = t;
-                    return t;
-                });
-            }
-            agents.execute(() -> {
-                try {
-                    task.run();
-                } catch (RuntimeException e) {
-                    LOG.warn("a CNO wait agent of IA {} failed", name, e);
-                }
-            });
-        }
+        threads.runAgent(task);
     }
 
     private void stopThreads() {
         fabric.stop();
-        ScheduledThreadPoolExecutor t;
-        ExecutorService a;
-        synchronized (threadLock) {
-            t = timer;
-            a = agents;
-            timer = null;
-            agents = null;
-        }
-        if (t != null) {
-            t.shutdownNow();
-            awaitUnless(t, timerThread);
-        }
-        if (a != null) {
-            a.shutdown();
-            awaitUnless(a, agentThread);
-        }
+        threads.stop();
     }
 
-    /** Waits until the executor's thread has ended, unless the caller is that thread. */
-    private void awaitUnless(ExecutorService executor, Thread worker) {
-        if (Thread.currentThread() == worker) {
-            return;
-        }
-        try {
-            if (!executor.awaitTermination(5, TimeUnit.SECONDS) || (worker != null && !worker.join(
-                    java.time.Duration.ofSeconds(5)))) {
-                LOG.warn("a thread of IA {} did not stop within 5 s", name);
-            }
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        }
+    /** The IA's service points, where connection requests arrive. */
+    Listeners listeners() {
+        return listeners;
     }
 
-    // ---------------------------------------------------------------- connection requests
-
-    /**
-     * A connection request of {@code attempt} arrives on {@code qual} (a CSP port when
-     * {@code common}) (fabric lock held).
-     *
-     * @return false if nobody listens there or the backlog is full (NON_PEER_REJECTED)
-     */
-    boolean deliverRequest(ConnectAttempt attempt, TcpConnection connection, long qual, boolean common, byte[] privateData, SocketAddress from,
+    /** Connection requests arrive (see {@link Listeners#deliver}). */
+    public boolean deliverRequest(Inbound inbound, long qual, boolean common, byte[] privateData, SocketAddress from,
                            long fromPort) {
-        if (isFreed()) {
-            return false;
-        }
-        EmuEvd evd;
-        ServicePoint point;
-        EmuEp localEp = null;
-        EmuPsp psp = null;
-        if (common) {
-            EmuCsp csp = qual > 0 && qual <= 0xffff ? commonListeners.get((int) qual) : null;
-            if (csp == null) {
-                return false;
-            }
-            evd = csp.evd();
-            point = csp;
-        } else {
-            EmuObject listener = listeners.get(qual);
-            if (listener instanceof EmuPsp p) {
-                if (p.backlogFull()) {
-                    return false;
-                }
-                psp = p;
-                evd = p.evd();
-                point = p;
-                if (p.flag() == PspFlag.PROVIDER) {
-                    localEp = new EmuEp(this, null, null, null, evd.accepts(EvdFlag.CONNECTION) ? evd : null, null,
-                            EpAttributes.defaults(), EpState.TENTATIVE_CONNECTION_PENDING, true);
-                    objects.add(localEp);
-                }
-            } else if (listener instanceof EmuRsp r) {
-                evd = r.evd();
-                point = null;
-                localEp = r.ep();
-                r.destroy();
-                forget(r);
-            } else {
-                return false;
-            }
-        }
-        EmuCr cr = new EmuCr(this, attempt, connection, qual, from, fromPort, privateData, localEp, psp);
-        objects.add(cr);
-        if (localEp != null) {
-            localEp.requestArrived(cr);
-        }
-        if (attempt != null) {
-            attempt.delivered = true;
-        }
-        post(evd, new DatEvent.ConnectionRequest(evd, point, address, qual, cr, false), true);
-        return true;
-    }
-
-    boolean isListening(long qual) {
-        return listeners.containsKey(qual);
-    }
-
-    void stopListening(long qual, EmuObject point) {
-        listeners.remove(qual, point);
-    }
-
-    void stopCommonListening(int port, EmuCsp csp) {
-        if (commonListeners.remove(port, csp) && fabric instanceof TcpFabric tcp) {
-            tcp.stopCommon(port);
-        }
+        return listeners.deliver(inbound, qual, common, privateData, from, fromPort);
     }
 
     void forget(EmuObject object) {
@@ -404,51 +220,9 @@ final class EmuIa extends EmuObject implements InterfaceAdapter {
 
     // ---------------------------------------------------------------- contexts
 
-    int newRmrContext() {
-        int ctx;
-        do {
-            ctx = RANDOM.nextInt();
-        } while (ctx == 0 || contexts.containsKey(ctx));
-        return ctx;
-    }
-
-    private int newLmrContext() {
-        int ctx;
-        do {
-            ctx = RANDOM.nextInt();
-        } while (ctx == 0 || lmrContexts.contains(ctx));
-        lmrContexts.add(ctx);
-        return ctx;
-    }
-
-    void registerContext(int ctx, RemoteTarget target) {
-        contexts.put(ctx, target);
-    }
-
-    void unregisterContext(int ctx) {
-        if (ctx != 0) {
-            contexts.remove(ctx);
-        }
-    }
-
-    void releaseLmrContext(int ctx) {
-        lmrContexts.remove(ctx);
-    }
-
-    /** The memory a context of this IA exposes to {@code ep}'s connection, or null if refused. */
-    MemorySegment resolveContext(int ctx, EmuEp ep, long address, long length, MemPriv needed) {
-        RemoteTarget target = contexts.get(ctx);
-        return target == null ? null : target.resolve(ep, address, length, needed);
-    }
-
-    /** A send with invalidate names {@code ctx}: revokes that RMR if {@code ep} may use it. */
-    boolean invalidateRmr(int ctx, EmuEp ep) {
-        if (contexts.get(ctx) instanceof EmuRmr rmr && rmr.pz() == ep.pz()
-                && (rmr.scope() != RmrScope.EP || rmr.binding().ep() == ep)) {
-            rmr.revoke();
-            return true;
-        }
-        return false;
+    /** The IA's rmr_context and lmr_context table. */
+    public Contexts contexts() {
+        return contexts;
     }
 
     void revokeEpScopeRmrs(EmuEp ep) {
@@ -490,6 +264,7 @@ final class EmuIa extends EmuObject implements InterfaceAdapter {
         return new IaQuery(asyncEvd, attributes, EmuLimits.providerAttributes());
     }
 
+    /** Behaviours: OBJ_01: GRACEFUL fails while objects live, ABRUPT frees them all. */
     @Override
     public void close(CloseFlag flag) {
         if (flag == null) {
@@ -581,9 +356,7 @@ final class EmuIa extends EmuObject implements InterfaceAdapter {
         }
         objects.clear();
         listeners.clear();
-        commonListeners.clear();
         contexts.clear();
-        lmrContexts.clear();
         markFreed();
         fabric.detach(this);
         provider.closed(this);
@@ -613,6 +386,11 @@ final class EmuIa extends EmuObject implements InterfaceAdapter {
     private <T extends EmuObject> T add(T object) {
         objects.add(object);
         return object;
+    }
+
+    /** Makes {@code object}, created by the provider, one of the IA's objects (domain lock held). */
+    <T extends EmuObject> T adopt(T object) {
+        return add(object);
     }
 
     @Override
@@ -662,12 +440,12 @@ final class EmuIa extends EmuObject implements InterfaceAdapter {
             EmuEvd r = recvEvd == null ? null : ownEvd(recvEvd, DatReturnSubtype.INVALID_HANDLE_EVD_RECV);
             EmuEvd q = requestEvd == null ? null : ownEvd(requestEvd, DatReturnSubtype.INVALID_HANDLE_EVD_REQUEST);
             EmuEvd c = connectEvd == null ? null : ownEvd(connectEvd, DatReturnSubtype.INVALID_HANDLE_EVD_CONN);
-            checkStreams(r, q, c);
+            EmuEvd.checkStreams(r, q, c);
             EmuSrq s = srq == null ? null : own(srq, EmuSrq.class, HandleType.SRQ);
             if (s != null && s.pz() != p) {
                 throw new DatException(DatReturnType.PROTECTION_VIOLATION, "the SRQ belongs to another PZ");
             }
-            EpAttributes a = checkEpAttributes(attributes == null ? EpAttributes.defaults() : attributes, s != null);
+            EpAttributes a = EmuLimits.checkEpAttributes(attributes == null ? EpAttributes.defaults() : attributes, s != null);
             return add(new EmuEp(this, p, r, q, c, s, a, EpState.UNCONNECTED, false));
         });
     }
@@ -688,17 +466,9 @@ final class EmuIa extends EmuObject implements InterfaceAdapter {
             if (flag == null) {
                 throw DatException.invalidParameter(4, "no PSP flag");
             }
-            if (listeners.containsKey(connQual)) {
-                throw new DatException(DatReturnType.CONN_QUAL_IN_USE, "connection qualifier " + connQual
-                        + " is in use on IA " + name);
-            }
-            return listen(connQual, new EmuPsp(this, connQual, e, flag));
+            listeners.checkFree(connQual);
+            return add(listeners.listen(connQual, new EmuPsp(this, connQual, e, flag)));
         });
-    }
-
-    private <T extends EmuObject> T listen(long qual, T point) {
-        listeners.put(qual, point);
-        return add(point);
     }
 
     @Override
@@ -709,12 +479,8 @@ final class EmuIa extends EmuObject implements InterfaceAdapter {
             if (flag == null) {
                 throw DatException.invalidParameter(3, "no PSP flag");
             }
-            long qual = nextAnyQual;
-            while (listeners.containsKey(qual)) {
-                qual++;
-            }
-            nextAnyQual = qual + 1;
-            return listen(qual, new EmuPsp(this, qual, e, flag));
+            long qual = listeners.anyQual();
+            return add(listeners.listen(qual, new EmuPsp(this, qual, e, flag)));
         });
     }
 
@@ -727,12 +493,9 @@ final class EmuIa extends EmuObject implements InterfaceAdapter {
             if (endpoint.state() != EpState.UNCONNECTED) {
                 throw endpoint.state().invalid("dat_rsp_create");
             }
-            if (listeners.containsKey(connQual)) {
-                throw new DatException(DatReturnType.CONN_QUAL_IN_USE, "connection qualifier " + connQual
-                        + " is in use on IA " + name);
-            }
+            listeners.checkFree(connQual);
             endpoint.reserve();
-            return listen(connQual, new EmuRsp(this, connQual, e, endpoint));
+            return add(listeners.listen(connQual, new EmuRsp(this, connQual, e, endpoint)));
         });
     }
 
@@ -741,36 +504,8 @@ final class EmuIa extends EmuObject implements InterfaceAdapter {
         return locked(() -> {
             checkLive();
             EmuEvd e = crEvd(crEvd);
-            if (fabric instanceof TcpFabric tcp) {
-                if (!(cspAddress instanceof InetSocketAddress inet) || inet.isUnresolved()) {
-                    throw new DatException(DatReturnType.INVALID_ADDRESS, DatReturnSubtype.INVALID_ADDRESS_MALFORMED,
-                            "a CSP on the tcp fabric listens on an IP address and port, not " + cspAddress);
-                }
-                InetSocketAddress bound = tcp.listenCommon(inet);
-                EmuCsp csp = new EmuCsp(this, bound, e);
-                commonListeners.put(bound.getPort(), csp);
-                return add(csp);
-            }
-            if (!(cspAddress instanceof InetSocketAddress inet) || inet.isUnresolved()
-                    || !inet.getAddress().equals(((InetSocketAddress) address).getAddress())) {
-                throw new DatException(DatReturnType.INVALID_ADDRESS, DatReturnSubtype.INVALID_ADDRESS_UNSUPPORTED,
-                        "a CSP listens on this IA's address " + address + ", not " + cspAddress);
-            }
-            int port = inet.getPort();
-            if (port == 0) {
-                port = 1024;
-                while (port <= 0xffff && commonListeners.containsKey(port)) {
-                    port++;
-                }
-                if (port > 0xffff) {
-                    throw new DatException(DatReturnType.PORT_IN_USE, "every CSP port of IA " + name + " is in use");
-                }
-            } else if (commonListeners.containsKey(port)) {
-                throw new DatException(DatReturnType.PORT_IN_USE, "CSP port " + port + " is in use on IA " + name);
-            }
-            EmuCsp csp = new EmuCsp(this, new InetSocketAddress(inet.getAddress(), port), e);
-            commonListeners.put(port, csp);
-            return add(csp);
+            InetSocketAddress bound = fabric.listenCommon(this, cspAddress, listeners::portTaken);
+            return add(listeners.listenCommon(bound.getPort(), new EmuCsp(this, bound, e)));
         });
     }
 
@@ -780,27 +515,7 @@ final class EmuIa extends EmuObject implements InterfaceAdapter {
         return locked(() -> {
             checkLive();
             EmuPz p = own(pz, EmuPz.class, HandleType.PZ);
-            if (region == null || privileges == null || vaType == null) {
-                throw DatException.invalidParameter(region == null ? 2 : privileges == null ? 3 : 4,
-                        "region, privileges and VA type must be given");
-            }
-            if (region.byteSize() == 0) {
-                throw new DatException(DatReturnType.LENGTH_ERROR, "an LMR of 0 bytes");
-            }
-            if (!region.isAccessibleBy(PROBE)) {
-                throw DatException.invalidParameter(2, "the segment is confined to one thread; register a segment "
-                        + "of a shared, global or automatic arena, or a heap segment");
-            }
-            if (region.isReadOnly() && (privileges.contains(MemPriv.LOCAL_WRITE)
-                    || privileges.contains(MemPriv.REMOTE_WRITE))) {
-                throw DatException.invalidParameter(3, "write privileges on a read-only segment");
-            }
-            boolean remote = privileges.contains(MemPriv.REMOTE_READ) || privileges.contains(MemPriv.REMOTE_WRITE);
-            int rmrContext = remote ? newRmrContext() : 0;
-            EmuLmr lmr = new EmuLmr(this, p, region, privileges, vaType, newLmrContext(), rmrContext);
-            if (remote) {
-                registerContext(rmrContext, lmr);
-            }
+            EmuLmr lmr = EmuLmr.register(this, p, region, privileges, vaType);
             p.use();
             return add(lmr);
         });
@@ -835,36 +550,12 @@ final class EmuIa extends EmuObject implements InterfaceAdapter {
 
     @Override
     public void lmrSyncRdmaRead(List<LmrTriplet> segments) {
-        syncSegments(segments);
+        EmuLmr.sync(this, segments);
     }
 
     @Override
     public void lmrSyncRdmaWrite(List<LmrTriplet> segments) {
-        syncSegments(segments);
-    }
-
-    /** Memory of this JVM is coherent: checking the segments and a full fence is all a sync needs. */
-    private void syncSegments(List<LmrTriplet> segments) {
-        locked(() -> {
-            checkLive();
-            if (segments == null) {
-                throw DatException.invalidParameter(2, "no segments");
-            }
-            for (LmrTriplet t : segments) {
-                if (t == null) {
-                    throw DatException.invalidParameter(2, "a null segment");
-                }
-                if (t.length() == 0) {
-                    continue;
-                }
-                EmuLmr lmr = own(t.lmr(), EmuLmr.class, HandleType.LMR);
-                long size = lmr.segment().byteSize();
-                if (t.offset() > size || t.length() > size - t.offset()) {
-                    throw DatException.invalidParameter(2, "segment outside its LMR");
-                }
-            }
-        });
-        VarHandle.fullFence();
+        EmuLmr.sync(this, segments);
     }
 
     /** Whether {@code ia} has objects other than the asynchronous EVD (for tests). */

@@ -7,28 +7,31 @@ import java.util.Set;
 
 import org.jdapl.dat.CompletionFlag;
 import org.jdapl.dat.Dat;
+import org.jdapl.dat.DatException;
+import org.jdapl.dat.EpAttributes;
 import org.jdapl.dat.IaAttributes;
 import org.jdapl.dat.ProviderAttributes;
 import org.jdapl.dat.Qos;
+import org.jdapl.provider.emu.tcp.Frame;
 
 /** The documented limits of the emulated provider, and the IA and provider attributes built from them. */
-final class EmuLimits {
+public final class EmuLimits {
     /** The provider's name (the {@code dat.provider} service property). */
     static final String PROVIDER_NAME = "emu";
     /** The provider's version. */
     static final String PROVIDER_VERSION = "1.0";
     /** The largest private data of a connect, accept or reject, in bytes. */
-    static final int MAX_PRIVATE_DATA = 256;
+    public static final int MAX_PRIVATE_DATA = 256;
     /** How long a send waits for a receive at the peer before it completes RECEIVER_NOT_READY. */
     static final long RNR_RETRY_MILLIS = Long.getLong("jdapl.emu.rnrRetryMillis", 1000L);
     /** The most unanswered connection requests a PSP holds; more are NON_PEER_REJECTED. */
     static final int PSP_BACKLOG = 128;
     static final int MAX_EPS = 1 << 16;
     static final int MAX_DTO_PER_EP = 1 << 16;
-    static final int MAX_RDMA_READ_PER_EP = 64;
+    public static final int MAX_RDMA_READ_PER_EP = 64;
     static final int MAX_EVDS = 1 << 16;
     static final int MAX_EVD_QLEN = 1 << 20;
-    static final int MAX_IOV = 64;
+    public static final int MAX_IOV = 64;
     static final int MAX_LMRS = 1 << 20;
     static final int MAX_PZS = 1 << 16;
     static final long MAX_MESSAGE_SIZE = 1L << 31;
@@ -54,5 +57,35 @@ final class EmuLimits {
                 Set.of(Qos.BEST_EFFORT), EnumSet.allOf(CompletionFlag.class), true, MAX_PRIVATE_DATA, 64, true,
                 true, Map.of("fabrics", "loopback,tcp",
                 "tcp_protocol_version", Integer.toString(Frame.VERSION)));
+    }
+
+    /**
+     * @throws org.jdapl.dat.DatException INVALID_PARAMETER (argument 6) for EP attributes over these limits
+     */
+    static EpAttributes checkEpAttributes(EpAttributes a, boolean withSrq) {
+        if (a.maxMessageSize() > MAX_MESSAGE_SIZE || a.maxRdmaSize() > MAX_RDMA_SIZE
+                || a.maxRecvDtos() > MAX_DTO_PER_EP || a.maxRequestDtos() > MAX_DTO_PER_EP
+                || a.maxRecvIov() > MAX_IOV || a.maxRequestIov() > MAX_IOV
+                || a.maxRdmaReadIn() > MAX_RDMA_READ_PER_EP
+                || a.maxRdmaReadOut() > MAX_RDMA_READ_PER_EP) {
+            throw DatException.invalidParameter(6, "EP attributes over the IA's limits: " + a);
+        }
+        return a;
+    }
+
+    /**
+     * A copy of connection private data ({@code null}: none), at most {@link #MAX_PRIVATE_DATA} bytes.
+     *
+     * @throws org.jdapl.dat.DatException INVALID_PARAMETER (argument {@code arg}) when longer
+     */
+    static byte[] privateData(byte[] data, int arg) {
+        if (data == null) {
+            return new byte[0];
+        }
+        if (data.length > MAX_PRIVATE_DATA) {
+            throw DatException.invalidParameter(arg, data.length + " bytes of private data, over the maximum of "
+                    + MAX_PRIVATE_DATA);
+        }
+        return data.clone();
     }
 }

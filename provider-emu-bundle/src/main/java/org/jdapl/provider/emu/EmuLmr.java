@@ -1,11 +1,15 @@
 package org.jdapl.provider.emu;
 
 import java.lang.foreign.MemorySegment;
+import java.lang.invoke.VarHandle;
+import java.util.List;
 import java.util.Set;
 
 import org.jdapl.dat.DatException;
 import org.jdapl.dat.DatReturnSubtype;
+import org.jdapl.dat.DatReturnType;
 import org.jdapl.dat.HandleType;
+import org.jdapl.dat.LmrTriplet;
 import org.jdapl.dat.LocalMemoryRegion;
 import org.jdapl.dat.MemPriv;
 import org.jdapl.dat.VaType;
@@ -25,9 +29,44 @@ final class EmuLmr extends EmuObject implements LocalMemoryRegion, RemoteTarget 
     private final VaType vaType;
     private final int lmrContext;
     private final int rmrContext;
+    /** A thread that never runs: a segment it cannot access is confined to its owner thread. */
+    private static final Thread PROBE = Thread.ofPlatform().unstarted(() -> { });
     private int boundRmrs;
 
-    EmuLmr(EmuIa ia, EmuPz pz, MemorySegment segment, Set<MemPriv> privileges, VaType vaType, int lmrContext,
+    /**
+     * {@code dat_lmr_create} of {@code region} (domain lock held): checks the arguments, takes an
+     * lmr_context and, with a remote privilege, an rmr_context peers can name.
+     *
+     * @throws DatException INVALID_PARAMETER for missing arguments, a thread-confined segment or write
+     *         privileges on a read-only one; LENGTH_ERROR for 0 bytes (OBJ_05)
+     */
+    static EmuLmr register(EmuIa ia, EmuPz pz, MemorySegment region, Set<MemPriv> privileges, VaType vaType) {
+        if (region == null || privileges == null || vaType == null) {
+            throw DatException.invalidParameter(region == null ? 2 : privileges == null ? 3 : 4,
+                    "region, privileges and VA type must be given");
+        }
+        if (region.byteSize() == 0) {
+            throw new DatException(DatReturnType.LENGTH_ERROR, "an LMR of 0 bytes");
+        }
+        if (!region.isAccessibleBy(PROBE)) {
+            throw DatException.invalidParameter(2, "the segment is confined to one thread; register a segment "
+                    + "of a shared, global or automatic arena, or a heap segment");
+        }
+        if (region.isReadOnly() && (privileges.contains(MemPriv.LOCAL_WRITE)
+                || privileges.contains(MemPriv.REMOTE_WRITE))) {
+            throw DatException.invalidParameter(3, "write privileges on a read-only segment");
+        }
+        boolean remote = privileges.contains(MemPriv.REMOTE_READ) || privileges.contains(MemPriv.REMOTE_WRITE);
+        Contexts contexts = ia.contexts();
+        int rmrContext = remote ? contexts.newRmrContext() : 0;
+        EmuLmr lmr = new EmuLmr(ia, pz, region, privileges, vaType, contexts.newLmrContext(), rmrContext);
+        if (remote) {
+            contexts.register(rmrContext, lmr);
+        }
+        return lmr;
+    }
+
+    private EmuLmr(EmuIa ia, EmuPz pz, MemorySegment segment, Set<MemPriv> privileges, VaType vaType, int lmrContext,
            int rmrContext) {
         super(HandleType.LMR);
         this.ia = ia;
@@ -82,6 +121,10 @@ final class EmuLmr extends EmuObject implements LocalMemoryRegion, RemoteTarget 
                 segment.byteSize(), registeredAddress());
     }
 
+    /**
+     * Behaviours: LMR_01, LMR_02, LMR_03: a bound RMR blocks free; the segment stays the consumer's; the
+     * handle dies.
+     */
     @Override
     public void free() {
         ia.locked(() -> {
@@ -98,8 +141,8 @@ final class EmuLmr extends EmuObject implements LocalMemoryRegion, RemoteTarget 
     /** Unregisters the LMR (fabric lock held): its contexts stop naming memory at once. */
     void destroy() {
         markFreed();
-        ia.unregisterContext(rmrContext);
-        ia.releaseLmrContext(lmrContext);
+        ia.contexts().unregister(rmrContext);
+        ia.contexts().releaseLmrContext(lmrContext);
         pz.unuse();
     }
 
@@ -126,5 +169,32 @@ final class EmuLmr extends EmuObject implements LocalMemoryRegion, RemoteTarget 
             return null;
         }
         return segment.asSlice(offset + rel, length);
+    }
+
+    /**
+     * {@code dat_lmr_sync_rdma_read} and {@code _write}: memory of this JVM is coherent, so checking the
+     * segments and a full fence is all a sync needs.
+     */
+    static void sync(EmuIa ia, List<LmrTriplet> segments) {
+        ia.locked(() -> {
+            ia.checkLive();
+            if (segments == null) {
+                throw DatException.invalidParameter(2, "no segments");
+            }
+            for (LmrTriplet t : segments) {
+                if (t == null) {
+                    throw DatException.invalidParameter(2, "a null segment");
+                }
+                if (t.length() == 0) {
+                    continue;
+                }
+                EmuLmr lmr = ia.own(t.lmr(), EmuLmr.class, HandleType.LMR);
+                long size = lmr.segment().byteSize();
+                if (t.offset() > size || t.length() > size - t.offset()) {
+                    throw DatException.invalidParameter(2, "segment outside its LMR");
+                }
+            }
+        });
+        VarHandle.fullFence();
     }
 }

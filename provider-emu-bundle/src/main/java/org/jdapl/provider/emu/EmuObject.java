@@ -8,7 +8,7 @@ import org.jdapl.dat.HandleType;
  * What every emulated DAT object shares: its kind, whether it is freed, and the consumer context
  * ({@code dat_set_consumer_context}, {@code dat_get_consumer_context}, {@code dat_get_handle_type}).
  */
-abstract class EmuObject implements DatHandle {
+public abstract class EmuObject implements DatHandle {
     private final HandleType type;
     private volatile boolean freed;
     private volatile Object consumerContext;
@@ -52,6 +52,8 @@ abstract class EmuObject implements DatHandle {
      * Fails if the object is freed.
      *
      * @throws DatException INVALID_HANDLE with the subtype of the object's kind
+     *
+     * <p>Behaviours: CONN_12, FREE_05, LMR_03: a freed or foreign handle fails INVALID_HANDLE.
      */
     void checkLive() {
         if (freed) {
@@ -61,6 +63,18 @@ abstract class EmuObject implements DatHandle {
 
     DatException invalidHandle() {
         return type.invalid(type + " handle is freed or its IA is closed");
+    }
+
+    /**
+     * {@code dat_*_free} of an object without further checks: checks the handle, runs {@code destroy}
+     * and drops the object from its IA, under the IA's domain lock.
+     */
+    final void freeWith(Runnable destroy) {
+        ia().locked(() -> {
+            checkLive();
+            destroy.run();
+            ia().forget(this);
+        });
     }
 
     void markFreed() {

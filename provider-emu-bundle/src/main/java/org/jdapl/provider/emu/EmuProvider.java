@@ -14,6 +14,8 @@ import org.jdapl.dat.InterfaceAdapter;
 import org.jdapl.dat.spi.DatProvider;
 import org.jdapl.dat.spi.IaSpec;
 import org.jdapl.dat.spi.ProviderStatus;
+import org.jdapl.provider.emu.tcp.Frame;
+import org.jdapl.provider.emu.tcp.TcpFabric;
 import org.osgi.service.component.annotations.Component;
 import org.osgi.service.component.annotations.Deactivate;
 import org.osgi.service.component.annotations.Reference;

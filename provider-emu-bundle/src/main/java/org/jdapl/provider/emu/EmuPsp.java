@@ -8,29 +8,13 @@ import org.jdapl.dat.PublicServicePoint;
  * An emulated Public Service Point: many connection requests on one qualifier, at most
  * {@link EmuLimits#PSP_BACKLOG} of them unanswered at once.
  */
-final class EmuPsp extends EmuObject implements PublicServicePoint {
-    private final EmuIa ia;
-    private final long connQual;
-    private final EmuEvd evd;
+final class EmuPsp extends EmuListener implements PublicServicePoint {
     private final PspFlag flag;
     private int unanswered;
 
     EmuPsp(EmuIa ia, long connQual, EmuEvd evd, PspFlag flag) {
-        super(HandleType.PSP);
-        this.ia = ia;
-        this.connQual = connQual;
-        this.evd = evd;
+        super(HandleType.PSP, ia, evd, connQual);
         this.flag = flag;
-        evd.use();
-    }
-
-    @Override
-    EmuIa ia() {
-        return ia;
-    }
-
-    EmuEvd evd() {
-        return evd;
     }
 
     PspFlag flag() {
@@ -52,21 +36,11 @@ final class EmuPsp extends EmuObject implements PublicServicePoint {
     @Override
     public PspParam query() {
         checkLive();
-        return new PspParam(ia, connQual, evd, flag);
+        return new PspParam(ia(), qual, evd(), flag);
     }
 
     @Override
     public void free() {
-        ia.locked(() -> {
-            checkLive();
-            destroy();
-            ia.forget(this);
-        });
-    }
-
-    void destroy() {
-        markFreed();
-        ia.stopListening(connQual, this);
-        evd.unuse();
+        freeWith(this::destroy);
     }
 }

@@ -36,6 +36,7 @@ final class EmuPz extends EmuObject implements ProtectionZone {
         return new PzParam(ia);
     }
 
+    /** Behaviours: OBJ_02: a PZ in use by an EP, LMR or RMR cannot be freed. */
     @Override
     public void free() {
         ia.locked(() -> {

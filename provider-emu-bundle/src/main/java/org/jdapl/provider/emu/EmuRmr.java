@@ -55,17 +55,14 @@ final class EmuRmr extends EmuObject implements RemoteMemoryRegion, RemoteTarget
 
     @Override
     public RmrParam query() {
-        ia.lock().lock();
-        try {
+        return ia.locked(() -> {
             checkLive();
             Binding b = binding;
             return b == null
                     ? new RmrParam(ia, pz, null, 0, 0, Dat.MEM_PRIV_NONE, 0, scope, VaType.VA)
                     : new RmrParam(ia, pz, b.lmr(), b.offset(), b.length(), b.privileges(), b.context(), scope,
                     b.vaType());
-        } finally {
-            ia.lock().unlock();
-        }
+        });
     }
 
     @Override
@@ -84,7 +81,7 @@ final class EmuRmr extends EmuObject implements RemoteMemoryRegion, RemoteTarget
         binding = b;
         if (b != null) {
             b.lmr().addBinding();
-            ia.registerContext(b.context(), this);
+            ia.contexts().register(b.context(), this);
         }
     }
 
@@ -104,7 +101,7 @@ final class EmuRmr extends EmuObject implements RemoteMemoryRegion, RemoteTarget
 
     void revoke() {
         if (binding != null) {
-            ia.unregisterContext(binding.context());
+            ia.contexts().unregister(binding.context());
             binding.lmr().removeBinding();
             binding = null;
         }
@@ -112,11 +109,7 @@ final class EmuRmr extends EmuObject implements RemoteMemoryRegion, RemoteTarget
 
     @Override
     public void free() {
-        ia.locked(() -> {
-            checkLive();
-            destroy();
-            ia.forget(this);
-        });
+        freeWith(this::destroy);
     }
 
     void destroy() {

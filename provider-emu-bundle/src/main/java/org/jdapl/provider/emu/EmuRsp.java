@@ -9,28 +9,12 @@ import org.jdapl.dat.ReservedServicePoint;
  * arrival destroys it and moves the EP to PASSIVE_CONNECTION_PENDING; freeing it first returns the
  * EP to UNCONNECTED.
  */
-final class EmuRsp extends EmuObject implements ReservedServicePoint {
-    private final EmuIa ia;
-    private final long connQual;
-    private final EmuEvd evd;
+final class EmuRsp extends EmuListener implements ReservedServicePoint {
     private final EmuEp ep;
 
     EmuRsp(EmuIa ia, long connQual, EmuEvd evd, EmuEp ep) {
-        super(HandleType.RSP);
-        this.ia = ia;
-        this.connQual = connQual;
-        this.evd = evd;
+        super(HandleType.RSP, ia, evd, connQual);
         this.ep = ep;
-        evd.use();
-    }
-
-    @Override
-    EmuIa ia() {
-        return ia;
-    }
-
-    EmuEvd evd() {
-        return evd;
     }
 
     EmuEp ep() {
@@ -40,25 +24,16 @@ final class EmuRsp extends EmuObject implements ReservedServicePoint {
     @Override
     public RspParam query() {
         checkLive();
-        return new RspParam(ia, connQual, evd, ep);
+        return new RspParam(ia(), qual, evd(), ep);
     }
 
     @Override
     public void free() {
-        ia.locked(() -> {
-            checkLive();
+        freeWith(() -> {
             destroy();
             if (!ep.isFreed() && ep.state() == EpState.RESERVED) {
                 ep.unreserve();
             }
-            ia.forget(this);
         });
-    }
-
-    /** Destroys the RSP without touching the EP (fabric lock held). */
-    void destroy() {
-        markFreed();
-        ia.stopListening(connQual, this);
-        evd.unuse();
     }
 }

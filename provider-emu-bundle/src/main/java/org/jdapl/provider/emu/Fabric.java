@@ -1,19 +1,26 @@
 package org.jdapl.provider.emu;
 
 import java.net.SocketAddress;
-import java.util.concurrent.locks.ReentrantLock;
 
 /**
  * What the emulated IAs need from a fabric: addresses, finding the IA that holds an address, and the
- * lock that orders every state change and data movement between the IAs it connects. The in-JVM
+ * lock domain of a new IA, which orders every state change and data movement of the IAs it joins. The in-JVM
  * {@link LoopbackFabric} is one; a fabric between processes implements the same contract.
  */
-interface Fabric {
+public interface Fabric {
     /** The fabric's name as ia_params names it, e.g. {@code loopback}. */
     String name();
 
-    /** The lock that guards the objects of every IA on this fabric. */
-    ReentrantLock lock();
+    /** The lock domain of a new IA on this fabric (see {@link LockDomain}). */
+    LockDomain lockDomain();
+
+    /**
+     * Prepares a connect of {@code ia} to {@code remote} before any lock is taken: a fabric whose
+     * connections join IAs of this JVM merges their lock domains, so that the request, the accept and
+     * the data of the connection are ordered by one lock.
+     */
+    default void prepareConnect(EmuIa ia, SocketAddress remote) {
+    }
 
     /**
      * Gives {@code ia} an address of its own on the fabric.
@@ -39,6 +46,37 @@ interface Fabric {
     /** An address of the fabric's range that no IA holds now. */
     SocketAddress unassignedAddress();
 
+    /**
+     * Whether a connect of {@code ia} to {@code remote} can start now under the IA's domain lock; false
+     * if {@link #prepareConnect} has to run again first (the IA at {@code remote} changed meanwhile).
+     */
+    default boolean canConnect(EmuIa ia, SocketAddress remote) {
+        return true;
+    }
+
+    /**
+     * Sends the connection request of {@code attempt} (its EP is ACTIVE_CONNECTION_PENDING, domain lock
+     * held). The outcome reaches the EP later: {@link EmuEp#established}, {@link EmuEp#rejectedBy} or
+     * {@link EmuEp#failAttempt} (UNREACHABLE, NON_PEER_REJECTED), never within this call.
+     *
+     * @param common whether {@code qual} is the port of a common service point
+     * @param portQual the active EP's local port qualifier
+     */
+    void connect(ConnectAttempt attempt, SocketAddress remote, long qual, boolean common, byte[] data, long portQual);
+
+    /**
+     * Listens for a common service point of {@code ia} on {@code at} (domain lock held).
+     *
+     * @param taken whether a CSP of the IA uses a port already
+     * @return the address listened on, with the port chosen if {@code at} had none
+     * @throws org.jdapl.dat.DatException INVALID_ADDRESS for an address that is not the IA's, PORT_IN_USE
+     */
+    java.net.InetSocketAddress listenCommon(EmuIa ia, SocketAddress at, java.util.function.IntPredicate taken);
+
+    /** Stops listening for the common service point on {@code port} (domain lock held). */
+    default void stopCommon(int port) {
+    }
+
     /** Waits for the fabric's threads of a detached IA to end; called without the lock. */
     default void stop() {
     }
@@ -63,6 +101,13 @@ interface Fabric {
      */
     default boolean pollWhileWaiting(long maxNanos) {
         return false;
+    }
+
+    /**
+     * A consumer polls an empty EVD ({@code dat_evd_dequeue}): a fabric with input of its own reads
+     * what has arrived now, without blocking, unless another thread is reading it (no lock held).
+     */
+    default void pollNow() {
     }
 
     /** An EVD waiter may be polling: have it look at its queue again. */

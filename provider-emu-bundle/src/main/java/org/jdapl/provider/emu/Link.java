@@ -3,28 +3,41 @@ package org.jdapl.provider.emu;
 /**
  * An established connection of an EP, as the EP sees it: data moves only while it is open; the first
  * side that reaches DISCONNECTED closes it, so no byte moves on a half-closed connection. The loopback
- * fabric joins two EPs of one JVM ({@link LocalLink}); the TCP fabric joins an EP to a peer in another
- * process ({@link TcpConnection}). Every method runs under the lock of the EP's fabric.
+ * fabric joins two EPs of one JVM ({@link LoopbackLink}); the TCP fabric joins an EP to a peer in another
+ * process ({@link org.jdapl.provider.emu.tcp.TcpConnection}). Every method runs under the domain lock of
+ * the EP's IA.
  */
-abstract class Link {
+public abstract class Link {
+    /** Whether data can still move (set by the fabric's link once established, cleared on close). */
+    protected boolean open;
+
     /** Whether data can still move. */
-    abstract boolean isOpen();
+    public final boolean isOpen() {
+        return open;
+    }
 
     /** Stops data movement for good (the local EP is DISCONNECTED). */
-    abstract void close();
+    public abstract void close();
 
     /**
      * Ends the connection at once: the peer reports DISCONNECTED ({@code broken} false) or BROKEN, and
      * its outstanding DTOs are flushed.
      */
-    abstract void abort(EmuEp from, boolean broken);
+    public abstract void abort(EmuEp from, boolean broken);
 
     /** The graceful disconnect notification of the NetworkDirect scheme (or the answer to the peer's). */
-    abstract void notifyDisconnect(EmuEp from);
+    public abstract void notifyDisconnect(EmuEp from);
 
     /** A receive became available at {@code from}: a send of the peer waiting for one may proceed. */
-    abstract void receivePosted(EmuEp from);
+    public abstract void receivePosted(EmuEp from);
 
     /** Processes the request queue of {@code from} as far as it can go now. */
-    abstract void pump(EmuEp from);
+    public abstract void pump(EmuEp from);
+
+    /**
+     * The EP no longer wants this connection while it is being established (timed out, disconnected,
+     * freed). A loopback link is established at once and has nothing to abandon.
+     */
+    public void abandon() {
+    }
 }

@@ -8,16 +8,20 @@ import java.net.UnknownHostException;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.IntPredicate;
 
 import org.jdapl.dat.DatException;
 import org.jdapl.dat.DatReturnSubtype;
 import org.jdapl.dat.DatReturnType;
+import org.jdapl.dat.EventNumber;
 
 /**
  * The in-JVM fabric: every IA opened on it holds a distinct address in 127.77.0.0/16 (port 0), and
  * IAs reach each other by address. Addresses are handed out round-robin so that an address freed by
- * a closed IA is not reused at once. One lock orders all state changes and data movement, so a
- * transfer and a disconnect never interleave.
+ * a closed IA is not reused at once. Each IA starts with a {@link LockDomain} of its own; a connect
+ * merges the domains of the two IAs before the request is delivered, so a transfer and a disconnect
+ * of one connection never interleave, while connections between disjoint IAs share no lock. The
+ * fabric's own lock guards only its address table.
  */
 final class LoopbackFabric implements Fabric {
     /** The one loopback fabric of the JVM (of this bundle's class loader). */
@@ -40,8 +44,62 @@ final class LoopbackFabric implements Fabric {
     }
 
     @Override
-    public ReentrantLock lock() {
-        return lock;
+    public LockDomain lockDomain() {
+        return new LockDomain();
+    }
+
+    @Override
+    public boolean canConnect(EmuIa ia, SocketAddress remote) {
+        EmuIa target = resolve(remote);
+        return target == null || target.domain().sameAs(ia.domain());
+    }
+
+    /**
+     * Delivers the request to the IA at {@code remote} (in the attempt's lock domain since
+     * {@link #prepareConnect}); with nobody there the attempt ends UNREACHABLE (CONN_06), with nobody
+     * listening on {@code qual} NON_PEER_REJECTED (CONN_05), both after the call returns.
+     */
+    @Override
+    public void connect(ConnectAttempt attempt, SocketAddress remote, long qual, boolean common, byte[] data,
+                        long portQual) {
+        EmuIa from = attempt.ep.ia();
+        EmuIa target = resolve(remote);
+        if (target == null) {
+            from.later(() -> attempt.ep.failAttempt(attempt, EventNumber.CONNECTION_UNREACHABLE));
+        } else if (!target.deliverRequest(attempt, qual, common, data, from.address(), portQual)) {
+            from.later(() -> attempt.ep.failAttempt(attempt, EventNumber.CONNECTION_NON_PEER_REJECTED));
+        }
+    }
+
+    /** A CSP of a loopback IA listens on the IA's own address; port 0 picks the first free one from 1024. */
+    @Override
+    public InetSocketAddress listenCommon(EmuIa ia, SocketAddress at, IntPredicate taken) {
+        InetAddress own = ((InetSocketAddress) ia.address()).getAddress();
+        if (!(at instanceof InetSocketAddress inet) || inet.isUnresolved() || !inet.getAddress().equals(own)) {
+            throw new DatException(DatReturnType.INVALID_ADDRESS, DatReturnSubtype.INVALID_ADDRESS_UNSUPPORTED,
+                    "a CSP listens on this IA's address " + ia.address() + ", not " + at);
+        }
+        int port = inet.getPort();
+        if (port == 0) {
+            port = 1024;
+            while (port <= 0xffff && taken.test(port)) {
+                port++;
+            }
+            if (port > 0xffff) {
+                throw new DatException(DatReturnType.PORT_IN_USE, "every CSP port of IA " + ia.name() + " is in use");
+            }
+        } else if (taken.test(port)) {
+            throw new DatException(DatReturnType.PORT_IN_USE, "CSP port " + port + " is in use on IA " + ia.name());
+        }
+        return new InetSocketAddress(own, port);
+    }
+
+    @Override
+    public void prepareConnect(EmuIa ia, SocketAddress remote) {
+        EmuIa target = resolve(remote);
+        if (target != null) {
+            LockDomain.merge(ia.domain(), target.domain());
+        }
     }
 
     @Override
@@ -91,6 +149,7 @@ final class LoopbackFabric implements Fabric {
         }
     }
 
+    /** Behaviours: CONN_08. */
     @Override
     public void checkRemoteAddress(SocketAddress address) {
         InetSocketAddress inet = RemoteAddresses.ip(address, "the emulated provider reaches IAs by IP address");

@@ -9,7 +9,7 @@ import org.jdapl.dat.DatReturnSubtype;
 import org.jdapl.dat.DatReturnType;
 
 /** The checks of a remote IA address that every fabric of the emulated provider shares (IP addresses). */
-final class RemoteAddresses {
+public final class RemoteAddresses {
     private RemoteAddresses() {
     }
 
@@ -19,7 +19,7 @@ final class RemoteAddresses {
      * @param notIp what the fabric reaches IAs by, for the error on another kind of address
      * @throws DatException INVALID_ADDRESS (MALFORMED for null or unresolved, UNSUPPORTED otherwise)
      */
-    static InetSocketAddress ip(SocketAddress address, String notIp) {
+    public static InetSocketAddress ip(SocketAddress address, String notIp) {
         if (address == null) {
             throw new DatException(DatReturnType.INVALID_ADDRESS, DatReturnSubtype.INVALID_ADDRESS_MALFORMED,
                     "no remote address");
@@ -36,14 +36,14 @@ final class RemoteAddresses {
     }
 
     /** Whether {@code ip} is a wildcard, multicast or limited broadcast address, which names no IA. */
-    static boolean namesNoIa(InetAddress ip) {
+    public static boolean namesNoIa(InetAddress ip) {
         byte[] b = ip.getAddress();
         boolean limitedBroadcast = ip instanceof Inet4Address && (b[0] & b[1] & b[2] & b[3]) == (byte) 0xff;
         return ip.isAnyLocalAddress() || ip.isMulticastAddress() || limitedBroadcast;
     }
 
     /** The error for an address that names no IA. */
-    static DatException noIa(InetSocketAddress inet) {
+    public static DatException noIa(InetSocketAddress inet) {
         return new DatException(DatReturnType.INVALID_ADDRESS, DatReturnSubtype.INVALID_ADDRESS_UNSUPPORTED,
                 "a wildcard, multicast or broadcast address cannot name an IA: " + inet);
     }

@@ -15,7 +15,7 @@ import org.jdapl.dat.MemPriv;
  * Scatter/gather lists: checking them at post time and moving bytes between them with one
  * {@link MemorySegment#copy} per overlapping piece (each byte is copied once, never byte by byte).
  */
-final class Segments {
+public final class Segments {
     private Segments() {
     }
 
@@ -91,7 +91,7 @@ final class Segments {
     }
 
     /** Whether every LMR of the list is still registered and its memory still alive. */
-    static boolean usable(List<LmrTriplet> iov) {
+    public static boolean usable(List<LmrTriplet> iov) {
         for (LmrTriplet t : iov) {
             EmuLmr lmr = (EmuLmr) t.lmr();
             if (lmr.isFreed() || !lmr.segment().scope().isAlive()) {
@@ -101,7 +101,7 @@ final class Segments {
         return true;
     }
 
-    static List<MemorySegment> slices(List<LmrTriplet> iov) {
+    public static List<MemorySegment> slices(List<LmrTriplet> iov) {
         List<MemorySegment> out = new ArrayList<>(iov.size());
         for (LmrTriplet t : iov) {
             out.add(t.lmr().segment().asSlice(t.offset(), t.length()));

@@ -3,15 +3,13 @@ package org.jdapl.provider.emu;
 import java.util.ArrayList;
 
 /**
- * EVD waiters to wake once the current thread has released its fabric lock. An event queued under
+ * EVD waiters to wake once the current thread has released its domain lock. An event queued under
  * the lock is visible at once; waking its waiter only after the lock is released lets the waiter
- * post its next work without first blocking on the lock the waker still holds.
+ * post its next work without first blocking on the lock the waker still holds. The list is the
+ * thread's own: threads of different connections share nothing here.
  */
-final class Wakeups {
+public final class Wakeups {
     private static final ThreadLocal<ArrayList<EmuEvd>> PENDING = ThreadLocal.withInitial(ArrayList::new);
-    /** How many deferred wake-ups some thread still has to run: most calls of {@link #run} find none. */
-    private static final java.util.concurrent.atomic.AtomicInteger OUTSTANDING =
-            new java.util.concurrent.atomic.AtomicInteger();
 
     private Wakeups() {
     }
@@ -21,15 +19,11 @@ final class Wakeups {
         ArrayList<EmuEvd> list = PENDING.get();
         if (!list.contains(evd)) {
             list.add(evd);
-            OUTSTANDING.incrementAndGet();
         }
     }
 
-    /** Wakes the waiters deferred by this thread (called with no fabric lock held). */
-    static void run() {
-        if (OUTSTANDING.get() == 0) {
-            return;
-        }
+    /** Wakes the waiters deferred by this thread (called with no domain lock held). */
+    public static void run() {
         ArrayList<EmuEvd> list = PENDING.get();
         if (list.isEmpty()) {
             return;
@@ -39,6 +33,5 @@ final class Wakeups {
             list.get(i).wakeWaiters();
         }
         list.clear();
-        OUTSTANDING.addAndGet(-n);
     }
 }

@@ -9,12 +9,12 @@ import org.jdapl.dat.LmrTriplet;
 import org.jdapl.dat.RmrTriplet;
 
 /** A posted DTO or RMR bind, waiting in an EP's receive or request queue until it completes once. */
-abstract sealed class WorkRequest {
+public abstract sealed class WorkRequest {
     final long cookie;
     /** The completion flags as a bit set of their ordinals (no copy of the caller's set is kept). */
     private final int flagBits;
     /** The sequence number of the request's last transmission on a TCP connection. */
-    long seq;
+    public long seq;
     private boolean completed;
 
     WorkRequest(long cookie, Set<CompletionFlag> flags) {
@@ -29,7 +29,7 @@ abstract sealed class WorkRequest {
     }
 
     /** Whether the request was posted with {@code flag}. */
-    final boolean has(CompletionFlag flag) {
+    public final boolean has(CompletionFlag flag) {
         return (flagBits & (1 << flag.ordinal())) != 0;
     }
 
@@ -44,8 +44,8 @@ abstract sealed class WorkRequest {
     }
 
     /** A posted receive: the segments a message is scattered into. */
-    static final class Recv extends WorkRequest {
-        final List<LmrTriplet> iov;
+    public static final class Recv extends WorkRequest {
+        public final List<LmrTriplet> iov;
         final long capacity;
 
         Recv(List<LmrTriplet> iov, long capacity, long cookie, Set<CompletionFlag> flags) {
@@ -61,15 +61,15 @@ abstract sealed class WorkRequest {
     }
 
     /** A send, optionally invalidating an RMR context at the peer. */
-    static final class Send extends WorkRequest {
-        final List<LmrTriplet> iov;
-        final long length;
-        final boolean invalidate;
-        final int rmrContext;
-        long rnrDeadline;
+    public static final class Send extends WorkRequest {
+        public final List<LmrTriplet> iov;
+        public final long length;
+        public final boolean invalidate;
+        public final int rmrContext;
+        public long rnrDeadline;
         boolean rnrTimerArmed;
         /** On TCP: a receive may have been posted at the peer since the last RNR NAK; try again. */
-        boolean rnrRetry;
+        public boolean rnrRetry;
 
         Send(List<LmrTriplet> iov, long length, long cookie, Set<CompletionFlag> flags, boolean invalidate,
              int rmrContext) {
@@ -90,12 +90,12 @@ abstract sealed class WorkRequest {
      * An RDMA Write ({@code read} false) or Read. The local side is either segments of LMRs or, for
      * a read into an RMR, a triplet naming one of the local IA's own contexts.
      */
-    static final class Rdma extends WorkRequest {
-        final boolean read;
-        final List<LmrTriplet> iov;
-        final RmrTriplet localTarget;
-        final RmrTriplet remote;
-        final long length;
+    public static final class Rdma extends WorkRequest {
+        public final boolean read;
+        public final List<LmrTriplet> iov;
+        public final RmrTriplet localTarget;
+        public final RmrTriplet remote;
+        public final long length;
 
         Rdma(boolean read, List<LmrTriplet> iov, RmrTriplet localTarget, RmrTriplet remote, long length, long cookie,
              Set<CompletionFlag> flags) {
@@ -114,7 +114,7 @@ abstract sealed class WorkRequest {
     }
 
     /** An RMR bind or unbind; its completion is an RMR bind completion event. */
-    static final class Bind extends WorkRequest {
+    public static final class Bind extends WorkRequest {
         final EmuRmr rmr;
         final EmuRmr.Binding binding;
 

@@ -38,6 +38,7 @@ import org.jdapl.dat.SrqAttributes;
 import org.jdapl.dat.spi.IaSpec;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.jdapl.provider.emu.faults.EmuFaults;
 
 @Timeout(60)
 class ConnectionTest {

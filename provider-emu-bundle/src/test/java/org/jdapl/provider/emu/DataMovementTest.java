@@ -18,13 +18,20 @@ import org.jdapl.dat.DtoOperation;
 import org.jdapl.dat.DtoStatus;
 import org.jdapl.dat.Endpoint;
 import org.jdapl.dat.EpState;
-import org.jdapl.dat.EventNumber;
 import org.jdapl.dat.LmrTriplet;
 import org.jdapl.dat.LocalMemoryRegion;
 import org.jdapl.dat.RmrTriplet;
 import org.junit.jupiter.api.Test;
 
 class DataMovementTest {
+
+    /** Bytes {@code [from, to)} of {@code m} hold {@code inside}, the bytes just outside {@code outside}. */
+    private static void assertEdges(MemorySegment m, long from, long to, int outside, int inside) {
+        assertEquals(outside, m.get(ValueLayout.JAVA_BYTE, from - 1));
+        assertEquals(inside, m.get(ValueLayout.JAVA_BYTE, from));
+        assertEquals(inside, m.get(ValueLayout.JAVA_BYTE, to - 1));
+        assertEquals(outside, m.get(ValueLayout.JAVA_BYTE, to));
+    }
 
     @Test
     void sendArrivesByteForByteInOrder() {
@@ -74,20 +81,14 @@ class DataMovementTest {
             DatEvent.DtoCompletion w = f.a.nextDto();
             assertEquals(DtoStatus.SUCCESS, w.status());
             assertEquals(DtoOperation.RDMA_WRITE, w.operation());
-            assertEquals(0, remote.get(ValueLayout.JAVA_BYTE, 9));
-            assertEquals(0x5a, remote.get(ValueLayout.JAVA_BYTE, 10));
-            assertEquals(0x5a, remote.get(ValueLayout.JAVA_BYTE, 109));
-            assertEquals(0, remote.get(ValueLayout.JAVA_BYTE, 110));
+            assertEdges(remote, 10, 110, 0, 0x5a);
 
             remote.asSlice(500, 50).fill((byte) 0x33);
             eps[0].postRdmaRead(iov(ll, 200, 50), 2, new RmrTriplet(rl.rmrContext(), base + 500, 50), none());
             DatEvent.DtoCompletion r = f.a.nextDto();
             assertEquals(DtoStatus.SUCCESS, r.status());
             assertEquals(DtoOperation.RDMA_READ, r.operation());
-            assertEquals(0x5a, local.get(ValueLayout.JAVA_BYTE, 199));
-            assertEquals(0x33, local.get(ValueLayout.JAVA_BYTE, 200));
-            assertEquals(0x33, local.get(ValueLayout.JAVA_BYTE, 249));
-            assertEquals(0x5a, local.get(ValueLayout.JAVA_BYTE, 250));
+            assertEdges(local, 200, 250, 0x5a, 0x33);
         }
     }
 
@@ -95,17 +96,11 @@ class DataMovementTest {
     void abruptDisconnectFlushesAndReportsOnBothSides() {
         try (Fixture f = new Fixture()) {
             Endpoint[] eps = f.connect();
-            LocalMemoryRegion dl = f.b.lmr(f.memory(64));
-            eps[1].postRecv(iov(dl, 0, 64), 7, none());
-            eps[0].disconnect(CloseFlag.ABRUPT);
-            f.a.nextConnection(EventNumber.CONNECTION_DISCONNECTED);
-            DatEvent.DtoCompletion flushed = f.b.nextDto();
-            assertEquals(DtoStatus.FLUSHED, flushed.status());
-            f.b.nextConnection(EventNumber.CONNECTION_DISCONNECTED);
+            f.abruptDisconnectFlushesThePeer(eps);
             assertEquals(EpState.DISCONNECTED, eps[0].query().state());
             assertEquals(EpState.DISCONNECTED, eps[1].query().state());
             DatException e = assertThrows(DatException.class,
-                    () -> eps[0].postSend(iov(dl, 0, 0), 1, none()));
+                    () -> eps[0].postSend(iov(f.a.lmr(f.memory(8)), 0, 0), 1, none()));
             assertEquals(DatReturnType.INVALID_STATE, e.type());
             eps[0].disconnect(CloseFlag.ABRUPT);
             assertEquals(0, f.a.evd.count());

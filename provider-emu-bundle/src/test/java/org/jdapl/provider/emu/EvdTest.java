@@ -150,8 +150,8 @@ class EvdTest {
         assertInstanceOf(DatEvent.Software.class, evd.waitEvent(0));
     }
 
-    @Test
-    void interruptedWaitFailsInterruptedCall() throws Exception {
+    /** The failure of a thread blocked in an infinite wait on the EVD once {@code release} ran. */
+    private DatException failureOfBlockedWait(java.util.function.Consumer<Thread> release) throws Exception {
         CompletableFuture<DatException> failure = new CompletableFuture<>();
         Thread t = Thread.ofPlatform().start(() -> {
             try {
@@ -163,8 +163,13 @@ class EvdTest {
         while (t.getState() != Thread.State.WAITING) {
             Thread.sleep(1);
         }
-        t.interrupt();
-        assertEquals(DatReturnType.INTERRUPTED_CALL, failure.get(5, TimeUnit.SECONDS).type());
+        release.accept(t);
+        return failure.get(5, TimeUnit.SECONDS);
+    }
+
+    @Test
+    void interruptedWaitFailsInterruptedCall() throws Exception {
+        assertEquals(DatReturnType.INTERRUPTED_CALL, failureOfBlockedWait(Thread::interrupt).type());
     }
 
     @Test
@@ -231,19 +236,7 @@ class EvdTest {
 
     @Test
     void closingTheIaReleasesAWaiterWithAbort() throws Exception {
-        CompletableFuture<DatException> failure = new CompletableFuture<>();
-        Thread t = Thread.ofPlatform().start(() -> {
-            try {
-                evd.waitEvent(org.jdapl.dat.Dat.TIMEOUT_INFINITE);
-            } catch (DatException e) {
-                failure.complete(e);
-            }
-        });
-        while (t.getState() != Thread.State.WAITING) {
-            Thread.sleep(1);
-        }
-        ia.close();
-        assertEquals(DatReturnType.ABORT, failure.get(5, TimeUnit.SECONDS).type());
+        assertEquals(DatReturnType.ABORT, failureOfBlockedWait(t -> ia.close()).type());
         assertEquals(DatReturnType.INVALID_HANDLE, assertThrows(DatException.class, () -> evd.waitEvent(0)).type());
     }
 }

@@ -22,6 +22,7 @@ import org.jdapl.dat.LocalMemoryRegion;
 import org.jdapl.dat.RmrTriplet;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.jdapl.provider.emu.faults.EmuFaults;
 
 @Timeout(60)
 class FaultHookTest {

@@ -130,6 +130,21 @@ final class Fixture implements AutoCloseable {
         assertEquals(EpState.CONNECTED, passive.query().state());
     }
 
+    /**
+     * Disconnects a connected pair abruptly from the active side with a receive posted at the passive
+     * one: the active side reports DISCONNECTED, the receive is flushed, then the passive side reports
+     * DISCONNECTED (DISC_02, DISC_13).
+     */
+    void abruptDisconnectFlushesThePeer(Endpoint[] eps) {
+        eps[1].postRecv(iov(b.lmr(memory(64)), 0, 64), 7, none());
+        eps[0].disconnect(org.jdapl.dat.CloseFlag.ABRUPT);
+        a.nextConnection(EventNumber.CONNECTION_DISCONNECTED);
+        DatEvent.DtoCompletion flushed = b.nextDto();
+        assertEquals(org.jdapl.dat.DtoStatus.FLUSHED, flushed.status());
+        assertEquals(7, flushed.cookie());
+        b.nextConnection(EventNumber.CONNECTION_DISCONNECTED);
+    }
+
     static Set<org.jdapl.dat.CompletionFlag> none() {
         return Set.of();
     }

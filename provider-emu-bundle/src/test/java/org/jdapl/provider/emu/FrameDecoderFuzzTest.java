@@ -12,6 +12,7 @@ import net.jqwik.api.ForAll;
 import net.jqwik.api.Property;
 import net.jqwik.api.Provide;
 import net.jqwik.api.constraints.Size;
+import org.jdapl.provider.emu.tcp.Frame;
 
 /** Fuzzing of the frame header decoder: it accepts only headers within the protocol's bounds. */
 class FrameDecoderFuzzTest {

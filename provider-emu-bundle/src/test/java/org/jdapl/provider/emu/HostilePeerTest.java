@@ -4,7 +4,6 @@ import static org.jdapl.provider.emu.Fixture.iov;
 import static org.jdapl.provider.emu.Fixture.none;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.IOException;
@@ -21,11 +20,11 @@ import org.jdapl.dat.EventNumber;
 import org.jdapl.dat.LocalMemoryRegion;
 import org.jdapl.dat.PspFlag;
 import org.jdapl.dat.PublicServicePoint;
-import org.jdapl.dat.RmrTriplet;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.jdapl.provider.emu.tcp.Frame;
 
 /**
  * A raw socket client attacks IA B of a tcp fixture while A and B stay connected: garbage, truncated

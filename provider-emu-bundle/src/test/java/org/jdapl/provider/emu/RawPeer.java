@@ -12,6 +12,7 @@ import java.net.SocketException;
 import java.net.SocketTimeoutException;
 import java.nio.ByteBuffer;
 import java.time.Duration;
+import org.jdapl.provider.emu.tcp.Frame;
 
 /** A hand-driven peer on a plain socket that speaks (or breaks) the tcp fabric's wire protocol. */
 final class RawPeer implements AutoCloseable {

@@ -30,6 +30,7 @@ import org.jdapl.dat.RmrTriplet;
 import org.jdapl.dat.spi.IaSpec;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.jdapl.provider.emu.tcp.TcpFabric;
 
 /** The tcp fabric between two IAs of this JVM over 127.0.0.1: establishment, data movement, disconnect. */
 @Timeout(60)
@@ -110,15 +111,7 @@ class TcpFabricTest {
     @Test
     void abruptDisconnectFlushesThePeer() {
         try (Fixture f = Fixture.tcp()) {
-            Endpoint[] eps = f.connect();
-            MemorySegment m = f.memory(64);
-            LocalMemoryRegion l = f.b.lmr(m);
-            eps[1].postRecv(iov(l, 0, 64), 9, none());
-            eps[0].disconnect(CloseFlag.ABRUPT);
-            f.a.nextConnection(EventNumber.CONNECTION_DISCONNECTED);
-            DatEvent.DtoCompletion flushed = f.b.nextDto();
-            assertEquals(DtoStatus.FLUSHED, flushed.status());
-            f.b.nextConnection(EventNumber.CONNECTION_DISCONNECTED);
+            f.abruptDisconnectFlushesThePeer(f.connect());
         }
     }
 

@@ -18,7 +18,7 @@ import org.jdapl.conformance.IaPair;
 import org.jdapl.dat.Endpoint;
 import org.jdapl.dat.InterfaceAdapter;
 import org.jdapl.dat.spi.IaSpec;
-import org.jdapl.provider.emu.EmuFaults;
+import org.jdapl.provider.emu.faults.EmuFaults;
 import org.jdapl.provider.emu.EmuProvider;
 
 /**

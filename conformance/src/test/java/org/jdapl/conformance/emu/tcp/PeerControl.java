@@ -3,7 +3,7 @@ package org.jdapl.conformance.emu.tcp;
 import org.jdapl.dat.Endpoint;
 import org.jdapl.dat.InterfaceAdapter;
 import org.jdapl.dat.spi.IaSpec;
-import org.jdapl.provider.emu.EmuFaults;
+import org.jdapl.provider.emu.faults.EmuFaults;
 import org.jdapl.provider.emu.EmuProvider;
 
 /** What the test JVM asks of the peer JVM besides calls on DAT objects (RPC target 0). */

@@ -1,14 +1,16 @@
-package org.jdapl.provider.emu;
+package org.jdapl.provider.emu.faults;
 
 import java.net.SocketAddress;
 
 import org.jdapl.dat.Endpoint;
-import org.jdapl.dat.HandleType;
 import org.jdapl.dat.InterfaceAdapter;
+import org.jdapl.provider.emu.FaultHooks;
 
 /**
  * Test-only fault hooks of the emulated provider, for conformance tests that need situations a
- * healthy in-JVM fabric never produces. Applications must not use them.
+ * healthy fabric never produces. They ship in {@code jdapl-provider-emu-<version>-faults.jar}: on a
+ * class path beside the provider, or in OSGi as a fragment of {@code org.jdapl.provider.emu} that
+ * exports this package. The production bundle has none of them; applications must not use them.
  */
 public final class EmuFaults {
     private EmuFaults() {
@@ -16,33 +18,21 @@ public final class EmuFaults {
 
     /**
      * An address in the loopback range (127.77.0.0/16) that no IA holds now: a connect to it yields
-     * CONNECTION_EVENT_UNREACHABLE.
+     * CONNECTION_EVENT_UNREACHABLE (CONN_06).
      */
     public static SocketAddress unassignedLoopbackAddress() {
-        return LoopbackFabric.INSTANCE.unassignedAddress();
+        return FaultHooks.unassignedLoopbackAddress();
     }
 
     /**
-     * Simulates a transport failure of {@code ep}'s connection: both ends get CONNECTION_EVENT_BROKEN,
-     * their outstanding DTOs are flushed and both EPs are DISCONNECTED. Nothing happens if the EP is
-     * not connected.
+     * Simulates a transport failure of {@code ep}'s connection (DISC_17): both ends get
+     * CONNECTION_EVENT_BROKEN, their outstanding DTOs are flushed and both EPs are DISCONNECTED.
+     * Nothing happens if the EP is not connected.
      *
      * @throws org.jdapl.dat.DatException INVALID_HANDLE for a freed EP or one of another provider
      */
     public static void breakConnection(Endpoint ep) {
-        if (!(ep instanceof EmuEp emu)) {
-            throw HandleType.EP.invalid("not an EP of the emulated provider");
-        }
-        emu.ia().locked(() -> {
-            emu.checkLive();
-            if (emu.linkOpen()) {
-                if (emu.link() instanceof TcpConnection tcp) {
-                    tcp.reset();
-                } else {
-                    emu.breakLink();
-                }
-            }
-        });
+        FaultHooks.breakConnection(ep);
     }
 
     /**
@@ -54,9 +44,6 @@ public final class EmuFaults {
      * @throws org.jdapl.dat.DatException INVALID_HANDLE for a closed IA or one of another provider
      */
     public static void holdTransfers(InterfaceAdapter ia, boolean hold) {
-        if (!(ia instanceof EmuIa emu)) {
-            throw HandleType.IA.invalid("not an IA of the emulated provider");
-        }
-        emu.setHeld(hold);
+        FaultHooks.holdTransfers(ia, hold);
     }
 }

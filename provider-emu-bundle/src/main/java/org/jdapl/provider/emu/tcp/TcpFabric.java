@@ -1,4 +1,4 @@
-package org.jdapl.provider.emu;
+package org.jdapl.provider.emu.tcp;
 
 import java.io.IOException;
 import java.net.BindException;
@@ -6,7 +6,6 @@ import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.SocketAddress;
 import java.net.StandardSocketOptions;
-import java.nio.channels.ClosedSelectorException;
 import java.nio.channels.SelectionKey;
 import java.nio.channels.Selector;
 import java.nio.channels.ServerSocketChannel;
@@ -19,12 +18,16 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.locks.LockSupport;
 import java.util.concurrent.locks.ReentrantLock;
 
 import org.jdapl.dat.DatException;
 import org.jdapl.dat.DatReturnSubtype;
 import org.jdapl.dat.DatReturnType;
+import org.jdapl.provider.emu.ConnectAttempt;
+import org.jdapl.provider.emu.EmuIa;
+import org.jdapl.provider.emu.Fabric;
+import org.jdapl.provider.emu.LockDomain;
+import org.jdapl.provider.emu.RemoteAddresses;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -39,7 +42,7 @@ import org.slf4j.LoggerFactory;
  * property {@code jdapl.emu.tcp.idleTimeoutMillis}) is broken; each side sends a keepalive after a
  * third of that without output, so a live peer is never idle that long.
  */
-final class TcpFabric implements Fabric {
+public final class TcpFabric implements Fabric {
     private static final Logger LOG = LoggerFactory.getLogger(TcpFabric.class);
     /** How long a connection may carry nothing from the peer before it counts as broken. */
     static final long IDLE_TIMEOUT_NANOS = TimeUnit.MILLISECONDS.toNanos(
@@ -61,34 +64,21 @@ final class TcpFabric implements Fabric {
     /** The most accepted connections that have not yet sent a connect request. */
     static final int MAX_UNIDENTIFIED = 1024;
 
-    private final ReentrantLock lock = new ReentrantLock();
+    private final LockDomain domain = new LockDomain();
+    /** The lock of {@link #domain}: a tcp IA's domain is never merged with another. */
+    private final ReentrantLock lock = domain.unmergedLock();
     private final InetSocketAddress bindAddress;
     private EmuIa ia;
+    /** Who reads the sockets: the I/O thread or a consumer (set by {@link #attach}). */
+    private volatile TcpPoller poller;
     private Selector selector;
     private ServerSocketChannel server;
     private InetSocketAddress address;
     private final Map<Integer, ServerSocketChannel> commonServers = new HashMap<>();
     private final Set<TcpConnection> connections = new LinkedHashSet<>();
-    private final List<TcpConnection> flushLater = new ArrayList<>();
-    /** Held by the thread that selects: the I/O thread, or a thread waiting on an EVD of the IA. */
-    private final ReentrantLock pollerLock = new ReentrantLock(true);
-    private final java.util.concurrent.atomic.AtomicInteger intending = new java.util.concurrent.atomic.AtomicInteger();
-    private volatile Thread poller;
-    private volatile boolean pollWanted;
-    private volatile boolean wakeRequested;
-    private volatile long lastWaiterPoll = System.nanoTime() - WAITER_GRACE_NANOS;
-    private volatile long lastTick = System.nanoTime();
-    /** When the last select of the IA returned: the time of the I/O that followed, without reading the clock. */
-    private volatile long clock = System.nanoTime();
-    /** The clock was read after the current select returned (only the polling thread uses it). */
-    private boolean clockFresh;
-    private static final long TICK_NANOS = TimeUnit.MILLISECONDS.toNanos(TICK_MILLIS);
-    private final java.util.function.Consumer<SelectionKey> handler = this::handleLocked;
-    private volatile boolean answersDeferred;
-    private Thread ioThread;
     private volatile boolean running;
 
-    TcpFabric(InetSocketAddress bindAddress) {
+    public TcpFabric(InetSocketAddress bindAddress) {
         this.bindAddress = bindAddress;
     }
 
@@ -98,20 +88,72 @@ final class TcpFabric implements Fabric {
     }
 
     @Override
-    public ReentrantLock lock() {
-        return lock;
+    public LockDomain lockDomain() {
+        return domain;
     }
 
     EmuIa ia() {
         return ia;
     }
 
-    /**
-     * A coarse clock for idle and keepalive bookkeeping: the time the last select of the IA returned
-     * (someone selects at least every {@link #TICK_MILLIS} ms), so that I/O needs no clock read of its own.
-     */
+    /** The coarse clock of the IA's I/O ({@link TcpPoller#clock}). */
     long clock() {
-        return clock;
+        return poller.clock();
+    }
+
+    /** Sends {@code c}'s answers later ({@link TcpPoller#flushLater}). */
+    void flushLater(TcpConnection c) {
+        poller.flushLater(c);
+    }
+
+    /** {@code c} has written everything it had ({@link TcpPoller#answered}). */
+    void answered(TcpConnection c) {
+        poller.answered(c);
+    }
+
+    /** Output waits on a socket: the selecting thread is to look for writability. */
+    void wakeup() {
+        poller.wakeup();
+    }
+
+    boolean running() {
+        return running;
+    }
+
+    @Override
+    public boolean canPoll() {
+        return running;
+    }
+
+    @Override
+    public void announcePoll() {
+        poller.announcePoll();
+    }
+
+    @Override
+    public boolean pollWhileWaiting(long maxNanos) {
+        return poller.pollWhileWaiting(maxNanos);
+    }
+
+    @Override
+    public void pollNow() {
+        if (running) {
+            poller.pollNow();
+        }
+    }
+
+    @Override
+    public void wakePoller() {
+        poller.wakePoller();
+    }
+
+    /** Keepalive, silence and linger checks of every connection (domain lock held). */
+    void tick(long now) {
+        if (running) {
+            for (TcpConnection c : new ArrayList<>(connections)) {
+                c.tick(now);
+            }
+        }
     }
 
     InetSocketAddress address() {
@@ -137,7 +179,8 @@ final class TcpFabric implements Fabric {
                     : DatReturnSubtype.RESOURCE_DEVICE, "cannot listen on " + bindAddress + ": " + e.getMessage(), e);
         }
         running = true;
-        ioThread = Thread.ofPlatform().daemon().name("jdapl-emu-" + owner.name() + "-io").start(this::loop);
+        poller = new TcpPoller(this, selector, lock);
+        poller.start("jdapl-emu-" + owner.name() + "-io");
         return address;
     }
 
@@ -163,7 +206,7 @@ final class TcpFabric implements Fabric {
     /** Waits for the I/O thread to end (not under the fabric lock). */
     @Override
     public void stop() {
-        Thread t = ioThread;
+        Thread t = poller == null ? null : poller.ioThread();
         if (t != null && t != Thread.currentThread()) {
             try {
                 if (!t.join(Duration.ofSeconds(5))) {
@@ -188,6 +231,7 @@ final class TcpFabric implements Fabric {
         return null;
     }
 
+    /** Behaviours: CONN_08. */
     @Override
     public void checkRemoteAddress(SocketAddress remote) {
         InetSocketAddress inet = RemoteAddresses.ip(remote, "the tcp fabric reaches IAs by IP address and port");
@@ -212,13 +256,13 @@ final class TcpFabric implements Fabric {
     }
 
     /**
-     * Starts a TCP connect for {@code attempt} (fabric lock held). A failure at once (no route, a
-     * blackhole) ends the attempt UNREACHABLE after the call returns.
-     *
-     * @return the connection, or null if it failed at once
+     * Starts a TCP connect for {@code attempt} (fabric lock held); the EP awaits the connection's
+     * establishment. A failure at once (no route, a blackhole) ends the attempt UNREACHABLE after the
+     * call returns.
      */
-    TcpConnection connect(ConnectAttempt attempt, SocketAddress remote, long qual, boolean common, byte[] data,
-                          long portQual) {
+    @Override
+    public void connect(ConnectAttempt attempt, SocketAddress remote, long qual, boolean common, byte[] data,
+                        long portQual) {
         SocketChannel ch = null;
         try {
             ch = SocketChannel.open();
@@ -226,28 +270,32 @@ final class TcpFabric implements Fabric {
             ch.setOption(StandardSocketOptions.TCP_NODELAY, true);
             boolean done = ch.connect(remote);
             TcpConnection c = new TcpConnection(this, ch, remote, attempt, qual, common, data, portQual);
+            attempt.ep.awaitEstablishment(c);
             connections.add(c);
             c.register(ch.register(selector, done ? SelectionKey.OP_READ : SelectionKey.OP_CONNECT, c));
             if (done) {
                 c.connected();
             }
             selector.wakeup();
-            return c;
         } catch (IOException e) {
             closeQuietly(ch);
             LOG.debug("IA {}: connect to {} failed at once: {}", ia.name(), remote, e.toString());
             ia.later(() -> attempt.ep.failAttempt(attempt, org.jdapl.dat.EventNumber.CONNECTION_UNREACHABLE));
-            return null;
         }
     }
 
     /**
-     * Listens for a common service point on {@code at} (fabric lock held).
+     * Listens for a common service point on {@code where}, a socket of its own (fabric lock held).
      *
-     * @return the address it listens on, with the port chosen if {@code at} had none
+     * @return the address it listens on, with the port chosen if {@code where} had none
      * @throws DatException PORT_IN_USE if the port is taken; INVALID_ADDRESS if the address is not the IA's
      */
-    InetSocketAddress listenCommon(InetSocketAddress at) {
+    @Override
+    public InetSocketAddress listenCommon(EmuIa owner, SocketAddress where, java.util.function.IntPredicate taken) {
+        if (!(where instanceof InetSocketAddress at) || at.isUnresolved()) {
+            throw new DatException(DatReturnType.INVALID_ADDRESS, DatReturnSubtype.INVALID_ADDRESS_MALFORMED,
+                    "a CSP on the tcp fabric listens on an IP address and port, not " + where);
+        }
         if (!at.getAddress().equals(address.getAddress())) {
             throw new DatException(DatReturnType.INVALID_ADDRESS, DatReturnSubtype.INVALID_ADDRESS_UNSUPPORTED,
                     "a CSP listens on this IA's address " + address.getAddress() + ", not " + at);
@@ -272,246 +320,17 @@ final class TcpFabric implements Fabric {
     }
 
     /** Stops listening for the common service point on {@code port} (fabric lock held). */
-    void stopCommon(int port) {
+    @Override
+    public void stopCommon(int port) {
         closeQuietly(commonServers.remove(port));
-    }
-
-    /**
-     * Sends {@code c}'s queued answers (ACKs, read responses) later: with the next frame a consumer
-     * posts on the connection, or before the polling thread blocks again, whichever comes first
-     * (lock held). The waiter woken by the answered frame runs first, and an answer often travels in
-     * one write with the consumer's reply.
-     */
-    void flushLater(TcpConnection c) {
-        if (!flushLater.contains(c)) {
-            flushLater.add(c);
-            answersDeferred = true;
-        }
-    }
-
-    /** {@code c} has written everything it had, deferred answers included (lock held). */
-    void answered(TcpConnection c) {
-        if (answersDeferred && flushLater.remove(c) && flushLater.isEmpty()) {
-            answersDeferred = false;
-        }
-    }
-
-    /** Sends the answers deferred by {@link #flushLater} (lock held). */
-    private void sendDeferredAnswers() {
-        if (answersDeferred) {
-            answersDeferred = false;
-            for (int i = 0; i < flushLater.size(); i++) {
-                flushLater.get(i).flush();
-            }
-            flushLater.clear();
-        }
     }
 
     void removed(TcpConnection c) {
         connections.remove(c);
     }
 
-    void wakeup() {
-        Selector s = selector;
-        if (s != null && Thread.currentThread() != poller) {
-            s.wakeup();
-        }
-    }
-
-    private void loop() {
-        Thread me = Thread.currentThread();
-        try {
-            while (running) {
-                // Threads waiting on EVDs poll the sockets and process whatever is ready, for every
-                // connection of the IA. Stay out of their way until none has polled for the grace time.
-                Thread p = poller;
-                if (pollWanted || (p != null && p != me) || intending.get() > 0) {
-                    pollWanted = false;
-                    LockSupport.parkNanos(WAITER_GRACE_NANOS);
-                    continue;
-                }
-                long sinceWaiter = System.nanoTime() - lastWaiterPoll;
-                if (sinceWaiter < WAITER_GRACE_NANOS) {
-                    LockSupport.parkNanos(Math.max(WAITER_GRACE_NANOS / 8, WAITER_GRACE_NANOS - sinceWaiter));
-                    continue;
-                }
-                if (!pollerLock.tryLock()) {
-                    LockSupport.parkNanos(WAITER_GRACE_NANOS / 4);
-                    continue;
-                }
-                try {
-                    poller = me;
-                    selectAndProcess(TICK_MILLIS, 0);
-                } finally {
-                    poller = null;
-                    pollerLock.unlock();
-                }
-            }
-        } catch (IOException | ClosedSelectorException e) {
-            if (running) {
-                LOG.error("the I/O thread of IA {} failed", ia.name(), e);
-            }
-        } finally {
-            pollerLock.lock();
-            try {
-                selector.close();
-            } catch (IOException e) {
-                LOG.debug("closing the selector of IA {}: {}", ia.name(), e.toString());
-            } finally {
-                pollerLock.unlock();
-            }
-        }
-    }
-
-    /**
-     * Waits up to {@code timeoutMillis} (0: not at all) for socket readiness and processes it: reads,
-     * writes, connects, accepts, and the keepalive checks when due (pollerLock held, fabric lock not).
-     * Each ready key is handled under the fabric lock as the selector reports it, without the selected
-     * key set.
-     */
-    private void selectAndProcess(long timeoutMillis, long spinNanos) throws IOException {
-        if (answersDeferred) {
-            lock.lock();
-            try {
-                sendDeferredAnswers();
-            } finally {
-                lock.unlock();
-            }
-        }
-        int ready = 0;
-        if (timeoutMillis <= 0 || spinNanos > 0 || wakeRequested) {
-            ready = selector.selectNow(handler);
-        }
-        if (ready == 0 && spinNanos > 0) {
-            long end = System.nanoTime() + spinNanos;
-            while (ready == 0 && !wakeRequested && System.nanoTime() - end < 0) {
-                Thread.onSpinWait();
-                ready = selector.selectNow(handler);
-            }
-        }
-        if (ready == 0 && timeoutMillis > 0 && !wakeRequested) {
-            selector.select(handler, timeoutMillis);
-        }
-        long now;
-        if (clockFresh) {
-            clockFresh = false;
-            now = clock;
-        } else {
-            now = System.nanoTime();
-            clock = now;
-        }
-        if (now - lastTick >= TICK_NANOS) {
-            lock.lock();
-            try {
-                lastTick = now;
-                if (running) {
-                    for (TcpConnection c : new ArrayList<>(connections)) {
-                        c.tick(now);
-                    }
-                }
-            } finally {
-                lock.unlock();
-            }
-        }
-        Wakeups.run();
-    }
-
-    /** Handles one ready key under the fabric lock (called by the selector during a select). */
-    private void handleLocked(SelectionKey k) {
-        if (!clockFresh) {
-            clock = System.nanoTime();
-            clockFresh = true;
-        }
-        lock.lock();
-        try {
-            if (running) {
-                handle(k);
-            }
-        } finally {
-            lock.unlock();
-        }
-    }
-
-    /**
-     * Lets a thread waiting on an EVD of this IA poll the sockets itself for up to {@code maxNanos}, so
-     * that data arriving for it wakes it directly rather than through the I/O thread (no lock held).
-     *
-     * @return false if another thread polls now (the caller waits to be woken instead)
-     */
-    @Override
-    public boolean canPoll() {
-        return running;
-    }
-
-    @Override
-    public void announcePoll() {
-        intending.incrementAndGet();
-    }
-
-    @Override
-    public boolean pollWhileWaiting(long maxNanos) {
-        try {
-            return pollAsWaiter(maxNanos);
-        } finally {
-            intending.decrementAndGet();
-        }
-    }
-
-    private boolean pollAsWaiter(long maxNanos) {
-        if (!running) {
-            return false;
-        }
-        if (!pollerLock.tryLock()) {
-            if (poller != ioThread) {
-                return false;
-            }
-            // The I/O thread is selecting: ask it to step back, and take over once it has.
-            pollWanted = true;
-            selector.wakeup();
-            try {
-                if (!pollerLock.tryLock(WAITER_GRACE_NANOS, TimeUnit.NANOSECONDS)) {
-                    return false;
-                }
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                return true;
-            }
-        }
-        try {
-            if (!running) {
-                return false;
-            }
-            poller = Thread.currentThread();
-            selectAndProcess(Math.max(1, Math.min(TICK_MILLIS, TimeUnit.NANOSECONDS.toMillis(maxNanos))),
-                    Math.min(BUSY_POLL_NANOS, maxNanos));
-            return true;
-        } catch (IOException | ClosedSelectorException e) {
-            return false;
-        } finally {
-            if (wakeRequested) {
-                wakeRequested = false;
-            }
-            long now = clock;
-            if (now - lastWaiterPoll > WAITER_GRACE_NANOS / 16) {
-                lastWaiterPoll = now;
-            }
-            poller = null;
-            pollerLock.unlock();
-        }
-    }
-
-    /** Ends a poll of a waiting thread early: an event for a waiter came from elsewhere. */
-    @Override
-    public void wakePoller() {
-        if (intending.get() > 0) {
-            wakeRequested = true;
-            if (poller != Thread.currentThread()) {
-                selector.wakeup();
-            }
-        }
-    }
-
-    private void handle(SelectionKey k) {
+    /** One ready key of the selector (domain lock held): accept, connect, write, read. */
+    void handle(SelectionKey k) {
         if (!k.isValid()) {
             return;
         }

@@ -1,63 +1,65 @@
-package org.jdapl.provider.emu;
+package org.jdapl.provider.emu.tcp;
 
 import java.nio.ByteBuffer;
+
+import org.jdapl.provider.emu.EmuLimits;
 
 /**
  * The frames of the emulated provider's TCP wire protocol (see PROTOCOL.md in the module): a fixed
  * header of {@link #HEADER_SIZE} bytes, big-endian, optionally followed by a payload whose length the
  * header gives. {@link #decode} checks every field before any of it is used.
  */
-final class Frame {
+public final class Frame {
     /** The protocol version this provider speaks; a connect request of another version is refused. */
-    static final int VERSION = 1;
+    public static final int VERSION = 1;
     /** "JDAPLEMU": the magic a connect request carries in field {@code c}. */
-    static final long MAGIC = 0x4A4441504C454D55L;
+    public static final long MAGIC = 0x4A4441504C454D55L;
     /** Bytes of a header. */
-    static final int HEADER_SIZE = 40;
+    public static final int HEADER_SIZE = 40;
     /** The largest payload of a data frame (SEND, RDMA_WRITE, RDMA_READ_RESP) and the largest RDMA Read. */
-    static final long MAX_DATA = 1L << 31;
+    public static final long MAX_DATA = 1L << 31;
     /** The largest payload of a control frame (private data, a reason text). */
-    static final int MAX_CONTROL = 2 + EmuLimits.MAX_PRIVATE_DATA;
+    public static final int MAX_CONTROL = 2 + EmuLimits.MAX_PRIVATE_DATA;
 
-    static final int CONNECT_REQ = 1;
-    static final int CONNECT_DELIVERED = 2;
-    static final int CONNECT_ACCEPT = 3;
-    static final int CONNECT_REJECT = 4;
-    static final int CONNECT_RTU = 5;
-    static final int SEND = 6;
-    static final int RDMA_WRITE = 7;
-    static final int RDMA_READ_REQ = 8;
-    static final int RDMA_READ_RESP = 9;
-    static final int ACK = 10;
-    static final int NAK = 11;
-    static final int RECV_POSTED = 12;
-    static final int DISCONNECT = 13;
-    static final int ABORT = 14;
-    static final int KEEPALIVE = 15;
+    public static final int CONNECT_REQ = 1;
+    public static final int CONNECT_DELIVERED = 2;
+    public static final int CONNECT_ACCEPT = 3;
+    public static final int CONNECT_REJECT = 4;
+    public static final int CONNECT_RTU = 5;
+    public static final int SEND = 6;
+    public static final int RDMA_WRITE = 7;
+    public static final int RDMA_READ_REQ = 8;
+    public static final int RDMA_READ_RESP = 9;
+    public static final int ACK = 10;
+    public static final int NAK = 11;
+    public static final int RECV_POSTED = 12;
+    public static final int DISCONNECT = 13;
+    public static final int ABORT = 14;
+    public static final int KEEPALIVE = 15;
 
     /** CONNECT_REQ flag: the request is for a common service point (qualifier = its port). */
-    static final int FLAG_COMMON = 0x01;
+    public static final int FLAG_COMMON = 0x01;
     /** SEND flag: invalidate the RMR context in field {@code a} at the receiver. */
-    static final int FLAG_INVALIDATE = 0x01;
+    public static final int FLAG_INVALIDATE = 0x01;
     /** SEND flag: the sender asked for a solicited completion. */
-    static final int FLAG_SOLICITED = 0x02;
+    public static final int FLAG_SOLICITED = 0x02;
 
     /** CONNECT_REJECT status: the remote consumer rejected (payload: its private data). */
-    static final int REJECT_PEER = 1;
+    public static final int REJECT_PEER = 1;
     /** CONNECT_REJECT status: no listener, full backlog, or version mismatch (payload: a reason text). */
-    static final int REJECT_NON_PEER = 2;
+    public static final int REJECT_NON_PEER = 2;
 
     /** NAK status: no receive was posted (the sender retries). */
-    static final int NAK_RNR = 1;
+    public static final int NAK_RNR = 1;
     /** NAK status: the rmr_context, bounds or privileges refused an RDMA. */
-    static final int NAK_REMOTE_ACCESS = 2;
+    public static final int NAK_REMOTE_ACCESS = 2;
     /** NAK status: the receive was too small or unusable. */
-    static final int NAK_REMOTE_RESPONDER = 3;
+    public static final int NAK_REMOTE_RESPONDER = 3;
 
     /** ABORT status: an abrupt disconnect (the peer reports DISCONNECTED). */
-    static final int ABORT_DISCONNECT = 0;
+    public static final int ABORT_DISCONNECT = 0;
     /** ABORT status: the connection broke (the peer reports BROKEN). */
-    static final int ABORT_BROKEN = 1;
+    public static final int ABORT_BROKEN = 1;
 
     private Frame() {
     }
@@ -66,7 +68,7 @@ final class Frame {
      * A decoded, checked header. A connection decodes every frame into one instance of its own
      * ({@link #decode(ByteBuffer, Header)}), valid until its next frame.
      */
-    static final class Header {
+    public static final class Header {
         private int type;
         private int flags;
         private int status;
@@ -76,43 +78,56 @@ final class Frame {
         private long b;
         private long c;
 
+        /** Fills the header with checked fields. */
+        private Header set(int type, int flags, int status, long length, long seq, long a, long b, long c) {
+            this.type = type;
+            this.flags = flags;
+            this.status = status;
+            this.length = length;
+            this.seq = seq;
+            this.a = a;
+            this.b = b;
+            this.c = c;
+            return this;
+        }
+
         /** The frame type. */
-        int type() {
+        public int type() {
             return type;
         }
 
         /** The flags (only those the type defines). */
-        int flags() {
+        public int flags() {
             return flags;
         }
 
         /** The status field. */
-        int status() {
+        public int status() {
             return status;
         }
 
         /** The payload length, within the type's maximum. */
-        long length() {
+        public long length() {
             return length;
         }
 
         /** The request sequence number. */
-        long seq() {
+        public long seq() {
             return seq;
         }
 
         /** Type-specific field {@code a}. */
-        long a() {
+        public long a() {
             return a;
         }
 
         /** Type-specific field {@code b}. */
-        long b() {
+        public long b() {
             return b;
         }
 
         /** Type-specific field {@code c}. */
-        long c() {
+        public long c() {
             return c;
         }
 
@@ -124,7 +139,7 @@ final class Frame {
     }
 
     /** A frame that breaks the protocol; the connection is dropped with this reason. */
-    static final class ProtocolException extends Exception {
+    public static final class ProtocolException extends Exception {
         private static final long serialVersionUID = 1L;
 
         ProtocolException(String reason) {
@@ -133,7 +148,7 @@ final class Frame {
     }
 
     /** Writes a header at the buffer's position (advancing it). */
-    static void encode(ByteBuffer out, int type, int flags, int status, long length, long seq, long a, long b,
+    public static void encode(ByteBuffer out, int type, int flags, int status, long length, long seq, long a, long b,
                        long c) {
         out.put((byte) type).put((byte) flags).putShort((short) status).putInt((int) length)
                 .putLong(seq).putLong(a).putLong(b).putLong(c);
@@ -145,7 +160,7 @@ final class Frame {
      * @throws ProtocolException for an unknown type, flags the type does not define, a status out of
      *         range or a payload over the type's maximum
      */
-    static Header decode(ByteBuffer in) throws ProtocolException {
+    public static Header decode(ByteBuffer in) throws ProtocolException {
         return decode(in, new Header());
     }
 
@@ -154,7 +169,7 @@ final class Frame {
      *
      * @return {@code into}
      */
-    static Header decode(ByteBuffer in, Header into) throws ProtocolException {
+    public static Header decode(ByteBuffer in, Header into) throws ProtocolException {
         int type = in.get() & 0xff;
         int flags = in.get() & 0xff;
         int status = in.getShort() & 0xffff;
@@ -218,19 +233,11 @@ final class Frame {
             throw new ProtocolException("payload of " + length + " bytes on frame type " + name(type)
                     + " (at most " + maxPayload + ")");
         }
-        into.type = type;
-        into.flags = flags;
-        into.status = status;
-        into.length = length;
-        into.seq = seq;
-        into.a = a;
-        into.b = b;
-        into.c = c;
-        return into;
+        return into.set(type, flags, status, length, seq, a, b, c);
     }
 
     /** The name of a frame type, for messages. */
-    static String name(int type) {
+    public static String name(int type) {
         return switch (type) {
             case CONNECT_REQ -> "CONNECT_REQ";
             case CONNECT_DELIVERED -> "CONNECT_DELIVERED";

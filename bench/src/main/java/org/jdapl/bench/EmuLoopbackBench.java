@@ -1,0 +1,362 @@
+package org.jdapl.bench;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.EnumSet;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.locks.LockSupport;
+
+import org.jdapl.dat.CompletionFlag;
+import org.jdapl.dat.Dat;
+import org.jdapl.dat.DatEvent;
+import org.jdapl.dat.Endpoint;
+import org.jdapl.dat.LmrTriplet;
+import org.jdapl.dat.LocalMemoryRegion;
+import org.jdapl.dat.RmrTriplet;
+import org.jdapl.provider.emu.EmuProvider;
+
+/**
+ * The emulated provider's in-JVM (loopback) fabric against what the JVM itself can do, in one run:
+ * 64 B ping-pong and 64 B RDMA Write against bare two-thread hand-offs (a volatile field with both
+ * threads spinning; park/unpark), 1 MiB RDMA Write and Read against {@code MemorySegment.copy}, the
+ * aggregate message rate of 1, 2, 4 and 8 EP pairs on separate IAs, the tcp fabric's polling consumer
+ * against its waiting one, and emu tcp against libfabric's {@code fi_pingpong -p tcp -e msg}.
+ *
+ * <p>Usage: {@code java -cp jdapl-bench-all.jar org.jdapl.bench.EmuLoopbackBench [seconds [rounds]]}
+ * (default 0.5 s per measurement, 5 rounds). The measurements of a round run one after the other and
+ * the rounds repeat them, so load from other processes affects both sides of a ratio alike; the
+ * table shows medians, and the spread of the rounds beside them.
+ */
+public final class EmuLoopbackBench {
+    private static final Set<CompletionFlag> SUPPRESS = EnumSet.of(CompletionFlag.SUPPRESS);
+    private static final String LOOPBACK = "loopback";
+    private static final String TCP = "tcp 127.0.0.1:0";
+    private static final int[] PAIRS = {1, 2, 4, 8};
+
+    private final long nanos;
+    private final int rounds;
+    private final List<String> table = new ArrayList<>();
+
+    private EmuLoopbackBench(long nanos, int rounds) {
+        this.nanos = nanos;
+        this.rounds = rounds;
+    }
+
+    /** Runs every measurement and prints the table. */
+    public static void main(String[] args) throws Exception {
+        double seconds = args.length > 0 ? Double.parseDouble(args[0]) : 0.5;
+        int rounds = args.length > 1 ? Integer.parseInt(args[1]) : 5;
+        System.out.printf("jdapl emu loopback fabric vs the JVM: %d interleaved rounds of %s s per measurement, "
+                + "medians [min..max] (%d cores, Java %s)%n", rounds, seconds,
+                Runtime.getRuntime().availableProcessors(), Runtime.version());
+        new EmuLoopbackBench((long) (seconds * 1e9), rounds).run();
+    }
+
+    /** A measurement of one round: a figure (us, GB/s or msg/s). */
+    @FunctionalInterface
+    private interface Measure {
+        double once() throws Exception;
+    }
+
+    private void run() throws Exception {
+        Measure spin = () -> SpinPark.pingPong(true, nanos);
+        Measure park = () -> SpinPark.pingPong(false, nanos);
+        Measure copy = () -> copyGBs(1 << 20, nanos);
+        List<Measure> all = new ArrayList<>(List.of(spin, park,
+            () -> EmuPingPong.run(LOOPBACK, 64, true, false, nanos).median(),
+            () -> EmuPingPong.run(LOOPBACK, 64, false, false, nanos).median(),
+            () -> rdmaOne(64, false, true), () -> rdmaOne(64, false, false),
+            copy, () -> rdmaGBs(1 << 20, false), () -> rdmaGBs(1 << 20, true),
+            () -> EmuPingPong.run(TCP, 64, true, false, nanos).median(),
+            () -> EmuPingPong.run(TCP, 64, false, false, nanos).median(),
+            () -> EmuPingPong.run(TCP, 1 << 20, false, false, nanos).median()));
+        for (int pairs : PAIRS) {
+            all.add(() -> Streams.rate(pairs, nanos));
+        }
+        boolean fabric = FiPingPong.available();
+        if (fabric) {
+            all.add(() -> FiPingPong.rttMicros(64, nanos));
+            all.add(() -> FiPingPong.rttMicros(1 << 20, nanos));
+        }
+        // Warm-up (untimed): every path compiled before anything counts.
+        for (Measure m : all) {
+            m.once();
+        }
+        double[][] v = new double[all.size()][rounds];
+        for (int r = 0; r < rounds; r++) {
+            for (int i = 0; i < all.size(); i++) {
+                v[i][r] = all.get(i).once();
+            }
+            System.out.printf("  round %d of %d done%n", r + 1, rounds);
+        }
+        String lb = "emu loopback";
+        header();
+        ratio("64 B ping-pong, polling", lb, v[2], "volatile spin", v[0], "us", 3, false);
+        ratio("64 B ping-pong, waiting", lb, v[3], "park/unpark", v[1], "us", 1.2, false);
+        ratio("64 B RDMA Write, polling", lb, v[4], "volatile spin", v[0], "us", 3, false);
+        ratio("64 B RDMA Write, waiting", lb, v[5], "park/unpark", v[1], "us", 1.2, false);
+        ratio("1 MiB RDMA Write", lb, v[7], "MemorySegment.copy", v[6], "GB/s", 0.8, true);
+        ratio("1 MiB RDMA Read", lb, v[8], "MemorySegment.copy", v[6], "GB/s", 0.8, true);
+        for (int k = 0; k < PAIRS.length; k++) {
+            ratio("64 B sends, " + PAIRS[k] + " pair(s)", lb, v[12 + k], "1 pair", v[12], "msg/s",
+                    k == 0 ? 0 : 0.9, true);
+        }
+        ratio("64 B ping-pong, tcp", "polling", v[9], "waiting", v[10], "us", 1, false);
+        if (fabric) {
+            ratio("64 B ping-pong, tcp", "emu tcp waiting", v[10], "fi_pingpong", v[16], "us", 1, false);
+            ratio("1 MiB ping-pong, tcp", "emu tcp waiting", v[11], "fi_pingpong", v[17], "us", 1, false);
+        } else {
+            table.add("| 64 B / 1 MiB ping-pong, tcp | emu tcp waiting | " + fmt(v[10]) + " / " + fmt(v[11])
+                    + " us | fi_pingpong | absent (install libfabric-bin) | | |");
+        }
+        System.out.println();
+        table.forEach(System.out::println);
+    }
+
+    private void header() {
+        table.add("| measurement | emu | median [min..max] | baseline | median [min..max] | ratio | goal |");
+        table.add("|---|---|---|---|---|---|---|");
+    }
+
+    private void ratio(String what, String emuName, double[] emu, String baseName, double[] base, String unit,
+                       double goal, boolean higherBetter) {
+        double r = median(emu) / median(base);
+        String g = goal == 0 ? "" : (higherBetter ? ">= " : "<= ") + goal
+                + ((higherBetter ? r >= goal : r <= goal) ? " met" : " MISSED");
+        table.add(String.format("| %s | %s | %s %s | %s | %s %s | %.2f | %s |", what, emuName, fmt(emu), unit,
+                baseName, fmt(base), unit, r, g));
+    }
+
+    private static String fmt(double[] v) {
+        double[] s = v.clone();
+        Arrays.sort(s);
+        return String.format(s[0] >= 1000 ? "%.0f [%.0f..%.0f]" : "%.2f [%.2f..%.2f]", median(s), s[0],
+                s[s.length - 1]);
+    }
+
+    static double median(double[] values) {
+        double[] v = values.clone();
+        Arrays.sort(v);
+        return v.length % 2 == 1 ? v[v.length / 2] : (v[v.length / 2 - 1] + v[v.length / 2]) / 2;
+    }
+
+    // ------------------------------------------------------------------ RDMA
+
+    /**
+     * Median microseconds of a {@code size}-byte RDMA Write with its completion, one in flight, the
+     * completion polled or waited for.
+     */
+    private double rdmaOne(int size, boolean read, boolean poll) {
+        return rdmaMedianMicros(size, read, poll);
+    }
+
+    /** GB/s of {@code size}-byte RDMA Writes (or Reads), one in flight, from the median operation time. */
+    private double rdmaGBs(int size, boolean read) {
+        return size / (rdmaMedianMicros(size, read, false) * 1e3);
+    }
+
+    private double rdmaMedianMicros(int size, boolean read, boolean poll) {
+        EmuProvider p = new EmuProvider();
+        BenchSide a = BenchSide.open(p, "bench-a", LOOPBACK);
+        BenchSide b = BenchSide.open(p, "bench-b", LOOPBACK);
+        try (Arena arena = Arena.ofShared()) {
+            Endpoint[] eps = BenchSide.connect(a, b);
+            LocalMemoryRegion local = a.lmr(arena.allocate(size, 4096));
+            LocalMemoryRegion target = b.lmr(arena.allocate(size, 4096));
+            List<LmrTriplet> iov = EmuPingPong.triplet(local, size);
+            RmrTriplet remote = new RmrTriplet(target.rmrContext(), target.query().registeredAddress(), size);
+            EmuTcpBench.RoundTrips each = new EmuTcpBench.RoundTrips(nanos);
+            long t0 = System.nanoTime();
+            do {
+                if (read) {
+                    eps[0].postRdmaRead(iov, 0, remote, Dat.COMPLETION_DEFAULT);
+                } else {
+                    eps[0].postRdmaWrite(iov, 0, remote, Dat.COMPLETION_DEFAULT);
+                }
+                BenchSide.success(EmuPingPong.next(a.req(), poll));
+                t0 = each.add(t0);
+            } while (!each.done());
+            return each.result().median();
+        } finally {
+            a.ia().close();
+            b.ia().close();
+        }
+    }
+
+    /** GB/s of {@code MemorySegment.copy} of {@code size} bytes between two native segments (median). */
+    static double copyGBs(int size, long nanos) {
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment from = arena.allocate(size, 4096);
+            MemorySegment to = arena.allocate(size, 4096);
+            EmuTcpBench.RoundTrips each = new EmuTcpBench.RoundTrips(nanos);
+            long t0 = System.nanoTime();
+            do {
+                MemorySegment.copy(from, 0, to, 0, size);
+                t0 = each.add(t0);
+            } while (!each.done());
+            return size / (each.result().median() * 1e3);
+        }
+    }
+
+    // ------------------------------------------------------------------ streams
+
+    /** Aggregate messages per second of {@code n} EP pairs, each on two IAs of its own. */
+    static final class Streams {
+        /** Receives a receiver holds; the sender has that many credits. */
+        private static final int RECEIVES = 256;
+        /** Receives taken between two credit messages. */
+        private static final int BATCH = RECEIVES / 4;
+
+        private Streams() {
+        }
+
+        static double rate(int n, long nanos) throws Exception {
+            EmuProvider p = new EmuProvider();
+            List<BenchSide> sides = new ArrayList<>();
+            AtomicLong total = new AtomicLong();
+            try (Arena arena = Arena.ofShared()) {
+                List<Thread> threads = new ArrayList<>();
+                List<CompletableFuture<Void>> done = new ArrayList<>();
+                long end = System.nanoTime() + nanos;
+                for (int i = 0; i < n; i++) {
+                    BenchSide a = BenchSide.open(p, "bench-s" + i, LOOPBACK);
+                    BenchSide b = BenchSide.open(p, "bench-r" + i, LOOPBACK);
+                    sides.add(a);
+                    sides.add(b);
+                    Endpoint[] eps = BenchSide.connect(a, b);
+                    List<LmrTriplet> data = EmuPingPong.triplet(a.lmr(arena.allocate(64, 64)), 64);
+                    List<LmrTriplet> sink = EmuPingPong.triplet(b.lmr(arena.allocate(64, 64)), 64);
+                    List<LmrTriplet> credit = EmuPingPong.triplet(b.lmr(arena.allocate(8, 64)), 8);
+                    List<LmrTriplet> creditIn = EmuPingPong.triplet(a.lmr(arena.allocate(8, 64)), 8);
+                    for (int k = 0; k < RECEIVES; k++) {
+                        eps[1].postRecv(sink, k, Dat.COMPLETION_DEFAULT);
+                    }
+                    for (int k = 0; k < 8; k++) {
+                        eps[0].postRecv(creditIn, k, Dat.COMPLETION_DEFAULT);
+                    }
+                    CompletableFuture<Void> sent = new CompletableFuture<>();
+                    CompletableFuture<Void> received = new CompletableFuture<>();
+                    done.add(sent);
+                    done.add(received);
+                    threads.add(Thread.ofPlatform().name("bench-send-" + i).start(() -> {
+                        try {
+                            long credits = RECEIVES;
+                            long count = 0;
+                            while (System.nanoTime() - end < 0) {
+                                while (credits == 0) {
+                                    BenchSide.success(a.recv().waitEvent(BenchSide.WAIT));
+                                    eps[0].postRecv(creditIn, 0, Dat.COMPLETION_DEFAULT);
+                                    credits += BATCH;
+                                }
+                                eps[0].postSend(data, 0, SUPPRESS);
+                                credits--;
+                                count++;
+                            }
+                            eps[0].postSend(EmuPingPong.triplet(data.get(0).lmr(), 0), 0, SUPPRESS);
+                            total.addAndGet(count);
+                            sent.complete(null);
+                        } catch (RuntimeException e) {
+                            sent.completeExceptionally(e);
+                        }
+                    }));
+                    threads.add(Thread.ofPlatform().name("bench-recv-" + i).start(() -> {
+                        try {
+                            int taken = 0;
+                            while (true) {
+                                DatEvent e = b.recv().waitEvent(BenchSide.WAIT);
+                                BenchSide.success(e);
+                                if (((DatEvent.DtoCompletion) e).transferredLength() == 0) {
+                                    break;
+                                }
+                                eps[1].postRecv(sink, 0, Dat.COMPLETION_DEFAULT);
+                                if (++taken == BATCH) {
+                                    taken = 0;
+                                    eps[1].postSend(credit, 0, SUPPRESS);
+                                }
+                            }
+                            received.complete(null);
+                        } catch (RuntimeException e) {
+                            received.completeExceptionally(e);
+                        }
+                    }));
+                }
+                long start = System.nanoTime();
+                for (CompletableFuture<Void> f : done) {
+                    f.get(60, TimeUnit.SECONDS);
+                }
+                long elapsed = System.nanoTime() - start;
+                for (Thread t : threads) {
+                    t.join();
+                }
+                return total.get() / (elapsed / 1e9);
+            } finally {
+                for (BenchSide s : sides) {
+                    s.ia().close();
+                }
+            }
+        }
+    }
+
+    // ------------------------------------------------------------------ bare hand-offs
+
+    /** Two threads handing a turn back and forth: spinning on a volatile field, or park/unpark. */
+    static final class SpinPark {
+        private volatile long turn;
+        private volatile boolean stop;
+
+        private SpinPark() {
+        }
+
+        /** Median microseconds of a round trip (ping's turn to pong's and back). */
+        static double pingPong(boolean spin, long nanos) throws Exception {
+            SpinPark s = new SpinPark();
+            Thread ping = Thread.currentThread();
+            Thread pong = Thread.ofPlatform().name("bench-pong").start(() -> {
+                long seen = 0;
+                long lastYield = System.nanoTime();
+                while (!s.stop) {
+                    if (s.turn == seen + 1) {
+                        seen += 2;
+                        s.turn = seen;
+                        if (!spin) {
+                            LockSupport.unpark(ping);
+                        }
+                    } else if (spin) {
+                        lastYield = EmuPingPong.spin(System.nanoTime(), lastYield);
+                    } else {
+                        LockSupport.parkNanos(1_000_000);
+                    }
+                }
+            });
+            EmuTcpBench.RoundTrips rtt = new EmuTcpBench.RoundTrips(nanos);
+            long t0 = System.nanoTime();
+            long mine = 0;
+            do {
+                s.turn = mine + 1;
+                if (!spin) {
+                    LockSupport.unpark(pong);
+                }
+                mine += 2;
+                long lastYield = System.nanoTime();
+                while (s.turn != mine) {
+                    if (spin) {
+                        lastYield = EmuPingPong.spin(System.nanoTime(), lastYield);
+                    } else {
+                        LockSupport.parkNanos(1_000_000);
+                    }
+                }
+                t0 = rtt.add(t0);
+            } while (!rtt.done());
+            s.stop = true;
+            LockSupport.unpark(pong);
+            pong.join();
+            return rtt.result().median();
+        }
+    }
+}

@@ -1,0 +1,135 @@
+package org.jdapl.bench;
+
+import java.lang.foreign.Arena;
+import java.util.EnumSet;
+import java.util.List;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+
+import org.jdapl.dat.CompletionFlag;
+import org.jdapl.dat.Dat;
+import org.jdapl.dat.DatEvent;
+import org.jdapl.dat.Endpoint;
+import org.jdapl.dat.EventDispatcher;
+import org.jdapl.dat.LmrTriplet;
+import org.jdapl.dat.LocalMemoryRegion;
+import org.jdapl.provider.emu.EmuProvider;
+
+/**
+ * A send/recv ping-pong between two IAs of the emulated provider in one JVM: the client posts a send
+ * and takes the answer from its receive EVD, the echo thread takes the receive, reposts it and sends
+ * back (sends with {@code SUPPRESS}, receives pre-posted). Both ends either poll their EVD
+ * ({@code dat_evd_dequeue} in a loop) or block in {@code dat_evd_wait}.
+ */
+final class EmuPingPong {
+    private static final Set<CompletionFlag> SUPPRESS = EnumSet.of(CompletionFlag.SUPPRESS);
+    /** How long a polling loop spins before it yields its CPU once. */
+    static final long YIELD_AFTER_NANOS = 2_000;
+
+    private EmuPingPong() {
+    }
+
+    /** The next event of {@code evd}: polled until one is there, or waited for. */
+    static DatEvent next(EventDispatcher evd, boolean poll) {
+        if (!poll) {
+            return evd.waitEvent(BenchSide.WAIT);
+        }
+        long start = System.nanoTime();
+        long deadline = start + TimeUnit.MICROSECONDS.toNanos(BenchSide.WAIT);
+        long lastYield = start;
+        while (true) {
+            Optional<DatEvent> e = evd.dequeue();
+            if (e.isPresent()) {
+                return e.get();
+            }
+            long now = System.nanoTime();
+            if (now - deadline > 0) {
+                throw new IllegalStateException("no event within " + BenchSide.WAIT + " us");
+            }
+            lastYield = spin(now, lastYield);
+        }
+    }
+
+    /**
+     * Round trips of {@code size}-byte messages on IAs opened with {@code iaParams}.
+     *
+     * @param poll whether both ends poll rather than wait
+     * @param pin whether both ends are bound to the measuring thread's CPU
+     */
+    static EmuTcpBench.Result run(String iaParams, int size, boolean poll, boolean pin, long nanos) throws Exception {
+        EmuProvider p = new EmuProvider();
+        BenchSide a = BenchSide.open(p, "bench-a", iaParams);
+        BenchSide b = BenchSide.open(p, "bench-b", iaParams);
+        try (Arena arena = Arena.ofShared()) {
+            Endpoint[] eps = BenchSide.connect(a, b);
+            List<LmrTriplet> sendA = triplet(a.lmr(arena.allocate(size, 64)), size);
+            List<LmrTriplet> recvA = triplet(a.lmr(arena.allocate(size, 64)), size);
+            List<LmrTriplet> sendB = triplet(b.lmr(arena.allocate(size, 64)), size);
+            List<LmrTriplet> recvB = triplet(b.lmr(arena.allocate(size, 64)), size);
+            eps[0].postRecv(recvA, 0, Dat.COMPLETION_DEFAULT);
+            eps[1].postRecv(recvB, 0, Dat.COMPLETION_DEFAULT);
+            CompletableFuture<Void> echo = new CompletableFuture<>();
+            int cpu = pin ? CpuPinning.currentCpu() : -1;
+            Thread server = Thread.ofPlatform().name("bench-echo").start(() -> {
+                CpuPinning.pin(cpu);
+                try {
+                    while (true) {
+                        DatEvent e = next(b.recv(), poll);
+                        if (e instanceof DatEvent.DtoCompletion d && d.transferredLength() == 0) {
+                            break;
+                        }
+                        BenchSide.success(e);
+                        eps[1].postRecv(recvB, 0, Dat.COMPLETION_DEFAULT);
+                        eps[1].postSend(sendB, 0, SUPPRESS);
+                    }
+                    echo.complete(null);
+                } catch (RuntimeException ex) {
+                    echo.completeExceptionally(ex);
+                }
+            });
+            EmuTcpBench.RoundTrips rtt = new EmuTcpBench.RoundTrips(nanos);
+            Runnable unpin = CpuPinning.pin(cpu);
+            try {
+                long t0 = System.nanoTime();
+                do {
+                    eps[0].postSend(sendA, 0, SUPPRESS);
+                    BenchSide.success(next(a.recv(), poll));
+                    eps[0].postRecv(recvA, 0, Dat.COMPLETION_DEFAULT);
+                    t0 = rtt.add(t0);
+                } while (!rtt.done());
+            } finally {
+                unpin.run();
+            }
+            eps[0].postSend(triplet(sendA.get(0).lmr(), 0), 0, SUPPRESS);
+            echo.get(30, TimeUnit.SECONDS);
+            server.join();
+            return rtt.result();
+        } finally {
+            a.ia().close();
+            b.ia().close();
+        }
+    }
+
+    /**
+     * One turn of a polling loop at time {@code now}: a spin-wait hint, and a yield once the poller has
+     * spun {@link #YIELD_AFTER_NANOS} since its last yield, so that a poller sharing its CPU with the
+     * thread it waits for lets that thread run rather than spinning out its time slice. The bare
+     * hand-offs poll the same way, so both sides of a ratio pay the same when CPUs are short.
+     *
+     * @return the time of the last yield
+     */
+    static long spin(long now, long lastYield) {
+        if (now - lastYield > YIELD_AFTER_NANOS) {
+            Thread.yield();
+            return now;
+        }
+        Thread.onSpinWait();
+        return lastYield;
+    }
+
+    static List<LmrTriplet> triplet(LocalMemoryRegion lmr, long length) {
+        return List.of(new LmrTriplet(lmr, 0, length));
+    }
+}

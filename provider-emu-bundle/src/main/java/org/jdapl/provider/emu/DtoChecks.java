@@ -1,0 +1,110 @@
+package org.jdapl.provider.emu;
+
+import java.util.List;
+import java.util.Set;
+
+import org.jdapl.dat.CompletionFlag;
+import org.jdapl.dat.DatException;
+import org.jdapl.dat.DatReturnType;
+import org.jdapl.dat.EpAttributes;
+import org.jdapl.dat.HandleType;
+import org.jdapl.dat.LmrTriplet;
+import org.jdapl.dat.LocalMemoryRegion;
+import org.jdapl.dat.MemPriv;
+import org.jdapl.dat.RmrTriplet;
+import org.jdapl.dat.VaType;
+
+/**
+ * The synchronous checks of a post on an EP (domain lock held): the local segments (registered, of
+ * the EP's PZ, with the needed privilege, LMR_04), the sizes against the EP's attributes, and the work
+ * request they become. A check that fails throws the DAT return the post reports; nothing is queued.
+ */
+final class DtoChecks {
+    private DtoChecks() {
+    }
+
+    /**
+     * @throws DatException INVALID_PARAMETER (argument {@code arg}) for no flags
+     */
+    static void flags(Set<CompletionFlag> flags, int arg) {
+        if (flags == null) {
+            throw DatException.invalidParameter(arg, "no completion flags (use an empty set)");
+        }
+    }
+
+    /** A send (OBJ_07) of the local segments {@code iov}, at most the EP's maximum message size. */
+    static WorkRequest.Send send(EmuEp ep, List<LmrTriplet> iov, long cookie, Set<CompletionFlag> flags,
+                                 boolean invalidate, int rmrContext) {
+        List<LmrTriplet> checked = message(ep, iov, MemPriv.LOCAL_READ, ep.attributes().maxRequestIov(), "a message");
+        return new WorkRequest.Send(checked, Segments.total(checked), cookie, flags, invalidate, rmrContext);
+    }
+
+    /** A receive into the local segments {@code iov}, at most the EP's maximum message size. */
+    static WorkRequest.Recv recv(EmuEp ep, List<LmrTriplet> iov, long cookie, Set<CompletionFlag> flags) {
+        List<LmrTriplet> checked = message(ep, iov, MemPriv.LOCAL_WRITE, ep.attributes().maxRecvIov(), "a receive");
+        return new WorkRequest.Recv(checked, Segments.total(checked), cookie, flags);
+    }
+
+    /** The checked segments of a send or receive, at most the EP's maximum message size in all. */
+    private static List<LmrTriplet> message(EmuEp ep, List<LmrTriplet> iov, MemPriv needed, int maxIov, String what) {
+        List<LmrTriplet> checked = Segments.check(ep.ia(), ep.pz(), iov, needed, maxIov, 2);
+        long length = Segments.total(checked);
+        long max = ep.attributes().maxMessageSize();
+        if (length > max) {
+            throw DatException.invalidParameter(2, what + " of " + length + " bytes is over the EP's maximum " + max);
+        }
+        return checked;
+    }
+
+    /**
+     * An RDMA Read or Write (OBJ_08) between the local segments {@code iov} (or, for a read into an
+     * RMR, {@code localTarget}) and {@code remote}: at most the EP's maximum RDMA size, and no more
+     * than the remote triplet holds (LENGTH_ERROR). The remote side is checked when the request
+     * executes (LMR_06).
+     */
+    static WorkRequest.Rdma rdma(EmuEp ep, boolean read, List<LmrTriplet> iov, RmrTriplet localTarget, long cookie,
+                                 RmrTriplet remote, Set<CompletionFlag> flags) {
+        if (remote == null) {
+            throw DatException.invalidParameter(4, "no remote RMR triplet");
+        }
+        EpAttributes a = ep.attributes();
+        List<LmrTriplet> checked = localTarget != null ? null
+                : Segments.check(ep.ia(), ep.pz(), iov, read ? MemPriv.LOCAL_WRITE : MemPriv.LOCAL_READ,
+                a.maxRequestIov(), 2);
+        long length = checked != null ? Segments.total(checked) : localTarget.length();
+        if (length > a.maxRdmaSize()) {
+            throw DatException.invalidParameter(2, "an RDMA of " + length + " bytes is over the EP's maximum "
+                    + a.maxRdmaSize());
+        }
+        if (length > remote.length()) {
+            throw new DatException(DatReturnType.LENGTH_ERROR, "the local side holds " + length
+                    + " bytes, the remote triplet only " + remote.length());
+        }
+        return new WorkRequest.Rdma(read, checked, localTarget, remote, length, cookie, flags);
+    }
+
+    /**
+     * The binding {@code dat_rmr_bind} makes of {@code [offset, offset + length)} of {@code lmr}: an
+     * LMR of the EP's PZ, the range inside it, privileges the LMR grants; with a fresh rmr_context.
+     */
+    static EmuRmr.Binding binding(EmuEp ep, LocalMemoryRegion lmr, long offset, long length, Set<MemPriv> privileges,
+                                  VaType vaType) {
+        EmuLmr region = ep.ia().own(lmr, EmuLmr.class, HandleType.LMR);
+        if (region.pz() != ep.pz()) {
+            throw new DatException(DatReturnType.PROTECTION_VIOLATION, "the LMR and the RMR are of different PZs");
+        }
+        long size = region.segment().byteSize();
+        if (offset < 0 || length < 0 || offset > size || length > size - offset) {
+            throw DatException.invalidParameter(2, "[" + offset + ", +" + length + ") lies outside the LMR of "
+                    + size + " bytes");
+        }
+        if (privileges == null || vaType == null) {
+            throw DatException.invalidParameter(3, "privileges and VA type must be given");
+        }
+        if (!region.privileges().containsAll(privileges)) {
+            throw new DatException(DatReturnType.PRIVILEGES_VIOLATION, "the LMR grants " + region.privileges()
+                    + ", not " + privileges);
+        }
+        return new EmuRmr.Binding(region, offset, length, privileges, vaType, ep, ep.ia().contexts().newRmrContext());
+    }
+}

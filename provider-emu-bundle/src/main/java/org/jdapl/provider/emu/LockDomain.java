@@ -1,0 +1,84 @@
+package org.jdapl.provider.emu;
+
+import java.util.concurrent.locks.ReentrantLock;
+
+/**
+ * The lock that orders the state changes and data movement of a group of IAs: one IA to start with,
+ * and every IA it reaches over the loopback fabric once it connects to it ({@link #merge}). Two EP
+ * pairs on disjoint IAs therefore never share a lock; objects that interact (an EP and its peer, a
+ * connection request and its listener) always hold the same one.
+ *
+ * <p>Domains only ever grow: merging points the absorbed domain at the surviving one, and a thread
+ * that acquired the absorbed lock retries on the survivor. Merges happen with no domain lock held by
+ * the merging thread and are serialised among themselves, so no thread ever waits for a second domain
+ * lock while holding one (no lock-order cycle).
+ */
+public final class LockDomain {
+    private static final Object MERGES = new Object();
+
+    private final ReentrantLock lock = new ReentrantLock();
+    private volatile LockDomain mergedInto;
+
+    /** The domain that now stands for this one. */
+    LockDomain current() {
+        LockDomain d = this;
+        LockDomain next;
+        while ((next = d.mergedInto) != null) {
+            d = next;
+        }
+        return d;
+    }
+
+    /**
+     * Locks the current domain and returns its lock, which the caller unlocks.
+     */
+    ReentrantLock acquire() {
+        while (true) {
+            LockDomain d = current();
+            d.lock.lock();
+            if (d.mergedInto == null) {
+                return d.lock;
+            }
+            d.lock.unlock();
+        }
+    }
+
+    /** The lock of a domain that is never merged (a tcp IA's), for its own I/O thread. */
+    public ReentrantLock unmergedLock() {
+        return lock;
+    }
+
+    boolean isHeldByCurrentThread() {
+        return current().lock.isHeldByCurrentThread();
+    }
+
+    /** Whether {@code other} shares this domain's lock now. */
+    boolean sameAs(LockDomain other) {
+        return current() == other.current();
+    }
+
+    /**
+     * Joins the domains of {@code a} and {@code b} (no domain lock may be held by the caller). Both
+     * locks are taken while the absorbed one is redirected, so no thread is inside either domain then.
+     */
+    static void merge(LockDomain a, LockDomain b) {
+        synchronized (MERGES) {
+            LockDomain x = a.current();
+            LockDomain y = b.current();
+            if (x == y) {
+                return;
+            }
+            x.lock.lock();
+            try {
+                y.lock.lock();
+                try {
+                    y.mergedInto = x;
+                } finally {
+                    y.lock.unlock();
+                }
+            } finally {
+                x.lock.unlock();
+            }
+        }
+    }
+}

@@ -1,0 +1,142 @@
+package org.jdapl.provider.emu;
+
+import java.lang.foreign.MemorySegment;
+import java.util.ArrayDeque;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+import org.jdapl.dat.DtoStatus;
+import org.jdapl.dat.MemPriv;
+
+/**
+ * A connection between two EPs on the loopback fabric, and its data engine. Both EPs are in one lock
+ * domain (the connect merged their IAs' domains), so the thread that posts a request executes it
+ * directly against the peer's memory and queues, under that lock, and the completion is on the EVD
+ * when the post returns: post, {@link #pump}, {@link #execute}, the {@link RcRules}, the copy, the
+ * completions, top to bottom in this class.
+ *
+ * <p>The request queue is processed in order: its head moves data (a send takes the peer's first
+ * receive, an RDMA checks the peer's context and copies), completes, and the next follows. A send
+ * that finds no receive waits (RNR) until the peer posts one or its window ends (then
+ * DTO_ERR_RECEIVER_NOT_READY). Any error completion breaks the connection as on RC (DISC_03).
+ */
+final class LoopbackLink extends Link {
+    private final EmuEp active;
+    private final EmuEp passive;
+    LoopbackLink(EmuEp active, EmuEp passive) {
+        this.active = active;
+        this.passive = passive;
+        this.open = true;
+    }
+
+    EmuEp other(EmuEp ep) {
+        return ep == active ? passive : active;
+    }
+
+    @Override
+    public void close() {
+        open = false;
+    }
+
+    @Override
+    public void abort(EmuEp from, boolean broken) {
+        open = false;
+        other(from).remoteAbort(broken);
+    }
+
+    @Override
+    public void notifyDisconnect(EmuEp from) {
+        other(from).peerDisconnectNotification();
+    }
+
+    @Override
+    public void receivePosted(EmuEp from) {
+        other(from).kick();
+    }
+
+    /** Processes the request queue of {@code from} against its peer as far as it can go now. */
+    @Override
+    public void pump(EmuEp from) {
+        EmuEp peer = other(from);
+        ArrayDeque<WorkRequest> requests = from.requests();
+        while (!requests.isEmpty()) {
+            if (!from.linkOpen() || from.ia().held() || peer.ia().held()) {
+                return;
+            }
+            if (!execute(from, requests.peekFirst(), peer)) {
+                return;
+            }
+        }
+        from.tryFinishGraceful();
+    }
+
+    /** Executes the head request; false if it must wait (no receive at the peer yet). */
+    private boolean execute(EmuEp from, WorkRequest wr, EmuEp peer) {
+        return switch (wr) {
+            case WorkRequest.Send send -> send(from, send, peer);
+            case WorkRequest.Rdma rdma -> rdma(from, rdma, peer);
+            case WorkRequest.Bind bind -> {
+                from.requests().pollFirst();
+                from.completeRequest(bind, DtoStatus.SUCCESS, 0);
+                yield true;
+            }
+            case WorkRequest.Recv recv -> throw new IllegalStateException("a receive in the request queue");
+        };
+    }
+
+    private boolean send(EmuEp from, WorkRequest.Send send, EmuEp peer) {
+        if (!Segments.usable(send.iov)) {
+            return from.fail(send, DtoStatus.LOCAL_PROTECTION);
+        }
+        RcRules.SendVerdict v = RcRules.takeReceive(peer, send.length, send.invalidate,
+                send.rmrContext & 0xffff_ffffL);
+        if (v.recv() == null) {
+            long now = System.nanoTime();
+            if (RcRules.rnrExhausted(send, now)) {
+                return from.fail(send, DtoStatus.RECEIVER_NOT_READY);
+            }
+            RcRules.retryAtDeadline(from, send, now, TimeUnit.MILLISECONDS.toNanos(1), from::pumpRequests);
+            return false;
+        }
+        if (v.accepted()) {
+            Segments.copy(Segments.slices(send.iov), Segments.slices(v.recv().iov), send.length);
+        }
+        from.requests().pollFirst();
+        peer.completeRecv(v.recv(), v.recvStatus(), v.accepted() ? send.length : 0, v.op(), v.invalidated());
+        from.completeRequest(send, v.senderStatus(), v.accepted() ? send.length : 0);
+        if (!v.accepted()) {
+            from.breakLink();
+        }
+        return true;
+    }
+
+    private boolean rdma(EmuEp from, WorkRequest.Rdma rdma, EmuEp peer) {
+        List<MemorySegment> local;
+        if (rdma.iov != null) {
+            if (!Segments.usable(rdma.iov)) {
+                return from.fail(rdma, DtoStatus.LOCAL_PROTECTION);
+            }
+            local = Segments.slices(rdma.iov);
+        } else {
+            MemorySegment sink = from.ia().contexts().resolve(rdma.localTarget.rmrContext(), from,
+                    rdma.localTarget.targetAddress(), rdma.length, MemPriv.REMOTE_WRITE);
+            if (sink == null) {
+                return from.fail(rdma, DtoStatus.LOCAL_PROTECTION);
+            }
+            local = List.of(sink);
+        }
+        MemorySegment target = RcRules.remoteMemory(peer, rdma.remote.rmrContext() & 0xffff_ffffL,
+                rdma.remote.targetAddress(), rdma.remote.length(), rdma.read);
+        if (target == null) {
+            return from.fail(rdma, DtoStatus.REMOTE_ACCESS);
+        }
+        if (rdma.read) {
+            Segments.copy(List.of(target), local, rdma.length);
+        } else {
+            Segments.copy(local, List.of(target), rdma.length);
+        }
+        from.requests().pollFirst();
+        from.completeRequest(rdma, DtoStatus.SUCCESS, rdma.length);
+        return true;
+    }
+}

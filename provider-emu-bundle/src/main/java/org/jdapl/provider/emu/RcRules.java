@@ -1,0 +1,121 @@
+package org.jdapl.provider.emu;
+
+import java.lang.foreign.MemorySegment;
+import java.util.concurrent.TimeUnit;
+
+import org.jdapl.dat.DtoOperation;
+import org.jdapl.dat.DtoStatus;
+import org.jdapl.dat.MemPriv;
+
+/**
+ * The rules of a reliable connection (an InfiniBand RC queue pair) that both fabrics apply: what a
+ * responder does with an incoming send or RDMA, and how long a send retries while the responder has
+ * no receive (RNR). The loopback link applies them to the peer EP directly; the tcp link to the frames
+ * it reads. Every method runs under the responder's (or initiator's) domain lock.
+ *
+ * <p>Errors follow RC: any error completion breaks the connection (the caller breaks it), so both ends
+ * get CONNECTION_BROKEN and the DTOs after it are flushed.
+ */
+public final class RcRules {
+    private RcRules() {
+    }
+
+    /**
+     * What the responder made of an incoming send.
+     *
+     * @param recv the receive the send consumed, or null when none was posted (RNR)
+     * @param op the receive's operation (RECEIVE or RECEIVE_WITH_INVALIDATE)
+     * @param invalidated the rmr_context the send invalidated, or 0
+     * @param recvStatus SUCCESS, or the error the receive completes with
+     * @param senderStatus SUCCESS, or the error the send completes with
+     */
+    public record SendVerdict(WorkRequest.Recv recv, DtoOperation op, int invalidated, DtoStatus recvStatus,
+                       DtoStatus senderStatus) {
+        static final SendVerdict RNR = new SendVerdict(null, DtoOperation.RECEIVE, 0, null, null);
+
+        /** Whether the data may move into the receive. */
+        public boolean accepted() {
+            return recv != null && recvStatus == DtoStatus.SUCCESS;
+        }
+    }
+
+    /**
+     * The responder takes its next receive for a send of {@code length} bytes (OBJ_07): the receive
+     * must still be registered (else DTO_ERR_LOCAL_PROTECTION at the receiver), hold the message (else
+     * DTO_ERR_LOCAL_LENGTH; the sender gets REMOTE_RESPONDER), and a send with invalidate must name an
+     * RMR the responder's EP may use (else both get REMOTE_ACCESS). The receive is consumed in every
+     * case but RNR.
+     *
+     * @param rmrContext the context a send with invalidate names (a value over 32 bits names none)
+     */
+    public static SendVerdict takeReceive(EmuEp responder, long length, boolean invalidate, long rmrContext) {
+        WorkRequest.Recv recv = responder.nextReceive();
+        if (recv == null) {
+            return SendVerdict.RNR;
+        }
+        responder.takeReceive();
+        if (!Segments.usable(recv.iov)) {
+            return new SendVerdict(recv, DtoOperation.RECEIVE, 0, DtoStatus.LOCAL_PROTECTION,
+                    DtoStatus.REMOTE_RESPONDER);
+        }
+        if (length > recv.capacity) {
+            return new SendVerdict(recv, DtoOperation.RECEIVE, 0, DtoStatus.LOCAL_LENGTH,
+                    DtoStatus.REMOTE_RESPONDER);
+        }
+        if (!invalidate) {
+            return new SendVerdict(recv, DtoOperation.RECEIVE, 0, DtoStatus.SUCCESS, DtoStatus.SUCCESS);
+        }
+        if ((rmrContext >>> 32) != 0 || !responder.ia().contexts().invalidateRmr((int) rmrContext, responder)) {
+            return new SendVerdict(recv, DtoOperation.RECEIVE_WITH_INVALIDATE, 0, DtoStatus.REMOTE_ACCESS,
+                    DtoStatus.REMOTE_ACCESS);
+        }
+        return new SendVerdict(recv, DtoOperation.RECEIVE_WITH_INVALIDATE, (int) rmrContext, DtoStatus.SUCCESS,
+                DtoStatus.SUCCESS);
+    }
+
+    /**
+     * The responder's memory an RDMA names (LMR_04, LMR_05, LMR_06): the context must be live (a value
+     * over 32 bits names none), of the responder EP's PZ and scope, grant the privilege and hold
+     * {@code [address, address + length)}.
+     *
+     * @return the bytes, or null: the request fails DTO_ERR_REMOTE_ACCESS and the connection breaks
+     */
+    public static MemorySegment remoteMemory(EmuEp responder, long rmrContext, long address, long length, boolean read) {
+        if ((rmrContext >>> 32) != 0) {
+            return null;
+        }
+        return responder.ia().contexts().resolve((int) rmrContext, responder, address, length,
+                read ? MemPriv.REMOTE_READ : MemPriv.REMOTE_WRITE);
+    }
+
+    /**
+     * A send found no receive at the responder (RNR). Its retry window of
+     * {@link EmuLimits#RNR_RETRY_MILLIS} starts with the first refusal.
+     *
+     * @return true if the window has run out: the send completes DTO_ERR_RECEIVER_NOT_READY
+     */
+    public static boolean rnrExhausted(WorkRequest.Send send, long now) {
+        if (send.rnrDeadline == 0) {
+            send.rnrDeadline = now + TimeUnit.MILLISECONDS.toNanos(EmuLimits.RNR_RETRY_MILLIS);
+            return false;
+        }
+        return now - send.rnrDeadline >= 0;
+    }
+
+    /**
+     * Has {@code retry} run on the IA's timer thread once the send's window ends (plus {@code slackNanos}),
+     * unless a retry is already due; a receive posted earlier retries at once through the link.
+     */
+    public static void retryAtDeadline(EmuEp initiator, WorkRequest.Send send, long now, long slackNanos, Runnable retry) {
+        if (send.rnrTimerArmed) {
+            return;
+        }
+        send.rnrTimerArmed = true;
+        initiator.ia().schedule(send.rnrDeadline - now + slackNanos, () -> {
+            send.rnrTimerArmed = false;
+            if (!initiator.isFreed()) {
+                retry.run();
+            }
+        });
+    }
+}

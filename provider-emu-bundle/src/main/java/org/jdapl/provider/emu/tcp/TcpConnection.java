@@ -1,0 +1,694 @@
+package org.jdapl.provider.emu.tcp;
+
+import java.io.IOException;
+import java.lang.foreign.MemorySegment;
+import java.net.InetSocketAddress;
+import java.nio.channels.SelectionKey;
+import java.nio.channels.SocketChannel;
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+import org.jdapl.dat.EventNumber;
+import org.jdapl.provider.emu.ConnectAttempt;
+import org.jdapl.provider.emu.EmuEp;
+import org.jdapl.provider.emu.EmuIa;
+import org.jdapl.provider.emu.EmuLimits;
+import org.jdapl.provider.emu.Inbound;
+import org.jdapl.provider.emu.Link;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * One TCP connection of the emulated provider's {@code tcp} fabric: the connection handshake of one
+ * EP connection, then its data frames (PROTOCOL.md). Everything runs under the fabric lock of the
+ * IA; socket I/O is non-blocking, reads happen on the IA's I/O thread, writes on whichever thread
+ * has frames to send (the I/O thread finishes what the socket did not take at once).
+ *
+ * <p>Requests of the local EP are transmitted in order and complete in order when the peer's ACK,
+ * NAK or read response arrives; nothing is transmitted after a SEND until it is answered, so a SEND
+ * refused for want of a receive (RNR NAK) can be sent again without reordering. Incoming data is
+ * written into registered memory only after the rmr_context, protection zone, privilege and bounds
+ * checks, and straight from the socket into that memory for large payloads. Every frame is checked
+ * by {@link Frame#decode} before any field is used; a frame that breaks the protocol drops the
+ * connection with a logged reason (the EP, if any, reports BROKEN).
+ */
+public final class TcpConnection extends Link implements Inbound {
+    private static final Logger LOG = LoggerFactory.getLogger(TcpConnection.class);
+    private static final int SMALL_BUFFER = 2 << 10;
+    private static final int MAX_QUEUED_FRAMES = 1 << 14;
+    private static final long LINGER_NANOS = TimeUnit.SECONDS.toNanos(2);
+
+    enum Phase {
+        /** Active side: the TCP connect is under way. */
+        CONNECTING,
+        /** Active side: the connect request is sent, the answer awaited. */
+        REQUESTED,
+        /** Passive side: waiting for the connect request. */
+        LISTENING,
+        /** Passive side: the request was delivered to a service point, the consumer's answer awaited. */
+        OFFERED,
+        /** Passive side: accepted, the active side's RTU awaited. */
+        ACCEPTED,
+        /** Established: data frames flow. */
+        OPEN,
+        /** Ending: pending output is sent, input is discarded until the peer closes or the linger ends. */
+        CLOSING,
+        /** Gone. */
+        CLOSED
+    }
+
+    private final TcpFabric fabric;
+    private final EmuIa ia;
+    private final SocketChannel channel;
+    private SelectionKey key;
+    private Phase phase;
+    private final int commonPort;
+    // active side
+    private final ConnectAttempt attempt;
+    private final long connQual;
+    private final boolean common;
+    private final byte[] requestData;
+    private final long portQual;
+    // passive side
+    private boolean requestDead;
+    private String remoteLabel = "?";
+    // established
+    private EmuEp ep;
+    // output
+    private final TcpOutput out;
+    private boolean writeInterest;
+    // input
+    private final TcpInput input;
+    private long closeDeadline;
+    /** The reliable-connection engine of the established connection. */
+    private final TcpRcEngine rc = new TcpRcEngine(this);
+    private final long created = System.nanoTime();
+
+    /** An active connection for {@code attempt}. */
+    TcpConnection(TcpFabric fabric, SocketChannel channel, java.net.SocketAddress remote, ConnectAttempt attempt,
+                  long connQual, boolean common, byte[] requestData, long portQual) {
+        this.fabric = fabric;
+        this.ia = fabric.ia();
+        this.channel = channel;
+        this.attempt = attempt;
+        this.connQual = connQual;
+        this.common = common;
+        this.requestData = requestData;
+        this.portQual = portQual;
+        this.commonPort = 0;
+        this.ep = attempt.ep;
+        this.phase = Phase.CONNECTING;
+        this.remoteLabel = String.valueOf(remote);
+        this.out = new TcpOutput(this, channel, SMALL_BUFFER);
+        this.input = new TcpInput(this, channel, SMALL_BUFFER);
+    }
+
+    /** A passive connection accepted on the IA's listener ({@code commonPort} 0) or a CSP's. */
+    TcpConnection(TcpFabric fabric, SocketChannel channel, int commonPort) {
+        this.fabric = fabric;
+        this.ia = fabric.ia();
+        this.channel = channel;
+        this.attempt = null;
+        this.connQual = 0;
+        this.common = false;
+        this.requestData = null;
+        this.portQual = 0;
+        this.commonPort = commonPort;
+        this.phase = Phase.LISTENING;
+        this.out = new TcpOutput(this, channel, SMALL_BUFFER);
+        this.input = new TcpInput(this, channel, SMALL_BUFFER);
+        try {
+            remoteLabel = String.valueOf(channel.getRemoteAddress());
+        } catch (IOException e) {
+            remoteLabel = "an unknown peer";
+        }
+    }
+
+
+    // ------------------------------------------------------------------ for the engine
+
+    EmuEp ep() {
+        return ep;
+    }
+
+    EmuIa ia() {
+        return ia;
+    }
+
+    TcpFabric fabric() {
+        return fabric;
+    }
+
+    String remoteLabel() {
+        return remoteLabel;
+    }
+
+    /** Whether the output may take a frame of the engine now. */
+    boolean hasQueueRoom() {
+        return out.queued() < MAX_QUEUED_FRAMES;
+    }
+
+    /** Where the payload of the frame being received goes (the engine adds the checked memory). */
+    List<MemorySegment> destination() {
+        return input.destination();
+    }
+
+    /** The rest of the current frame is not delivered (the connection breaks). */
+    void dropFrame() {
+        input.dropFrame();
+    }
+
+    static Frame.ProtocolException violation(String reason) {
+        return new Frame.ProtocolException(reason);
+    }
+
+    /** Whether frames may go straight into the output buffer (no write pending, not closed). */
+    boolean writable() {
+        return !writeInterest && phase != Phase.CLOSED;
+    }
+
+    /** A read response left the output queue. */
+    void readResponseWritten() {
+        rc.readResponseWritten();
+    }
+
+    String name() {
+        return ia.name();
+    }
+
+    void register(SelectionKey k) {
+        key = k;
+    }
+
+    Phase phase() {
+        return phase;
+    }
+
+    boolean identified() {
+        return phase != Phase.LISTENING;
+    }
+
+    // ------------------------------------------------------------------ Link
+
+    /** The local EP is DISCONNECTED: no byte moves any more; the transport closes once its output is sent. */
+    @Override
+    public void close() {
+        open = false;
+        rc.completeInbound();
+        beginClose();
+    }
+
+    @Override
+    public void abort(EmuEp from, boolean broken) {
+        if (phase == Phase.OPEN) {
+            out.dropAllButAnswers();
+            enqueue(Frame.ABORT, 0, broken ? Frame.ABORT_BROKEN : Frame.ABORT_DISCONNECT, 0, 0, 0, 0, null);
+            flush();
+        }
+    }
+
+    @Override
+    public void notifyDisconnect(EmuEp from) {
+        if (phase == Phase.OPEN) {
+            enqueue(Frame.DISCONNECT, 0, 0, 0, 0, 0, 0, null);
+            flush();
+        }
+    }
+
+    @Override
+    public void receivePosted(EmuEp from) {
+        if (phase == Phase.OPEN && open) {
+            rc.receivePosted();
+        }
+    }
+
+    // ------------------------------------------------------------------ establishment
+
+    /** The TCP connect completed (or failed) on the I/O thread. */
+    void onConnectable() {
+        try {
+            if (!channel.finishConnect()) {
+                return;
+            }
+        } catch (IOException e) {
+            LOG.debug("IA {}: connect failed: {}", ia.name(), e.toString());
+            failEstablishment(EventNumber.CONNECTION_UNREACHABLE, "connect failed: " + e);
+            return;
+        }
+        connected();
+    }
+
+    /** The TCP connection is up: send the connect request. */
+    void connected() {
+        if (phase != Phase.CONNECTING) {
+            return;
+        }
+        phase = Phase.REQUESTED;
+        input.touch();
+        int listenPort = fabric.address().getPort();
+        byte[] payload = new byte[2 + requestData.length];
+        payload[0] = (byte) (listenPort >>> 8);
+        payload[1] = (byte) listenPort;
+        System.arraycopy(requestData, 0, payload, 2, requestData.length);
+        enqueue(Frame.CONNECT_REQ, common ? Frame.FLAG_COMMON : 0, Frame.VERSION, 0, connQual, portQual, Frame.MAGIC,
+                payload);
+        updateInterest();
+        flush();
+    }
+
+    /**
+     * {@code dat_cr_accept} of the request on this connection by {@code passive}.
+     *
+     * @return false if the active side is gone (the EP reports ACCEPT_COMPLETION_ERROR)
+     */
+    @Override
+    public boolean accept(EmuEp passive, byte[] privateData) {
+        if (phase != Phase.OFFERED || requestDead) {
+            return false;
+        }
+        ep = passive;
+        phase = Phase.ACCEPTED;
+        enqueue(Frame.CONNECT_ACCEPT, 0, 0, 0, passive.query().localPortQual(), 0, 0, privateData);
+        flush();
+        if (phase != Phase.ACCEPTED) {
+            return false;
+        }
+        passive.awaitEstablishment(this);
+        return true;
+    }
+
+    @Override
+    public void delivered() {
+        // the active side learns of the delivery from the peer's frames
+    }
+
+    @Override
+    public void reject(byte[] privateData) {
+        reject(Frame.REJECT_PEER, privateData);
+    }
+
+    @Override
+    public void refuse(String reason) {
+        reject(Frame.REJECT_NON_PEER, reason.getBytes(StandardCharsets.UTF_8));
+    }
+
+    /** {@code dat_cr_reject} (PEER) or a refusal by the provider (NON_PEER, payload a reason). */
+    void reject(int status, byte[] payload) {
+        if (phase == Phase.OFFERED || phase == Phase.LISTENING) {
+            byte[] data = payload.length > EmuLimits.MAX_PRIVATE_DATA
+                    ? java.util.Arrays.copyOf(payload, EmuLimits.MAX_PRIVATE_DATA) : payload;
+            enqueue(Frame.CONNECT_REJECT, 0, status, 0, 0, 0, 0, data);
+            flush();
+        }
+        beginClose();
+    }
+
+    /** The EP no longer wants this connection while it is being established (timed out, disconnected, freed). */
+    @Override
+    public void abandon() {
+        ep = null;
+        switch (phase) {
+            case CONNECTING -> shutdown();
+            case REQUESTED, ACCEPTED -> {
+                enqueue(Frame.ABORT, 0, Frame.ABORT_DISCONNECT, 0, 0, 0, 0, null);
+                flush();
+                beginClose();
+            }
+            default -> beginClose();
+        }
+    }
+
+    private void failEstablishment(EventNumber outcome, String reason) {
+        ConnectAttempt a = attempt;
+        shutdown();
+        if (a != null && a.isLive()) {
+            a.ep.failAttempt(a, outcome);
+        }
+    }
+
+    // ------------------------------------------------------------------ sending requests
+
+    /** Transmits the EP's untransmitted requests in order as far as they may go (fabric lock held). */
+    @Override
+    public void pump(EmuEp from) {
+        if (phase != Phase.OPEN || !open || ep != from) {
+            return;
+        }
+        rc.pump(from);
+    }
+
+    // ------------------------------------------------------------------ output
+
+    /** Queues a frame for output ({@link TcpOutput#enqueue}). */
+    void enqueue(int type, int flags, int status, long seq, long a, long b, long c, byte[] payload) {
+        out.enqueue(type, flags, status, seq, a, b, c, payload == null ? 0 : payload.length, payload);
+    }
+
+    /** Queues a frame whose payload is {@code length} bytes of {@code payload} (an iov, a segment, bytes). */
+    void enqueue(int type, int flags, int status, long seq, long a, long b, long c, long length, Object payload) {
+        out.enqueue(type, flags, status, seq, a, b, c, length, payload);
+    }
+
+    /** Writes as much queued output as the socket takes now (fabric lock held). */
+    void flush() {
+        if (phase == Phase.CLOSED || phase == Phase.CONNECTING) {
+            return;
+        }
+        try {
+            boolean done = out.writeOut();
+            if (done) {
+                fabric.answered(this);
+                if (phase == Phase.CLOSING && !channel.socket().isOutputShutdown()) {
+                    channel.shutdownOutput();
+                }
+            }
+            setWriteInterest(!done);
+        } catch (IOException | RuntimeException e) {
+            fail("write failed: " + e, false);
+        }
+    }
+
+    private void setWriteInterest(boolean want) {
+        if (want != writeInterest) {
+            writeInterest = want;
+            updateInterest();
+            if (want) {
+                fabric.wakeup();
+            }
+        }
+    }
+
+    /** Sets the selector interest: reads unless transfers of the IA are held, writes while output waits. */
+    void updateInterest() {
+        if (key == null || !key.isValid()) {
+            return;
+        }
+        int ops;
+        if (phase == Phase.CONNECTING) {
+            ops = SelectionKey.OP_CONNECT;
+        } else {
+            boolean read = !(phase == Phase.OPEN && ia.held()) && out.queued() < MAX_QUEUED_FRAMES;
+            ops = (read ? SelectionKey.OP_READ : 0) | (writeInterest ? SelectionKey.OP_WRITE : 0);
+        }
+        if (key.interestOps() != ops) {
+            key.interestOps(ops);
+        }
+    }
+
+    // ------------------------------------------------------------------ input
+
+    /** The socket has bytes (I/O thread, domain lock held): see {@link TcpInput#onReadable}. */
+    void onReadable() {
+        input.onReadable();
+    }
+
+    /** The current frame's payload is control data (connect request, accept, reject, abort reason). */
+    void expectControl() {
+        input.expectControl();
+    }
+
+    private void violationIf(String reason) throws Frame.ProtocolException {
+        throw violation(reason);
+    }
+
+    /** A checked header arrived; decides where its payload goes. */
+    void header(Frame.Header h) throws Frame.ProtocolException {
+        int type = h.type();
+        if (type == Frame.KEEPALIVE) {
+            return;
+        }
+        switch (phase) {
+            case LISTENING -> {
+                if (type != Frame.CONNECT_REQ) {
+                    violationIf(Frame.name(type) + " before a connect request");
+                }
+                if (h.c() != Frame.MAGIC) {
+                    violationIf("a connect request without the protocol's magic");
+                }
+                expectControl();
+            }
+            case REQUESTED -> {
+                switch (type) {
+                    case Frame.CONNECT_DELIVERED -> {
+                        if (attempt.isLive()) {
+                            attempt.delivered = true;
+                        }
+                    }
+                    case Frame.CONNECT_ACCEPT, Frame.CONNECT_REJECT -> expectControl();
+                    case Frame.ABORT -> expectControl();
+                    default -> violation(Frame.name(type) + " while a connect request is unanswered");
+                }
+            }
+            case OFFERED -> {
+                if (type != Frame.ABORT) {
+                    violationIf(Frame.name(type) + " while the connect request waits for the consumer");
+                }
+                expectControl();
+            }
+            case ACCEPTED -> {
+                if (type == Frame.ABORT) {
+                    expectControl();
+                } else if (type != Frame.CONNECT_RTU) {
+                    violationIf(Frame.name(type) + " while the accept waits for the RTU");
+                }
+            }
+            case OPEN -> rc.header(h);
+            default -> {
+            }
+        }
+    }
+
+    /** The payload of frame {@code h} is complete (its control data in {@code control}, if any). */
+    void frameEnd(Frame.Header h, byte[] control) throws Frame.ProtocolException {
+        if (phase == Phase.CLOSING || phase == Phase.CLOSED) {
+            return;
+        }
+        switch (h.type()) {
+            case Frame.CONNECT_REQ -> connectRequest(h, control);
+            case Frame.CONNECT_ACCEPT -> {
+                ConnectAttempt a = attempt;
+                EmuEp owner = ep;
+                if (owner != null && owner.acceptedBy(a, this, control)) {
+                    phase = Phase.OPEN;
+                    open = true;
+                    input.grow();
+                    out.grow();
+                    enqueue(Frame.CONNECT_RTU, 0, 0, 0, 0, 0, 0, null);
+                    flush();
+                } else {
+                    abandon();
+                }
+            }
+            case Frame.CONNECT_REJECT -> {
+                ConnectAttempt a = attempt;
+                byte[] data = control;
+                shutdown();
+                if (a.isLive()) {
+                    if (h.status() == Frame.REJECT_PEER) {
+                        a.ep.rejectedBy(a, data);
+                    } else {
+                        LOG.info("IA {}: connect to {} refused by the peer: {}", ia.name(), remoteLabel,
+                                new String(data, StandardCharsets.UTF_8));
+                        a.ep.failAttempt(a, EventNumber.CONNECTION_NON_PEER_REJECTED);
+                    }
+                }
+            }
+            case Frame.CONNECT_RTU -> {
+                phase = Phase.OPEN;
+                open = true;
+                input.grow();
+                out.grow();
+                ep.confirmedBy(this);
+            }
+            case Frame.ABORT -> peerAbort(h, control);
+            default -> rc.frameEnd(h, input.destination().isEmpty());
+        }
+    }
+
+    private void connectRequest(Frame.Header h, byte[] payload) {
+        int listenPort = ((payload[0] & 0xff) << 8) | (payload[1] & 0xff);
+        byte[] privateData = java.util.Arrays.copyOfRange(payload, 2, payload.length);
+        if (h.status() != Frame.VERSION) {
+            String reason = "protocol version " + h.status() + " is not spoken here (version " + Frame.VERSION + ")";
+            LOG.warn("IA {}: connect request from {} refused: {}", ia.name(), remoteLabel, reason);
+            reject(Frame.REJECT_NON_PEER, reason.getBytes(StandardCharsets.UTF_8));
+            return;
+        }
+        boolean commonRequest = (h.flags() & Frame.FLAG_COMMON) != 0;
+        if (commonRequest != (commonPort != 0) || (commonRequest && h.a() != commonPort)) {
+            reject(Frame.REJECT_NON_PEER, "no common service point on this port".getBytes(StandardCharsets.UTF_8));
+            return;
+        }
+        InetSocketAddress from;
+        try {
+            from = new InetSocketAddress(((InetSocketAddress) channel.getRemoteAddress()).getAddress(), listenPort);
+        } catch (IOException e) {
+            fail("the peer's address is unknown: " + e, false);
+            return;
+        }
+        phase = Phase.OFFERED;
+        if (!ia.deliverRequest(this, h.a(), commonRequest, privateData, from, h.b())) {
+            phase = Phase.LISTENING;
+            reject(Frame.REJECT_NON_PEER, ("nothing listens on connection qualifier " + h.a()
+                    + " or its backlog is full").getBytes(StandardCharsets.UTF_8));
+            return;
+        }
+        if (phase == Phase.OFFERED) {
+            enqueue(Frame.CONNECT_DELIVERED, 0, 0, 0, 0, 0, 0, null);
+            flush();
+        }
+    }
+
+    private void peerAbort(Frame.Header h, byte[] control) {
+        String reason = control == null || control.length == 0 ? "" : new String(control, StandardCharsets.UTF_8);
+        LOG.debug("IA {}: {} from {} {}", ia.name(), h.status() == Frame.ABORT_BROKEN ? "broken" : "abort",
+                remoteLabel, reason);
+        switch (phase) {
+            case REQUESTED -> failEstablishment(EventNumber.CONNECTION_NON_PEER_REJECTED, "the peer aborted");
+            case OFFERED -> {
+                requestDead = true;
+                beginClose();
+            }
+            case ACCEPTED -> {
+                EmuEp owner = ep;
+                beginClose();
+                if (owner != null) {
+                    owner.transportFailed(this);
+                }
+            }
+            case OPEN -> {
+                EmuEp owner = ep;
+                open = false;
+                rc.completeInbound();
+                beginClose();
+                owner.remoteAbort(h.status() == Frame.ABORT_BROKEN);
+            }
+            default -> {
+            }
+        }
+    }
+
+    // ------------------------------------------------------------------ ending
+
+    /** Starts an orderly end: output already queued is sent, then input is discarded until EOF or the linger. */
+    private void beginClose() {
+        if (phase == Phase.CLOSING || phase == Phase.CLOSED) {
+            return;
+        }
+        if (phase == Phase.CONNECTING) {
+            shutdown();
+            return;
+        }
+        phase = Phase.CLOSING;
+        open = false;
+        input.dropFrame();
+        closeDeadline = System.nanoTime() + LINGER_NANOS;
+        flush();
+        updateInterest();
+    }
+
+    /**
+     * The transport failed or the peer broke the protocol (fabric lock held): the connection is closed at
+     * once and its EP reports BROKEN (or its establishment fails).
+     */
+    void fail(String reason, boolean violation) {
+        if (phase == Phase.CLOSED) {
+            return;
+        }
+        Phase was = phase;
+        if (violation) {
+            LOG.warn("IA {}: dropping the connection with {}: {}", ia.name(), remoteLabel, reason);
+        } else {
+            LOG.debug("IA {}: connection with {} ended: {}", ia.name(), remoteLabel, reason);
+        }
+        open = false;
+        EmuEp owner = ep;
+        if (owner != null) {
+            rc.completeInbound();
+        }
+        shutdown();
+        switch (was) {
+            case CONNECTING, REQUESTED -> {
+                ConnectAttempt a = attempt;
+                if (a != null && a.isLive()) {
+                    a.ep.failAttempt(a, was == Phase.CONNECTING ? EventNumber.CONNECTION_UNREACHABLE
+                            : EventNumber.CONNECTION_NON_PEER_REJECTED);
+                }
+            }
+            case OFFERED -> requestDead = true;
+            case ACCEPTED, OPEN -> {
+                if (owner != null) {
+                    owner.transportFailed(this);
+                }
+            }
+            default -> {
+            }
+        }
+    }
+
+    /** Closes the socket and releases the buffers now. */
+    void shutdown() {
+        if (phase == Phase.CLOSED) {
+            return;
+        }
+        phase = Phase.CLOSED;
+        open = false;
+        out.clear();
+        if (key != null) {
+            key.cancel();
+        }
+        try {
+            channel.close();
+        } catch (IOException e) {
+            LOG.debug("closing a connection of IA {}: {}", ia.name(), e.toString());
+        }
+        fabric.removed(this);
+    }
+
+    /** Keepalive, silence and linger checks (I/O thread, fabric lock held). */
+    void tick(long now) {
+        switch (phase) {
+            case CLOSED, CONNECTING -> {
+            }
+            case CLOSING -> {
+                if (now - closeDeadline >= 0) {
+                    shutdown();
+                }
+            }
+            case LISTENING -> {
+                if (now - created > TcpFabric.IDLE_TIMEOUT_NANOS) {
+                    LOG.warn("IA {}: dropping the connection with {}: no connect request within {} ms", ia.name(),
+                            remoteLabel, TimeUnit.NANOSECONDS.toMillis(TcpFabric.IDLE_TIMEOUT_NANOS));
+                    shutdown();
+                }
+            }
+            default -> {
+                if (!(phase == Phase.OPEN && ia.held()) && now - input.lastRead() > TcpFabric.IDLE_TIMEOUT_NANOS) {
+                    long silent = TimeUnit.NANOSECONDS.toMillis(now - input.lastRead());
+                    fail("the peer was silent for " + silent + " ms", false);
+                    return;
+                }
+                if (now - out.lastWrite() > TcpFabric.KEEPALIVE_NANOS && out.queued() == 0) {
+                    enqueue(Frame.KEEPALIVE, 0, 0, 0, 0, 0, 0, null);
+                    flush();
+                }
+            }
+        }
+    }
+
+    /** Breaks the transport abruptly (a reset), as a cut cable or a dead peer process does (test hook). */
+    public void reset() {
+        try {
+            channel.setOption(java.net.StandardSocketOptions.SO_LINGER, 0);
+        } catch (IOException e) {
+            LOG.debug("SO_LINGER: {}", e.toString());
+        }
+        fail("the transport was reset", false);
+    }
+
+    @Override
+    public String toString() {
+        return "TcpConnection[" + ia.name() + " <-> " + remoteLabel + ", " + phase + "]";
+    }
+}

@@ -1,0 +1,250 @@
+package org.jdapl.provider.emu.tcp;
+
+import java.io.IOException;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.nio.ByteBuffer;
+import java.nio.channels.SocketChannel;
+import java.util.ArrayList;
+import java.util.List;
+
+import org.jdapl.provider.emu.EmuLimits;
+
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The input side of a tcp connection (PROTOCOL.md, "Frames"): reads into a direct input buffer,
+ * decodes and checks each header ({@link Frame#decode}) before the connection decides where its
+ * payload goes, and delivers the payload there: into the checked registered memory (straight from
+ * the socket for payloads of {@link #DIRECT_LIMIT} or more), or into a control buffer for the
+ * handshake. Runs under the IA's domain lock, on the I/O thread or a polling consumer's.
+ */
+final class TcpInput {
+    private static final Logger LOG = LoggerFactory.getLogger(TcpInput.class);
+    /** Payload still to come from which reads go straight into the destination memory. */
+    private static final int DIRECT_LIMIT = 16 << 10;
+    private static final int LARGE_BUFFER = 64 << 10;
+    private static final int READ_ROUNDS = 16;
+
+    private final TcpConnection c;
+    private final SocketChannel channel;
+    private ByteBuffer in;
+    private MemorySegment inSeg;
+    private boolean growInput;
+    private Frame.Header current;
+    /** The header of the frame being received ({@link #current} while it is). */
+    private final Frame.Header decoded = new Frame.Header();
+    private long payloadLeft;
+    private final List<MemorySegment> dest = new ArrayList<>(EmuLimits.MAX_IOV);
+    private int destIndex;
+    private long destOffset;
+    private byte[] control;
+    private int controlFill;
+    private long lastRead = System.nanoTime();
+    private int directWant;
+    /** The last frame's payload was large enough to be read straight into memory. */
+    private boolean expectLarge;
+
+    TcpInput(TcpConnection c, SocketChannel channel, int size) {
+        this.c = c;
+        this.channel = channel;
+        this.in = ByteBuffer.allocateDirect(size);
+        this.inSeg = MemorySegment.ofBuffer(in);
+    }
+
+    /** The connection is established: switch to the large buffer after the next read. */
+    void grow() {
+        growInput = true;
+    }
+
+    /** When the peer was last heard from. */
+    long lastRead() {
+        return lastRead;
+    }
+
+    /** Starts the silence clock now (the connect request is sent). */
+    void touch() {
+        lastRead = System.nanoTime();
+    }
+
+    /** Where the current frame's payload goes. */
+    List<MemorySegment> destination() {
+        return dest;
+    }
+
+    /** The rest of the current frame is not delivered. */
+    void dropFrame() {
+        current = null;
+    }
+
+    /** The current frame's payload is complete: the connection acts on it. */
+    private void frameEnd() throws Frame.ProtocolException {
+        Frame.Header h = current;
+        current = null;
+        c.frameEnd(h, control);
+    }
+
+    /**
+     * Reads what the socket has (a bounded number of rounds) and hands each checked header and each
+     * completed frame to the connection (I/O thread or a polling consumer, domain lock held).
+     */
+    void onReadable() {
+        try {
+            for (int round = 0; round < READ_ROUNDS && c.phase() != TcpConnection.Phase.CLOSED; round++) {
+                if (c.phase() == TcpConnection.Phase.CLOSING) {
+                    in.clear();
+                    int n = channel.read(in);
+                    in.clear();
+                    if (n < 0) {
+                        c.shutdown();
+                    }
+                    if (n <= 0) {
+                        return;
+                    }
+                    continue;
+                }
+                if (c.phase() == TcpConnection.Phase.OPEN && c.ia().held()) {
+                    return;
+                }
+                int n;
+                boolean drained;
+                if (current != null && payloadLeft >= DIRECT_LIMIT && in.position() == 0 && destIndex < dest.size()) {
+                    n = readDirect();
+                    drained = n < directWant;
+                } else {
+                    // After a large payload the next frame is likely large too: read its header alone, so
+                    // that its payload goes straight from the socket into memory rather than through here.
+                    boolean headerOnly = expectLarge && current == null && in.position() < Frame.HEADER_SIZE;
+                    int limit = in.limit();
+                    if (headerOnly) {
+                        in.limit(Frame.HEADER_SIZE);
+                    }
+                    int room = in.remaining();
+                    try {
+                        n = channel.read(in);
+                    } finally {
+                        in.limit(limit);
+                    }
+                    drained = n < room;
+                    if (n > 0) {
+                        lastRead = c.fabric().clock();
+                        in.flip();
+                        parse();
+                        if (c.phase() == TcpConnection.Phase.CLOSED) {
+                            return;
+                        }
+                        in.compact();
+                        if (growInput) {
+                            growInput = false;
+                            ByteBuffer bigger = ByteBuffer.allocateDirect(LARGE_BUFFER);
+                            in.flip();
+                            bigger.put(in);
+                            in = bigger;
+                            inSeg = MemorySegment.ofBuffer(in);
+                        }
+                    }
+                }
+                if (n < 0) {
+                    if (c.phase() == TcpConnection.Phase.LISTENING) {
+                        c.shutdown();
+                    } else {
+                        c.fail("the peer closed the connection", false);
+                    }
+                    return;
+                }
+                if (n == 0 || drained) {
+                    return;
+                }
+            }
+        } catch (IOException e) {
+            c.fail("read failed: " + e, false);
+        } catch (Frame.ProtocolException e) {
+            c.fail("protocol violation: " + e.getMessage(), true);
+        } catch (RuntimeException e) {
+            LOG.error("IA {}: error on the connection with {}", c.name(), c.remoteLabel(), e);
+            c.fail("internal error: " + e, true);
+        }
+    }
+
+    /** Reads payload from the socket straight into the destination memory. */
+    private int readDirect() throws IOException, Frame.ProtocolException {
+        MemorySegment d = dest.get(destIndex);
+        long n = Math.min(payloadLeft, Math.min(d.byteSize() - destOffset, 1 << 30));
+        directWant = (int) n;
+        ByteBuffer bb = d.asSlice(destOffset, n).asByteBuffer();
+        int got = channel.read(bb);
+        if (got > 0) {
+            lastRead = c.fabric().clock();
+            advanceDest(got);
+            payloadLeft -= got;
+            if (payloadLeft == 0) {
+                frameEnd();
+            }
+        }
+        return got;
+    }
+
+    private void advanceDest(long n) {
+        destOffset += n;
+        while (destIndex < dest.size() && destOffset == dest.get(destIndex).byteSize()) {
+            destIndex++;
+            destOffset = 0;
+        }
+    }
+
+    private void parse() throws Frame.ProtocolException {
+        while (c.phase() != TcpConnection.Phase.CLOSING && c.phase() != TcpConnection.Phase.CLOSED) {
+            if (current == null) {
+                if (in.remaining() < Frame.HEADER_SIZE) {
+                    return;
+                }
+                current = Frame.decode(in, decoded);
+                payloadLeft = current.length();
+                expectLarge = payloadLeft >= DIRECT_LIMIT;
+                dest.clear();
+                destIndex = 0;
+                destOffset = 0;
+                control = null;
+                c.header(current);
+                if (payloadLeft == 0 && current != null) {
+                    frameEnd();
+                }
+                continue;
+            }
+            int n = (int) Math.min(in.remaining(), payloadLeft);
+            if (n == 0) {
+                return;
+            }
+            deliver(in.position(), n);
+            in.position(in.position() + n);
+            payloadLeft -= n;
+            if (payloadLeft == 0) {
+                frameEnd();
+            }
+        }
+    }
+
+    /** Puts {@code n} payload bytes of the input buffer at {@code at} where the current frame sends them. */
+    private void deliver(int at, int n) {
+        if (control != null) {
+            MemorySegment.copy(inSeg, ValueLayout.JAVA_BYTE, at, control, controlFill, n);
+            controlFill += n;
+            return;
+        }
+        long done = 0;
+        while (done < n && destIndex < dest.size()) {
+            MemorySegment d = dest.get(destIndex);
+            long k = Math.min(n - done, d.byteSize() - destOffset);
+            MemorySegment.copy(inSeg, at + done, d, destOffset, k);
+            done += k;
+            advanceDest(k);
+        }
+    }
+
+    /** The current frame's payload is control data, collected for the connection. */
+    void expectControl() {
+        control = new byte[(int) current.length()];
+        controlFill = 0;
+    }
+}

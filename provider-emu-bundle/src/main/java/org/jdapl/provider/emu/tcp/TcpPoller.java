@@ -1,0 +1,326 @@
+package org.jdapl.provider.emu.tcp;
+
+import java.io.IOException;
+import java.nio.channels.ClosedSelectorException;
+import java.nio.channels.SelectionKey;
+import java.nio.channels.Selector;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.locks.LockSupport;
+import java.util.concurrent.locks.ReentrantLock;
+
+import org.jdapl.provider.emu.Wakeups;
+
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Who reads the sockets of a tcp IA, and when: one selector for all of them, selected by exactly one
+ * thread at a time (the poller lock). The I/O thread ({@code jdapl-emu-<ia>-io}) selects while nobody
+ * else does; a thread waiting on an EVD of the IA selects itself while it waits
+ * ({@link #pollWhileWaiting}), and a consumer polling an empty EVD reads at once without blocking
+ * ({@link #pollNow}), so data for a consumer is processed in its own thread and wakes nobody. While
+ * consumers select, the I/O thread stays parked (it looks every {@link TcpFabric#WAITER_GRACE_NANOS}
+ * whether one still does). Each ready key is handled under the IA's domain lock as the selector
+ * reports it. Answers (ACKs, read responses) wait for the next frame a consumer posts or for the
+ * selecting thread to block again ({@link #flushLater}), so that an answer often shares a write with
+ * the consumer's reply.
+ */
+final class TcpPoller {
+    private static final Logger LOG = LoggerFactory.getLogger(TcpPoller.class);
+    private static final long TICK_NANOS = TimeUnit.MILLISECONDS.toNanos(TcpFabric.TICK_MILLIS);
+    private static final long WAITER_GRACE_NANOS = TcpFabric.WAITER_GRACE_NANOS;
+    private static final long TICK_MILLIS = TcpFabric.TICK_MILLIS;
+    private static final long BUSY_POLL_NANOS = TcpFabric.BUSY_POLL_NANOS;
+
+    private final TcpFabric fabric;
+    private final Selector selector;
+    /** The IA's domain lock (a tcp IA's domain is never merged). */
+    private final ReentrantLock lock;
+    private final List<TcpConnection> flushLater = new ArrayList<>();
+    /** Held by the thread that selects: the I/O thread, or a consumer of an EVD of the IA. */
+    private final ReentrantLock pollerLock = new ReentrantLock(true);
+    private final AtomicInteger intending = new AtomicInteger();
+    private final java.util.function.Consumer<SelectionKey> handler = this::handleLocked;
+    private volatile Thread poller;
+    private volatile boolean pollWanted;
+    private volatile boolean wakeRequested;
+    private volatile long lastWaiterPoll = System.nanoTime() - WAITER_GRACE_NANOS;
+    private volatile long lastTick = System.nanoTime();
+    private volatile boolean answersDeferred;
+    private Thread ioThread;
+    /** When the last select of the IA returned: the time of the I/O that followed, without reading the clock. */
+    private volatile long clock = System.nanoTime();
+    /** The clock was read after the current select returned (only the polling thread uses it). */
+    private boolean clockFresh;
+
+    TcpPoller(TcpFabric fabric, Selector selector, ReentrantLock lock) {
+        this.fabric = fabric;
+        this.selector = selector;
+        this.lock = lock;
+    }
+
+    /** Starts the I/O thread. */
+    void start(String name) {
+        ioThread = Thread.ofPlatform().daemon().name(name).start(this::loop);
+    }
+
+    /** The I/O thread, to join when the IA closes. */
+    Thread ioThread() {
+        return ioThread;
+    }
+
+    /**
+     * Sends {@code c}'s queued answers (ACKs, read responses) later: with the next frame a consumer
+     * posts on the connection, or before the polling thread blocks again, whichever comes first
+     * (lock held). The waiter woken by the answered frame runs first, and an answer often travels in
+     * one write with the consumer's reply.
+     */
+    void flushLater(TcpConnection c) {
+        if (!flushLater.contains(c)) {
+            flushLater.add(c);
+            answersDeferred = true;
+        }
+    }
+
+    /** {@code c} has written everything it had, deferred answers included (lock held). */
+    void answered(TcpConnection c) {
+        if (answersDeferred && flushLater.remove(c) && flushLater.isEmpty()) {
+            answersDeferred = false;
+        }
+    }
+
+    /** Sends the answers deferred by {@link #flushLater} (lock held). */
+    private void sendDeferredAnswers() {
+        if (answersDeferred) {
+            answersDeferred = false;
+            for (int i = 0; i < flushLater.size(); i++) {
+                flushLater.get(i).flush();
+            }
+            flushLater.clear();
+        }
+    }
+
+    void wakeup() {
+        Selector s = selector;
+        if (s != null && Thread.currentThread() != poller) {
+            s.wakeup();
+        }
+    }
+
+    private void loop() {
+        Thread me = Thread.currentThread();
+        try {
+            while (fabric.running()) {
+                // Threads waiting on EVDs poll the sockets and process whatever is ready, for every
+                // connection of the IA. Stay out of their way until none has polled for the grace time.
+                Thread p = poller;
+                if (pollWanted || (p != null && p != me) || intending.get() > 0) {
+                    pollWanted = false;
+                    LockSupport.parkNanos(WAITER_GRACE_NANOS);
+                    continue;
+                }
+                long sinceWaiter = System.nanoTime() - lastWaiterPoll;
+                if (sinceWaiter < WAITER_GRACE_NANOS) {
+                    LockSupport.parkNanos(Math.max(WAITER_GRACE_NANOS / 8, WAITER_GRACE_NANOS - sinceWaiter));
+                    continue;
+                }
+                if (!pollerLock.tryLock()) {
+                    LockSupport.parkNanos(WAITER_GRACE_NANOS / 4);
+                    continue;
+                }
+                try {
+                    poller = me;
+                    selectAndProcess(TICK_MILLIS, 0);
+                } finally {
+                    poller = null;
+                    pollerLock.unlock();
+                }
+            }
+        } catch (IOException | ClosedSelectorException e) {
+            if (fabric.running()) {
+                LOG.error("the I/O thread of IA {} failed", fabric.ia().name(), e);
+            }
+        } finally {
+            pollerLock.lock();
+            try {
+                selector.close();
+            } catch (IOException e) {
+                LOG.debug("closing the selector of IA {}: {}", fabric.ia().name(), e.toString());
+            } finally {
+                pollerLock.unlock();
+            }
+        }
+    }
+
+    /**
+     * Waits up to {@code timeoutMillis} (0: not at all) for socket readiness and processes it: reads,
+     * writes, connects, accepts, and the keepalive checks when due (pollerLock held, fabric lock not).
+     * Each ready key is handled under the fabric lock as the selector reports it, without the selected
+     * key set.
+     */
+    private void selectAndProcess(long timeoutMillis, long spinNanos) throws IOException {
+        if (answersDeferred) {
+            lock.lock();
+            try {
+                sendDeferredAnswers();
+            } finally {
+                lock.unlock();
+            }
+        }
+        int ready = 0;
+        if (timeoutMillis <= 0 || spinNanos > 0 || wakeRequested) {
+            ready = selector.selectNow(handler);
+        }
+        if (ready == 0 && spinNanos > 0) {
+            long end = System.nanoTime() + spinNanos;
+            while (ready == 0 && !wakeRequested && System.nanoTime() - end < 0) {
+                Thread.onSpinWait();
+                ready = selector.selectNow(handler);
+            }
+        }
+        if (ready == 0 && timeoutMillis > 0 && !wakeRequested) {
+            selector.select(handler, timeoutMillis);
+        }
+        long now;
+        if (clockFresh) {
+            clockFresh = false;
+            now = clock;
+        } else {
+            now = System.nanoTime();
+            clock = now;
+        }
+        if (now - lastTick >= TICK_NANOS) {
+            lock.lock();
+            try {
+                lastTick = now;
+                fabric.tick(now);
+            } finally {
+                lock.unlock();
+            }
+        }
+        Wakeups.run();
+    }
+
+    /** Handles one ready key under the fabric lock (called by the selector during a select). */
+    private void handleLocked(SelectionKey k) {
+        if (!clockFresh) {
+            clock = System.nanoTime();
+            clockFresh = true;
+        }
+        lock.lock();
+        try {
+            if (fabric.running()) {
+                fabric.handle(k);
+            }
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    void announcePoll() {
+        intending.incrementAndGet();
+    }
+
+    boolean pollWhileWaiting(long maxNanos) {
+        try {
+            return pollAsWaiter(maxNanos);
+        } finally {
+            intending.decrementAndGet();
+        }
+    }
+
+    private boolean pollAsWaiter(long maxNanos) {
+        if (!fabric.running()) {
+            return false;
+        }
+        if (!pollerLock.tryLock()) {
+            if (poller != ioThread) {
+                return false;
+            }
+            // The I/O thread is selecting: ask it to step back, and take over once it has.
+            pollWanted = true;
+            selector.wakeup();
+            try {
+                if (!pollerLock.tryLock(WAITER_GRACE_NANOS, TimeUnit.NANOSECONDS)) {
+                    return false;
+                }
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return true;
+            }
+        }
+        try {
+            if (!fabric.running()) {
+                return false;
+            }
+            poller = Thread.currentThread();
+            selectAndProcess(Math.max(1, Math.min(TICK_MILLIS, TimeUnit.NANOSECONDS.toMillis(maxNanos))),
+                    Math.min(BUSY_POLL_NANOS, maxNanos));
+            return true;
+        } catch (IOException | ClosedSelectorException e) {
+            return false;
+        } finally {
+            if (wakeRequested) {
+                wakeRequested = false;
+            }
+            long now = clock;
+            if (now - lastWaiterPoll > WAITER_GRACE_NANOS / 16) {
+                lastWaiterPoll = now;
+            }
+            poller = null;
+            pollerLock.unlock();
+        }
+    }
+
+    /**
+     * Reads and processes what the sockets hold now for a consumer polling an empty EVD. The I/O
+     * thread steps back while consumers poll (as for waiters), so a polling consumer is served by
+     * its own thread, not when the I/O thread next looks.
+     */
+    void pollNow() {
+        if (!fabric.running()) {
+            return;
+        }
+        if (!pollerLock.tryLock()) {
+            if (poller == ioThread) {
+                pollWanted = true;
+                selector.wakeup();
+            }
+            return;
+        }
+        try {
+            if (!fabric.running()) {
+                return;
+            }
+            poller = Thread.currentThread();
+            selectAndProcess(0, 0);
+        } catch (IOException | ClosedSelectorException e) {
+            LOG.debug("IA {}: a consumer's poll failed: {}", fabric.ia().name(), e.toString());
+        } finally {
+            lastWaiterPoll = clock;
+            poller = null;
+            pollerLock.unlock();
+        }
+    }
+
+    /** Ends a poll of a waiting thread early: an event for a waiter came from elsewhere. */
+    void wakePoller() {
+        if (intending.get() > 0) {
+            wakeRequested = true;
+            if (poller != Thread.currentThread()) {
+                selector.wakeup();
+            }
+        }
+    }
+
+    /**
+     * A coarse clock for idle and keepalive bookkeeping: the time the last select of the IA returned
+     * (someone selects at least every {@link #TICK_MILLIS} ms), so that I/O needs no clock read of its own.
+     */
+    long clock() {
+        return clock;
+    }
+}
