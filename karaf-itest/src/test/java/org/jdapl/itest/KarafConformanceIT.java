@@ -34,7 +34,7 @@ public class KarafConformanceIT extends JdaplContainerTest {
     @Configuration
     public Option[] configuration() {
         return new Option[] {composite(KarafContainer.configuration(getClass(), "jdapl-emu")),
-            KarafContainer.conformanceBundle()};
+            KarafContainer.conformanceBundle(), KarafContainer.emuFaultsFragment()};
     }
 
     @Test

@@ -110,6 +110,19 @@ final class KarafContainer {
         return bundle(repositoryFile("jdapl-conformance", "jar").toUri().toString());
     }
 
+    /**
+     * The emulated provider's test-only fault hooks ({@code org.jdapl.provider.emu.faults}), a
+     * fragment of the provider bundle built from its test sources: installed with the boot features,
+     * so that it attaches when the provider resolves. No feature names it; it ships nowhere.
+     */
+    static Option emuFaultsFragment() {
+        File jar = new File(JdaplContainerTest.requiredProperty("jdapl.fragment.provider.emu.faults"));
+        if (!jar.isFile()) {
+            throw new IllegalStateException(jar + " is not there (build the reactor: ./mvnw -B verify)");
+        }
+        return bundle(jar.toURI().toString()).noStart();
+    }
+
     /** This build's artifact in target/jdapl-repository. */
     static Path repositoryFile(String artifactId, String suffix) {
         Path file = Path.of(JdaplContainerTest.requiredProperty("jdapl.karaf.repository"), "org", "jdapl", artifactId,
