@@ -490,7 +490,7 @@ public class ProviderRegistry implements DatRegistry {
     private static void abortQuietly(ProviderBinding binding, InterfaceAdapter ia, String reason) {
         try {
             binding.provider.abort(ia, reason);
-        } catch (RuntimeException e) {
+        } catch (RuntimeException | LinkageError e) {
             LOG.warn("provider {} failed to abort IA {}", binding.name, safeIaName(ia), e);
         }
     }
