@@ -23,6 +23,10 @@ final class Ledger {
     final LongAdder neverCompleted = new LongAdder();
     final LongAdder bytesVerified = new LongAdder();
     final LongAdder corrupt = new LongAdder();
+    /** Of the corrupt: RDMA Reads that did not bring back what the RDMA Write before them wrote. */
+    final LongAdder corruptReads = new LongAdder();
+    /** Of the corrupt: echoes whose bytes were wrong, or that came back out of order or for no message sent. */
+    final LongAdder corruptEchoes = new LongAdder();
     final LongAdder canaryDamaged = new LongAdder();
     final LongAdder reconnections = new LongAdder();
     final LongAdder stalls = new LongAdder();

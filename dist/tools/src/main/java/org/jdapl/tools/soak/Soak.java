@@ -194,7 +194,8 @@ public final class Soak {
         t.row("completed twice", ledger.completedTwice.sum(), "must be 0");
         t.row("never completed", ledger.neverCompleted.sum() + ledger.outstanding(), "must be 0");
         t.row("bytes verified", ledger.bytesVerified.sum(), Units.size(ledger.bytesVerified.sum()));
-        t.row("corrupt", ledger.corrupt.sum(), "must be 0");
+        t.row("corrupt", ledger.corrupt.sum(), "must be 0" + (ledger.corrupt.sum() == 0 ? ""
+                : " (" + ledger.corruptReads.sum() + " RDMA Reads, " + ledger.corruptEchoes.sum() + " echoes)"));
         t.row("canaries damaged", canaries, "must be 0");
         t.row("stalled connections", ledger.stalls.sum(), "must be 0");
         t.row("reconnections", ledger.reconnections.sum(), "");

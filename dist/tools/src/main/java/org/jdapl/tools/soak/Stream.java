@@ -421,6 +421,7 @@ final class Stream implements Runnable {
                 long bad = Patterns.mismatch(local(p.slot, 1, p.length), p.seed);
                 if (c.transferredLength() != p.length || bad >= 0) {
                     ledger.corrupt.increment();
+                    ledger.corruptReads.increment();
                 } else {
                     ledger.bytesVerified.add(p.length);
                 }
@@ -429,14 +430,22 @@ final class Stream implements Runnable {
                 MemorySegment m = local(p.slot, 2, slotSize);
                 long seed = m.get(WORD, 0);
                 long l = m.get(WORD, 8);
-                Long expected = echoSeeds.peekFirst();
-                if (expected == null || expected != seed || l != c.transferredLength() || l < 16 || l > slotSize
-                        || Patterns.mismatch(m.asSlice(16, l - 16), seed) >= 0) {
+                if (l != c.transferredLength() || l < 16 || l > slotSize
+                        || Patterns.mismatch(m.asSlice(16, l - 16), seed) >= 0 || !echoSeeds.contains(seed)) {
                     ledger.corrupt.increment();
-                } else {
-                    echoSeeds.pollFirst();
-                    ledger.bytesVerified.add(l);
+                    ledger.corruptEchoes.increment();
+                    return;
                 }
+                if (echoSeeds.peekFirst() != seed) {
+                    // Out of order: the echoes of the messages sent before it were lost or overtaken.
+                    ledger.corrupt.increment();
+                    ledger.corruptEchoes.increment();
+                    while (echoSeeds.peekFirst() != seed) {
+                        echoSeeds.pollFirst();
+                    }
+                }
+                echoSeeds.pollFirst();
+                ledger.bytesVerified.add(l);
             }
             default -> {
             }

@@ -90,6 +90,33 @@ class SoakTest {
         }
     }
 
+    /**
+     * A defect of the emulated tcp fabric this run finds, kept here until it is fixed: with EP frees,
+     * abrupt disconnects and IA closes every 10 ms, now and then a connection made after such an end
+     * returns from every RDMA Read the pattern its RDMA Write wrote, displaced by 18 bytes (seen at
+     * 150,000 DTOs in about one run of three; never with graceful disconnects only, never on loopback).
+     */
+    @Test
+    @org.junit.jupiter.api.Disabled("emulated tcp fabric: RDMA Reads after abrupt ends displaced by 18 bytes; not fixed yet")
+    void rdmaReadsReturnWhatTheWriteBeforeThemWroteAfterAbruptEndsOfConnections() throws Exception {
+        Path conf = dir.resolve("dat.conf");
+        Files.writeString(conf, "soak-tcp u2.0 threadsafe default emu emu.1.0 \"tcp 127.0.0.1:0\" \"\"\n");
+        String previous = System.setProperty("dat.conf", conf.toString());
+        try {
+            for (int seed = 1; seed <= 3; seed++) {
+                String out = run(DatRegistry.standalone(), "-D", "soak-tcp", "-n", "150000", "-s", "" + seed,
+                        "-i", "10", "-F", "40", "-f", "epfree,abrupt,iaclose");
+                assertAccountsBalance(out, 150_000);
+            }
+        } finally {
+            if (previous == null) {
+                System.clearProperty("dat.conf");
+            } else {
+                System.setProperty("dat.conf", previous);
+            }
+        }
+    }
+
     @Test
     void withoutFaultsEveryDtoCompletesOk() {
         String out = run(DatRegistry.standalone(), "-n", "5000", "-f", "none", "-m", "64");
