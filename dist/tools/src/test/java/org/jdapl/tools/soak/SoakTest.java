@@ -91,25 +91,21 @@ class SoakTest {
     }
 
     /**
-     * A defect of the emulated tcp fabric this run finds, kept here until it is fixed: with EP frees,
-     * abrupt disconnects and IA closes every 10 ms, now and then a connection made after such an end
-     * returns from its RDMA Reads the pattern its RDMA Write wrote, displaced by a few dozen bytes (18
-     * and 34 seen; a second read of the range brings back the same: the target region holds the data
-     * in the wrong place). Seen at 150,000 DTOs in about one run of three; never with graceful
-     * disconnects only, never on loopback.
+     * Many short connections that stream at once after abrupt ends: the emulated tcp fabric used to
+     * copy every payload of a connection a few bytes off when a partial header was buffered as its input
+     * buffer grew at establishment (WireOrderTest has the exact case); RDMA Reads then returned the
+     * written pattern displaced.
      */
     @Test
-    @org.junit.jupiter.api.Disabled("emulated tcp fabric: RDMA Write data displaced in the target after abrupt ends; not fixed yet")
     void rdmaReadsReturnWhatTheWriteBeforeThemWroteAfterAbruptEndsOfConnections() throws Exception {
         Path conf = dir.resolve("dat.conf");
         Files.writeString(conf, "soak-tcp u2.0 threadsafe default emu emu.1.0 \"tcp 127.0.0.1:0\" \"\"\n");
         String previous = System.setProperty("dat.conf", conf.toString());
         try {
-            for (int seed = 1; seed <= 3; seed++) {
-                String out = run(DatRegistry.standalone(), "-D", "soak-tcp", "-n", "150000", "-s", "" + seed,
-                        "-i", "10", "-F", "40", "-f", "epfree,abrupt,iaclose");
-                assertAccountsBalance(out, 150_000);
-            }
+            String out = run(DatRegistry.standalone(), "-D", "soak-tcp", "-c", "2", "-n", "100000", "-s", "4",
+                    "-i", "5", "-F", "40", "-f", "epfree,abrupt,iaclose");
+            assertAccountsBalance(out, 100_000);
+            assertTrue(row(out, "reconnections") >= 100, out);
         } finally {
             if (previous == null) {
                 System.clearProperty("dat.conf");
