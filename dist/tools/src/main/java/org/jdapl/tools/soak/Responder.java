@@ -122,9 +122,14 @@ final class Responder implements Stream.Target, AutoCloseable {
             thread = Thread.ofPlatform().daemon().name("soak-responder").start(this::serve);
         }
 
+        /**
+         * Serves until the IA is closed: the loop ends only when a wait fails for want of the IA, so
+         * that the regions are released after the IA's connections are gone, never while one may
+         * still reach them.
+         */
         private void serve() {
             try {
-                while (!closing) {
+                while (true) {
                     DatEvent event;
                     try {
                         event = evd.waitEvent(200_000);
