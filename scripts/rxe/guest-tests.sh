@@ -46,6 +46,14 @@ if [[ " $parts " == *" kit "* ]]; then
   [ $krc = 0 ] || rc=1
 fi
 
+# 2b. The provider under faults: a peer JVM killed mid-stream, IA close with DTOs in flight, cycles.
+if [[ " $parts " == *" soak "* ]]; then
+  JVM="$JVM" /mnt/work/soak.sh $R 2>&1 | tee $R/soak.log
+  src=${PIPESTATUS[0]}
+  echo "GUEST: soak exit $src at $(cut -d' ' -f1 /proc/uptime) s"
+  [ $src = 0 ] || rc=1
+fi
+
 # 3. The benchmark: DAT over the OFA provider next to perftest on the same device.
 if [[ " $parts " == *" bench "* ]]; then
   /mnt/work/bench.sh $R 2>&1 | tee $R/bench.log

@@ -3,7 +3,7 @@
 # qemu guest (TCG, no KVM needed) booted from the current Debian kernel, with the host's root file
 # system shared read-only over 9p; then the conformance kit and the benchmark next to perftest, and, in
 # a second boot with a counting TCG plugin, the DAT layer's instructions per round trip
-# (RXE_PARTS="tests kit bench insn" by default). The reports come back to provider-ofa-bundle/target/rxe/.
+# (RXE_PARTS="tests kit soak bench insn" by default). The reports come back to provider-ofa-bundle/target/rxe/.
 #
 #   scripts/rxe/run-guest-tests.sh            build the provider (offline if possible) and run
 #   scripts/rxe/run-guest-tests.sh --no-build use the classes already built
@@ -96,6 +96,7 @@ rm -rf "$share"; mkdir -p "$share/reports"
 cp "$here/guest-tests.sh" "$share/guest.sh"
 cp "$here/guest-bench.sh" "$share/bench.sh"
 cp "$here/guest-insn.sh" "$share/insn.sh"
+cp "$here/guest-soak.sh" "$share/soak.sh"
 # The whole class path is copied into the share: other modules of the checkout may be rebuilt while
 # the guest runs, and the guest mounts a tmpfs over /tmp, where a checkout or a Maven repository may be.
 cp_entries=()
@@ -111,7 +112,7 @@ for entry in "$module/target/test-classes" "$module/target/classes" $(tr ':' ' '
   fi
 done
 classpath=$(IFS=:; echo "${cp_entries[*]}")
-parts=" ${RXE_PARTS:-tests kit bench insn} "
+parts=" ${RXE_PARTS:-tests kit soak bench insn} "
 guest_parts=${parts/ insn / }
 
 # The benchmark's C baseline: the same ping-pong through OFED's uDAPL (libdat2 and its cma provider,
@@ -146,13 +147,14 @@ boot() { # parts log qemu-arguments...
   cat > "$share/env.sh" <<ENV
 RXE_PARTS="$what"
 RXE_KIT_ONLY="${RXE_KIT_ONLY:-.*}"
+RXE_SOAK_CYCLES="${RXE_SOAK_CYCLES:-1000}"
 RXE_BENCH_JAVA_OPTS="${RXE_BENCH_JAVA_OPTS:-}"
 JAVA=$java_home/bin/java
 CLASSPATH=$classpath
 ENV
   log "booting the guest for:$what"
   set +e
-  timeout "${RXE_GUEST_SECONDS:-780}" qemu-system-x86_64 -accel tcg,thread=multi -cpu max -smp 2 -m 3G -nographic \
+  timeout "${RXE_GUEST_SECONDS:-1080}" qemu-system-x86_64 -accel tcg,thread=multi -cpu max -smp 2 -m 3G -nographic \
     -no-reboot -nic none "$@" \
     -kernel "$kdir/boot/vmlinuz-$kver" -initrd "$initrd" \
     -append "console=ttyS0 panic=-1 quiet loglevel=4 mitigations=off clocksource=tsc tsc=reliable" \
@@ -162,7 +164,7 @@ ENV
   local qemu_rc=${PIPESTATUS[0]}
   set -e
   cp -r "$share/reports/." "$out/" 2>/dev/null || true
-  [ $qemu_rc = 124 ] && die "the guest did not finish within ${RXE_GUEST_SECONDS:-780} s (console in $console)"
+  [ $qemu_rc = 124 ] && die "the guest did not finish within ${RXE_GUEST_SECONDS:-1080} s (console in $console)"
   [ -f "$share/reports/rc" ] || die "the guest did not run its tests (qemu exit $qemu_rc; console in $console)"
   return 0
 }

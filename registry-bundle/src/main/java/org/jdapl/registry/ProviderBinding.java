@@ -53,11 +53,14 @@ final class ProviderBinding {
         return removed;
     }
 
-    /** Has the provider break an IA it opened ({@link DatProvider#abort}); a failure is logged. */
+    /**
+     * Has the provider break an IA it opened ({@link DatProvider#abort}); a failure is logged, also a
+     * {@link LinkageError} from an updated and refreshed provider bundle (REG_06).
+     */
     void abortQuietly(InterfaceAdapter ia, String reason) {
         try {
             provider.abort(ia, reason);
-        } catch (RuntimeException e) {
+        } catch (RuntimeException | LinkageError e) {
             LOG.warn("provider {} failed to abort IA {}", name, iaName(ia), e);
         }
     }

@@ -194,7 +194,19 @@ public class ProviderRegistry implements DatRegistry {
             failures.add(new DatException(e.type(), e.subtype(), entry.source() + " (provider " + binding.name + "): "
                     + e.getMessage(), e));
             return null;
-        } catch (RuntimeException e) {
+        } catch (RuntimeException | LinkageError e) {
+            boolean removed;
+            synchronized (lock) {
+                removed = binding.removed();
+            }
+            if (removed) {
+                // REG_06: the provider left while it opened the IA; its bundle's classes may be gone with it
+                // (an updated and refreshed bundle throws NoClassDefFoundError for a class it had not loaded).
+                LOG.debug("provider {} was removed while it opened {}", binding.name, entry.source(), e);
+                failures.add(new DatException(DatReturnType.PROVIDER_NOT_FOUND, DatReturnSubtype.NAME_NOT_REGISTERED,
+                        entry.source() + ": provider " + binding.name + " was removed while the IA was opened", e));
+                return null;
+            }
             LOG.warn("provider {} failed opening {}", binding.name, entry.source(), e);
             failures.add(new DatException(DatReturnType.INTERNAL_ERROR, DatReturnSubtype.NO_SUBTYPE,
                     entry.source() + " (provider " + binding.name + ") failed: " + e, e));

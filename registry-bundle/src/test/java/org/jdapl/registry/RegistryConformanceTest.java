@@ -199,6 +199,59 @@ class RegistryConformanceTest {
                 registry.listProviders());
     }
 
+    /**
+     * An open that races the provider's removal: the provider's bundle was updated and refreshed while
+     * the open was under way, so the provider throws NoClassDefFoundError for a class it had not loaded
+     * yet. The consumer gets PROVIDER_NOT_FOUND, as for any provider that went away, not the error.
+     */
+    @Test
+    void REG_06_anOpenRacingTheProvidersRemovalFailsProviderNotFoundNotALinkageError() {
+        ProviderRegistry registry = Registries.withDatConf(dir, """
+                gone0 u2.0 threadsafe default gone gone.1.0 p0 ""
+                """);
+        ProviderRegistry[] self = {registry};
+        TestProvider[] provider = new TestProvider[1];
+        provider[0] = new TestProvider("gone", Set.of(), true, List.of(), spec -> true) {
+            @Override
+            public InterfaceAdapter open(org.jdapl.dat.spi.IaSpec spec, int asyncEvdMinQlen) {
+                self[0].removeProvider(provider[0]); // the bundle leaves while the open is under way
+                throw new NoClassDefFoundError("org/example/gone/IaInternals");
+            }
+        };
+        registry.addProvider(provider[0]);
+        DatException e = assertThrows(DatException.class, () -> registry.openv("gone0", 4, 2, 0, true));
+        assertEquals(DatReturnType.PROVIDER_NOT_FOUND, e.type(), e.getMessage());
+        assertTrue(e.getMessage().contains("was removed while the IA was opened"), e.getMessage());
+        assertNotRegistered(() -> registry.open("gone0", 4));
+    }
+
+    /** The same race when the open returns: the abort of the IA nobody may use fails for want of classes. */
+    @Test
+    void REG_06_anIaOpenedAsTheProviderLeftIsAbortedEvenIfItsAbortFailsForWantOfClasses() {
+        ProviderRegistry registry = Registries.withDatConf(dir, """
+                gone1 u2.0 threadsafe default gone gone.1.0 p0 ""
+                """);
+        ProviderRegistry[] self = {registry};
+        TestProvider[] provider = new TestProvider[1];
+        provider[0] = new TestProvider("gone", Set.of(), true, List.of(), spec -> true) {
+            @Override
+            public InterfaceAdapter open(org.jdapl.dat.spi.IaSpec spec, int asyncEvdMinQlen) {
+                InterfaceAdapter ia = super.open(spec, asyncEvdMinQlen);
+                self[0].removeProvider(provider[0]);
+                return ia;
+            }
+
+            @Override
+            public void abort(InterfaceAdapter ia, String reason) {
+                throw new NoClassDefFoundError("org/example/gone/Wakeups");
+            }
+        };
+        registry.addProvider(provider[0]);
+        DatException e = assertThrows(DatException.class, () -> registry.openv("gone1", 4, 2, 0, true));
+        assertEquals(DatReturnType.PROVIDER_NOT_FOUND, e.type(), e.getMessage());
+        assertTrue(e.getMessage().contains("was removed while the IA was opened"), e.getMessage());
+    }
+
     @Test
     void REG_06_providerAddedLaterIsOpenableAndRemovedProviderBreaksItsIas() throws Exception {
         ProviderRegistry registry = Registries.withDatConf(dir, """

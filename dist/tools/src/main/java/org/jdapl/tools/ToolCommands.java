@@ -6,12 +6,13 @@ import org.apache.felix.service.command.Descriptor;
 import org.jdapl.dat.DatRegistry;
 import org.jdapl.tools.dapltest.Dapltest;
 import org.jdapl.tools.dtest.Dtest;
+import org.jdapl.tools.soak.Soak;
 import org.osgi.service.component.annotations.Activate;
 import org.osgi.service.component.annotations.Component;
 import org.osgi.service.component.annotations.Reference;
 
 /**
- * The tools as Gogo commands in scope {@code dat}: {@code dat:dtest} and {@code dat:dapltest}
+ * The tools as Gogo commands in scope {@code dat}: {@code dat:dtest}, {@code dat:dapltest} and {@code dat:soak}
  * (the registry bundle has {@code dat:list}, {@code dat:source}, {@code dat:providers} and
  * {@code dat:reload}). They print to the session (Gogo redirects {@code System.out} per
  * command) and fail with a {@link ToolException} that carries the exit status.
@@ -19,10 +20,11 @@ import org.osgi.service.component.annotations.Reference;
 @Component(service = ToolCommands.class, property = {
         CommandProcessor.COMMAND_SCOPE + "=dat",
         CommandProcessor.COMMAND_FUNCTION + "=dtest",
-        CommandProcessor.COMMAND_FUNCTION + "=dapltest"})
+        CommandProcessor.COMMAND_FUNCTION + "=dapltest",
+        CommandProcessor.COMMAND_FUNCTION + "=soak"})
 public final class ToolCommands {
     /** The names of the commands, in scope {@code dat}. */
-    public static final List<String> NAMES = List.of("dtest", "dapltest");
+    public static final List<String> NAMES = List.of("dtest", "dapltest", "soak");
 
     private final DatRegistry registry;
 
@@ -42,5 +44,11 @@ public final class ToolCommands {
     @Descriptor("uDAPL's dapltest: transaction test (-T T) or performance test (-T P); --help for the options")
     public void dapltest(@Descriptor("options") String... args) {
         new Dapltest(registry, System.out).run(List.of(args));
+    }
+
+    /** soak: many connections, every DTO accounted for and every byte checked, with faults injected. */
+    @Descriptor("soak test: connections streaming checked DTOs while faults are injected; --help for the options")
+    public void soak(@Descriptor("options") String... args) {
+        new Soak(registry, System.out, System.in).run(List.of(args));
     }
 }

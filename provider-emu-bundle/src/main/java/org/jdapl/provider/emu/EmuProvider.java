@@ -9,6 +9,8 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 
 import org.jdapl.dat.DatException;
+import org.jdapl.dat.DatReturnSubtype;
+import org.jdapl.dat.DatReturnType;
 import org.jdapl.dat.HandleType;
 import org.jdapl.dat.InterfaceAdapter;
 import org.jdapl.dat.spi.DatProvider;
@@ -45,6 +47,8 @@ public final class EmuProvider implements DatProvider {
     private static final IaSpec DEFAULT_IA = new IaSpec("emu0", "loopback", "", true, "built-in");
 
     private final Set<EmuIa> open = ConcurrentHashMap.newKeySet();
+    /** Set when the component is deactivated (guarded by {@code open}): no IA opens any more. */
+    private boolean deactivated;
     private final List<EmuIaDeclaration> declarations = new CopyOnWriteArrayList<>();
 
     /** A provider with no IA open; the default IA {@code emu0} is offered by {@link #defaultIas()}. */
@@ -107,6 +111,7 @@ public final class EmuProvider implements DatProvider {
         if (spec == null) {
             throw DatException.invalidParameter(1, "no IA entry");
         }
+        checkActive();
         if (asyncEvdMinQlen < 1 || asyncEvdMinQlen > EmuLimits.MAX_EVD_QLEN) {
             throw DatException.invalidParameter(2, "asynchronous EVD length " + asyncEvdMinQlen + " is not in 1.."
                     + EmuLimits.MAX_EVD_QLEN);
@@ -114,9 +119,27 @@ public final class EmuProvider implements DatProvider {
         IaParams params = IaParams.parse(spec.iaParams());
         Fabric fabric = params.tcp() != null ? new TcpFabric(params.tcp()) : LoopbackFabric.INSTANCE;
         EmuIa ia = new EmuIa(this, spec.iaName(), params, fabric, asyncEvdMinQlen);
-        open.add(ia);
+        boolean added;
+        synchronized (open) {
+            added = !deactivated && open.add(ia);
+        }
+        if (!added) {
+            // REG_06: deactivated while the IA was made; the deactivation did not see it.
+            ia.abort("the emulated provider is stopping");
+            checkActive();
+        }
         LOG.debug("opened IA {} at {}", spec.iaName(), ia.address());
         return ia;
+    }
+
+    /** REG_06: a deactivated provider opens nothing (its bundle may be going away with its classes). */
+    private void checkActive() {
+        synchronized (open) {
+            if (deactivated) {
+                throw new DatException(DatReturnType.PROVIDER_NOT_FOUND, DatReturnSubtype.NAME_NOT_REGISTERED,
+                        "the emulated provider is stopping");
+            }
+        }
     }
 
     @Override
@@ -145,7 +168,12 @@ public final class EmuProvider implements DatProvider {
     /** The provider service goes away: every IA it opened is aborted. */
     @Deactivate
     void deactivate() {
-        for (EmuIa ia : List.copyOf(open)) {
+        List<EmuIa> toAbort;
+        synchronized (open) {
+            deactivated = true;
+            toAbort = List.copyOf(open);
+        }
+        for (EmuIa ia : toAbort) {
             ia.abort("the emulated provider is stopping");
         }
     }

@@ -141,7 +141,8 @@ final class TcpInput {
                             in.flip();
                             bigger.put(in);
                             in = bigger;
-                            inSeg = MemorySegment.ofBuffer(in);
+                            // The whole buffer: ofBuffer starts at the position, here after the bytes kept.
+                            inSeg = MemorySegment.ofBuffer(in.duplicate().clear());
                         }
                     }
                 }
