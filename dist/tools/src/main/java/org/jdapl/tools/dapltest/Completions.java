@@ -18,6 +18,9 @@ import org.jdapl.tools.Units;
  * ({@code dat_evd_wait}) or polling ({@code dat_evd_dequeue} in a loop).
  */
 final class Completions {
+    /** Polls between two yields of the CPU. */
+    private static final int YIELD_EVERY = 64;
+
     private final EventDispatcher evd;
     private final long timeoutMicros;
     private final boolean poll;
@@ -56,12 +59,18 @@ final class Completions {
         if (poll) {
             long deadline = System.nanoTime() + timeoutMicros * 1_000;
             Optional<DatEvent> polled = dequeue(what);
-            while (polled.isEmpty()) {
-                if (System.nanoTime() - deadline > 0) {
-                    throw ToolException.failure("timed out after " + Units.duration(timeoutMicros * 1_000.0)
-                            + " polling for " + what);
+            for (int spins = 1; polled.isEmpty(); spins++) {
+                if ((spins & (YIELD_EVERY - 1)) == 0) {
+                    if (System.nanoTime() - deadline > 0) {
+                        throw ToolException.failure("timed out after " + Units.duration(timeoutMicros * 1_000.0)
+                                + " polling for " + what);
+                    }
+                    // A provider whose progress needs a thread of this machine (the emulated tcp
+                    // fabric) gets the CPU now and then.
+                    Thread.yield();
+                } else {
+                    Thread.onSpinWait();
                 }
-                Thread.onSpinWait();
                 polled = dequeue(what);
             }
             event = polled.get();

@@ -117,7 +117,13 @@ final class DapltestServer implements AutoCloseable {
             int id = nextId++;
             Session session = new Session(this, id, cr.request());
             sessions.put(id, session);
-            threads.add(Thread.ofPlatform().name("dapltest-session-" + id).start(() -> ended.add(session.run())));
+            threads.add(Thread.ofPlatform().name("dapltest-session-" + id).start(() -> {
+                try {
+                    ended.add(session.run());
+                } catch (Throwable t) {
+                    ended.add(new Session.Outcome(id, "(unknown)", false, t));
+                }
+            }));
             return;
         }
         Session session = c == null || c.kind() != Wire.CONNECT_DATA ? null : sessions.get(c.session());

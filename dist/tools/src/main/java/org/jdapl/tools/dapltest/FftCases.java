@@ -126,7 +126,7 @@ final class FftCases {
                         ProtectionZone pz = c.call("dat_pz_create", ia::createPz);
                         EventDispatcher evd = evd(c, ia, EvdFlag.DTO);
                         Endpoint ep = c.call("dat_ep_create", () -> ia.createEp(pz, evd, evd, null, EpAttributes.defaults()));
-                        try (Arena arena = Arena.ofConfined()) {
+                        try (Arena arena = Arena.ofShared()) {
                             LocalMemoryRegion lmr = lmr(c, ia, pz, arena, 4096);
                             c.call("dat_ep_post_recv(4096)", () -> ep.postRecv(List.of(new LmrTriplet(lmr, 0, 4096)), 1,
                                     Dat.COMPLETION_DEFAULT));
@@ -158,7 +158,7 @@ final class FftCases {
                     new Case("try to destroy pz with registered memory still associated with it", c -> {
                         InterfaceAdapter ia = c.open();
                         ProtectionZone pz = c.call("dat_pz_create", ia::createPz);
-                        try (Arena arena = Arena.ofConfined()) {
+                        try (Arena arena = Arena.ofShared()) {
                             LocalMemoryRegion lmr = lmr(c, ia, pz, arena, BUFFSIZE);
                             c.expect("dat_pz_free (LMR in it)", pz::free, INVALID_STATE);
                             c.call("dat_lmr_free", lmr::free);
@@ -243,7 +243,7 @@ final class FftCases {
     private static void mem(Context c, int flag) {
         InterfaceAdapter ia = c.open();
         ProtectionZone pz = c.call("dat_pz_create", ia::createPz);
-        try (Arena arena = Arena.ofConfined()) {
+        try (Arena arena = Arena.ofShared()) {
             MemorySegment memory = flag == 2 ? arena.allocate(0) : arena.allocate(BUFFSIZE, 4096);
             switch (flag) {
                 case 0, 1 -> {
@@ -291,7 +291,7 @@ final class FftCases {
         ProtectionZone pz = c.call("dat_pz_create", ia::createPz);
         EventDispatcher send = evd(c, ia, EvdFlag.DTO);
         EventDispatcher recv = evd(c, ia, EvdFlag.DTO);
-        try (Arena arena = Arena.ofConfined()) {
+        try (Arena arena = Arena.ofShared()) {
             LocalMemoryRegion lmr = lmr(c, ia, pz, arena, 4096);
             List<LmrTriplet> iov = List.of(new LmrTriplet(lmr, 0, 4096));
             switch (test) {

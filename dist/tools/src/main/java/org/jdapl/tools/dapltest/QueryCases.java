@@ -105,7 +105,7 @@ final class QueryCases {
             }
             case LMR -> {
                 ProtectionZone pz = c.call("dat_pz_create", ia::createPz);
-                try (Arena arena = Arena.ofConfined()) {
+                try (Arena arena = Arena.ofShared()) {
                     LocalMemoryRegion lmr = FftCases.lmr(c, ia, pz, arena, 4096);
                     var p = c.call("dat_lmr_query", lmr::query);
                     c.check(p.pz() == pz && p.length() == 4096, "lmr_param has the PZ and 4096 bytes");

@@ -84,7 +84,9 @@ final class Session {
             }
             conn.postRecv(0, 2);
             reply(conn, group, new Wire.Message(Wire.MSG_ACCEPTED, id, 0, 0, 0));
-            Side test = new Side(server.ia, pz, server.attributes, options.timeoutMicros(), options.poll());
+            // The server's side always blocks: -m p is how the client waits for its completions, and a
+            // polling server would take the CPU from the client (and a software provider's threads).
+            Side test = new Side(server.ia, pz, server.attributes, options.timeoutMicros(), false);
             try {
                 switch (options.test()) {
                     case 'Q' -> quit = true;
