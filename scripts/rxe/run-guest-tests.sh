@@ -3,7 +3,8 @@
 # qemu guest (TCG, no KVM needed) booted from the current Debian kernel, with the host's root file
 # system shared read-only over 9p; then the conformance kit and the benchmark next to perftest, and, in
 # a second boot with a counting TCG plugin, the DAT layer's instructions per round trip
-# (RXE_PARTS="tests kit bench insn" by default). The reports come back to provider-ofa-bundle/target/rxe/.
+# (RXE_PARTS="tests kit bench insn dapltest" by default; dapltest: the application's dapltest server and
+# clients, guest-dapltest.sh). The reports come back to provider-ofa-bundle/target/rxe/.
 #
 #   scripts/rxe/run-guest-tests.sh            build the provider (offline if possible) and run
 #   scripts/rxe/run-guest-tests.sh --no-build use the classes already built
@@ -96,6 +97,7 @@ rm -rf "$share"; mkdir -p "$share/reports"
 cp "$here/guest-tests.sh" "$share/guest.sh"
 cp "$here/guest-bench.sh" "$share/bench.sh"
 cp "$here/guest-insn.sh" "$share/insn.sh"
+cp "$here/guest-dapltest.sh" "$share/dapltest.sh"
 # The whole class path is copied into the share: other modules of the checkout may be rebuilt while
 # the guest runs, and the guest mounts a tmpfs over /tmp, where a checkout or a Maven repository may be.
 cp_entries=()
@@ -111,8 +113,18 @@ for entry in "$module/target/test-classes" "$module/target/classes" $(tr ':' ' '
   fi
 done
 classpath=$(IFS=:; echo "${cp_entries[*]}")
-parts=" ${RXE_PARTS:-tests kit bench insn} "
+parts=" ${RXE_PARTS:-tests kit bench insn dapltest} "
 guest_parts=${parts/ insn / }
+
+# dapltest runs the assembled application (its launcher and bundles), copied into the share.
+if [[ $parts == *" dapltest "* ]]; then
+  if [ $build = 1 ]; then
+    log "building the application (dist/launcher)"
+    (cd "$root" && timeout 900 ./mvnw -B -q -pl dist/launcher -am -Dmaven.test.skip=true package) || die "build of dist/launcher failed"
+  fi
+  [ -f "$root/dist/launcher/target/jdapl/lib/jdapl-launcher.jar" ] || die "no application in dist/launcher/target/jdapl"
+  cp -r "$root/dist/launcher/target/jdapl" "$share/jdapl"
+fi
 
 # The benchmark's C baseline: the same ping-pong through OFED's uDAPL (libdat2 and its cma provider,
 # libdaplofa). Its Debian packages are unpacked here, not installed: installed, they would give the
