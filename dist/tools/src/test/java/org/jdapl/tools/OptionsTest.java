@@ -56,4 +56,31 @@ class OptionsTest {
             assertEquals(ToolException.USAGE, e.status(), e.getMessage());
         }
     }
+
+    @Test
+    void dapltestModesAsOfedWritesThem() {
+        DapltestOptions s = DapltestOptions.parse(List.of("-T", "S", "-D", "ofa-v2-ib0"));
+        assertEquals('S', s.test());
+        assertEquals(DapltestOptions.DEFAULT_CONN_QUAL, s.connQual());
+        DapltestOptions p = DapltestOptions.parse(List.of("-T", "P", "-s", "10.0.0.5:4000", "-D", "emu-tcp", "-i", "100",
+                "-m", "p", "RW", "4096", "2"));
+        assertEquals("10.0.0.5", p.server().getHostString());
+        assertEquals(4000, p.server().getPort());
+        assertTrue(p.poll());
+        assertEquals(100, p.warmup());
+        DapltestOptions f = DapltestOptions.parse(List.of("-T", "F", "-s", "host", "-f", "queryinfo", "0", "17"));
+        assertEquals(List.of(0, 17), f.cases());
+        assertEquals(0, f.server().getPort());
+        DapltestOptions l = DapltestOptions.parse(List.of("-T", "L", "-m", "500", "-w", "3"));
+        assertEquals(500, l.maximum());
+        assertEquals(3, l.width());
+        assertEquals('Q', DapltestOptions.parse(List.of("-T", "Q", "-s", "h")).test());
+        for (List<String> args : List.<List<String>>of(List.of("-T", "Q"), List.of("-T", "P", "-m", "x"),
+                List.of("-T", "P", "-t", "2"), List.of("-T", "F"), List.of("-T", "F", "-f", "nope"),
+                List.of("-T", "L", "-m", "p"), List.of("-T", "S", "-s", "h"), List.of("-T", "T", "-s", ":5"),
+                List.of("-T", "L", "extra"), List.of("-T", "P", "server", "RW", "64"))) {
+            ToolException e = assertThrows(ToolException.class, () -> DapltestOptions.parse(args), args.toString());
+            assertEquals(ToolException.USAGE, e.status(), e.getMessage());
+        }
+    }
 }

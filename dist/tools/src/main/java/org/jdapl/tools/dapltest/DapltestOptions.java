@@ -164,7 +164,7 @@ public record DapltestOptions(char test, InetSocketAddress server, String iaName
         String host = text;
         int port = 0;
         int colon = text.lastIndexOf(':');
-        if (colon > 0 && text.indexOf(':') == colon) {
+        if (colon >= 0 && text.indexOf(':') == colon) {
             host = text.substring(0, colon);
             port = (int) CommandArgs.parseNumber("dapltest", "-s port", text.substring(colon + 1), 0, 65_535);
         } else if (text.startsWith("[") && text.contains("]:")) {
