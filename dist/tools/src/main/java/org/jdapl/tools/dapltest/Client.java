@@ -38,7 +38,7 @@ final class Client implements AutoCloseable {
         }
         try {
             conn.postRecv(0, 1);
-            conn.connect(server, connQual, Wire.connect(Wire.CONNECT_CONTROL, 0, 0), "the connection to the dapltest server");
+            conn.connect(server, connQual, Wire.connect(Wire.CONNECT_CONTROL, 0, 0), "the dapltest server");
             connected = true;
         } catch (RuntimeException e) {
             close();

@@ -149,16 +149,16 @@ final class Conn {
      * @throws ToolException FAILURE with the connection event if the connection is not established
      */
     void connect(SocketAddress server, long connQual, byte[] privateData, String what) {
+        String target = server + " (conn_qual 0x" + Long.toHexString(connQual) + ")";
         try {
             ep.connect(server, connQual, group.side.timeoutMicros(), privateData);
         } catch (DatException e) {
-            throw new ToolException(ToolException.FAILURE, what + ": cannot connect to " + server + ": "
+            throw new ToolException(ToolException.FAILURE, what + ": no connection to " + target + ": "
                     + e.getMessage(), e);
         }
-        DatEvent event = Events.next(group.connect, group.side.timeoutMicros(), what);
+        DatEvent event = Events.next(group.connect, group.side.timeoutMicros(), what + ": the connection to " + target);
         if (!(event instanceof DatEvent.Connection c) || c.number() != EventNumber.CONNECTION_ESTABLISHED) {
-            throw ToolException.failure(what + ": the dapltest server at " + server + " (conn_qual " + connQual
-                    + ") cannot be reached: " + Events.describe(event));
+            throw ToolException.failure(what + ": no connection to " + target + ": " + Events.describe(event));
         }
     }
 
