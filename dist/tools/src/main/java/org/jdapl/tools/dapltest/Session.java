@@ -32,6 +32,7 @@ final class Session {
     private final Map<Integer, CompletableFuture<ConnectionRequest>> requests = new ConcurrentHashMap<>();
     private String description = "(no request)";
     private boolean quit;
+    private volatile boolean over;
 
     Session(DapltestServer server, int id, ConnectionRequest control) {
         this.server = server;
@@ -41,7 +42,7 @@ final class Session {
 
     /** Hands the connection request of test endpoint {@code index} to the session. */
     void offer(int index, ConnectionRequest request) {
-        if (!requests.computeIfAbsent(index, i -> new CompletableFuture<>()).complete(request)) {
+        if (over || !requests.computeIfAbsent(index, i -> new CompletableFuture<>()).complete(request)) {
             request.reject(new byte[0]);
         }
     }
@@ -105,6 +106,7 @@ final class Session {
         } catch (RuntimeException e) {
             failure = failure == null ? e : failure;
         } finally {
+            over = true;
             for (CompletableFuture<ConnectionRequest> f : requests.values()) {
                 if (!f.complete(null) && f.getNow(null) != null && failure != null) {
                     rejectQuietly(f.getNow(null));
