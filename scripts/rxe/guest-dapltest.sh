@@ -6,11 +6,11 @@
 # blocking and polling, the limit test (-T L) and a transaction test through the shell, then stops
 # the server (-T Q); the other runs a validated transaction test with two threads of two endpoint
 # pairs. Exit status 0 only if every run passed and the server closed its IA gracefully.
+# DAPLTEST_IA and DAPLTEST_APP (with JAVA) let it run elsewhere, e.g. on the emulated tcp fabric.
 R=${1:?reports directory}
-. /mnt/work/env.sh
-APP=/mnt/work/jdapl
-IA=ofa-v2-rxe0-1
-HOST=192.168.77.1
+[ -f /mnt/work/env.sh ] && . /mnt/work/env.sh
+APP=${DAPLTEST_APP:-/mnt/work/jdapl}
+IA=${DAPLTEST_IA:-ofa-v2-rxe0-1}
 JVM=("$JAVA" --enable-native-access=ALL-UNNAMED --sun-misc-unsafe-memory-access=allow -Xmx384m -XX:+UseSerialGC
      -XX:TieredStopAtLevel=1 -jar "$APP/lib/jdapl-launcher.jar")
 now() { cut -d' ' -f1 /proc/uptime; }
@@ -25,7 +25,10 @@ for _ in $(seq 1 600); do
   sleep 0.5
 done
 grep -q "listening at" $R/dapltest-server.txt || { kill $server 2>/dev/null; cat $R/dapltest-server.txt; fail "the server did not listen"; }
-echo "DAPLTEST: server listening at $(now) s"
+# The server prints how its clients reach it: "-s HOST" (OFA) or "-s HOST:PORT" (emulated tcp fabric).
+HOST=$(sed -n 's/^dapltest server: run clients as: .* -s \([^ ]*\) -D .*/\1/p' $R/dapltest-server.txt)
+[ -n "$HOST" ] || { kill $server; fail "the server printed no address"; }
+echo "DAPLTEST: server listening at $HOST at $(now) s"
 
 script=""
 for f in hwconn cqmgt endpoint pz mem connmgt queryinfo dataxfer dataxfer_client ns; do
