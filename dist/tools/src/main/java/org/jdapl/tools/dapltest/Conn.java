@@ -8,6 +8,7 @@ import java.util.EnumSet;
 import java.util.List;
 import java.util.Set;
 import org.jdapl.dat.CloseFlag;
+import org.jdapl.dat.ConnectFlag;
 import org.jdapl.dat.ConnectionRequest;
 import org.jdapl.dat.Dat;
 import org.jdapl.dat.DatEvent;
@@ -19,7 +20,6 @@ import org.jdapl.dat.EventDispatcher;
 import org.jdapl.dat.EventNumber;
 import org.jdapl.dat.LmrTriplet;
 import org.jdapl.dat.LocalMemoryRegion;
-import org.jdapl.dat.Qos;
 import org.jdapl.dat.VaType;
 import org.jdapl.tools.Events;
 import org.jdapl.tools.ToolException;
@@ -91,7 +91,7 @@ final class Conn {
                     side.attributes().maxRdmaReadPerEpOut())));
             long message = Math.max(slot, Math.min(this.dataSize, side.attributes().maxMessageSize()));
             EpAttributes attributes = new EpAttributes(message, Math.max(1, Math.min(this.dataSize,
-                    side.attributes().maxRdmaSize())), Qos.BEST_EFFORT, Set.of(), Set.of(), depth, depth,
+                    side.attributes().maxRdmaSize())), side.qos(), Set.of(), Set.of(), depth, depth,
                     segments, segments, limitReads, limitReads, Dat.WATERMARK_INFINITE);
             ep = side.ia().createEp(side.pz(), group.recv, group.request, group.connect, attributes);
         } catch (RuntimeException e) {
@@ -151,7 +151,7 @@ final class Conn {
     void connect(SocketAddress server, long connQual, byte[] privateData, String what) {
         String target = server + " (conn_qual 0x" + Long.toHexString(connQual) + ")";
         try {
-            ep.connect(server, connQual, group.side.timeoutMicros(), privateData);
+            ep.connect(server, connQual, group.side.timeoutMicros(), privateData, group.side.qos(), ConnectFlag.DEFAULT);
         } catch (DatException e) {
             throw new ToolException(ToolException.FAILURE, what + ": no connection to " + target + ": "
                     + e.getMessage(), e);

@@ -55,6 +55,9 @@ public final class Dapltest {
         } catch (ToolException e) {
             throw new ToolException(e.status(), e.getMessage() + "\n" + DapltestOptions.USAGE);
         }
+        if (options.debug()) {
+            out.println(options.describe());
+        }
         switch (options.test()) {
             case 'S' -> server(options);
             case 'L' -> new LimitTest(registry, options, out).run();
@@ -150,7 +153,8 @@ public final class Dapltest {
         InterfaceAdapter ia = open(registry, options.iaName());
         try {
             ProtectionZone pz = ia.createPz();
-            Side side = new Side(ia, pz, ia.query().attributes(), options.timeoutMicros(), options.poll());
+            Side side = new Side(ia, pz, ia.query().attributes(), options.timeoutMicros(), options.poll(),
+                    options.qos());
             check(side, options);
             ProviderAttributes p = ia.query().provider();
             try (Client client = new Client(side, target.address(), target.connQual())) {

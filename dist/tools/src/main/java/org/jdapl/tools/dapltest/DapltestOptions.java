@@ -4,6 +4,7 @@ import java.net.InetSocketAddress;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import org.jdapl.dat.Qos;
 import org.jdapl.tools.CommandArgs;
 import org.jdapl.tools.ToolException;
 
@@ -19,9 +20,11 @@ import org.jdapl.tools.ToolException;
  * @param endpoints endpoint pairs per thread ({@code -w}, {@code -T T})
  * @param iterations iterations ({@code -T T}) or timed operations ({@code -T P}) ({@code -i})
  * @param pipeline operations in flight ({@code -p}, {@code -T P})
- * @param poll whether completions are polled ({@code -m p}, {@code -T P})
+ * @param poll whether completions are polled ({@code -m p} of {@code -T P}, {@code -P} of {@code -T T})
  * @param warmup untimed operations before the timed ones ({@code --warmup}, {@code -T P})
  * @param validate check every byte that moved ({@code -V})
+ * @param qos the endpoints' quality of service ({@code -R BE|HT|LL|EC|PM})
+ * @param debug print the parsed command first ({@code -d})
  * @param feature the functional feature ({@code -f}) and its cases (none: all)
  * @param maximum the most objects of each kind ({@code -m}, {@code -T L})
  * @param width how many times the limit test runs ({@code -w}, {@code -T L})
@@ -30,7 +33,7 @@ import org.jdapl.tools.ToolException;
  * @param args the command line as given (a client sends it to the server)
  */
 public record DapltestOptions(char test, InetSocketAddress server, String iaName, long connQual, int threads,
-                              int endpoints, int iterations, int pipeline, boolean poll, int warmup, boolean validate,
+                              int endpoints, int iterations, int pipeline, boolean poll, int warmup, boolean validate, Qos qos, boolean debug,
                               String feature, List<Integer> cases, int maximum, int width, long timeoutMicros,
                               List<Op> ops, List<String> args) {
     /** dapltest's connection qualifier, as OFED's dapltest ({@code SERVER_PORT_NUMBER}). */
@@ -43,9 +46,11 @@ public record DapltestOptions(char test, InetSocketAddress server, String iaName
 
     /** The usage text. */
     public static final String USAGE = """
-            usage: dapltest -T S [-D IA] [-q CONN_QUAL]
-                   dapltest -T T [-s HOST[:PORT]] [-D IA] [-t THREADS] [-w EPS] [-i ITERATIONS] [-V] [OP ...]
-                   dapltest -T P [-s HOST[:PORT]] [-D IA] [-i OPERATIONS] [-p PIPELINE] [-m p|b] [--warmup N] [OP]
+            usage: dapltest -T S [-D IA] [-q CONN_QUAL] [-d]
+                   dapltest -T T [-s HOST[:PORT]] [-D IA] [-t THREADS] [-w EPS] [-i ITERATIONS] [-V] [-P] [-R QOS] [-d]
+                                 [OP ...]
+                   dapltest -T P [-s HOST[:PORT]] [-D IA] [-i OPERATIONS] [-p PIPELINE] [-m p|b] [--warmup N] [-R QOS]
+                                 [-d] [OP]
                    dapltest -T F [-s HOST[:PORT]] [-D IA] -f FEATURE [CASE ...]
                    dapltest -T L [-D IA] [-w WIDTH] [-m MAXIMUM]
                    dapltest -T Q -s HOST[:PORT] [-D IA]
@@ -70,8 +75,12 @@ public record DapltestOptions(char test, InetSocketAddress server, String iaName
               --warmup N            untimed operations first (-T P, default a fifth of -i, at least 100)
               -m N, -w N            most objects of each kind (-T L, default 256); runs (-T L, default 1)
               -V                    fill and check every buffer that moves
+              -P                    poll for completions (-T T)
+              -R BE|HT|LL|EC|PM     the endpoints' QoS: best effort (default), high throughput, low latency,
+                                    economy, premium (-T T, -T P)
+              -d                    print the parsed command first
               -W S                  the longest wait for one event (default 10)
-              OP                    [client|server] SR|RR|RW SIZE [SEGMENTS] (-T T default: client SR 256
+              OP                    [client|server] SR|RR|RW [SIZE [SEGMENTS]] (SIZE 4096 if left out; -T T default: client SR 256
                                     server SR 256 client RW 4096 2 client RR 4096; -T P: RW 4096)""";
 
     /**
@@ -80,13 +89,14 @@ public record DapltestOptions(char test, InetSocketAddress server, String iaName
      * @throws ToolException USAGE for a bad command line
      */
     public static DapltestOptions parse(List<String> args) {
-        CommandArgs a = CommandArgs.parse("dapltest", args, Set.of("V"),
-                Set.of("T", "s", "D", "q", "t", "w", "i", "p", "m", "f", "W", "u"),
+        CommandArgs a = CommandArgs.parse("dapltest", args, Set.of("V", "P", "d"),
+                Set.of("T", "s", "D", "q", "t", "w", "i", "p", "m", "f", "W", "u", "R"),
                 Map.ofEntries(Map.entry("test", "T"), Map.entry("server", "s"), Map.entry("device", "D"),
                         Map.entry("conn-qual", "q"), Map.entry("threads", "t"), Map.entry("endpoints", "w"),
                         Map.entry("iterations", "i"), Map.entry("pipeline", "p"), Map.entry("mode", "m"),
                         Map.entry("feature", "f"), Map.entry("validate", "V"), Map.entry("timeout", "W"),
-                        Map.entry("warmup", "u")));
+                        Map.entry("warmup", "u"), Map.entry("poll", "P"), Map.entry("qos", "R"),
+                        Map.entry("debug", "d")));
         String test = a.value("T", "");
         if (test.length() != 1 || "STPFLQ".indexOf(test.charAt(0)) < 0) {
             throw ToolException.usage(test.isEmpty() ? "dapltest: -T S|T|P|F|L|Q is required"
@@ -102,6 +112,8 @@ public record DapltestOptions(char test, InetSocketAddress server, String iaName
         only(a, t, "m", "PL");
         only(a, t, "f", "F");
         only(a, t, "V", "T");
+        only(a, t, "P", "T");
+        only(a, t, "R", "TP");
         InetSocketAddress server = a.has("s") ? server(a.value("s", "")) : null;
         if (t == 'Q' && server == null) {
             throw ToolException.usage("dapltest: -T Q needs the server (-s HOST[:PORT])");
@@ -142,6 +154,8 @@ public record DapltestOptions(char test, InetSocketAddress server, String iaName
                 throw ToolException.usage("dapltest: -m wants p (poll) or b (block), not '" + mode + "'");
             }
             poll = mode.equals("p");
+        } else if (t == 'T') {
+            poll = a.has("P");
         } else if (t == 'L') {
             maximum = a.intNumber("m", 256, 1, 1 << 20);
         }
@@ -149,9 +163,46 @@ public record DapltestOptions(char test, InetSocketAddress server, String iaName
         int warmup = a.intNumber("u", t == 'P' ? Math.max(100, iterations / 5) : 0, 0, Integer.MAX_VALUE / 2);
         return new DapltestOptions(t, server, ia, a.number("q", DEFAULT_CONN_QUAL, 1, Long.MAX_VALUE),
                 a.intNumber("t", 1, 1, 256), t == 'T' ? a.intNumber("w", 1, 1, 1024) : 1, iterations,
-                a.intNumber("p", 16, 1, 4096), poll, warmup, a.has("V"), feature, cases, maximum,
+                a.intNumber("p", 16, 1, 4096), poll, warmup, a.has("V"), qos(a.value("R", "BE")), a.has("d"), feature, cases, maximum,
                 t == 'L' ? a.intNumber("w", 1, 1, 100) : 1, a.number("W", 10, 1, 86_400) * 1_000_000, ops,
                 List.copyOf(args));
+    }
+
+    private static Qos qos(String text) {
+        return switch (text) {
+            case "BE" -> Qos.BEST_EFFORT;
+            case "HT" -> Qos.HIGH_THROUGHPUT;
+            case "LL" -> Qos.LOW_LATENCY;
+            case "EC" -> Qos.ECONOMY;
+            case "PM" -> Qos.PREMIUM;
+            default -> throw ToolException.usage("dapltest: -R wants BE, HT, LL, EC or PM, not '" + text + "'");
+        };
+    }
+
+    /** The parsed command, one field a line (for {@code -d}). */
+    String describe() {
+        StringBuilder b = new StringBuilder();
+        b.append("dapltest: -T ").append(test).append(", IA ").append(iaName).append(", server ")
+                .append(server == null ? "in this process" : server.getHostString() + ":" + server.getPort())
+                .append(", conn_qual 0x").append(Long.toHexString(connQual)).append('\n');
+        switch (test) {
+            case 'T' -> b.append("dapltest: threads ").append(threads).append(", endpoints per thread ").append(endpoints)
+                    .append(", iterations ").append(iterations).append(", validate ").append(validate).append(", poll ")
+                    .append(poll).append(", QoS ").append(qos).append('\n');
+            case 'P' -> b.append("dapltest: operations ").append(iterations).append(", warm-up ").append(warmup)
+                    .append(", pipeline ").append(pipeline).append(", poll ").append(poll).append(", QoS ").append(qos)
+                    .append('\n');
+            case 'F' -> b.append("dapltest: feature ").append(feature).append(", cases ")
+                    .append(cases.isEmpty() ? "all" : cases.toString()).append('\n');
+            case 'L' -> b.append("dapltest: maximum ").append(maximum).append(", runs ").append(width).append('\n');
+            default -> {
+            }
+        }
+        for (int i = 0; i < ops.size(); i++) {
+            b.append("dapltest: op[").append(i).append("] ").append(ops.get(i)).append('\n');
+        }
+        b.append("dapltest: timeout ").append(timeoutMicros / 1_000_000).append(" s");
+        return b.toString();
     }
 
     private static void only(CommandArgs a, char test, String option, String tests) {

@@ -32,6 +32,7 @@ import org.jdapl.dat.LocalMemoryRegion;
 import org.jdapl.dat.ProtectionZone;
 import org.jdapl.dat.PspFlag;
 import org.jdapl.dat.PublicServicePoint;
+import org.jdapl.dat.Qos;
 import org.jdapl.dat.VaType;
 import org.jdapl.tools.dapltest.FunctionalTests.Case;
 import org.jdapl.tools.dapltest.FunctionalTests.Context;
@@ -185,7 +186,8 @@ final class FftCases {
                     new Case("connect to the dapltest server, let it accept, disconnect", c -> c.withServer(target -> {
                         InterfaceAdapter ia = c.open();
                         ProtectionZone pz = c.call("dat_pz_create", ia::createPz);
-                        Side side = new Side(ia, pz, ia.query().attributes(), c.options.timeoutMicros(), false);
+                        Side side = new Side(ia, pz, ia.query().attributes(), c.options.timeoutMicros(), false,
+                                Qos.BEST_EFFORT);
                         try (Client client = new Client(side, target.address(), target.connQual())) {
                             c.say("dat_ep_connect to " + target.address() + ", conn_qual 0x"
                                     + Long.toHexString(target.connQual()) + ": DAT_CONNECTION_EVENT_ESTABLISHED");

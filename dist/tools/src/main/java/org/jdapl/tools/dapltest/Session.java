@@ -13,6 +13,7 @@ import org.jdapl.dat.ConnectionRequest;
 import org.jdapl.dat.DatException;
 import org.jdapl.dat.DtoOperation;
 import org.jdapl.dat.ProtectionZone;
+import org.jdapl.dat.Qos;
 import org.jdapl.tools.ToolException;
 
 /**
@@ -65,7 +66,7 @@ final class Session {
         Throwable failure = null;
         try {
             pz = server.ia.createPz();
-            Side side = new Side(server.ia, pz, server.attributes, server.timeoutMicros, false);
+            Side side = new Side(server.ia, pz, server.attributes, server.timeoutMicros, false, Qos.BEST_EFFORT);
             group = new Conn.Group(side, 1, 4);
             conn = new Conn(group, 0, Wire.MAX_MESSAGE, 1, 1, 4, 1, 1);
             conn.postRecv(0, 1);
@@ -87,7 +88,7 @@ final class Session {
             reply(conn, group, new Wire.Message(Wire.MSG_ACCEPTED, id, 0, 0, 0));
             // The server's side always blocks: -m p is how the client waits for its completions, and a
             // polling server would take the CPU from the client (and a software provider's threads).
-            Side test = new Side(server.ia, pz, server.attributes, options.timeoutMicros(), false);
+            Side test = new Side(server.ia, pz, server.attributes, options.timeoutMicros(), false, options.qos());
             try {
                 switch (options.test()) {
                     case 'Q' -> quit = true;
