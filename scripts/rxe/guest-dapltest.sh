@@ -11,8 +11,9 @@ R=${1:?reports directory}
 [ -f /mnt/work/env.sh ] && . /mnt/work/env.sh
 APP=${DAPLTEST_APP:-/mnt/work/jdapl}
 IA=${DAPLTEST_IA:-ofa-v2-rxe0-1}
+# user.home: the shell keeps its history there (the guest's /root is read-only).
 JVM=("$JAVA" --enable-native-access=ALL-UNNAMED --sun-misc-unsafe-memory-access=allow -Xmx384m -XX:+UseSerialGC
-     -XX:TieredStopAtLevel=1 -jar "$APP/lib/jdapl-launcher.jar")
+     -XX:TieredStopAtLevel=1 -Duser.home=/tmp -jar "$APP/lib/jdapl-launcher.jar")
 now() { cut -d' ' -f1 /proc/uptime; }
 fail() { echo "DAPLTEST: FAILED: $*"; exit 1; }
 [ -f "$APP/lib/jdapl-launcher.jar" ] || fail "no application in $APP"

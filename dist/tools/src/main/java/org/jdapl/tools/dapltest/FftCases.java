@@ -368,7 +368,11 @@ final class FftCases {
         }
     }
 
-    /** A case that needs an object the provider does not offer does not apply. */
+    /**
+     * A case that needs an object the provider does not offer does not apply: the manual pages let a
+     * provider answer DAT_MODEL_NOT_SUPPORTED (e.g. RMRs on a device that does not check memory
+     * window bounds) or DAT_NOT_IMPLEMENTED.
+     */
     static <T> T need(Context c, String what, Supplier<T> create) {
         try {
             return create.get();

@@ -114,7 +114,8 @@ final class QueryCases {
             }
             case RMR -> {
                 ProtectionZone pz = c.call("dat_pz_create", ia::createPz);
-                RemoteMemoryRegion rmr = c.call("dat_rmr_create", pz::createRmr);
+                RemoteMemoryRegion rmr = FftCases.need(c, "RMRs", pz::createRmr);
+                c.say("dat_rmr_create: DAT_SUCCESS");
                 c.check(c.call("dat_rmr_query", rmr::query).pz() == pz, "rmr_param.pz_handle is the PZ");
                 c.call("dat_rmr_free", rmr::free);
             }
