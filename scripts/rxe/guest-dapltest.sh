@@ -35,11 +35,11 @@ script=""
 for f in hwconn cqmgt endpoint pz mem connmgt queryinfo dataxfer dataxfer_client ns; do
   script+="dat:dapltest -T F -s $HOST -D $IA -f $f"$'\n'
 done
-script+="dat:dapltest -T P -s $HOST -D $IA -i 5000 -m b RW 65536"$'\n'
-script+="dat:dapltest -T P -s $HOST -D $IA -i 5000 -m p RW 65536"$'\n'
-script+="dat:dapltest -T P -s $HOST -D $IA -i 5000 -m b RR 4096"$'\n'
-script+="dat:dapltest -T P -s $HOST -D $IA -i 5000 -m p SR 4096"$'\n'
-script+="dat:dapltest -T P -s $HOST -D $IA -i 5000 -p 1 -m p SR 64"$'\n'
+script+="dat:dapltest -T P -s $HOST -D $IA -i 2000 -m b RW 65536"$'\n'
+script+="dat:dapltest -T P -s $HOST -D $IA -i 2000 -m p RW 65536"$'\n'
+script+="dat:dapltest -T P -s $HOST -D $IA -i 2000 -m b RR 4096"$'\n'
+script+="dat:dapltest -T P -s $HOST -D $IA -i 2000 -m p SR 4096"$'\n'
+script+="dat:dapltest -T P -s $HOST -D $IA -i 2000 -p 1 -m p SR 64"$'\n'
 script+="dat:dapltest -T L -D $IA -m 64"$'\n'
 script+="dat:dapltest -T T -s $HOST -D $IA -V -i 20 client SR 4096 3 server RW 65536 2 client RR 8192"$'\n'
 
