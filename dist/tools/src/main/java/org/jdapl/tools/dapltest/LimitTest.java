@@ -48,7 +48,10 @@ final class LimitTest {
     }
 
     /** What one kind reached. */
-    private record Reached(String kind, int created, String stoppedBy, long nanos) {
+    private record Reached(String kind, int created, String stoppedBy, long nanos, String note) {
+        Reached(String kind, int created, String stoppedBy, long nanos) {
+            this(kind, created, stoppedBy, nanos, null);
+        }
     }
 
     void run() {
@@ -74,13 +77,14 @@ final class LimitTest {
                 Table table = new Table().column("object").numeric("created").column("stopped by")
                         .numeric("create + free");
                 for (Reached r : rows) {
-                    table.row(r.kind(), r.created(), r.stoppedBy(), Units.duration(r.nanos()));
+                    table.row(r.kind(), r.created(), r.stoppedBy(), r.note() == null ? Units.duration(r.nanos()) : null);
                 }
                 out.println();
                 if (options.width() > 1) {
                     out.println("run " + round + ":");
                 }
                 table.print(out, "");
+                rows.stream().filter(r -> r.note() != null).forEach(r -> out.println(r.kind() + ": " + r.note()));
                 out.flush();
             }
             ia.close(CloseFlag.GRACEFUL);
@@ -166,7 +170,7 @@ final class LimitTest {
             }
             pz.free();
             // The manual pages let a provider offer no RMRs; there is no limit to reach then.
-            return new Reached("RMR", 0, "does not apply: " + e.type().datName() + " (" + e.getMessage() + ")", 0);
+            return new Reached("RMR", 0, "does not apply", 0, "the provider offers none: " + e.getMessage());
         }
         Reached r = limit("RMR", pz::createRmr, x -> x.free());
         pz.free();
