@@ -60,7 +60,15 @@ if [[ " $parts " == *" bench "* ]]; then
   echo "GUEST: benchmark done at $(cut -d' ' -f1 /proc/uptime) s"
 fi
 
-# 4. The DAT layer's instructions per round trip (only in a boot with the counting plugin loaded).
+# 4. dapltest: a server and its clients on the OFA provider (guest-dapltest.sh).
+if [[ " $parts " == *" dapltest "* ]]; then
+  /mnt/work/dapltest.sh $R 2>&1 | tee $R/dapltest.log
+  drc=${PIPESTATUS[0]}
+  echo "GUEST: dapltest exit $drc at $(cut -d' ' -f1 /proc/uptime) s"
+  [ $drc = 0 ] || rc=1
+fi
+
+# 5. The DAT layer's instructions per round trip (only in a boot with the counting plugin loaded).
 if [[ " $parts " == *" insn "* ]]; then
   /mnt/work/insn.sh $R 2>&1 | tee $R/insn.log
   echo "GUEST: instruction count done at $(cut -d' ' -f1 /proc/uptime) s"

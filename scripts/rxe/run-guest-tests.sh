@@ -3,7 +3,8 @@
 # qemu guest (TCG, no KVM needed) booted from the current Debian kernel, with the host's root file
 # system shared read-only over 9p; then the conformance kit and the benchmark next to perftest, and, in
 # a second boot with a counting TCG plugin, the DAT layer's instructions per round trip
-# (RXE_PARTS="tests kit soak bench insn" by default). The reports come back to provider-ofa-bundle/target/rxe/.
+# (RXE_PARTS="tests kit soak bench insn dapltest" by default; dapltest: the application's dapltest
+# server and clients, guest-dapltest.sh). The reports come back to provider-ofa-bundle/target/rxe/.
 #
 #   scripts/rxe/run-guest-tests.sh            build the provider (offline if possible) and run
 #   scripts/rxe/run-guest-tests.sh --no-build use the classes already built
@@ -97,6 +98,7 @@ cp "$here/guest-tests.sh" "$share/guest.sh"
 cp "$here/guest-bench.sh" "$share/bench.sh"
 cp "$here/guest-insn.sh" "$share/insn.sh"
 cp "$here/guest-soak.sh" "$share/soak.sh"
+cp "$here/guest-dapltest.sh" "$share/dapltest.sh"
 # The whole class path is copied into the share: other modules of the checkout may be rebuilt while
 # the guest runs, and the guest mounts a tmpfs over /tmp, where a checkout or a Maven repository may be.
 cp_entries=()
@@ -112,8 +114,20 @@ for entry in "$module/target/test-classes" "$module/target/classes" $(tr ':' ' '
   fi
 done
 classpath=$(IFS=:; echo "${cp_entries[*]}")
-parts=" ${RXE_PARTS:-tests kit soak bench insn} "
+parts=" ${RXE_PARTS:-tests kit soak bench insn dapltest} "
 guest_parts=${parts/ insn / }
+
+# dapltest runs the assembled application (its launcher and bundles), copied into the share; its
+# JVMs take about 5 minutes of the guest's time under TCG.
+if [[ $parts == *" dapltest "* ]]; then
+  : "${RXE_GUEST_SECONDS:=1200}"
+  if [ $build = 1 ]; then
+    log "building the application (dist/launcher)"
+    (cd "$root" && timeout 900 ./mvnw -B -q -pl dist/launcher -am -Dmaven.test.skip=true package) || die "build of dist/launcher failed"
+  fi
+  [ -f "$root/dist/launcher/target/jdapl/lib/jdapl-launcher.jar" ] || die "no application in dist/launcher/target/jdapl"
+  cp -r "$root/dist/launcher/target/jdapl" "$share/jdapl"
+fi
 
 # The benchmark's C baseline: the same ping-pong through OFED's uDAPL (libdat2 and its cma provider,
 # libdaplofa). Its Debian packages are unpacked here, not installed: installed, they would give the
@@ -172,7 +186,7 @@ ENV
 if [ -n "${guest_parts// /}" ]; then
   boot "$guest_parts" "$out/console.log"
   rc=$(cat "$share/reports/rc")
-  [ "$rc" = 0 ] || die "the device tests or the conformance kit failed in the guest (see $out/tests.txt, $out/ofa-rxe.txt)"
+  [ "$rc" = 0 ] || die "the device tests, the conformance kit or dapltest failed in the guest (see $out/tests.txt, $out/ofa-rxe.txt, $out/dapltest.log)"
   log "device tests and the conformance kit passed on rxe0; benchmark in $out/bench.txt"
 fi
 

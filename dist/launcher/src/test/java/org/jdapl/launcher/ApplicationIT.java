@@ -99,7 +99,7 @@ class ApplicationIT {
 
         Application.Result test = run("dapltest");
         assertEquals(2, test.status(), test::toString);
-        assertTrue(test.err().contains("-T T (transaction) or -T P (performance) is required"), test::toString);
+        assertTrue(test.err().contains("dapltest: -T S|T|P|F|L|Q is required"), test::toString);
 
         Application.Result op = run("dapltest", "-T", "T", "client", "XX", "64");
         assertEquals(2, op.status(), op::toString);

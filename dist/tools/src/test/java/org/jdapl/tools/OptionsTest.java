@@ -50,8 +50,43 @@ class OptionsTest {
         assertEquals(List.of(new Op(true, Op.Kind.RR, 8192, 4)), p.ops());
         assertEquals(4, DapltestOptions.parse(List.of("-T", "T")).ops().size());
         for (List<String> args : List.<List<String>>of(List.of(), List.of("-T", "X"), List.of("-T", "T", "SR", "64"),
-                List.of("-T", "T", "client", "SR"), List.of("-T", "P", "RW", "64", "SR", "64"),
+                List.of("-T", "T", "client"), List.of("-T", "P", "RW", "64", "SR", "64"),
                 List.of("-T", "T", "client", "RW", "4", "8"), List.of("-T", "T", "-t", "0"))) {
+            ToolException e = assertThrows(ToolException.class, () -> DapltestOptions.parse(args), args.toString());
+            assertEquals(ToolException.USAGE, e.status(), e.getMessage());
+        }
+    }
+
+    @Test
+    void dapltestModesAsOfedWritesThem() {
+        DapltestOptions s = DapltestOptions.parse(List.of("-T", "S", "-D", "ofa-v2-ib0"));
+        assertEquals('S', s.test());
+        assertEquals(DapltestOptions.DEFAULT_CONN_QUAL, s.connQual());
+        DapltestOptions p = DapltestOptions.parse(List.of("-T", "P", "-s", "10.0.0.5:4000", "-D", "emu-tcp", "-i", "100",
+                "-m", "p", "RW", "4096", "2"));
+        assertEquals("10.0.0.5", p.server().getHostString());
+        assertEquals(4000, p.server().getPort());
+        assertTrue(p.poll());
+        assertEquals(100, p.warmup());
+        DapltestOptions f = DapltestOptions.parse(List.of("-T", "F", "-s", "host", "-f", "queryinfo", "0", "17"));
+        assertEquals(List.of(0, 17), f.cases());
+        assertEquals(0, f.server().getPort());
+        DapltestOptions l = DapltestOptions.parse(List.of("-T", "L", "-m", "500", "-w", "3"));
+        assertEquals(500, l.maximum());
+        assertEquals(3, l.width());
+        assertEquals('Q', DapltestOptions.parse(List.of("-T", "Q", "-s", "h")).test());
+        // OFED's transaction options: -P polls, -R the QoS, -d prints the command; an OP's size defaults to 4096.
+        DapltestOptions o = DapltestOptions.parse(List.of("-T", "T", "-s", "h", "-P", "-R", "HT", "-d", "client", "SR",
+                "server", "SR", "client", "RW", "8192", "2"));
+        assertTrue(o.poll() && o.debug());
+        assertEquals(org.jdapl.dat.Qos.HIGH_THROUGHPUT, o.qos());
+        assertEquals(List.of(new Op(true, Op.Kind.SR, 4096, 1), new Op(false, Op.Kind.SR, 4096, 1),
+                new Op(true, Op.Kind.RW, 8192, 2)), o.ops());
+        for (List<String> args : List.<List<String>>of(List.of("-T", "Q"), List.of("-T", "P", "-m", "x"),
+                List.of("-T", "P", "-t", "2"), List.of("-T", "F"), List.of("-T", "F", "-f", "nope"),
+                List.of("-T", "L", "-m", "p"), List.of("-T", "S", "-s", "h"), List.of("-T", "T", "-s", ":5"),
+                List.of("-T", "L", "extra"), List.of("-T", "P", "server", "RW", "64"), List.of("-T", "T", "-R", "XX"),
+                List.of("-T", "P", "-P"), List.of("-T", "L", "-R", "BE"))) {
             ToolException e = assertThrows(ToolException.class, () -> DapltestOptions.parse(args), args.toString());
             assertEquals(ToolException.USAGE, e.status(), e.getMessage());
         }

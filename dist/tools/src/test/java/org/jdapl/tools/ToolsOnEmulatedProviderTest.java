@@ -67,4 +67,40 @@ class ToolsOnEmulatedProviderTest {
         assertEquals(ToolException.USAGE, e.status());
         assertTrue(e.getMessage().contains("segments per DTO"), e.getMessage());
     }
+
+    @Test
+    void dapltestFunctionalFeaturesPassOrSayTheyDoNotApply() {
+        for (String feature : List.of("hwconn", "cqmgt", "endpoint", "pz", "mem", "connmgt", "queryinfo", "dataxfer",
+                "dataxfer_client", "ns")) {
+            String out = capture(o -> new Dapltest(registry, o).run(List.of("-T", "F", "-f", feature)));
+            assertTrue(out.contains("dapltest: PASSED"), out);
+            assertTrue(out.contains("Function feature: "), out);
+            assertTrue(!out.contains("Result: FAIL"), out);
+        }
+        String q = capture(o -> new Dapltest(registry, o).run(List.of("-T", "F", "-f", "queryinfo", "10", "11")));
+        assertTrue(q.contains("2 case(s): 1 passed, 0 failed, 1 do not apply"), q);
+        ToolException e = assertThrows(ToolException.class,
+                () -> capture(o -> new Dapltest(registry, o).run(List.of("-T", "F", "-f", "pz", "3"))));
+        assertEquals(ToolException.USAGE, e.status());
+    }
+
+    @Test
+    void dapltestLimitsStopAtTheMaximumAndFreeEverything() {
+        String out = capture(o -> new Dapltest(registry, o).run(List.of("-T", "L", "-m", "40", "-w", "2")));
+        assertTrue(out.matches("(?s).*\\nEP +40 +maximum 40 .*"), out);
+        assertTrue(out.contains("every object freed, the IA closed gracefully"), out);
+        assertTrue(out.contains("run 2:"), out);
+    }
+
+    @Test
+    void dapltestReportsAServerThatCannotBeReached() {
+        long start = System.nanoTime();
+        // An address of the loopback fabric where no IA is.
+        ToolException e = assertThrows(ToolException.class, () -> capture(o -> new Dapltest(registry, o)
+                .run(List.of("-T", "T", "-s", "127.77.200.200", "-W", "2"))));
+        assertEquals(ToolException.FAILURE, e.status());
+        assertTrue(e.getMessage().contains("the dapltest server: no connection to"),
+                e.getMessage());
+        assertTrue(System.nanoTime() - start < 30_000_000_000L, "took too long");
+    }
 }

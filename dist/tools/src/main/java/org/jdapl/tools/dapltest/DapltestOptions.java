@@ -1,26 +1,43 @@
 package org.jdapl.tools.dapltest;
 
+import java.net.InetSocketAddress;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import org.jdapl.dat.Qos;
 import org.jdapl.tools.CommandArgs;
 import org.jdapl.tools.ToolException;
 
 /**
- * What {@code dapltest} was asked to do.
+ * What {@code dapltest} was asked to do, from OFED dapltest's command line.
  *
- * @param test {@code T} (transaction test) or {@code P} (performance test)
- * @param iaName the IA both sides open ({@code -D})
+ * @param test {@code S} server, {@code T} transaction, {@code P} performance, {@code F} functional,
+ *             {@code L} limit, {@code Q} quit
+ * @param server the server ({@code -s HOST[:PORT]}), or null for the self-contained form
+ * @param iaName the IA ({@code -D})
+ * @param connQual the server's connection qualifier ({@code -q})
  * @param threads threads of the transaction test ({@code -t})
- * @param endpoints endpoint pairs per thread ({@code -w})
- * @param iterations iterations of the operation list, or operations of the performance test ({@code -i})
- * @param pipeline operations in flight in the performance test ({@code -p})
+ * @param endpoints endpoint pairs per thread ({@code -w}, {@code -T T})
+ * @param iterations iterations ({@code -T T}) or timed operations ({@code -T P}) ({@code -i})
+ * @param pipeline operations in flight ({@code -p}, {@code -T P})
+ * @param poll whether completions are polled ({@code -m p} of {@code -T P}, {@code -P} of {@code -T T})
+ * @param warmup untimed operations before the timed ones ({@code --warmup}, {@code -T P})
  * @param validate check every byte that moved ({@code -V})
+ * @param qos the endpoints' quality of service ({@code -R BE|HT|LL|EC|PM})
+ * @param debug print the parsed command first ({@code -d})
+ * @param feature the functional feature ({@code -f}) and its cases (none: all)
+ * @param maximum the most objects of each kind ({@code -m}, {@code -T L})
+ * @param width how many times the limit test runs ({@code -w}, {@code -T L})
  * @param timeoutMicros the longest wait for one event ({@code -W}, seconds)
  * @param ops the operations
+ * @param args the command line as given (a client sends it to the server)
  */
-public record DapltestOptions(char test, String iaName, int threads, int endpoints, int iterations, int pipeline,
-                              boolean validate, long timeoutMicros, List<Op> ops) {
+public record DapltestOptions(char test, InetSocketAddress server, String iaName, long connQual, int threads,
+                              int endpoints, int iterations, int pipeline, boolean poll, int warmup, boolean validate, Qos qos, boolean debug,
+                              String feature, List<Integer> cases, int maximum, int width, long timeoutMicros,
+                              List<Op> ops, List<String> args) {
+    /** dapltest's connection qualifier, as OFED's dapltest ({@code SERVER_PORT_NUMBER}). */
+    public static final long DEFAULT_CONN_QUAL = 0xBabb1eL;
     /** The operations of a transaction test given none. */
     public static final List<String> DEFAULT_TRANSACTION_OPS =
             List.of("client", "SR", "256", "server", "SR", "256", "client", "RW", "4096", "2", "client", "RR", "4096");
@@ -29,24 +46,42 @@ public record DapltestOptions(char test, String iaName, int threads, int endpoin
 
     /** The usage text. */
     public static final String USAGE = """
-            usage: dapltest -T T [-D IA] [-t THREADS] [-w EPS] [-i ITERATIONS] [-V] [-W SECONDS] [OP ...]
-                   dapltest -T P [-D IA] [-i OPERATIONS] [-p PIPELINE] [-W SECONDS] [OP]
-              -T T                  transaction test: every thread connects EPS endpoint pairs and runs
-                                    the operation list ITERATIONS times on each (server and client in
-                                    this process)
-              -T P                  performance test: one endpoint pair, one operation, PIPELINE in flight;
-                                    prints operations per second and bandwidth
-              -D, --device IA       the IA both sides open (default emu0)
-              -t, --threads N       threads (default 1)
-              -w, --endpoints N     endpoint pairs per thread (default 1)
-              -i, --iterations N    iterations (-T T, default 100) or operations (-T P, default 10000)
-              -p, --pipeline N      operations in flight (-T P, default 16)
-              -V, --validate        fill and check every buffer that moves
-              -W, --timeout S       longest wait for one event (default 10)
-              OP                    [client|server] SR|RR|RW SIZE [SEGMENTS]: who starts it, send/recv,
-                                    RDMA Read or RDMA Write, bytes, scatter/gather entries
-                                    (-T T default: client SR 256 server SR 256 client RW 4096 2 client RR 4096;
-                                     -T P default: RW 4096)""";
+            usage: dapltest -T S [-D IA] [-q CONN_QUAL] [-d]
+                   dapltest -T T [-s HOST[:PORT]] [-D IA] [-t THREADS] [-w EPS] [-i ITERATIONS] [-V] [-P] [-R QOS] [-d]
+                                 [OP ...]
+                   dapltest -T P [-s HOST[:PORT]] [-D IA] [-i OPERATIONS] [-p PIPELINE] [-m p|b] [--warmup N] [-R QOS]
+                                 [-d] [OP]
+                   dapltest -T F [-s HOST[:PORT]] [-D IA] -f FEATURE [CASE ...]
+                   dapltest -T L [-D IA] [-w WIDTH] [-m MAXIMUM]
+                   dapltest -T Q -s HOST[:PORT] [-D IA]
+              -T S                  server: serves every client's test, one after another and at once,
+                                    until a client sends -T Q
+              -T T                  transaction test: THREADS threads x EPS endpoint pairs run the operation
+                                    list ITERATIONS times
+              -T P                  performance test: one endpoint pair, one operation, PIPELINE in flight
+              -T F                  functional feature tests: hwconn, cqmgt, endpoint, pz, mem, connmgt,
+                                    queryinfo, dataxfer, dataxfer_client, ns (CASE numbers: all if none)
+              -T L                  limit test: IAs, PZs, EVDs, EPs, LMRs, RMRs and posted receives up to
+                                    DAT_INSUFFICIENT_RESOURCES or MAXIMUM, then all freed
+              -T Q                  tells the server to stop
+              -s HOST[:PORT]        the server (PORT: the server IA's port on the emulated tcp fabric);
+                                    without -s, -T T, -T P and -T F run a server in this process
+              -D IA                 the IA (default emu0)
+              -q CONN_QUAL          the server's connection qualifier (default 0xBabb1e, as OFED's)
+              -t N, -w N            threads (default 1), endpoint pairs per thread (default 1)
+              -i N                  iterations (-T T, default 100) or timed operations (-T P, default 10000)
+              -p N                  operations in flight (-T P, default 16)
+              -m p|b                poll (dat_evd_dequeue) or block (dat_evd_wait) for completions (-T P, default b)
+              --warmup N            untimed operations first (-T P, default a fifth of -i, at least 100)
+              -m N, -w N            most objects of each kind (-T L, default 256); runs (-T L, default 1)
+              -V                    fill and check every buffer that moves
+              -P                    poll for completions (-T T)
+              -R BE|HT|LL|EC|PM     the endpoints' QoS: best effort (default), high throughput, low latency,
+                                    economy, premium (-T T, -T P)
+              -d                    print the parsed command first
+              -W S                  the longest wait for one event (default 10)
+              OP                    [client|server] SR|RR|RW [SIZE [SEGMENTS]] (SIZE 4096 if left out; -T T default: client SR 256
+                                    server SR 256 client RW 4096 2 client RR 4096; -T P: RW 4096)""";
 
     /**
      * Parses dapltest's arguments.
@@ -54,28 +89,143 @@ public record DapltestOptions(char test, String iaName, int threads, int endpoin
      * @throws ToolException USAGE for a bad command line
      */
     public static DapltestOptions parse(List<String> args) {
-        CommandArgs a = CommandArgs.parse("dapltest", args, Set.of("V"), Set.of("T", "D", "t", "w", "i", "p", "W"),
-                Map.of("test", "T", "device", "D", "threads", "t", "endpoints", "w", "iterations", "i",
-                        "pipeline", "p", "validate", "V", "timeout", "W"));
+        CommandArgs a = CommandArgs.parse("dapltest", args, Set.of("V", "P", "d"),
+                Set.of("T", "s", "D", "q", "t", "w", "i", "p", "m", "f", "W", "u", "R"),
+                Map.ofEntries(Map.entry("test", "T"), Map.entry("server", "s"), Map.entry("device", "D"),
+                        Map.entry("conn-qual", "q"), Map.entry("threads", "t"), Map.entry("endpoints", "w"),
+                        Map.entry("iterations", "i"), Map.entry("pipeline", "p"), Map.entry("mode", "m"),
+                        Map.entry("feature", "f"), Map.entry("validate", "V"), Map.entry("timeout", "W"),
+                        Map.entry("warmup", "u"), Map.entry("poll", "P"), Map.entry("qos", "R"),
+                        Map.entry("debug", "d")));
         String test = a.value("T", "");
-        if (!test.equals("T") && !test.equals("P")) {
-            throw ToolException.usage(test.isEmpty() ? "dapltest: -T T (transaction) or -T P (performance) is required"
-                    : "dapltest: unknown test -T " + test + " (T or P)");
+        if (test.length() != 1 || "STPFLQ".indexOf(test.charAt(0)) < 0) {
+            throw ToolException.usage(test.isEmpty() ? "dapltest: -T S|T|P|F|L|Q is required"
+                    : "dapltest: unknown test -T " + test + " (S, T, P, F, L or Q)");
         }
-        boolean transaction = test.equals("T");
-        List<String> words = a.operands().isEmpty()
-                ? (transaction ? DEFAULT_TRANSACTION_OPS : DEFAULT_PERFORMANCE_OPS) : a.operands();
-        List<Op> ops = Op.parse(words, !transaction);
-        if (!transaction && ops.size() != 1) {
-            throw ToolException.usage("dapltest: the performance test runs one operation, not " + ops.size());
+        char t = test.charAt(0);
+        only(a, t, "s", "TPFQ");
+        only(a, t, "t", "T");
+        only(a, t, "w", "TL");
+        only(a, t, "i", "TP");
+        only(a, t, "p", "P");
+        only(a, t, "u", "P");
+        only(a, t, "m", "PL");
+        only(a, t, "f", "F");
+        only(a, t, "V", "T");
+        only(a, t, "P", "T");
+        only(a, t, "R", "TP");
+        InetSocketAddress server = a.has("s") ? server(a.value("s", "")) : null;
+        if (t == 'Q' && server == null) {
+            throw ToolException.usage("dapltest: -T Q needs the server (-s HOST[:PORT])");
         }
         String ia = a.value("D", "emu0");
         if (ia.isBlank()) {
             throw ToolException.usage("dapltest: -D wants an IA name");
         }
-        return new DapltestOptions(test.charAt(0), ia, a.intNumber("t", 1, 1, 256), a.intNumber("w", 1, 1, 1024),
-                a.intNumber("i", transaction ? 100 : 10_000, 1, Integer.MAX_VALUE), a.intNumber("p", 16, 1, 4096),
-                a.has("V"), a.number("W", 10, 1, 86_400) * 1_000_000, ops);
+        List<Op> ops = List.of();
+        String feature = "";
+        List<Integer> cases = List.of();
+        if (t == 'T' || t == 'P') {
+            List<String> words = a.operands().isEmpty()
+                    ? (t == 'T' ? DEFAULT_TRANSACTION_OPS : DEFAULT_PERFORMANCE_OPS) : a.operands();
+            ops = Op.parse(words, t == 'P');
+            if (t == 'P' && (ops.size() != 1 || !ops.getFirst().clientInitiates())) {
+                throw ToolException.usage("dapltest: the performance test runs one operation the client starts");
+            }
+            if (ops.size() > 256) {
+                throw ToolException.usage("dapltest: at most 256 operations, not " + ops.size());
+            }
+        } else if (t == 'F') {
+            feature = a.value("f", "");
+            if (!FunctionalTests.FEATURES.contains(feature)) {
+                throw ToolException.usage("dapltest: -f wants a feature (" + String.join(", ", FunctionalTests.FEATURES)
+                        + ")" + (feature.isEmpty() ? "" : ", not '" + feature + "'"));
+            }
+            cases = a.operands().stream()
+                    .map(w -> (int) CommandArgs.parseNumber("dapltest", "case", w, 0, 99)).toList();
+        } else if (!a.operands().isEmpty()) {
+            throw ToolException.usage("dapltest: -T " + t + " takes no operands: " + String.join(" ", a.operands()));
+        }
+        boolean poll = false;
+        int maximum = 256;
+        if (t == 'P') {
+            String mode = a.value("m", "b");
+            if (!mode.equals("p") && !mode.equals("b")) {
+                throw ToolException.usage("dapltest: -m wants p (poll) or b (block), not '" + mode + "'");
+            }
+            poll = mode.equals("p");
+        } else if (t == 'T') {
+            poll = a.has("P");
+        } else if (t == 'L') {
+            maximum = a.intNumber("m", 256, 1, 1 << 20);
+        }
+        int iterations = a.intNumber("i", t == 'P' ? 10_000 : 100, 1, Integer.MAX_VALUE / 2);
+        int warmup = a.intNumber("u", t == 'P' ? Math.max(100, iterations / 5) : 0, 0, Integer.MAX_VALUE / 2);
+        return new DapltestOptions(t, server, ia, a.number("q", DEFAULT_CONN_QUAL, 1, Long.MAX_VALUE),
+                a.intNumber("t", 1, 1, 256), t == 'T' ? a.intNumber("w", 1, 1, 1024) : 1, iterations,
+                a.intNumber("p", 16, 1, 4096), poll, warmup, a.has("V"), qos(a.value("R", "BE")), a.has("d"), feature, cases, maximum,
+                t == 'L' ? a.intNumber("w", 1, 1, 100) : 1, a.number("W", 10, 1, 86_400) * 1_000_000, ops,
+                List.copyOf(args));
+    }
+
+    private static Qos qos(String text) {
+        return switch (text) {
+            case "BE" -> Qos.BEST_EFFORT;
+            case "HT" -> Qos.HIGH_THROUGHPUT;
+            case "LL" -> Qos.LOW_LATENCY;
+            case "EC" -> Qos.ECONOMY;
+            case "PM" -> Qos.PREMIUM;
+            default -> throw ToolException.usage("dapltest: -R wants BE, HT, LL, EC or PM, not '" + text + "'");
+        };
+    }
+
+    /** The parsed command, one field a line (for {@code -d}). */
+    String describe() {
+        StringBuilder b = new StringBuilder();
+        b.append("dapltest: -T ").append(test).append(", IA ").append(iaName).append(", server ")
+                .append(server == null ? "in this process" : server.getHostString() + ":" + server.getPort())
+                .append(", conn_qual 0x").append(Long.toHexString(connQual)).append('\n');
+        switch (test) {
+            case 'T' -> b.append("dapltest: threads ").append(threads).append(", endpoints per thread ").append(endpoints)
+                    .append(", iterations ").append(iterations).append(", validate ").append(validate).append(", poll ")
+                    .append(poll).append(", QoS ").append(qos).append('\n');
+            case 'P' -> b.append("dapltest: operations ").append(iterations).append(", warm-up ").append(warmup)
+                    .append(", pipeline ").append(pipeline).append(", poll ").append(poll).append(", QoS ").append(qos)
+                    .append('\n');
+            case 'F' -> b.append("dapltest: feature ").append(feature).append(", cases ")
+                    .append(cases.isEmpty() ? "all" : cases.toString()).append('\n');
+            case 'L' -> b.append("dapltest: maximum ").append(maximum).append(", runs ").append(width).append('\n');
+            default -> {
+            }
+        }
+        for (int i = 0; i < ops.size(); i++) {
+            b.append("dapltest: op[").append(i).append("] ").append(ops.get(i)).append('\n');
+        }
+        b.append("dapltest: timeout ").append(timeoutMicros / 1_000_000).append(" s");
+        return b.toString();
+    }
+
+    private static void only(CommandArgs a, char test, String option, String tests) {
+        if (a.has(option) && tests.indexOf(test) < 0) {
+            throw ToolException.usage("dapltest: -" + option + " does not apply to -T " + test);
+        }
+    }
+
+    private static InetSocketAddress server(String text) {
+        String host = text;
+        int port = 0;
+        int colon = text.lastIndexOf(':');
+        if (colon >= 0 && text.indexOf(':') == colon) {
+            host = text.substring(0, colon);
+            port = (int) CommandArgs.parseNumber("dapltest", "-s port", text.substring(colon + 1), 0, 65_535);
+        } else if (text.startsWith("[") && text.contains("]:")) {
+            host = text.substring(1, text.indexOf("]:"));
+            port = (int) CommandArgs.parseNumber("dapltest", "-s port", text.substring(text.indexOf("]:") + 2), 0, 65_535);
+        }
+        if (host.isBlank()) {
+            throw ToolException.usage("dapltest: -s wants HOST[:PORT], not '" + text + "'");
+        }
+        return InetSocketAddress.createUnresolved(host, port);
     }
 
     /** The largest size of the operations. */

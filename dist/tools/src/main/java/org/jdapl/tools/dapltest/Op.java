@@ -29,6 +29,9 @@ public record Op(boolean clientInitiates, Kind kind, int size, int segments) {
         RW
     }
 
+    /** The size of an operation that names none, as OFED's dapltest. */
+    public static final int DEFAULT_SIZE = 4096;
+
     /** The largest size of one operation. */
     public static final int MAX_SIZE = 1 << 30;
 
@@ -38,7 +41,7 @@ public record Op(boolean clientInitiates, Kind kind, int size, int segments) {
     }
 
     /**
-     * Parses operations: {@code [client|server] SR|RR|RW SIZE [SEGMENTS]}, repeated. The side may
+     * Parses operations: {@code [client|server] SR|RR|RW [SIZE [SEGMENTS]]}, repeated (SIZE 4096 if left out). The side may
      * be left out only when {@code sideOptional} (the performance test: the client starts).
      *
      * @throws ToolException USAGE for words that are not operations
@@ -65,10 +68,10 @@ public record Op(boolean clientInitiates, Kind kind, int size, int segments) {
                 throw ToolException.usage("dapltest: unknown operation '" + words.get(i) + "' (SR, RR or RW)");
             }
             i++;
-            if (i >= words.size()) {
-                throw ToolException.usage("dapltest: " + kind + " needs a size");
+            int size = DEFAULT_SIZE;
+            if (i < words.size() && !words.get(i).isEmpty() && Character.isDigit(words.get(i).charAt(0))) {
+                size = (int) CommandArgs.parseNumber("dapltest", kind + " size", words.get(i++), 1, MAX_SIZE);
             }
-            int size = (int) CommandArgs.parseNumber("dapltest", kind + " size", words.get(i++), 1, MAX_SIZE);
             int segments = 1;
             if (i < words.size() && !words.get(i).isEmpty() && Character.isDigit(words.get(i).charAt(0))) {
                 segments = (int) CommandArgs.parseNumber("dapltest", kind + " segments", words.get(i++), 1, 1024);
