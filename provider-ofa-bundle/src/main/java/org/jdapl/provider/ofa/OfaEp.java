@@ -310,7 +310,7 @@ final class OfaEp extends OfaHandle implements Endpoint {
         live();
         InetSocketAddress target = target(remote);
         checkConnectArguments(timeoutMicros, qos, flag);
-        byte[] pd = PrivateData.check(data, 5);
+        byte[] pd = ia.wire.check(data, 5);
         lock.lock();
         try {
             live();
@@ -396,7 +396,7 @@ final class OfaEp extends OfaHandle implements Endpoint {
         localPort = RdmaCm.sourceAddress(id).getPort();
         remoteAddress = new InetSocketAddress(destination.getAddress(), 0);
         remotePort = connQual;
-        privateDataWire = PrivateData.encode(data, false);
+        privateDataWire = ia.wire.connect(data);
         state = EpState.ACTIVE_CONNECTION_PENDING;
         if (timeoutMicros != Dat.TIMEOUT_INFINITE) {
             MemorySegment mine = id;
@@ -499,7 +499,7 @@ final class OfaEp extends OfaHandle implements Endpoint {
                             fail(EventNumber.CONNECTION_NON_PEER_REJECTED, new byte[0]);
                             return;
                         }
-                        established(PrivateData.decode(e.privateData()));
+                        established(ia.wire.received(e.privateData()));
                     }
                 }
                 case RdmaCm.EVENT_ESTABLISHED -> {
@@ -509,11 +509,9 @@ final class OfaEp extends OfaHandle implements Endpoint {
                 }
                 case RdmaCm.EVENT_REJECTED -> {
                     if (state == EpState.ACTIVE_CONNECTION_PENDING) {
-                        boolean byConsumer = e.status() == RdmaCm.REJECT_CONSUMER_DEFINED
-                                && PrivateData.byConsumer(e.privateData());
-                        fail(byConsumer ? EventNumber.CONNECTION_PEER_REJECTED
-                                : EventNumber.CONNECTION_NON_PEER_REJECTED,
-                                byConsumer ? PrivateData.decode(e.privateData()) : new byte[0]);
+                        byte[] peer = ia.wire.peerRejected(e.status(), e.privateData());
+                        fail(peer != null ? EventNumber.CONNECTION_PEER_REJECTED
+                                : EventNumber.CONNECTION_NON_PEER_REJECTED, peer != null ? peer : new byte[0]);
                     } else if (state == EpState.COMPLETION_PENDING) {
                         fail(EventNumber.CONNECTION_ACCEPT_COMPLETION_ERROR, new byte[0]);
                     }
@@ -586,7 +584,7 @@ final class OfaEp extends OfaHandle implements Endpoint {
                 int resp = Math.min(attributes.maxRdmaReadIn(), Math.max(0, cr.initiatorDepth()));
                 int init = Math.min(attributes.maxRdmaReadOut(), Math.max(0, cr.responderResources()));
                 toRtrRts(id, resp, init);
-                fillConnParam(PrivateData.encode(data, false), resp, init);
+                fillConnParam(ia.wire.connect(data), resp, init);
                 RdmaCm.get().accept(id, connParam);
             } catch (VerbsException x) {
                 LOG.debug("accept failed", x);

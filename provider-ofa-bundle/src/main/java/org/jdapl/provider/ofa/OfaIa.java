@@ -71,13 +71,13 @@ import org.slf4j.LoggerFactory;
  */
 final class OfaIa extends OfaHandle implements InterfaceAdapter, OfaEventLoop.Handler {
     private static final Logger LOG = LoggerFactory.getLogger(OfaIa.class);
-    /** The consumer's private data limit: rdma_cm's 56 bytes of a REQ less the provider's length byte. */
-    static final int MAX_PRIVATE_DATA = PrivateData.MAX;
     /** The IAs of each device context (shared by the IAs of a process), for the context's async events. */
     private static final Map<Long, Set<OfaIa>> BY_CONTEXT = new ConcurrentHashMap<>();
 
     private final OfaProvider provider;
     private final String name;
+    /** The private data convention on the wire: OFED's for ofa-v2-* names, jdapl's otherwise. */
+    final PrivateData wire;
     private final OfaDevice device;
     private final ObjectCounts counts;
     private final ReentrantLock lock = new ReentrantLock();
@@ -125,6 +125,7 @@ final class OfaIa extends OfaHandle implements InterfaceAdapter, OfaEventLoop.Ha
         super(HandleType.IA);
         this.provider = provider;
         this.name = name;
+        this.wire = PrivateData.of(name);
         this.device = device;
         this.counts = counts;
         this.address = new InetSocketAddress(device.address != null ? device.address
@@ -193,22 +194,24 @@ final class OfaIa extends OfaHandle implements InterfaceAdapter, OfaEventLoop.Ha
         return new IaAttributes(d.name, vendor(d.vendorId), d.hwVer, 0,
                 firmwarePart(d.firmware, 0), firmwarePart(d.firmware, 1), address,
                 d.maxQp, d.maxQpWr, d.maxQpRdAtom, d.maxQpInitRdAtom, d.maxCq, d.maxCqe, d.maxSge, d.maxMr,
-                d.maxMrSize, d.maxPd, d.maxMsgSize, d.maxMsgSize, d.maxMw, d.maxSrq, d.maxSrqWr, MAX_PRIVATE_DATA,
+                d.maxMrSize, d.maxPd, d.maxMsgSize, d.maxMsgSize, d.maxMw, d.maxSrq, d.maxSrqWr, wire.max,
                 Verbs.get().hasRegMrIova(), d.specific());
     }
 
     private ProviderAttributes providerAttributes() {
         String[] ver = OfaProvider.VERSION.split("\\.");
         Map<String, String> specific = new HashMap<>();
-        specific.put("connections", "rdma_cm RDMA_PS_TCP; connection qualifier = port (folded into 1..65535)");
-        specific.put("private_data", MAX_PRIVATE_DATA + " bytes (rdma_cm REQ " + PrivateData.TRANSPORT_MAX
-                + " less 1 length byte)");
+        specific.put("connections", "rdma_cm RDMA_PS_TCP; connection qualifier = port (OFED's SID_TO_PORT: above"
+                + " 0xffff qual % 32001 + 33534)");
+        specific.put("private_data", wire == PrivateData.OFED
+                ? wire.max + " bytes, OFED uDAPL's wire (no header; the receiver gets rdma_cm's whole buffer)"
+                : wire.max + " bytes (rdma_cm REQ " + PrivateData.TRANSPORT_MAX + " less 1 length byte)");
         specific.put("libibverbs", Verbs.SONAME);
         specific.put("librdmacm", RdmaCm.unavailableReason() == null ? RdmaCm.SONAME : RdmaCm.unavailableReason());
         return new ProviderAttributes(OfaProvider.NAME, Integer.parseInt(ver[0]), Integer.parseInt(ver[1]),
                 Dat.VERSION_MAJOR, Dat.VERSION_MINOR, true, Set.of(Qos.BEST_EFFORT),
                 EnumSet.of(CompletionFlag.SUPPRESS, CompletionFlag.SOLICITED_WAIT, CompletionFlag.BARRIER_FENCE), false,
-                MAX_PRIVATE_DATA, 64, true, device.maxSrq > 0, specific);
+                wire.max, 64, true, device.maxSrq > 0, specific);
     }
 
     private static String vendor(int vendorId) {
@@ -1531,7 +1534,7 @@ final class OfaIa extends OfaHandle implements InterfaceAdapter, OfaEventLoop.Ha
         Object sp = listeners.get(e.listenId().address());
         InetSocketAddress from = RdmaCm.destinationAddress(e.id());
         int localPort = RdmaCm.sourceAddress(e.id()).getPort();
-        byte[] data = PrivateData.decode(e.privateData());
+        byte[] data = wire.received(e.privateData());
         if (sp instanceof OfaRsp rsp) {
             lock.lock();
             try {
@@ -1587,7 +1590,7 @@ final class OfaIa extends OfaHandle implements InterfaceAdapter, OfaEventLoop.Ha
     /** Refuses a request nobody takes: a provider reject (NON_PEER_REJECTED at the active side). */
     private void rejectQuietly(RdmaCm cm, MemorySegment id) {
         try {
-            cm.reject(id, PrivateData.encode(new byte[0], true));
+            cm.reject(id, wire.providerReject());
         } catch (VerbsException x) {
             LOG.debug("rdma_reject failed", x);
         }

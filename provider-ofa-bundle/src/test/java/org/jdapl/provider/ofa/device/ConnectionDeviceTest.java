@@ -79,14 +79,14 @@ class ConnectionDeviceTest {
         ea.connect(b.query().attributes().address(), psp.query().connQual(), WAIT, requestData);
         assertEquals(EpState.ACTIVE_CONNECTION_PENDING, ea.query().state());
         DatEvent.ConnectionRequest cr = assertInstanceOf(DatEvent.ConnectionRequest.class, db.waitEvent(WAIT));
-        assertArrayEquals(requestData, cr.request().query().privateData());
+        assertOfedPadded(requestData, 56, cr.request().query().privateData());
         assertEquals(ea.query().localPortQual(), cr.request().query().remotePortQual());
         cr.request().accept(eb, acceptData);
         DatEvent.Connection estB = assertInstanceOf(DatEvent.Connection.class, db.waitEvent(WAIT));
         assertEquals(EventNumber.CONNECTION_ESTABLISHED, estB.number());
         DatEvent.Connection estA = assertInstanceOf(DatEvent.Connection.class, da.waitEvent(WAIT));
         assertEquals(EventNumber.CONNECTION_ESTABLISHED, estA.number());
-        assertArrayEquals(acceptData, estA.privateData());
+        assertOfedPadded(acceptData, 196, estA.privateData());
         psp.free();
         return new Ends(ea, eb, da, db, pa, pb);
     }
@@ -148,7 +148,8 @@ class ConnectionDeviceTest {
         req.request().reject(new byte[] {42});
         DatEvent.Connection rej = assertInstanceOf(DatEvent.Connection.class, da.waitEvent(WAIT));
         assertEquals(EventNumber.CONNECTION_PEER_REJECTED, rej.number());
-        assertArrayEquals(new byte[] {42}, rej.privateData());
+        // ofa-v2-* IAs speak OFED's wire: the REJ's whole buffer (148 bytes) less dapl_pdata_hdr
+        assertOfedPadded(new byte[] {42}, 144, rej.privateData());
         assertEquals(EpState.DISCONNECTED, ea.query().state());
         long unused = psp.query().connQual();
         psp.free();
@@ -156,5 +157,14 @@ class ConnectionDeviceTest {
         e2.connect(b.query().attributes().address(), unused, WAIT, new byte[0]);
         DatEvent.Connection none = assertInstanceOf(DatEvent.Connection.class, da.waitEvent(WAIT));
         assertEquals(EventNumber.CONNECTION_NON_PEER_REJECTED, none.number());
+    }
+
+    /**
+     * CONN_10, CONN_13 on an ofa-v2-* IA (OFED's wire): the receiver gets rdma_cm's whole private data
+     * buffer of the message ({@code length} bytes on RoCE), the sender's bytes first, then zeros.
+     */
+    private static void assertOfedPadded(byte[] sent, int length, byte[] received) {
+        byte[] expected = java.util.Arrays.copyOf(sent, length);
+        assertArrayEquals(expected, received);
     }
 }
