@@ -765,6 +765,9 @@ final class OfaEp extends OfaHandle implements Endpoint {
 
     /** Queues the terminal event once nothing is outstanding and rdma_cm is done. Under the lock. */
     private void maybeFinish() {
+        if (cmDone && !terminalQueued && sends.outstanding() > 0) {
+            retireUnsignalledTail();
+        }
         if (terminalQueued || !cmDone || sends.outstanding() > 0 || recvs.outstanding() > 0) {
             return;
         }
@@ -780,6 +783,29 @@ final class OfaEp extends OfaHandle implements Endpoint {
         lateReceives.clear();
         if (connectEvd != null && !isFreed()) {
             connectEvd.enqueue(new DatEvent.Connection(connectEvd, terminal, this, terminalData));
+        }
+    }
+
+    /**
+     * DISC_02: the unsignalled sends at the end of the send queue (DAT_COMPLETION_SUPPRESS_FLAG, as
+     * OFED's dtest posts its last messages before it disconnects) that completed before the queue
+     * pair went to the error state have no work completion that could retire them (a flushed one
+     * has its own, which retires them). Once the connection manager is done (TIMEWAIT_EXIT or its
+     * time limit, long after the flushes of the error transition were polled), they are retired as
+     * the successes they were, so the terminal event is not held back for ever. Under the lock.
+     */
+    private void retireUnsignalledTail() {
+        long tail = sends.tail();
+        long head = tail + sends.outstanding();
+        for (long s = tail; s < head; s++) {
+            if (sends.reportAt(s)) {
+                return; // a request the consumer is told about is still to complete (its flush)
+            }
+        }
+        if (requestEvd != null) {
+            retire(requestEvd, sends, head - 1, true);
+        } else {
+            sends.retireThrough(head - 1);
         }
     }
 

@@ -137,6 +137,33 @@ class ConnectionDeviceTest {
     }
 
     @Test
+    void DISC_02_abruptDisconnectAfterSuppressedSendsEndsOnBothSides() {
+        // OFED's dtest ends so: its last messages are sent with DAT_COMPLETION_SUPPRESS_FLAG, then the
+        // client disconnects abruptly. The sends completed unsignalled; DISCONNECTED must still come.
+        Ends e = connect(new byte[0], new byte[0]);
+        MemorySegment sa = arena.allocate(4096, 4096);
+        MemorySegment sb = arena.allocate(4096 * 4, 4096);
+        LocalMemoryRegion la = a.createLmr(e.pa, sa, Dat.MEM_PRIV_ALL, VaType.VA);
+        LocalMemoryRegion lb = b.createLmr(e.pb, sb, Dat.MEM_PRIV_ALL, VaType.VA);
+        for (int i = 0; i < 3; i++) {
+            e.eb.postRecv(List.of(new LmrTriplet(lb, 4096L * i, 64)), 20 + i, Dat.COMPLETION_DEFAULT);
+        }
+        for (int i = 0; i < 3; i++) {
+            e.ea.postSend(List.of(new LmrTriplet(la, 0, 64)), 30 + i, EnumSet.of(CompletionFlag.SUPPRESS));
+        }
+        for (int i = 0; i < 3; i++) {
+            DatEvent.DtoCompletion got = dto(e.db);
+            assertEquals(20 + i, got.cookie());
+            assertEquals(DtoStatus.SUCCESS, got.status());
+        }
+        e.ea.disconnect(CloseFlag.ABRUPT);
+        DatEvent.Connection discA = assertInstanceOf(DatEvent.Connection.class, e.da.waitEvent(WAIT));
+        assertEquals(EventNumber.CONNECTION_DISCONNECTED, discA.number(), "no send is reported: they were suppressed");
+        DatEvent.Connection discB = assertInstanceOf(DatEvent.Connection.class, e.db.waitEvent(WAIT));
+        assertEquals(EventNumber.CONNECTION_DISCONNECTED, discB.number());
+    }
+
+    @Test
     void CONN_04_rejectWithPrivateDataAndCONN_05_nobodyListening() {
         ProtectionZone pa = a.createPz();
         EventDispatcher da = a.createEvd(16, null, EnumSet.of(EvdFlag.DTO, EvdFlag.CONNECTION));

@@ -1,0 +1,134 @@
+package org.jdapl.provider.ofa.rxe;
+
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.util.Arrays;
+import java.util.EnumSet;
+import org.jdapl.dat.CloseFlag;
+import org.jdapl.dat.DatEvent;
+import org.jdapl.dat.Endpoint;
+import org.jdapl.dat.EpAttributes;
+import org.jdapl.dat.EventDispatcher;
+import org.jdapl.dat.EventNumber;
+import org.jdapl.dat.EvdFlag;
+import org.jdapl.dat.InterfaceAdapter;
+import org.jdapl.dat.ProtectionZone;
+import org.jdapl.dat.PspFlag;
+import org.jdapl.dat.PublicServicePoint;
+import org.jdapl.dat.spi.IaSpec;
+import org.jdapl.provider.ofa.OfaProvider;
+
+/**
+ * The connection rate, measured as OFED's {@code dtestcm} measures it, in two processes like it:
+ * each side creates its EPs first; the client connects them in bursts (every connect of a burst
+ * posted, then the burst's ESTABLISHED events taken), the server accepts each request with OFED
+ * dtest's private data (1..48 in, 2..49 back, both checked) and waits for its ESTABLISHED; then the
+ * client disconnects every EP and both take every DISCONNECTED.
+ *
+ * <pre>ConnRate &lt;device&gt; server|client &lt;connections&gt; &lt;burst&gt; [&lt;server address&gt;]</pre>
+ *
+ * The client prints {@code connrate <n> <us per connection> <connections per second> <full cycles
+ * per second>}: the first two as dtestcm's "Connections: ... usec, CPS ..." (the time until every
+ * connection is established at the client), the last over the whole cycle (connect, accept,
+ * established on both sides, disconnect, DISCONNECTED on both).
+ */
+public final class ConnRate {
+    static final long CONN_QUAL = 45302;
+    private static final long TIMEOUT = 60_000_000;
+
+    private ConnRate() {
+    }
+
+    public static void main(String[] args) throws Exception {
+        if (args.length < 4 || (args[1].equals("client") && args.length < 5)) {
+            System.err.println("usage: ConnRate <device> server|client <connections> <burst> [<server address>]");
+            System.exit(2);
+        }
+        boolean server = args[1].equals("server");
+        int n = Integer.parseInt(args[2]);
+        int burst = Math.min(n, Integer.parseInt(args[3]));
+        OfaProvider provider = new OfaProvider();
+        InterfaceAdapter ia = provider.open(new IaSpec("ofa-v2-" + args[0] + "-1-rate", args[0] + " 1", "", true,
+                "connrate"), 16);
+        try {
+            ProtectionZone pz = ia.createPz();
+            int qlen = Math.min(ia.query().attributes().maxEvdQlen(), 2 * n + 8);
+            EventDispatcher conn = ia.createEvd(qlen, null, EnumSet.of(EvdFlag.CONNECTION));
+            EventDispatcher dto = ia.createEvd(16, null, EnumSet.of(EvdFlag.DTO));
+            EventDispatcher crEvd = ia.createEvd(qlen, null, EnumSet.of(EvdFlag.CR));
+            Endpoint[] eps = new Endpoint[n];
+            for (int i = 0; i < n; i++) {
+                eps[i] = ia.createEp(pz, dto, dto, conn, EpAttributes.defaults().withQueueDepths(1, 1));
+            }
+            if (server) {
+                serve(ia, eps, conn, crEvd);
+            } else {
+                connect(eps, conn, burst, InetAddress.getByName(args[4]));
+            }
+        } catch (Throwable t) {
+            System.out.println("connrate FAILED: " + t);
+            System.exit(1);
+        } finally {
+            ia.close(CloseFlag.ABRUPT);
+        }
+        System.exit(0);
+    }
+
+    private static void serve(InterfaceAdapter ia, Endpoint[] eps, EventDispatcher conn, EventDispatcher crEvd) {
+        PublicServicePoint psp = ia.createPsp(CONN_QUAL, crEvd, PspFlag.CONSUMER);
+        System.out.println("listening");
+        for (Endpoint ep : eps) {
+            DatEvent e = crEvd.waitEvent(TIMEOUT);
+            if (!(e instanceof DatEvent.ConnectionRequest cr)) {
+                throw new IllegalStateException("expected a connection request, got " + e);
+            }
+            byte[] data = cr.request().query().privateData();
+            if (!Arrays.equals(InteropPeer.pattern(1), Arrays.copyOf(data, 48))) {
+                throw new IllegalStateException("the request's private data is not 1..48");
+            }
+            cr.request().accept(ep, InteropPeer.pattern(2));
+            expect(conn.waitEvent(TIMEOUT), EventNumber.CONNECTION_ESTABLISHED);
+        }
+        System.out.println("all " + eps.length + " connected on the server");
+        for (int i = 0; i < eps.length; i++) {
+            expect(conn.waitEvent(TIMEOUT), EventNumber.CONNECTION_DISCONNECTED);
+        }
+        psp.free();
+    }
+
+    private static void connect(Endpoint[] eps, EventDispatcher conn, int burst, InetAddress server) {
+        InetSocketAddress address = new InetSocketAddress(server, 0);
+        long start = System.nanoTime();
+        for (int first = 0; first < eps.length; first += burst) {
+            int end = Math.min(eps.length, first + burst);
+            for (int i = first; i < end; i++) {
+                eps[i].connect(address, CONN_QUAL, TIMEOUT, InteropPeer.pattern(1));
+            }
+            for (int i = first; i < end; i++) {
+                DatEvent e = conn.waitEvent(TIMEOUT);
+                expect(e, EventNumber.CONNECTION_ESTABLISHED);
+                if (!Arrays.equals(InteropPeer.pattern(2), Arrays.copyOf(((DatEvent.Connection) e).privateData(),
+                        48))) {
+                    throw new IllegalStateException("the accept's private data is not 2..49");
+                }
+            }
+        }
+        long connected = System.nanoTime();
+        for (Endpoint ep : eps) {
+            ep.disconnect(CloseFlag.ABRUPT);
+        }
+        for (int i = 0; i < eps.length; i++) {
+            expect(conn.waitEvent(TIMEOUT), EventNumber.CONNECTION_DISCONNECTED);
+        }
+        long done = System.nanoTime();
+        double connectUs = (connected - start) / 1e3 / eps.length;
+        System.out.printf("connrate %d %.2f %.2f %.2f%n", eps.length, connectUs, 1e6 / connectUs,
+                eps.length / ((done - start) / 1e9));
+    }
+
+    private static void expect(DatEvent e, EventNumber n) {
+        if (e.number() != n) {
+            throw new IllegalStateException("expected " + n.datName() + ", got " + e.number().datName());
+        }
+    }
+}
