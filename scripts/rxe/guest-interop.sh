@@ -22,6 +22,7 @@ BURST=${INTEROP_BURST:-100}
 CONNS=${RATE_CONNS:-100}
 RATE_BURST=${RATE_BURST:-50}
 RATE_ROUNDS=${RATE_ROUNDS:-3}
+RATE_WARMUP=${RATE_WARMUP:-2}   # untimed cycles of ConnRate before its timed one (the JIT compiles the path)
 SERVER_CPU=0
 CLIENT_CPU=1
 # OFED's client of dtest opens the IA its server names, so OFED's dat.conf has jdapl's name too.
@@ -92,47 +93,64 @@ else
 fi
 cp $B/ofed-dtest-c.log $B/jdapl-dtest-s.log $R/ 2>/dev/null
 
-# 3. The C peer and its Java twin, each case both ways.
+# 3. The C peer and its Java twin, each case both ways. The Java side is one JVM (InteropPeer reading
+#    its commands from standard input) for every case; the C side is a process per case.
+coproc JP { exec timeout 1200 $JVM org.jdapl.provider.ofa.rxe.InteropPeer $DEV - 2>> $B/jp.err; }
+jp_read() { # pattern -> the first line of the Java peer's output matching it (120 s at most)
+  local line
+  while read -t 120 -r -u ${JP[0]} line; do
+    echo "$line" >> $B/jp.log
+    [[ $line =~ $1 ]] && { echo "$line"; return 0; }
+  done
+  return 1
+}
+jp_read '^ready' > /dev/null || echo "InteropPeer did not start: $(tail -3 $B/jp.err 2>/dev/null)"
 peer_case() { # case server-kind(c|java)
-  local kase=$1 skind=$2 name spid crc src
+  local kase=$1 skind=$2 name spid src jline cline
+  : > $B/c.log
   if [ $skind = c ]; then
     name="$kase:ofed-server,jdapl-client"
-    timeout 120 "${C[@]}" taskset -c $SERVER_CPU /mnt/work/dat-interop $CIA server $kase > $B/s.log 2>&1 &
+    timeout 120 "${C[@]}" /mnt/work/dat-interop $CIA server $kase > $B/c.log 2>&1 &
+    spid=$!
+    if await_line $B/c.log listening $spid; then
+      echo "client $kase $ADDR" >&${JP[1]}
+      jline=$(jp_read "^(PASS|FAIL) ")
+    fi
+    wait $spid; src=$?
   else
     name="$kase:jdapl-server,ofed-client"
-    timeout 120 taskset -c $SERVER_CPU $JVM org.jdapl.provider.ofa.rxe.InteropPeer $DEV server $kase > $B/s.log 2>&1 &
-  fi
-  spid=$!
-  if await_line $B/s.log listening $spid; then
-    if [ $skind = c ]; then
-      timeout 120 taskset -c $CLIENT_CPU $JVM org.jdapl.provider.ofa.rxe.InteropPeer $DEV client $kase $ADDR > $B/c.log 2>&1
+    echo "server $kase" >&${JP[1]}
+    if jp_read '^listening' > /dev/null; then
+      timeout 120 "${C[@]}" /mnt/work/dat-interop $CIA client $kase $ADDR > $B/c.log 2>&1
+      src=$?
+      jline=$(jp_read "^(PASS|FAIL) ")
     else
-      timeout 120 "${C[@]}" taskset -c $CLIENT_CPU /mnt/work/dat-interop $CIA client $kase $ADDR > $B/c.log 2>&1
+      src=255
     fi
-    crc=$?
-  else
-    crc=255
   fi
-  wait $spid; src=$?
-  if [ $src = 0 ] && [ $crc = 0 ] && grep -q "^PASS" $B/s.log && grep -q "^PASS" $B/c.log; then
-    record "$name" PASS "server: $(grep -a '^PASS' $B/s.log); client: $(grep -a '^PASS' $B/c.log)"
+  cline=$(grep -a -E '^(PASS|FAIL)' $B/c.log | tail -1)
+  if [ $src = 0 ] && [[ $jline == PASS* ]] && [[ $cline == PASS* ]]; then
+    record "$name" PASS "C: $cline; Java: $jline"
   else
-    record "$name" FAIL "server exit $src: $(why $B/s.log) | client exit $crc: $(why $B/c.log)"
+    record "$name" FAIL "C exit $src: ${cline:-$(why $B/c.log)} | Java: ${jline:-no answer ($(tail -1 $B/jp.err 2>/dev/null))}"
   fi
-  { echo "== $name server"; cat $B/s.log; echo "== $name client"; cat $B/c.log; } >> $R/interop-peers.log
+  { echo "== $name C"; cat $B/c.log; } >> $R/interop-peers.log
 }
 for kase in reject disc-client-graceful disc-client-abrupt disc-server-graceful disc-server-abrupt; do
   peer_case $kase c
   peer_case $kase java
 done
+echo quit >&${JP[1]} 2>/dev/null
+wait $JP_PID 2>/dev/null
+{ echo "== Java peer"; cat $B/jp.log $B/jp.err 2>/dev/null; } >> $R/interop-peers.log
 
 # 4. The connection rate: ConnRate and dtestcm in interleaved rounds, each the median of its rounds.
 for round in $(seq 1 $RATE_ROUNDS); do
-  timeout 300 taskset -c $SERVER_CPU $JVM org.jdapl.provider.ofa.rxe.ConnRate $DEV server $CONNS $RATE_BURST \
+  timeout 300 taskset -c $SERVER_CPU $JVM org.jdapl.provider.ofa.rxe.ConnRate $DEV server $CONNS $RATE_BURST $RATE_WARMUP \
     > $B/rate-s.log 2>&1 &
   spid=$!
   if await_line $B/rate-s.log listening $spid; then
-    timeout 300 taskset -c $CLIENT_CPU $JVM org.jdapl.provider.ofa.rxe.ConnRate $DEV client $CONNS $RATE_BURST $ADDR \
+    timeout 300 taskset -c $CLIENT_CPU $JVM org.jdapl.provider.ofa.rxe.ConnRate $DEV client $CONNS $RATE_BURST $RATE_WARMUP $ADDR \
       > $B/rate-c.log 2>&1
   fi
   wait $spid
@@ -160,7 +178,8 @@ fi
   echo
   echo "connection rate on rxe0 ($CONNS connections in bursts of $RATE_BURST, two processes, server on vCPU $SERVER_CPU,"
   echo "client on vCPU $CLIENT_CPU; as OFED's dtestcm measures: EPs created first, the time until all are established"
-  echo "at the client; full cycle: connect, accept, established on both sides, disconnect, DISCONNECTED on both)"
+  echo "at the client; full cycle: connect, accept, established on both sides, disconnect, DISCONNECTED on both;"
+  echo "jdapl's JVM runs the cycle $RATE_WARMUP times untimed first, so that its connection path runs compiled)"
   printf "%-34s %12s %10s %7s\n" "measurement" "DAT (jdapl)" "dtestcm" "ratio"
   printf "%-34s %12s %10s %7s\n" "connections per second" "${J:-n/a}" "${O:-n/a}" "$ratio"
   printf "%-34s %12s %10s\n" "full cycles per second" "${F:-n/a}" "n/a"

@@ -25,7 +25,10 @@ import org.jdapl.provider.ofa.OfaProvider;
  * dtest's private data (1..48 in, 2..49 back, both checked) and waits for its ESTABLISHED; then the
  * client disconnects every EP and both take every DISCONNECTED.
  *
- * <pre>ConnRate &lt;device&gt; server|client &lt;connections&gt; &lt;burst&gt; [&lt;server address&gt;]</pre>
+ * <pre>ConnRate &lt;device&gt; server|client &lt;connections&gt; &lt;burst&gt; &lt;warm-up rounds&gt; [&lt;server address&gt;]</pre>
+ *
+ * Both sides first run the whole cycle {@code warm-up rounds} times untimed (fresh EPs each round),
+ * so that the connection path runs compiled, as in a long-running application.
  *
  * The client prints {@code connrate <n> <us per connection> <connections per second> <full cycles
  * per second>}: the first two as dtestcm's "Connections: ... usec, CPS ..." (the time until every
@@ -40,13 +43,15 @@ public final class ConnRate {
     }
 
     public static void main(String[] args) throws Exception {
-        if (args.length < 4 || (args[1].equals("client") && args.length < 5)) {
-            System.err.println("usage: ConnRate <device> server|client <connections> <burst> [<server address>]");
+        if (args.length < 5 || (args[1].equals("client") && args.length < 6)) {
+            System.err.println("usage: ConnRate <device> server|client <connections> <burst> <warm-up rounds>"
+                    + " [<server address>]");
             System.exit(2);
         }
         boolean server = args[1].equals("server");
         int n = Integer.parseInt(args[2]);
         int burst = Math.min(n, Integer.parseInt(args[3]));
+        int rounds = 1 + Integer.parseInt(args[4]);
         OfaProvider provider = new OfaProvider();
         InterfaceAdapter ia = provider.open(new IaSpec("ofa-v2-" + args[0] + "-1-rate", args[0] + " 1", "", true,
                 "connrate"), 16);
@@ -56,14 +61,28 @@ public final class ConnRate {
             EventDispatcher conn = ia.createEvd(qlen, null, EnumSet.of(EvdFlag.CONNECTION));
             EventDispatcher dto = ia.createEvd(16, null, EnumSet.of(EvdFlag.DTO));
             EventDispatcher crEvd = ia.createEvd(qlen, null, EnumSet.of(EvdFlag.CR));
-            Endpoint[] eps = new Endpoint[n];
-            for (int i = 0; i < n; i++) {
-                eps[i] = ia.createEp(pz, dto, dto, conn, EpAttributes.defaults().withQueueDepths(1, 1));
-            }
+            PublicServicePoint psp = server ? ia.createPsp(CONN_QUAL, crEvd, PspFlag.CONSUMER) : null;
             if (server) {
-                serve(ia, eps, conn, crEvd);
-            } else {
-                connect(eps, conn, burst, InetAddress.getByName(args[4]));
+                System.out.println("listening");
+            }
+            // The first rounds warm up (the JIT compiles the connection path, as a long-running
+            // application has it compiled); the last one is timed.
+            for (int round = 0; round < rounds; round++) {
+                Endpoint[] eps = new Endpoint[n];
+                for (int i = 0; i < n; i++) {
+                    eps[i] = ia.createEp(pz, dto, dto, conn, EpAttributes.defaults().withQueueDepths(1, 1));
+                }
+                if (server) {
+                    serve(eps, conn, crEvd);
+                } else {
+                    connect(eps, conn, burst, InetAddress.getByName(args[5]), round == rounds - 1);
+                }
+                for (Endpoint ep : eps) {
+                    ep.free();
+                }
+            }
+            if (psp != null) {
+                psp.free();
             }
         } catch (Throwable t) {
             System.out.println("connrate FAILED: " + t);
@@ -74,10 +93,12 @@ public final class ConnRate {
         System.exit(0);
     }
 
-    private static void serve(InterfaceAdapter ia, Endpoint[] eps, EventDispatcher conn, EventDispatcher crEvd) {
-        PublicServicePoint psp = ia.createPsp(CONN_QUAL, crEvd, PspFlag.CONSUMER);
-        System.out.println("listening");
+    private static void serve(Endpoint[] eps, EventDispatcher conn, EventDispatcher crEvd) {
+        long waitNanos = 0;
+        long acceptNanos = 0;
+        long start = System.nanoTime();
         for (Endpoint ep : eps) {
+            long t0 = System.nanoTime();
             DatEvent e = crEvd.waitEvent(TIMEOUT);
             if (!(e instanceof DatEvent.ConnectionRequest cr)) {
                 throw new IllegalStateException("expected a connection request, got " + e);
@@ -86,24 +107,30 @@ public final class ConnRate {
             if (!Arrays.equals(InteropPeer.pattern(1), Arrays.copyOf(data, 48))) {
                 throw new IllegalStateException("the request's private data is not 1..48");
             }
+            long t1 = System.nanoTime();
             cr.request().accept(ep, InteropPeer.pattern(2));
+            acceptNanos += System.nanoTime() - t1;
+            waitNanos += t1 - t0;
             expect(conn.waitEvent(TIMEOUT), EventNumber.CONNECTION_ESTABLISHED);
         }
-        System.out.println("all " + eps.length + " connected on the server");
+        System.out.printf("server: %d connected in %.1f ms (waiting for requests %.1f ms, in accept %.1f ms)%n",
+                eps.length, (System.nanoTime() - start) / 1e6, waitNanos / 1e6, acceptNanos / 1e6);
         for (int i = 0; i < eps.length; i++) {
             expect(conn.waitEvent(TIMEOUT), EventNumber.CONNECTION_DISCONNECTED);
         }
-        psp.free();
     }
 
-    private static void connect(Endpoint[] eps, EventDispatcher conn, int burst, InetAddress server) {
+    private static void connect(Endpoint[] eps, EventDispatcher conn, int burst, InetAddress server, boolean timed) {
         InetSocketAddress address = new InetSocketAddress(server, 0);
+        long postNanos = 0;
         long start = System.nanoTime();
         for (int first = 0; first < eps.length; first += burst) {
             int end = Math.min(eps.length, first + burst);
+            long t0 = System.nanoTime();
             for (int i = first; i < end; i++) {
                 eps[i].connect(address, CONN_QUAL, TIMEOUT, InteropPeer.pattern(1));
             }
+            postNanos += System.nanoTime() - t0;
             for (int i = first; i < end; i++) {
                 DatEvent e = conn.waitEvent(TIMEOUT);
                 expect(e, EventNumber.CONNECTION_ESTABLISHED);
@@ -122,8 +149,13 @@ public final class ConnRate {
         }
         long done = System.nanoTime();
         double connectUs = (connected - start) / 1e3 / eps.length;
-        System.out.printf("connrate %d %.2f %.2f %.2f%n", eps.length, connectUs, 1e6 / connectUs,
-                eps.length / ((done - start) / 1e9));
+        System.out.printf("client%s: %d connected in %.1f ms (in dat_ep_connect %.1f ms), disconnected in %.1f ms%n",
+                timed ? "" : " (warm-up)", eps.length, (connected - start) / 1e6, postNanos / 1e6,
+                (done - connected) / 1e6);
+        if (timed) {
+            System.out.printf("connrate %d %.2f %.2f %.2f%n", eps.length, connectUs, 1e6 / connectUs,
+                    eps.length / ((done - start) / 1e9));
+        }
     }
 
     private static void expect(DatEvent e, EventNumber n) {

@@ -34,6 +34,10 @@ import org.jdapl.provider.ofa.OfaProvider;
  *
  * <pre>InteropPeer &lt;device&gt; server|client &lt;case&gt; [&lt;server address&gt;]</pre>
  *
+ * or {@code InteropPeer <device> -}, which reads such commands ({@code server <case>}, {@code client
+ * <case> <address>}) from its standard input and runs them one after the other in the one JVM (the
+ * harness saves a JVM start per case that way).
+ *
  * Cases: {@code reject} (the server rejects with 48 bytes of private data, the client must see
  * PEER_REJECTED with them); {@code disc-<client|server>-<graceful|abrupt>} (connect with OFED
  * dtest's private data pattern, a message each way, then the named side disconnects with the named
@@ -48,6 +52,10 @@ public final class InteropPeer {
     }
 
     public static void main(String[] args) throws Exception {
+        if (args.length == 2 && args[1].equals("-")) {
+            commands(args[0]);
+            return;
+        }
         if (args.length < 3 || (args[1].equals("client") && args.length < 4)) {
             System.err.println("usage: InteropPeer <device> server|client <case> [<server address>]");
             System.exit(2);
@@ -62,6 +70,31 @@ public final class InteropPeer {
             System.out.println("FAIL " + kase + " " + args[1] + ": " + t);
             System.exit(1);
         }
+    }
+
+    private static void commands(String device) throws java.io.IOException {
+        java.io.BufferedReader in = new java.io.BufferedReader(new java.io.InputStreamReader(System.in,
+                java.nio.charset.StandardCharsets.US_ASCII));
+        System.out.println("ready");
+        String line;
+        while ((line = in.readLine()) != null) {
+            String[] a = line.trim().split("\\s+");
+            if (a[0].equals("quit")) {
+                break;
+            }
+            if (a.length < 2 || (a[0].equals("client") && a.length < 3)) {
+                System.out.println("FAIL bad command '" + line + "'");
+                continue;
+            }
+            boolean server = a[0].equals("server");
+            try {
+                run(device, server, a[1], server ? null : InetAddress.getByName(a[2]));
+                System.out.println("PASS " + a[1] + " " + a[0]);
+            } catch (Throwable t) {
+                System.out.println("FAIL " + a[1] + " " + a[0] + ": " + t);
+            }
+        }
+        System.exit(0);
     }
 
     private static void run(String device, boolean server, String kase, InetAddress serverAddress) {
