@@ -19,7 +19,7 @@ import org.jdapl.dat.HandleType;
  * A CNO: the EVDs attached to it trigger it when an event arrives that nobody waits for on the EVD
  * itself; {@link #waitCno} blocks until then. The wait agent is called on the triggering thread.
  */
-final class OfaCno extends OfaHandle implements Cno {
+final class OfaCno extends OfaHandle implements Cno, IaObjects.Owned {
     private final OfaIa ia;
     private final ReentrantLock lock = new ReentrantLock();
     private final Condition triggered = lock.newCondition();
@@ -30,10 +30,17 @@ final class OfaCno extends OfaHandle implements Cno {
     /** EVDs attached. Guarded by {@link #lock}. */
     private int attached;
 
-    OfaCno(OfaIa ia, Consumer<EventDispatcher> agent) {
+    private OfaCno(OfaIa ia, Consumer<EventDispatcher> agent) {
         super(HandleType.CNO);
         this.ia = ia;
         this.agent = agent;
+    }
+
+    /** {@code dat_cno_create} (IA lock held). */
+    static OfaCno create(OfaIa ia, Consumer<EventDispatcher> agent) {
+        OfaCno c = new OfaCno(ia, agent);
+        ia.objects().add(HandleType.CNO, c);
+        return c;
     }
 
     @Override
@@ -50,7 +57,16 @@ final class OfaCno extends OfaHandle implements Cno {
 
     @Override
     public void free() {
-        ia.freeCno(this);
+        ia.free(this, () -> {
+            checkFree();
+        });
+    }
+
+    /** Removes the CNO from the IA and fails its waiters (IA lock held). */
+    @Override
+    public void destroy() {
+        ia.objects().remove(HandleType.CNO, this);
+        closed();
     }
 
     /** Checks that the CNO can be freed (no EVD attached, nobody waiting). */

@@ -6,7 +6,6 @@ import org.jdapl.dat.ConnectionRequest;
 import org.jdapl.dat.DatException;
 import org.jdapl.dat.DatReturnSubtype;
 import org.jdapl.dat.Endpoint;
-import org.jdapl.dat.EpState;
 import org.jdapl.dat.HandleType;
 import org.jdapl.provider.ofa.rdmacm.RdmaCm;
 import org.jdapl.provider.ofa.verbs.VerbsException;
@@ -15,11 +14,13 @@ import org.slf4j.LoggerFactory;
 
 /**
  * A CR: the rdma_cm ID of a connect request (RDMA_CM_EVENT_CONNECT_REQUEST) with what the active
- * side sent. Accepting hands the ID to the EP; rejecting sends the REJ with the consumer's private
- * data and destroys the ID. If the active side withdraws first (its REJ, a time-out), the request is
- * dead and a later accept fails.
+ * side sent (CONN_10, CONN_11). Accepting hands the ID to the EP; rejecting sends the REJ with the
+ * consumer's private data and destroys the ID (CONN_04). If the active side withdraws first (its REJ,
+ * a time-out), the request is dead and a later accept fails. A request at an RSP or a PROVIDER PSP
+ * names its EP ({@link #localEp}); a reject or handoff returns a reserved EP to UNCONNECTED and frees
+ * a provider-created one (FREE_07).
  */
-final class OfaCr extends OfaHandle implements ConnectionRequest {
+final class OfaCr extends OfaHandle implements ConnectionRequest, IaObjects.Owned {
     private static final Logger LOG = LoggerFactory.getLogger(OfaCr.class);
 
     private final OfaIa ia;
@@ -30,11 +31,21 @@ final class OfaCr extends OfaHandle implements ConnectionRequest {
     private final byte[] privateData;
     private final int responderResources;
     private final int initiatorDepth;
+    /** The reserved or provider-created EP of the request, or null. */
     private final OfaEp reservedEp;
     private volatile boolean alive = true;
 
-    OfaCr(OfaIa ia, MemorySegment id, InetSocketAddress remote, int localPort, byte[] privateData,
-          int responderResources, int initiatorDepth, OfaEp reservedEp) {
+    /** A request that arrived (event thread): registered with the IA and its router. */
+    static OfaCr arrived(OfaIa ia, MemorySegment id, InetSocketAddress remote, int localPort, byte[] privateData,
+                         int responderResources, int initiatorDepth, OfaEp localEp) {
+        OfaCr cr = new OfaCr(ia, id, remote, localPort, privateData, responderResources, initiatorDepth, localEp);
+        ia.objects().add(HandleType.CR, cr);
+        ia.router().addCr(id, cr);
+        return cr;
+    }
+
+    private OfaCr(OfaIa ia, MemorySegment id, InetSocketAddress remote, int localPort, byte[] privateData,
+                  int responderResources, int initiatorDepth, OfaEp reservedEp) {
         super(HandleType.CR);
         this.ia = ia;
         this.id = id;
@@ -49,7 +60,7 @@ final class OfaCr extends OfaHandle implements ConnectionRequest {
 
     /** The same request handed to another service point ({@code dat_cr_handoff}). */
     OfaCr handedOff() {
-        return new OfaCr(ia, id, new InetSocketAddress(remoteAddress.getAddress(), remotePort), localPort,
+        return arrived(ia, id, new InetSocketAddress(remoteAddress.getAddress(), remotePort), localPort,
                 privateData, responderResources, initiatorDepth, null);
     }
 
@@ -94,7 +105,7 @@ final class OfaCr extends OfaHandle implements ConnectionRequest {
     synchronized MemorySegment takeId() {
         MemorySegment i = id;
         id = MemorySegment.NULL;
-        ia.unregisterCr(i);
+        ia.router().removeCr(i);
         return i;
     }
 
@@ -124,6 +135,9 @@ final class OfaCr extends OfaHandle implements ConnectionRequest {
         if (reservedEp != null && target != reservedEp) {
             throw DatException.invalidParameter(2, "the request is reserved for another EP");
         }
+        if (target == reservedEp) {
+            ProviderEps.attachForAccept(target);
+        }
         synchronized (this) {
             live();
             try {
@@ -135,7 +149,7 @@ final class OfaCr extends OfaHandle implements ConnectionRequest {
                 throw e;
             }
             markFreed();
-            ia.crDone(this);
+            ia.objects().remove(HandleType.CR, this);
         }
     }
 
@@ -153,12 +167,9 @@ final class OfaCr extends OfaHandle implements ConnectionRequest {
                     LOG.debug("rdma_reject failed (the active side may have gone)", e);
                 }
             }
-            if (reservedEp != null) {
-                reservedEp.setPassiveState(EpState.UNCONNECTED);
-                reservedEp.rsp = null;
-            }
             consume();
         }
+        releaseLocalEp();
     }
 
     /** {@code dat_cr_handoff}: the request arrives again at the PSP of {@code connQual} of this IA. */
@@ -172,8 +183,21 @@ final class OfaCr extends OfaHandle implements ConnectionRequest {
             }
             id = MemorySegment.NULL;
             markFreed();
-            ia.crDone(this);
+            ia.objects().remove(HandleType.CR, this);
         }
+        releaseLocalEp();
+    }
+
+    /** A reject or handoff: a reserved EP is UNCONNECTED again, a provider-created EP is freed. */
+    private void releaseLocalEp() {
+        if (reservedEp != null) {
+            ProviderEps.requestReleased(reservedEp, this);
+        }
+    }
+
+    @Override
+    public void destroy() {
+        consume();
     }
 
     /** Marks the request answered and destroys its ID (IA close, reject). */
@@ -182,13 +206,13 @@ final class OfaCr extends OfaHandle implements ConnectionRequest {
         if (!id.equals(MemorySegment.NULL)) {
             MemorySegment i = id;
             id = MemorySegment.NULL;
-            ia.unregisterCr(i);
+            ia.router().removeCr(i);
             try {
                 RdmaCm.get().destroyId(i);
             } catch (VerbsException e) {
                 LOG.debug("rdma_destroy_id failed", e);
             }
         }
-        ia.crDone(this);
+        ia.objects().remove(HandleType.CR, this);
     }
 }

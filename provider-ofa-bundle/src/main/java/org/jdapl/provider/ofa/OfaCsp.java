@@ -2,22 +2,66 @@ package org.jdapl.provider.ofa;
 
 import java.lang.foreign.MemorySegment;
 import java.net.InetSocketAddress;
+import java.net.SocketAddress;
 import org.jdapl.dat.CommonServicePoint;
+import org.jdapl.dat.DatEvent;
+import org.jdapl.dat.DatException;
+import org.jdapl.dat.DatReturnSubtype;
+import org.jdapl.dat.DatReturnType;
+import org.jdapl.dat.EventDispatcher;
 import org.jdapl.dat.HandleType;
+import org.jdapl.provider.ofa.rdmacm.RdmaCm;
 
-/** A CSP: an rdma_cm ID listening on a full IPv4 address and port. */
-final class OfaCsp extends OfaHandle implements CommonServicePoint {
+/** A CSP: an rdma_cm ID listening on a full IPv4 address and port (the IA's address). */
+final class OfaCsp extends OfaHandle implements CommonServicePoint, IaObjects.Owned, OfaRouter.ServicePoint {
     final OfaIa ia;
     final MemorySegment id;
     final InetSocketAddress address;
     final OfaEvd evd;
 
-    OfaCsp(OfaIa ia, MemorySegment id, InetSocketAddress address, OfaEvd evd) {
+    private OfaCsp(OfaIa ia, MemorySegment id, InetSocketAddress address, OfaEvd evd) {
         super(HandleType.CSP);
         this.ia = ia;
         this.id = id;
         this.address = address;
         this.evd = evd;
+    }
+
+    /** {@code dat_csp_create}: a port in use fails PORT_IN_USE. */
+    static OfaCsp create(OfaIa ia, SocketAddress cspAddress, EventDispatcher crEvd) {
+        InetSocketAddress own = ia.inetAddress();
+        if (!(cspAddress instanceof InetSocketAddress isa) || isa.isUnresolved()
+                || !isa.getAddress().equals(own.getAddress()) || isa.getPort() < 1) {
+            throw new DatException(DatReturnType.INVALID_ADDRESS, DatReturnSubtype.NO_SUBTYPE, cspAddress
+                    + " is not this IA's address " + own.getAddress().getHostAddress() + " with a port");
+        }
+        return ia.locked(() -> {
+            OfaEvd evd = ia.crEvd(crEvd, 3);
+            MemorySegment id;
+            try {
+                id = CmIds.listening(ia, isa.getPort(), isa.getPort(), "dat_csp_create");
+            } catch (DatException e) {
+                if (e.type() == DatReturnType.CONN_QUAL_IN_USE) {
+                    throw new DatException(DatReturnType.PORT_IN_USE, e.getMessage());
+                }
+                throw e;
+            }
+            OfaCsp csp = new OfaCsp(ia, id, isa, evd);
+            ia.router().addListener(id, csp);
+            evd.users++;
+            ia.objects().add(HandleType.CSP, csp);
+            return csp;
+        });
+    }
+
+    @Override
+    public boolean request(RdmaCm.CmEvent e, InetSocketAddress from, int localPort, byte[] data) {
+        if (isFreed()) {
+            return false;
+        }
+        OfaCr cr = OfaCr.arrived(ia, e.id(), from, localPort, data, e.responderResources(), e.initiatorDepth(), null);
+        evd.enqueue(new DatEvent.ConnectionRequest(evd, this, ia.address(), address.getPort(), cr, false));
+        return true;
     }
 
     @Override
@@ -28,6 +72,17 @@ final class OfaCsp extends OfaHandle implements CommonServicePoint {
 
     @Override
     public void free() {
-        ia.freeCsp(this);
+        ia.free(this, () -> { });
+    }
+
+    /** Destroys the listening ID (IA lock held). */
+    @Override
+    public void destroy() {
+        markFreed();
+        if (ia.objects().remove(HandleType.CSP, this)) {
+            evd.users--;
+        }
+        ia.router().removeListener(id);
+        OfaIa.quietly("rdma_destroy_id", () -> RdmaCm.get().destroyId(id));
     }
 }

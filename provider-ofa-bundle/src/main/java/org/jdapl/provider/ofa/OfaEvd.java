@@ -20,18 +20,28 @@ import org.jdapl.dat.EventDispatcher;
 import org.jdapl.dat.EventNumber;
 import org.jdapl.dat.EvdFlag;
 import org.jdapl.dat.HandleType;
+import org.jdapl.provider.ofa.verbs.Structs.IbvCq;
+import org.jdapl.provider.ofa.verbs.Verbs;
 import org.jdapl.provider.ofa.verbs.VerbsContext;
+import org.jdapl.provider.ofa.verbs.VerbsException;
 
 /**
  * An EVD: a Java queue of events with blocking waits, and, for EVDs of the DTO or RMR bind
  * streams, a completion queue whose completion events arrive on the IA's completion channel and
  * are drained by the IA's event thread. Software, connection, CR and asynchronous events are queued
- * directly.
+ * directly. An EVD that is too small reports overflow (OBJ_04); a wait with nothing queued times
+ * out (OBJ_03).
+ *
+ * <p>Longer than 500 lines by choice: the event queue, the CQ poll and the waits share one lock
+ * protocol (a poll hands its event to the thread dequeuing, a waiter arms the CQ before it blocks,
+ * a dequeue that finds nothing returns without the lock), which is only checkable read in one place.
  */
-final class OfaEvd extends OfaHandle implements EventDispatcher {
+final class OfaEvd extends OfaHandle implements EventDispatcher, IaObjects.Owned {
     private static final VarHandle BUSY = VarHandles.field(MethodHandles.lookup(), "busy", int.class);
 
     private final OfaIa ia;
+    /** Where polled work completions go (the IA's router). */
+    private final OfaRouter router;
     private final VerbsContext verbs;
     private final Set<EvdFlag> flags;
     private final boolean async;
@@ -77,6 +87,7 @@ final class OfaEvd extends OfaHandle implements EventDispatcher {
         super(HandleType.EVD);
         this.ia = ia;
         this.verbs = ia.device().context;
+        this.router = ia.router();
         this.qlen = qlen;
         this.cno = cno;
         this.flags = flags.isEmpty() ? Set.of() : Set.copyOf(EnumSet.copyOf(flags));
@@ -84,6 +95,84 @@ final class OfaEvd extends OfaHandle implements EventDispatcher {
     }
 
     static final int POLL_BATCH = 16;
+
+    /**
+     * {@code dat_evd_create}: an EVD of the DTO or RMR bind streams gets a CQ on the IA's completion
+     * channel, armed at once; the others are queues only.
+     */
+    static OfaEvd create(OfaIa ia, int minQlen, Cno cno, Set<EvdFlag> flags) {
+        if (flags == null || flags.isEmpty()) {
+            throw DatException.invalidParameter(4, "an EVD needs at least one event stream");
+        }
+        if (flags.contains(EvdFlag.ASYNC)) {
+            throw DatException.invalidParameter(4, "the ofa provider has one asynchronous EVD per IA, made at open");
+        }
+        return ia.locked(() -> {
+            if (minQlen < 1 || minQlen > ia.maxEvdQlen()) {
+                throw DatException.invalidParameter(2, "EVD length " + minQlen + " is outside 1.." + ia.maxEvdQlen());
+            }
+            OfaCno c = ia.ownCno(cno, 3);
+            OfaEvd evd = new OfaEvd(ia, minQlen, c, flags, false);
+            if (needsCq(flags)) {
+                Verbs v = Verbs.get();
+                MemorySegment cq;
+                try {
+                    cq = v.createCq(ia.device().context.pointer(), minQlen, ia.compChannel());
+                } catch (VerbsException e) {
+                    throw OfaIa.resources(DatReturnSubtype.RESOURCE_TEVD, "dat_evd_create", e);
+                }
+                try {
+                    ia.device().context.reqNotifyCq(cq, false);
+                } catch (VerbsException e) {
+                    v.destroyCq(cq);
+                    throw OfaIa.resources(DatReturnSubtype.RESOURCE_TEVD, "dat_evd_create", e);
+                }
+                evd.attachCq(cq, cqe(cq));
+                ia.router().addCq(cq, evd);
+            }
+            if (c != null) {
+                c.attach();
+            }
+            ia.objects().add(HandleType.EVD, evd);
+            return evd;
+        });
+    }
+
+    /** The entries a CQ has, as the device made it ({@code ibv_cq.cqe}). */
+    private static int cqe(MemorySegment cq) {
+        return IbvCq.CQE.getInt(cq.reinterpret(IbvCq.S.size()));
+    }
+
+    /** Destroys the CQ (once the event thread has acknowledged its events) and closes the queue. IA lock held. */
+    @Override
+    public void destroy() {
+        ia.objects().remove(HandleType.EVD, this);
+        if (!cq.equals(MemorySegment.NULL)) {
+            ia.router().removeCq(cq);
+            MemorySegment c = detachCq();
+            // Waits until the event thread has acknowledged the CQ's events; it acks before any lock.
+            OfaIa.quietly("ibv_destroy_cq", () -> Verbs.get().destroyCq(c));
+        }
+        closed();
+    }
+
+    /** {@code dat_evd_resize} of the CQ: not below the room its EPs' queues hold (IA lock held). */
+    private void resizeCq(int newQlen) {
+        if (cq.equals(MemorySegment.NULL)) {
+            return;
+        }
+        int held = reserved();
+        if (held > newQlen) {
+            throw DatException.invalidState(DatReturnSubtype.NO_SUBTYPE, held
+                    + " completions may still come to the EVD (its EPs' queues), more than the new length " + newQlen);
+        }
+        try {
+            Verbs.get().resizeCq(cq, newQlen);
+        } catch (VerbsException e) {
+            throw OfaIa.resources(DatReturnSubtype.RESOURCE_TEVD, "dat_evd_resize", e);
+        }
+        resized(cqe(cq));
+    }
 
     /** Takes the CQ made for the EVD ({@code cqe} entries as the device made it). */
     void attachCq(MemorySegment newCq, int cqe) {
@@ -191,7 +280,7 @@ final class OfaEvd extends OfaHandle implements EventDispatcher {
         }
         int n = verbs.pollCq(c, POLL_BATCH, wcsArg);
         if (n > 0) {
-            ia.completion(this, wcsArg);
+            router.completion(this, wcsArg);
             if (n > 1) {
                 moreCompletions(c, n);
             }
@@ -208,7 +297,7 @@ final class OfaEvd extends OfaHandle implements EventDispatcher {
         int i = 1;
         while (true) {
             for (; i < n; i++) {
-                ia.completion(this, wcsArg + i * WorkCompletion.BYTES);
+                router.completion(this, wcsArg + i * WorkCompletion.BYTES);
             }
             if (n < POLL_BATCH) {
                 return;
@@ -271,7 +360,17 @@ final class OfaEvd extends OfaHandle implements EventDispatcher {
     /** {@code dat_evd_free}; see {@link EventDispatcher#free()}. */
     @Override
     public void free() {
-        ia.freeEvd(this);
+        ia.free(this, () -> {
+            if (async) {
+                throw DatException.invalidState(DatReturnSubtype.INVALID_STATE_EVD_IN_USE,
+                        "the asynchronous EVD of IA " + ia.name() + " is freed by closing the IA");
+            }
+            if (users > 0) {
+                throw DatException.invalidState(DatReturnSubtype.INVALID_STATE_EVD_IN_USE,
+                        "EVD is used by " + users + " EP(s) or service point(s)");
+            }
+            checkNoWaiters();
+        });
     }
 
     /** Checks that nothing waits; called by the IA under its lock before destroying the CQ. */
@@ -316,7 +415,12 @@ final class OfaEvd extends OfaHandle implements EventDispatcher {
                 throw DatException.invalidState(DatReturnSubtype.NO_SUBTYPE,
                         queue.size() + " events are queued, more than the new length " + minQlen);
             }
-            ia.resizeCq(this, minQlen);
+            ia.lock().lock();
+            try {
+                resizeCq(minQlen);
+            } finally {
+                ia.lock().unlock();
+            }
             qlen = minQlen;
         } finally {
             lock.unlock();

@@ -22,6 +22,6 @@ public final class OfaFaults {
         if (!(ep instanceof OfaEp e) || e.isFreed()) {
             throw DatException.invalidHandle(DatReturnSubtype.INVALID_HANDLE_EP, "not a live EP of the ofa provider");
         }
-        e.broken("IBV_EVENT_QP_FATAL (injected)");
+        e.connection().broken("IBV_EVENT_QP_FATAL (injected)");
     }
 }

@@ -1,27 +1,78 @@
 package org.jdapl.provider.ofa;
 
 import java.lang.foreign.MemorySegment;
+import java.net.InetSocketAddress;
+import org.jdapl.dat.DatEvent;
+import org.jdapl.dat.Endpoint;
+import org.jdapl.dat.EventDispatcher;
 import org.jdapl.dat.HandleType;
 import org.jdapl.dat.ReservedServicePoint;
+import org.jdapl.provider.ofa.rdmacm.RdmaCm;
 
 /**
  * An RSP: an rdma_cm ID listening on the qualifier's port for one request, which goes to the
- * reserved EP; the arrival destroys the RSP (the listening ID), as DAT has it.
+ * reserved EP (RESERVED, then PASSIVE_CONNECTION_PENDING); the arrival destroys the RSP (the
+ * listening ID), as DAT has it. Freeing it returns the EP to UNCONNECTED (FREE_07).
  */
-final class OfaRsp extends OfaHandle implements ReservedServicePoint {
+final class OfaRsp extends OfaHandle implements ReservedServicePoint, IaObjects.Owned, OfaRouter.ServicePoint {
     final OfaIa ia;
     final MemorySegment id;
     final long connQual;
     final OfaEvd evd;
     final OfaEp ep;
 
-    OfaRsp(OfaIa ia, MemorySegment id, long connQual, OfaEvd evd, OfaEp ep) {
+    private OfaRsp(OfaIa ia, MemorySegment id, long connQual, OfaEvd evd, OfaEp ep) {
         super(HandleType.RSP);
         this.ia = ia;
         this.id = id;
         this.connQual = connQual;
         this.evd = evd;
         this.ep = ep;
+    }
+
+    /** {@code dat_rsp_create}: the EP must be UNCONNECTED; it becomes RESERVED. */
+    static OfaRsp create(OfaIa ia, long connQual, Endpoint ep, EventDispatcher crEvd) {
+        return ia.locked(() -> {
+            OfaEvd evd = ia.crEvd(crEvd, 4);
+            OfaEp e = ia.ownEp(ep);
+            e.lock.lock();
+            try {
+                e.connection().checkReservable();
+                MemorySegment id = CmIds.listening(ia, PrivateData.port(connQual), connQual, "dat_rsp_create");
+                OfaRsp rsp = new OfaRsp(ia, id, connQual, evd, e);
+                e.connection().reserve(rsp);
+                ia.router().addListener(id, rsp);
+                evd.users++;
+                ia.objects().add(HandleType.RSP, rsp);
+                return rsp;
+            } finally {
+                e.lock.unlock();
+            }
+        });
+    }
+
+    /** The request for the reserved EP arrived (event thread): the RSP goes, the EP is PASSIVE_CONNECTION_PENDING. */
+    @Override
+    public boolean request(RdmaCm.CmEvent e, InetSocketAddress from, int localPort, byte[] data) {
+        ia.lock().lock();
+        try {
+            ep.lock.lock();
+            try {
+                if (isFreed() || ep.isFreed() || !ep.connection().isReserved()) {
+                    return false;
+                }
+                OfaCr cr = OfaCr.arrived(ia, e.id(), from, localPort, data, e.responderResources(),
+                        e.initiatorDepth(), ep);
+                ep.connection().requestArrived(cr);
+                destroy();
+                evd.enqueue(new DatEvent.ConnectionRequest(evd, null, ia.address(), connQual, cr, false));
+                return true;
+            } finally {
+                ep.lock.unlock();
+            }
+        } finally {
+            ia.lock().unlock();
+        }
     }
 
     @Override
@@ -33,6 +84,30 @@ final class OfaRsp extends OfaHandle implements ReservedServicePoint {
     /** {@code dat_rsp_free}: the reserved EP returns to UNCONNECTED. */
     @Override
     public void free() {
-        ia.freeRsp(this);
+        ia.lockedFree(() -> {
+            if (isFreed()) {
+                throw alreadyFreed();
+            }
+            destroy();
+            ep.lock.lock();
+            try {
+                ep.connection().unreserve();
+            } finally {
+                ep.lock.unlock();
+            }
+        });
+    }
+
+    /** Destroys the listening ID (IA lock held). */
+    @Override
+    public void destroy() {
+        if (!markFreed()) {
+            return;
+        }
+        if (ia.objects().remove(HandleType.RSP, this)) {
+            evd.users--;
+        }
+        ia.router().removeListener(id);
+        OfaIa.quietly("rdma_destroy_id", () -> RdmaCm.get().destroyId(id));
     }
 }

@@ -14,6 +14,7 @@ import org.jdapl.dat.SrqState;
 import org.jdapl.provider.ofa.verbs.Structs.IbvRecvWr;
 import org.jdapl.provider.ofa.verbs.Structs.IbvSge;
 import org.jdapl.provider.ofa.verbs.Structs.IbvSrqAttr;
+import org.jdapl.provider.ofa.verbs.Structs.IbvSrqInitAttr;
 import org.jdapl.provider.ofa.verbs.Verbs;
 
 /**
@@ -22,7 +23,7 @@ import org.jdapl.provider.ofa.verbs.Verbs;
  * EVD. Receives are tracked by slot, since EPs consume them in any order. Receives still posted when
  * the SRQ is freed (no EP uses it then) are dropped with the queue, as verbs do.
  */
-final class OfaSrq extends OfaHandle implements SharedReceiveQueue {
+final class OfaSrq extends OfaHandle implements SharedReceiveQueue, IaObjects.Owned {
     private static final int IBV_SRQ_LIMIT = 2;
 
     final OfaIa ia;
@@ -45,7 +46,40 @@ final class OfaSrq extends OfaHandle implements SharedReceiveQueue {
     /** EPs created on the SRQ. Guarded by the IA lock. */
     int users;
 
-    OfaSrq(OfaIa ia, OfaPz pz, MemorySegment srq, int maxRecvDtos, int maxRecvIov, int lowWatermark) {
+    /** {@code dat_srq_create}: an {@code ibv_srq} in the PZ. */
+    static OfaSrq create(OfaIa ia, org.jdapl.dat.ProtectionZone pz, org.jdapl.dat.SrqAttributes attributes) {
+        if (attributes == null) {
+            throw DatException.invalidParameter(3, "null SRQ attributes");
+        }
+        return ia.locked(() -> {
+            OfaPz p = ia.ownPz(pz, 2);
+            OfaDevice device = ia.device();
+            if (device.maxSrq == 0) {
+                throw new DatException(org.jdapl.dat.DatReturnType.MODEL_NOT_SUPPORTED, "device " + device.name
+                        + " has no SRQs");
+            }
+            if (attributes.maxRecvDtos() > device.maxSrqWr || attributes.maxRecvIov() > device.maxSge) {
+                throw DatException.invalidParameter(3, "SRQ size over the device's limits");
+            }
+            MemorySegment srq;
+            try (Arena a = Arena.ofConfined()) {
+                MemorySegment init = a.allocate(IbvSrqInitAttr.S.size(), 8);
+                IbvSrqInitAttr.MAX_WR.setInt(init, attributes.maxRecvDtos());
+                IbvSrqInitAttr.MAX_SGE.setInt(init, attributes.maxRecvIov());
+                IbvSrqInitAttr.SRQ_LIMIT.setInt(init, attributes.lowWatermark());
+                srq = Verbs.get().createSrq(p.pd, init);
+            } catch (org.jdapl.provider.ofa.verbs.VerbsException e) {
+                throw OfaIa.resources(DatReturnSubtype.RESOURCE_SRQ, "dat_srq_create (ibv_create_srq)", e);
+            }
+            OfaSrq q = new OfaSrq(ia, p, srq, attributes.maxRecvDtos(), attributes.maxRecvIov(),
+                    attributes.lowWatermark());
+            p.users++;
+            ia.objects().add(HandleType.SRQ, q);
+            return q;
+        });
+    }
+
+    private OfaSrq(OfaIa ia, OfaPz pz, MemorySegment srq, int maxRecvDtos, int maxRecvIov, int lowWatermark) {
         super(HandleType.SRQ);
         this.ia = ia;
         this.pz = pz;
@@ -80,7 +114,23 @@ final class OfaSrq extends OfaHandle implements SharedReceiveQueue {
 
     @Override
     public void free() {
-        ia.freeSrq(this);
+        ia.free(this, () -> {
+            if (users > 0) {
+                throw DatException.invalidState(DatReturnSubtype.INVALID_STATE_SRQ_IN_USE,
+                        "SRQ is used by " + users + " EP(s)");
+            }
+        });
+    }
+
+    /** Destroys the {@code ibv_srq}; receives still posted go with it, as verbs do (IA lock held). */
+    @Override
+    public void destroy() {
+        retire();
+        if (ia.objects().remove(HandleType.SRQ, this)) {
+            pz.users--;
+        }
+        OfaIa.quietly("ibv_destroy_srq", () -> Verbs.get().destroySrq(srq));
+        arena.close();
     }
 
     /** {@code dat_srq_post_recv}. */
@@ -181,9 +231,5 @@ final class OfaSrq extends OfaHandle implements SharedReceiveQueue {
         } finally {
             lock.unlock();
         }
-    }
-
-    void freeNative() {
-        arena.close();
     }
 }

@@ -13,7 +13,7 @@ import org.junit.jupiter.api.Test;
 /**
  * The copy of a small send's bytes into the EP's inline buffer (OBJ_07: data arrives byte for byte):
  * every size up to the inline limit, at every alignment, takes exactly the segment's bytes, writes
- * nothing before its place and at most {@link OfaEp#INLINE_SLACK} bytes after it (within the
+ * nothing before its place and at most {@link SendQueue#INLINE_SLACK} bytes after it (within the
  * buffer's slack, which the gather list does not name); memory the consumer has released is not read.
  */
 class InlineCopyTest {
@@ -22,16 +22,16 @@ class InlineCopyTest {
     @Test
     void obj07_everySizeAndAlignmentCopiesExactlyItsBytes() {
         try (Arena arena = Arena.ofConfined()) {
-            MemorySegment from = arena.allocate(OfaEp.INLINE_MAX + 16, 8);
+            MemorySegment from = arena.allocate(SendQueue.INLINE_MAX + 16, 8);
             for (int i = 0; i < from.byteSize(); i++) {
                 from.set(ValueLayout.JAVA_BYTE, i, (byte) (i * 7 + 1));
             }
-            MemorySegment to = arena.allocate(OfaEp.INLINE_MAX + 16, 8);
-            for (int length = 1; length <= OfaEp.INLINE_MAX; length++) {
+            MemorySegment to = arena.allocate(SendQueue.INLINE_MAX + 16, 8);
+            for (int length = 1; length <= SendQueue.INLINE_MAX; length++) {
                 for (int fromOffset = 0; fromOffset < 9; fromOffset++) {
                     for (int toOffset = 0; toOffset < 9; toOffset++) {
                         to.fill(UNTOUCHED);
-                        OfaEp.copySmall(from, fromOffset, to.address() + toOffset, length);
+                        SendQueue.copySmall(from, fromOffset, to.address() + toOffset, length);
                         int written = (length + Long.BYTES - 1) / Long.BYTES * Long.BYTES;
                         for (int i = 0; i < to.byteSize(); i++) {
                             String where = "length " + length + " from +" + fromOffset + " to +" + toOffset
@@ -52,8 +52,8 @@ class InlineCopyTest {
     @Test
     void obj07_theLastBytesOfASegmentAreReadWithinIt() {
         try (Arena arena = Arena.ofConfined()) {
-            MemorySegment to = arena.allocate(OfaEp.INLINE_MAX + OfaEp.INLINE_SLACK, 8);
-            for (int length = 1; length <= OfaEp.INLINE_MAX; length++) {
+            MemorySegment to = arena.allocate(SendQueue.INLINE_MAX + SendQueue.INLINE_SLACK, 8);
+            for (int length = 1; length <= SendQueue.INLINE_MAX; length++) {
                 for (int offset = 0; offset < 8; offset++) {
                     // The segment ends with the copied bytes, so the last few cannot be loaded eight at once.
                     MemorySegment from = arena.allocate(offset + length, 1);
@@ -61,7 +61,7 @@ class InlineCopyTest {
                         from.set(ValueLayout.JAVA_BYTE, i, (byte) (i * 13 + length));
                     }
                     to.fill(UNTOUCHED);
-                    OfaEp.copySmall(from, offset, to.address(), length);
+                    SendQueue.copySmall(from, offset, to.address(), length);
                     for (int i = 0; i < length; i++) {
                         assertEquals(from.get(ValueLayout.JAVA_BYTE, offset + i), to.get(ValueLayout.JAVA_BYTE, i),
                                 "length " + length + " from +" + offset + ": byte " + i);
@@ -73,15 +73,15 @@ class InlineCopyTest {
 
     @Test
     void obj07_releasedOrForeignMemoryIsNotRead() throws Exception {
-        MemorySegment to = Arena.global().allocate(OfaEp.INLINE_MAX, 8);
+        MemorySegment to = Arena.global().allocate(SendQueue.INLINE_MAX, 8);
         Arena closed = Arena.ofShared();
         MemorySegment gone = closed.allocate(16, 8);
         closed.close();
-        assertThrows(IllegalStateException.class, () -> OfaEp.copySmall(gone, 0, to.address(), 2));
+        assertThrows(IllegalStateException.class, () -> SendQueue.copySmall(gone, 0, to.address(), 2));
         try (Arena confined = Arena.ofConfined()) {
             MemorySegment mine = confined.allocate(16, 8);
             ExecutionException e = assertThrows(ExecutionException.class,
-                    () -> CompletableFuture.runAsync(() -> OfaEp.copySmall(mine, 0, to.address(), 12)).get());
+                    () -> CompletableFuture.runAsync(() -> SendQueue.copySmall(mine, 0, to.address(), 12)).get());
             assertEquals(WrongThreadException.class, e.getCause().getClass());
         }
     }

@@ -65,8 +65,7 @@ public final class RdmaCm {
     /** AF_INET. */
     public static final int AF_INET = 2;
 
-    private static volatile RdmaCm instance;
-    private static volatile String failure;
+    private static final NativeLibrary.Loader<RdmaCm> LOADER = new NativeLibrary.Loader<>(SONAME, RdmaCm::new);
 
     private final MethodHandle getDevices;
     private final MethodHandle freeDevices;
@@ -119,38 +118,12 @@ public final class RdmaCm {
      * @throws UnsatisfiedLinkError with the reason if the library (or a symbol) is missing
      */
     public static RdmaCm get() {
-        RdmaCm r = instance;
-        if (r != null) {
-            return r;
-        }
-        synchronized (RdmaCm.class) {
-            if (instance == null && failure == null) {
-                NativeLibrary lib = NativeLibrary.load(SONAME);
-                if (!lib.isLoaded()) {
-                    failure = lib.failure();
-                } else {
-                    try {
-                        instance = new RdmaCm(lib);
-                    } catch (UnsatisfiedLinkError e) {
-                        failure = e.getMessage();
-                    }
-                }
-            }
-            if (instance == null) {
-                throw new UnsatisfiedLinkError(failure);
-            }
-            return instance;
-        }
+        return LOADER.get();
     }
 
     /** Why librdmacm cannot be used, or null if it can. */
     public static String unavailableReason() {
-        try {
-            get();
-            return null;
-        } catch (UnsatisfiedLinkError e) {
-            return e.getMessage();
-        }
+        return LOADER.unavailableReason();
     }
 
     /**

@@ -7,6 +7,7 @@ import java.lang.foreign.MemorySegment;
 import java.lang.foreign.SymbolLookup;
 import java.lang.invoke.MethodHandle;
 import java.util.Optional;
+import java.util.function.Function;
 
 /**
  * A shared library loaded by soname with {@link SymbolLookup#libraryLookup}, or the reason it could
@@ -94,5 +95,64 @@ public final class NativeLibrary {
     /** A downcall handle to a function pointer read from a struct (e.g. {@code ibv_context.ops}). */
     public static MethodHandle pointer(MemorySegment function, FunctionDescriptor descriptor) {
         return LINKER.downcallHandle(function, descriptor, CAPTURE_ERRNO);
+    }
+
+    /**
+     * The bindings of one library, made on first use: the library is loaded by soname and the
+     * bindings built from it once; if either fails, every call fails with the same reason. Shared by
+     * {@code Verbs} and {@code RdmaCm}.
+     *
+     * @param <T> the bindings
+     */
+    public static final class Loader<T> {
+        private final String soname;
+        private final Function<NativeLibrary, T> bind;
+        private volatile T instance;
+        private volatile String failure;
+
+        public Loader(String soname, Function<NativeLibrary, T> bind) {
+            this.soname = soname;
+            this.bind = bind;
+        }
+
+        /**
+         * The bindings, loading the library on the first call.
+         *
+         * @throws UnsatisfiedLinkError with the reason if the library (or a symbol) is missing
+         */
+        public T get() {
+            T t = instance;
+            if (t != null) {
+                return t;
+            }
+            synchronized (this) {
+                if (instance == null && failure == null) {
+                    NativeLibrary lib = load(soname);
+                    if (!lib.isLoaded()) {
+                        failure = lib.failure();
+                    } else {
+                        try {
+                            instance = bind.apply(lib);
+                        } catch (UnsatisfiedLinkError e) {
+                            failure = e.getMessage();
+                        }
+                    }
+                }
+                if (instance == null) {
+                    throw new UnsatisfiedLinkError(failure);
+                }
+                return instance;
+            }
+        }
+
+        /** Why the library cannot be used, or null if it can (loads it if not done yet). */
+        public String unavailableReason() {
+            try {
+                get();
+                return null;
+            } catch (UnsatisfiedLinkError e) {
+                return e.getMessage();
+            }
+        }
     }
 }

@@ -87,8 +87,7 @@ public final class Verbs {
     /** IBV_PORT_ACTIVE. */
     public static final int PORT_ACTIVE = 4;
 
-    private static volatile Verbs instance;
-    private static volatile String failure;
+    private static final NativeLibrary.Loader<Verbs> LOADER = new NativeLibrary.Loader<>(SONAME, Verbs::new);
 
     private final MethodHandle getDeviceList;
     private final MethodHandle freeDeviceList;
@@ -164,38 +163,12 @@ public final class Verbs {
      * @throws UnsatisfiedLinkError with the reason if the library (or a symbol) is missing
      */
     public static Verbs get() {
-        Verbs v = instance;
-        if (v != null) {
-            return v;
-        }
-        synchronized (Verbs.class) {
-            if (instance == null && failure == null) {
-                NativeLibrary lib = NativeLibrary.load(SONAME);
-                if (!lib.isLoaded()) {
-                    failure = lib.failure();
-                } else {
-                    try {
-                        instance = new Verbs(lib);
-                    } catch (UnsatisfiedLinkError e) {
-                        failure = e.getMessage();
-                    }
-                }
-            }
-            if (instance == null) {
-                throw new UnsatisfiedLinkError(failure);
-            }
-            return instance;
-        }
+        return LOADER.get();
     }
 
     /** Why the library cannot be used, or null if it can (loads it if not done yet). */
     public static String unavailableReason() {
-        try {
-            get();
-            return null;
-        } catch (UnsatisfiedLinkError e) {
-            return e.getMessage();
-        }
+        return LOADER.unavailableReason();
     }
 
     /** A device of {@code ibv_get_device_list}: its pointer and name. */

@@ -3,6 +3,8 @@ package org.jdapl.provider.ofa.device;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.lang.foreign.Arena;
@@ -25,6 +27,10 @@ import org.jdapl.dat.EvdFlag;
 import org.jdapl.dat.InterfaceAdapter;
 import org.jdapl.dat.LmrTriplet;
 import org.jdapl.dat.LocalMemoryRegion;
+import org.jdapl.dat.MemPriv;
+import org.jdapl.dat.RemoteMemoryRegion;
+import org.jdapl.dat.DatException;
+import org.jdapl.dat.DatReturnType;
 import org.jdapl.dat.ProtectionZone;
 import org.jdapl.dat.PspFlag;
 import org.jdapl.dat.PublicServicePoint;
@@ -184,6 +190,88 @@ class ConnectionDeviceTest {
         e2.connect(b.query().attributes().address(), unused, WAIT, new byte[0]);
         DatEvent.Connection none = assertInstanceOf(DatEvent.Connection.class, da.waitEvent(WAIT));
         assertEquals(EventNumber.CONNECTION_NON_PEER_REJECTED, none.number());
+    }
+
+    @Test
+    void DISC_11_FREE_02_providerCreatedEpGetsItsQueuePairAtAcceptAndCarriesData() {
+        ProtectionZone pa = a.createPz();
+        ProtectionZone pb = b.createPz();
+        Set<EvdFlag> all = EnumSet.of(EvdFlag.DTO, EvdFlag.CONNECTION, EvdFlag.CR, EvdFlag.RMR_BIND);
+        EventDispatcher da = a.createEvd(64, null, all);
+        EventDispatcher db = b.createEvd(64, null, all);
+        PublicServicePoint psp = b.createPspAny(db, PspFlag.PROVIDER);
+        assertTrue(b.query().provider().pspCreatesEp());
+        Endpoint ea = a.createEp(pa, da, da, da, null);
+        ea.connect(b.query().attributes().address(), psp.query().connQual(), WAIT, new byte[] {5});
+        DatEvent.ConnectionRequest cr = assertInstanceOf(DatEvent.ConnectionRequest.class, db.waitEvent(WAIT));
+        Endpoint eb = cr.request().query().localEp();
+        assertEquals(EpState.TENTATIVE_CONNECTION_PENDING, eb.query().state());
+        assertNull(eb.query().pz(), "a provider-created EP has no PZ until the consumer gives it one");
+        assertEquals(DatReturnType.INVALID_STATE, assertThrows(DatException.class, () -> eb.disconnect(CloseFlag.ABRUPT)).type());
+        assertEquals(DatReturnType.INVALID_STATE, assertThrows(DatException.class, eb::free).type());
+        assertEquals(DatReturnType.INVALID_PARAMETER, assertThrows(DatException.class,
+                () -> cr.request().accept(null, new byte[0])).type(), "accept before the EP has a PZ");
+        eb.modify(pb, null, db, db, db);
+        assertEquals(pb, eb.query().pz());
+        cr.request().accept(null, new byte[] {6});
+        assertEquals(EventNumber.CONNECTION_ESTABLISHED,
+                assertInstanceOf(DatEvent.Connection.class, db.waitEvent(WAIT)).number());
+        DatEvent.Connection estA = assertInstanceOf(DatEvent.Connection.class, da.waitEvent(WAIT));
+        assertEquals(EventNumber.CONNECTION_ESTABLISHED, estA.number());
+        assertOfedPadded(new byte[] {6}, 196, estA.privateData());
+        MemorySegment sa = arena.allocate(4096);
+        MemorySegment sb = arena.allocate(4096);
+        sa.fill((byte) 7);
+        LocalMemoryRegion la = a.createLmr(pa, sa, Dat.MEM_PRIV_ALL, VaType.VA);
+        LocalMemoryRegion lb = b.createLmr(pb, sb, Dat.MEM_PRIV_ALL, VaType.VA);
+        eb.postRecv(List.of(new LmrTriplet(lb, 0, 100)), 1, Dat.COMPLETION_DEFAULT);
+        ea.postSend(List.of(new LmrTriplet(la, 0, 100)), 2, Dat.COMPLETION_DEFAULT);
+        assertEquals(DtoStatus.SUCCESS, dto(da).status());
+        assertEquals(100, dto(db).transferredLength());
+        assertEquals(-1, sa.asSlice(0, 100).mismatch(sb.asSlice(0, 100)));
+        ea.disconnect(CloseFlag.ABRUPT);
+        assertEquals(EventNumber.CONNECTION_DISCONNECTED,
+                assertInstanceOf(DatEvent.Connection.class, da.waitEvent(WAIT)).number());
+        assertEquals(EventNumber.CONNECTION_DISCONNECTED,
+                assertInstanceOf(DatEvent.Connection.class, db.waitEvent(WAIT)).number());
+        psp.free();
+        System.out.println("a PROVIDER PSP's EP: TENTATIVE without a queue pair, PZ and EVDs by dat_ep_modify,"
+                + " queue pair at accept, 100 B sent to it");
+    }
+
+    @Test
+    void LMR_06_remoteWriteOneBytePastABoundRmrFailsOnTheWire() {
+        Ends e = connect(new byte[0], new byte[0]);
+        MemorySegment target = arena.allocate(8192, 4096);
+        target.fill((byte) 0x11);
+        LocalMemoryRegion lb = b.createLmr(e.pb, target, Dat.MEM_PRIV_ALL, VaType.VA);
+        RemoteMemoryRegion rmr = e.pb.createRmr();
+        int ctx = rmr.bind(lb, 1024, 1024, Set.of(MemPriv.LOCAL_READ, MemPriv.LOCAL_WRITE, MemPriv.REMOTE_WRITE,
+                MemPriv.REMOTE_READ), VaType.VA, e.eb, 3, Dat.COMPLETION_DEFAULT);
+        DatEvent.RmrBindCompletion bound = assertInstanceOf(DatEvent.RmrBindCompletion.class, e.db.waitEvent(WAIT));
+        assertEquals(DtoStatus.SUCCESS, bound.status());
+        assertEquals(ctx, rmr.query().rmrContext());
+        MemorySegment src = arena.allocate(4096);
+        src.fill((byte) 0x22);
+        LocalMemoryRegion la = a.createLmr(e.pa, src, Dat.MEM_PRIV_ALL, VaType.VA);
+        long base = target.address() + 1024;
+        e.ea.postRdmaWrite(List.of(new LmrTriplet(la, 0, 1024)), 4, new RmrTriplet(ctx, base, 1024),
+                Dat.COMPLETION_DEFAULT);
+        assertEquals(DtoStatus.SUCCESS, dto(e.da).status(), "a write of the whole RMR");
+        assertEquals(-1, target.asSlice(1024, 1024).mismatch(src.asSlice(0, 1024)));
+        e.ea.postRdmaWrite(List.of(new LmrTriplet(la, 0, 1024)), 5, new RmrTriplet(ctx, base + 1, 1024),
+                Dat.COMPLETION_DEFAULT);
+        DatEvent.DtoCompletion past = dto(e.da);
+        assertEquals(5, past.cookie());
+        assertEquals(DtoStatus.REMOTE_ACCESS, past.status(), "a write one byte past the RMR's end");
+        for (int i = 0; i < 1024; i++) {
+            assertEquals((byte) 0x11, target.get(ValueLayout.JAVA_BYTE, i), "byte " + i + " before the RMR");
+            assertEquals((byte) 0x11, target.get(ValueLayout.JAVA_BYTE, 2048 + i), "byte " + (2048 + i) + " after it");
+        }
+        assertEquals(EventNumber.CONNECTION_BROKEN,
+                assertInstanceOf(DatEvent.Connection.class, e.da.waitEvent(WAIT)).number());
+        System.out.println("RMR " + (b.query().provider().specific().get("rmr")) + ": a write of its 1024 B passed,"
+                + " one byte past it failed REMOTE_ACCESS on the wire and wrote nothing");
     }
 
     /**

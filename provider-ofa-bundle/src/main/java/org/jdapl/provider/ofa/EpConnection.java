@@ -1,0 +1,523 @@
+package org.jdapl.provider.ofa;
+
+import java.lang.foreign.MemorySegment;
+import java.net.InetSocketAddress;
+import java.util.concurrent.TimeUnit;
+import org.jdapl.dat.CloseFlag;
+import org.jdapl.dat.Dat;
+import org.jdapl.dat.DatEvent;
+import org.jdapl.dat.DatException;
+import org.jdapl.dat.DatReturnSubtype;
+import org.jdapl.dat.DatReturnType;
+import org.jdapl.dat.DtoStatus;
+import org.jdapl.dat.EpState;
+import org.jdapl.dat.EventNumber;
+import org.jdapl.provider.ofa.rdmacm.RdmaCm;
+import org.jdapl.provider.ofa.verbs.Errno;
+import org.jdapl.provider.ofa.verbs.VerbsException;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The DAT connection state machine of one EP over rdma_cm: the EP's state, the rdma_cm ID of the
+ * current connection, establishment (active: {@code rdma_resolve_addr}, {@code rdma_resolve_route},
+ * {@code rdma_connect} as their events arrive on the IA's event thread; passive: accept of a request,
+ * CONN_01..CONN_13), the service point states (RESERVED, PASSIVE_ and TENTATIVE_CONNECTION_PENDING),
+ * and the end of a connection.
+ *
+ * <p>A connection ends with one terminal connection event ({@link TerminalEvent}: queued only
+ * once everything has completed and rdma_cm is done). A graceful disconnect first waits for
+ * the outstanding request DTOs, then sends the DREQ and completes when the peer's DREP arrives (the
+ * NetworkDirect scheme: DISC_04..DISC_06, DISC_15); an abrupt one moves the queue pair to the error
+ * state at once (DISC_01..DISC_03, DISC_05). "Graceful disconnect waits for outstanding requests" is
+ * this class alone: {@link #disconnect} starts the wait, {@link #completedOther} ends it. Guarded by
+ * the EP's lock.
+ */
+final class EpConnection {
+    private static final Logger LOG = LoggerFactory.getLogger(EpConnection.class);
+    /** How long rdma_resolve_addr and rdma_resolve_route may take. */
+    private static final int RESOLVE_MILLIS = 2000;
+
+    private final OfaEp ep;
+    private final EpLock lock;
+    private final CmIds.ConnParam connParam = new CmIds.ConnParam();
+
+    volatile EpState state;
+    /**
+     * Whether a completion must take the long way ({@link WorkQueue#completedOther}): the connection
+     * is ending (its terminal event not queued yet) or a graceful disconnect waits for the requests.
+     */
+    boolean ending;
+    /** The rdma_cm ID of the current connection, or NULL. */
+    private MemorySegment cmId = MemorySegment.NULL;
+    private long localPort;
+    private InetSocketAddress remoteAddress;
+    private long remotePort;
+    private byte[] privateDataWire = new byte[0];
+    private OfaEventLoop.Timer connectTimer;
+    /** The reserved service point holding the EP, or the request it was reserved for (or created for). */
+    private OfaRsp rsp;
+    private OfaCr pendingCr;
+    /** A graceful disconnect waits for the request queue to drain. */
+    private boolean gracefulWaiting;
+    /** The event that ends the connection, and when it is queued. */
+    private final TerminalEvent terminal;
+
+    EpConnection(OfaEp ep, EpState initial) {
+        this.ep = ep;
+        this.lock = ep.lock;
+        this.state = initial;
+        this.terminal = new TerminalEvent(ep, this);
+    }
+
+    void setEnding() {
+        ending = !terminal.queued() || gracefulWaiting;
+    }
+
+    boolean terminalQueued() {
+        return terminal.queued();
+    }
+
+    /** Whether {@code id} is the rdma_cm ID of the current connection. */
+    boolean isCurrent(MemorySegment id) {
+        return cmId.equals(id);
+    }
+
+    long localPort() {
+        return localPort;
+    }
+
+    InetSocketAddress remoteAddress() {
+        return remoteAddress;
+    }
+
+    long remotePort() {
+        return remotePort;
+    }
+
+    // ---- service points ----
+
+    void checkReservable() {
+        if (state != EpState.UNCONNECTED) {
+            throw state.invalid("dat_rsp_create");
+        }
+    }
+
+    void reserve(OfaRsp r) {
+        rsp = r;
+        state = EpState.RESERVED;
+    }
+
+    boolean isReserved() {
+        return state == EpState.RESERVED;
+    }
+
+    /** {@code dat_rsp_free} before a request came: UNCONNECTED again. */
+    void unreserve() {
+        if (state == EpState.RESERVED) {
+            state = EpState.UNCONNECTED;
+            rsp = null;
+        }
+    }
+
+    /** A request arrived for the reserved (or provider-created) EP. */
+    void requestArrived(OfaCr cr) {
+        pendingCr = cr;
+        rsp = null;
+        if (state == EpState.RESERVED) {
+            state = EpState.PASSIVE_CONNECTION_PENDING;
+        }
+    }
+
+    /** Its request was rejected or handed off: a reserved EP is UNCONNECTED again. */
+    void requestReleased() {
+        pendingCr = null;
+        if (state == EpState.PASSIVE_CONNECTION_PENDING) {
+            state = EpState.UNCONNECTED;
+        }
+    }
+
+    OfaCr pendingCr() {
+        return pendingCr;
+    }
+
+    OfaRsp rsp() {
+        return rsp;
+    }
+
+    // ---- establishment ----
+
+    /** {@code dat_ep_connect} to {@code destination} (its port the rdma_cm port of {@code connQual}). */
+    void connect(InetSocketAddress destination, long connQual, long timeoutMicros, byte[] data) {
+        if (state != EpState.UNCONNECTED) {
+            throw state.invalid("dat_ep_connect");
+        }
+        OfaIa ia = ep.ia;
+        RdmaCm cm = RdmaCm.get();
+        MemorySegment id;
+        int failure = 0;
+        try {
+            // Bound first, so that the local port qualifier is known when connect returns (CONN_02).
+            id = CmIds.bound(ia, 0, "dat_ep_connect");
+        } catch (VerbsException e) {
+            throw OfaIa.resources(DatReturnSubtype.NO_SUBTYPE, "dat_ep_connect (rdma_bind_addr)", e);
+        }
+        // Registered before rdma_resolve_addr: the event thread may see ADDR_RESOLVED before it returns.
+        cmId = id;
+        ia.router().addCmId(id, ep);
+        try {
+            cm.resolveAddr(id, null, destination, (int) Math.min(RESOLVE_MILLIS, Math.max(1, timeoutMicros / 1000)));
+        } catch (VerbsException e) {
+            if (e.errno() != Errno.ENETUNREACH && e.errno() != Errno.EHOSTUNREACH
+                    && e.errno() != Errno.EADDRNOTAVAIL && e.errno() != Errno.ENODEV) {
+                destroyCmId();
+                throw new DatException(DatReturnType.INVALID_ADDRESS, DatReturnSubtype.NO_SUBTYPE,
+                        "dat_ep_connect to " + destination + ": " + e.getMessage(), e);
+            }
+            failure = e.errno();
+        }
+        localPort = RdmaCm.sourceAddress(id).getPort();
+        remoteAddress = new InetSocketAddress(destination.getAddress(), 0);
+        remotePort = connQual;
+        privateDataWire = ep.ia.wire.connect(data);
+        state = EpState.ACTIVE_CONNECTION_PENDING;
+        MemorySegment mine = id;
+        if (timeoutMicros != Dat.TIMEOUT_INFINITE) {
+            connectTimer = ia.loop().schedule(TimeUnit.MICROSECONDS.toNanos(timeoutMicros),
+                    () -> whilePending(mine, EventNumber.CONNECTION_TIMED_OUT));
+        }
+        if (failure != 0) {
+            LOG.debug("connect to {} failed at once: {}", destination, failure);
+            ia.loop().schedule(0, () -> whilePending(mine, EventNumber.CONNECTION_UNREACHABLE));
+        }
+    }
+
+    /** The connect time-out (CONN_07) or an at-once failure (CONN_06), if the attempt is still the current one. */
+    private void whilePending(MemorySegment id, EventNumber event) {
+        lock.lock();
+        try {
+            if (cmId.equals(id) && state == EpState.ACTIVE_CONNECTION_PENDING) {
+                fail(event, new byte[0]);
+            }
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** An rdma_cm event of this EP's ID (event thread). */
+    void cmEvent(RdmaCm.CmEvent e) {
+        if (e.event() == RdmaCm.EVENT_DISCONNECTED) {
+            // A fatal completion that is already in a CQ says BROKEN, not DISCONNECTED: see it first.
+            ep.pollCqs();
+        }
+        lock.lock();
+        try {
+            if (ep.isFreed() || !cmId.equals(e.id())) {
+                return;
+            }
+            dispatch(e);
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    private void dispatch(RdmaCm.CmEvent e) {
+        RdmaCm cm = RdmaCm.get();
+        boolean active = state == EpState.ACTIVE_CONNECTION_PENDING;
+        boolean connected = state == EpState.CONNECTED || state == EpState.DISCONNECT_PENDING;
+        switch (e.event()) {
+            case RdmaCm.EVENT_ADDR_RESOLVED -> {
+                if (active) {
+                    try {
+                        cm.resolveRoute(cmId, RESOLVE_MILLIS);
+                    } catch (VerbsException x) {
+                        fail(EventNumber.CONNECTION_UNREACHABLE, new byte[0]);
+                    }
+                }
+            }
+            case RdmaCm.EVENT_ROUTE_RESOLVED -> {
+                if (active) {
+                    try {
+                        cm.connect(cmId, connParam.fill(ep, privateDataWire, ep.attributes().maxRdmaReadIn(),
+                                ep.attributes().maxRdmaReadOut()));
+                    } catch (VerbsException x) {
+                        LOG.debug("rdma_connect failed", x);
+                        fail(EventNumber.CONNECTION_NON_PEER_REJECTED, new byte[0]);
+                    }
+                }
+            }
+            case RdmaCm.EVENT_CONNECT_RESPONSE -> {
+                if (active) {
+                    try {
+                        ep.queuePair().toRtrRts(cmId, -1, -1);
+                        cm.establish(cmId);
+                    } catch (VerbsException x) {
+                        LOG.debug("completing the connection failed", x);
+                        fail(EventNumber.CONNECTION_NON_PEER_REJECTED, new byte[0]);
+                        return;
+                    }
+                    established(ep.ia.wire.received(e.privateData()));
+                }
+            }
+            case RdmaCm.EVENT_ESTABLISHED -> {
+                if (state == EpState.COMPLETION_PENDING || active) {
+                    established(new byte[0]);
+                }
+            }
+            case RdmaCm.EVENT_REJECTED -> {
+                if (active) {
+                    byte[] peer = ep.ia.wire.peerRejected(e.status(), e.privateData());
+                    fail(peer != null ? EventNumber.CONNECTION_PEER_REJECTED : EventNumber.CONNECTION_NON_PEER_REJECTED,
+                            peer != null ? peer : new byte[0]);
+                } else if (state == EpState.COMPLETION_PENDING) {
+                    fail(EventNumber.CONNECTION_ACCEPT_COMPLETION_ERROR, new byte[0]);
+                }
+            }
+            case RdmaCm.EVENT_ADDR_ERROR, RdmaCm.EVENT_ROUTE_ERROR, RdmaCm.EVENT_UNREACHABLE,
+                 RdmaCm.EVENT_CONNECT_ERROR -> {
+                if (active) {
+                    fail(e.event() == RdmaCm.EVENT_CONNECT_ERROR ? EventNumber.CONNECTION_NON_PEER_REJECTED
+                            : EventNumber.CONNECTION_UNREACHABLE, new byte[0]);
+                } else if (state == EpState.COMPLETION_PENDING) {
+                    fail(EventNumber.CONNECTION_ACCEPT_COMPLETION_ERROR, new byte[0]);
+                } else if (connected) {
+                    broken("rdma_cm " + e.name());
+                }
+            }
+            case RdmaCm.EVENT_DISCONNECTED -> disconnectedByCm();
+            case RdmaCm.EVENT_TIMEWAIT_EXIT -> terminal.cmDone();
+            case RdmaCm.EVENT_DEVICE_REMOVAL -> {
+                if (connected) {
+                    broken("device removal");
+                } else if (active || state == EpState.COMPLETION_PENDING) {
+                    fail(EventNumber.CONNECTION_BROKEN, new byte[0]);
+                }
+            }
+            default -> LOG.debug("EP: rdma_cm event {} ignored in {}", e.name(), state);
+        }
+    }
+
+    private void established(byte[] data) {
+        cancelConnectTimer();
+        state = EpState.CONNECTED;
+        OfaEvd connectEvd = ep.connectEvd();
+        if (connectEvd != null) {
+            connectEvd.enqueue(new DatEvent.Connection(connectEvd, EventNumber.CONNECTION_ESTABLISHED, ep, data));
+        }
+    }
+
+    /**
+     * {@code dat_cr_accept} with this EP (called by the CR; the queue pair exists): RTR and RTS with the
+     * request's path, then rdma_accept with the private data (CONN_13). COMPLETION_PENDING until
+     * ESTABLISHED.
+     */
+    void accept(OfaCr cr, byte[] data) {
+        boolean own = cr.reservedEp() == ep;
+        if (!(state == EpState.UNCONNECTED || own && (state == EpState.PASSIVE_CONNECTION_PENDING
+                || state == EpState.TENTATIVE_CONNECTION_PENDING))) {
+            throw state.invalid("dat_cr_accept");
+        }
+        if (!cr.alive()) {
+            if (own && state == EpState.PASSIVE_CONNECTION_PENDING) {
+                state = EpState.UNCONNECTED;
+            }
+            throw DatException.invalidState(DatReturnSubtype.NO_SUBTYPE,
+                    "dat_cr_accept: the active side has withdrawn its connection request");
+        }
+        MemorySegment id = cr.takeId();
+        cmId = id;
+        pendingCr = null;
+        ep.ia.router().addCmId(id, ep);
+        remoteAddress = cr.remoteAddress();
+        remotePort = cr.remotePort();
+        localPort = cr.localPort();
+        state = EpState.COMPLETION_PENDING;
+        try {
+            int resp = Math.min(ep.attributes().maxRdmaReadIn(), Math.max(0, cr.initiatorDepth()));
+            int init = Math.min(ep.attributes().maxRdmaReadOut(), Math.max(0, cr.responderResources()));
+            ep.queuePair().toRtrRts(id, resp, init);
+            RdmaCm.get().accept(id, connParam.fill(ep, ep.ia.wire.connect(data), resp, init));
+        } catch (VerbsException x) {
+            LOG.debug("accept failed", x);
+            fail(EventNumber.CONNECTION_ACCEPT_COMPLETION_ERROR, new byte[0]);
+        }
+    }
+
+    // ---- the end of a connection ----
+
+    /**
+     * {@code dat_ep_disconnect}. See the class comment; during establishment it aborts (the ID is
+     * destroyed, which rejects or disconnects at the peer) and the pre-posted receives are flushed
+     * (DISC_12); in UNCONNECTED, RESERVED and the pending states of a service point it fails
+     * INVALID_STATE (DISC_11); on a DISCONNECTED EP it does nothing (DISC_10).
+     */
+    void disconnect(CloseFlag flag) {
+        switch (state) {
+            case DISCONNECTED -> {
+            }
+            case ACTIVE_CONNECTION_PENDING, COMPLETION_PENDING -> fail(EventNumber.CONNECTION_DISCONNECTED,
+                    new byte[0]);
+            case CONNECTED -> {
+                if (flag == CloseFlag.GRACEFUL) {
+                    state = EpState.DISCONNECT_PENDING;
+                    gracefulWaiting = true;
+                    setEnding();
+                    terminal.watch(true);
+                    if (ep.sendQueue().outstanding() == 0) {
+                        sendDisconnectRequest();
+                    }
+                } else {
+                    closeConnection(EventNumber.CONNECTION_DISCONNECTED, false);
+                }
+            }
+            case DISCONNECT_PENDING -> {
+                if (flag == CloseFlag.ABRUPT) {
+                    closeConnection(EventNumber.CONNECTION_DISCONNECTED, false);
+                }
+            }
+            default -> throw state.invalid("dat_ep_disconnect");
+        }
+    }
+
+    /** Graceful: every request DTO has completed; the DREQ goes out and the DREP completes the disconnect. */
+    private void sendDisconnectRequest() {
+        gracefulWaiting = false;
+        setEnding();
+        int r = RdmaCm.get().disconnect(cmId);
+        if (r != 0) {
+            LOG.debug("rdma_disconnect: errno {}", r);
+            closeConnection(EventNumber.CONNECTION_DISCONNECTED, false);
+        }
+    }
+
+    /** The peer's DREQ or DREP, or the CM's DREQ time-out (DISC_13). */
+    private void disconnectedByCm() {
+        if (state == EpState.CONNECTED || state == EpState.DISCONNECT_PENDING) {
+            closeConnection(EventNumber.CONNECTION_DISCONNECTED, false);
+        } else if (state == EpState.COMPLETION_PENDING) {
+            fail(EventNumber.CONNECTION_ACCEPT_COMPLETION_ERROR, new byte[0]);
+        }
+    }
+
+    /**
+     * Ends an established connection: the QP to the error state (flushing what is outstanding), the
+     * DREQ (or DREP) to the peer, and the terminal event once everything has completed and, unless
+     * broken, TIMEWAIT_EXIT has come.
+     */
+    private void closeConnection(EventNumber event, boolean isBroken) {
+        state = EpState.DISCONNECTED;
+        gracefulWaiting = false;
+        ep.queuePair().toError();
+        terminal.start(event, new byte[0], isBroken);
+        if (!cmId.equals(MemorySegment.NULL)) {
+            RdmaCm.get().disconnect(cmId);
+        }
+        if (!isBroken) {
+            terminal.awaitTimewait(cmId);
+        }
+    }
+
+    /** The transport failed under a connection (fatal completion, QP error event, port down, device removal: DISC_17). */
+    void broken(String why) {
+        lock.lock();
+        try {
+            if (ep.isFreed()) {
+                return;
+            }
+            if (state == EpState.CONNECTED || state == EpState.DISCONNECT_PENDING) {
+                LOG.debug("EP {}: connection broken ({})", ep, why);
+                closeConnection(EventNumber.CONNECTION_BROKEN, true);
+            } else if (terminal.turnsBroken(state)) {
+                terminal.maybeFinish();
+            }
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /**
+     * After a completion that took the long way (EP lock held): an error other than a flush broke the
+     * connection; a graceful disconnect sends its DREQ once the requests have drained; an ending
+     * connection may now queue its terminal event.
+     */
+    void completedOther(DtoStatus st) {
+        if (st != DtoStatus.SUCCESS && st != DtoStatus.FLUSHED) {
+            // Any other error moved the QP to the error state: the connection is broken.
+            if (state == EpState.CONNECTED || state == EpState.DISCONNECT_PENDING) {
+                closeConnection(EventNumber.CONNECTION_BROKEN, true);
+            } else {
+                terminal.turnsBroken(state);
+            }
+        }
+        if (gracefulWaiting && ep.sendQueue().outstanding() == 0 && state == EpState.DISCONNECT_PENDING) {
+            sendDisconnectRequest();
+        }
+        if (!terminal.queued()) {
+            terminal.maybeFinish();
+        }
+    }
+
+    /** An SRQ receive of this EP failed other than by a flush: the connection is broken. */
+    void srqFailed() {
+        if (state == EpState.CONNECTED || state == EpState.DISCONNECT_PENDING) {
+            closeConnection(EventNumber.CONNECTION_BROKEN, true);
+        }
+    }
+
+    /** Establishment ended without a connection: the ID goes, the QP flushes, then the event. */
+    private void fail(EventNumber event, byte[] data) {
+        cancelConnectTimer();
+        destroyCmId();
+        state = EpState.DISCONNECTED;
+        ep.queuePair().toError();
+        terminal.start(event, data, true);
+    }
+
+    private void cancelConnectTimer() {
+        if (connectTimer != null) {
+            connectTimer.cancel();
+            connectTimer = null;
+        }
+    }
+
+    private void destroyCmId() {
+        if (!cmId.equals(MemorySegment.NULL)) {
+            MemorySegment id = cmId;
+            cmId = MemorySegment.NULL;
+            ep.ia.router().removeCmId(id);
+            CmIds.destroyQuietly(id);
+        }
+    }
+
+    /** {@code dat_ep_reset} (DISC_18): only a DISCONNECTED EP whose event is out; the ID goes. */
+    void checkResettable() {
+        if (state != EpState.DISCONNECTED) {
+            throw state.invalid("dat_ep_reset");
+        }
+        if (!terminal.queued()) {
+            throw DatException.invalidState(DatReturnSubtype.INVALID_STATE_EP_DISCONNECTED,
+                    "dat_ep_reset: the disconnect is still completing (its event has not been queued)");
+        }
+        destroyCmId();
+    }
+
+    /** After reset: UNCONNECTED with a new queue pair. */
+    void resetDone() {
+        localPort = 0;
+        remoteAddress = null;
+        remotePort = 0;
+        terminal.reset();
+        state = EpState.UNCONNECTED;
+    }
+
+    /** Releases the ID, the timers and the native memory at {@code dat_ep_free} (no further event: FREE_06). */
+    void release() {
+        cancelConnectTimer();
+        terminal.release();
+        destroyCmId();
+    }
+
+    void freeNative() {
+        connParam.free();
+    }
+}

@@ -1,0 +1,88 @@
+package org.jdapl.provider.ofa;
+
+import java.util.ArrayList;
+import java.util.EnumMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Set;
+import org.jdapl.dat.HandleType;
+
+/**
+ * The live objects of one IA by kind, with the provider-wide counts. Each object adds itself when it
+ * is created and removes itself when it is destroyed ({@link Owned#destroy}); closing the IA
+ * destroys what is left in dependency order: service points and requests, EPs, SRQs, RMRs, LMRs,
+ * EVDs, CNOs, PZs (OBJ_01).
+ */
+final class IaObjects {
+    /** An object of the IA that destroys its own verbs resources. */
+    interface Owned {
+        /** Frees the object's resources and removes it from the IA (IA lock held; no checks). */
+        void destroy();
+    }
+
+    private static final HandleType[] CLOSING_ORDER = {HandleType.PSP, HandleType.RSP, HandleType.CSP,
+        HandleType.CR, HandleType.EP, HandleType.SRQ, HandleType.RMR, HandleType.LMR, HandleType.EVD,
+        HandleType.CNO, HandleType.PZ};
+
+    private final EnumMap<HandleType, Set<Owned>> live = new EnumMap<>(HandleType.class);
+    private final ObjectCounts counts;
+
+    IaObjects(ObjectCounts counts) {
+        this.counts = counts;
+        for (HandleType t : CLOSING_ORDER) {
+            live.put(t, new LinkedHashSet<>());
+        }
+    }
+
+    synchronized void add(HandleType type, Owned o) {
+        if (live.get(type).add(o)) {
+            counts.opened(type);
+        }
+    }
+
+    /** Removes the object; false if it was not there (already destroyed). */
+    synchronized boolean remove(HandleType type, Owned o) {
+        if (live.get(type).remove(o)) {
+            counts.closed(type);
+            return true;
+        }
+        return false;
+    }
+
+    synchronized boolean contains(HandleType type, Owned o) {
+        return live.get(type).contains(o);
+    }
+
+    /** The live objects that keep a graceful close from succeeding (requests do not). */
+    synchronized int inUse() {
+        int n = 0;
+        for (HandleType t : CLOSING_ORDER) {
+            if (t != HandleType.CR) {
+                n += live.get(t).size();
+            }
+        }
+        return n;
+    }
+
+    /** The live objects of one kind, as a copy. */
+    synchronized <T> List<T> of(HandleType type, Class<T> as) {
+        List<T> l = new ArrayList<>();
+        for (Owned o : live.get(type)) {
+            l.add(as.cast(o));
+        }
+        return l;
+    }
+
+    /** Destroys every object, in dependency order (IA lock held). */
+    void destroyAll() {
+        for (HandleType t : CLOSING_ORDER) {
+            List<Owned> objects;
+            synchronized (this) {
+                objects = List.copyOf(live.get(t));
+            }
+            for (Owned o : objects) {
+                o.destroy();
+            }
+        }
+    }
+}

@@ -1,0 +1,147 @@
+package org.jdapl.provider.ofa;
+
+import java.lang.foreign.MemorySegment;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+import org.jdapl.dat.CompletionFlag;
+import org.jdapl.dat.DatEvent;
+import org.jdapl.dat.DatException;
+import org.jdapl.dat.DatReturnSubtype;
+import org.jdapl.dat.DtoOperation;
+import org.jdapl.dat.DtoStatus;
+import org.jdapl.dat.EpState;
+import org.jdapl.dat.LmrTriplet;
+import org.jdapl.provider.ofa.verbs.Structs.IbvRecvWr;
+import org.jdapl.provider.ofa.verbs.VerbsContext;
+
+/**
+ * An EP's receive queue: {@code dat_ep_post_recv} ({@code ibv_post_recv} through
+ * {@code ibv_context.ops}, a work request the queue allocates once), its ring and completions
+ * ({@link WorkQueue}), and the completions of SRQ receives the EP consumed. Receives may be posted
+ * before a connection (the queue pair is in INIT); a receive posted to a DISCONNECTED EP completes
+ * FLUSHED, after any flush still under way (DISC_12, DISC_13). Guarded by the EP's lock.
+ */
+final class RecvQueue extends WorkQueue {
+    private static final long RECV_WR_ID = IbvRecvWr.WR_ID.offset();
+    private static final long RECV_NUM_SGE = IbvRecvWr.NUM_SGE.offset();
+
+    private final long recvWrArg;
+    private final int maxIov;
+    /** Receives posted after the connection ended and before the terminal event: flushed just before it. */
+    private final List<Long> lateReceives = new ArrayList<>();
+
+    RecvQueue(OfaEp ep) {
+        super(ep, WorkRing.RECV, ep.attributes().maxRecvDtos(), ep.attributes().maxRecvIov(),
+                ep.srq == null ? ep.recvEvd() : null);
+        maxIov = ep.attributes().maxRecvIov();
+        MemorySegment recvWr = VerbsContext.dataPathView(arena.allocate(IbvRecvWr.S.size(), 8));
+        recvWrArg = recvWr.address();
+        // A receive's chain and gather list never change: only its wr_id and entry count do.
+        IbvRecvWr.NEXT.setLong(recvWr, 0);
+        IbvRecvWr.SG_LIST.setPointer(recvWr, sges);
+    }
+
+    /** {@code dat_ep_post_recv}; every check under the lock, as for {@link SendQueue#post}. */
+    void post(List<LmrTriplet> iov, long cookie, Set<CompletionFlag> flags) {
+        lock.lock();
+        try {
+            ep.live();
+            checkRecv(iov, flags);
+            int n = iov.size();
+            long total = prepareSges(iov, n);
+            if (total > ep.attributes().maxMessageSize()) {
+                throw DatException.invalidParameter(2, total + " bytes exceed the EP's maximum message size");
+            }
+            EpState state = ep.connection().state;
+            if (state == EpState.DISCONNECTED) {
+                afterDisconnect(cookie);
+                return;
+            }
+            if (qpAddress == 0) {
+                throw state.invalid("dat_ep_post_recv (the EP has no queue pair before its request is accepted)");
+            }
+            if (ring.full()) {
+                throw queueFull("receive", ring);
+            }
+            if (!covered && !evd.reserve()) {
+                throw cqFull("receive", evd);
+            }
+            DataPathMemory.putLong(recvWrArg + RECV_WR_ID, ring.nextWrId());
+            DataPathMemory.putInt(recvWrArg + RECV_NUM_SGE, n);
+            int r = verbs.postRecv(qpAddress, recvWrArg, badWrArg);
+            if (r != 0) {
+                throw postFailed("ibv_post_recv", r, covered ? null : evd);
+            }
+            ring.add(cookie, DtoOperation.RECEIVE, total, dtoKind(), true, null);
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** The checks of {@code dat_ep_post_recv} before its segments are looked at (under the lock). */
+    private void checkRecv(List<LmrTriplet> iov, Set<CompletionFlag> flags) {
+        if (iov == null || flags == null) {
+            throw DatException.invalidParameter(2, "null segment list or completion flags");
+        }
+        if (ep.srq != null) {
+            throw DatException.invalidState(DatReturnSubtype.NO_SUBTYPE,
+                    "the EP takes its receives from an SRQ (dat_srq_post_recv)");
+        }
+        if (iov.size() > maxIov) {
+            throw DatException.invalidParameter(2, iov.size() + " segments exceed the EP's " + maxIov);
+        }
+        if (evd == null) {
+            throw DatException.invalidState(DatReturnSubtype.NO_SUBTYPE, "the EP has no receive EVD");
+        }
+    }
+
+    /** A receive posted after the connection ended: the queue pair is in the error state, it is flushed. */
+    private void afterDisconnect(long cookie) {
+        // Flushed after those before it: at once if the terminal event is out, else just before it.
+        if (ep.connection().terminalQueued()) {
+            flushed(cookie);
+        } else {
+            lateReceives.add(cookie);
+        }
+    }
+
+    /** Just before the terminal event: the receives posted since the connection ended complete FLUSHED. */
+    void flushLate() {
+        for (long cookie : lateReceives) {
+            flushed(cookie);
+        }
+        lateReceives.clear();
+    }
+
+    private void flushed(long cookie) {
+        evd.enqueue(new DatEvent.DtoCompletion(evd, ep, cookie, DtoStatus.FLUSHED, 0, DtoOperation.RECEIVE, 0));
+    }
+
+    /** A completion of an SRQ receive this EP consumed (poll lock held). */
+    void srqCompleted(OfaEvd cqEvd, long wc, long wrId) {
+        if (ep.srq == null) {
+            return;
+        }
+        long cookie = ep.srq.complete(wrId);
+        int status = WorkCompletion.status(wc);
+        if (cookie == -1 && status == 0) {
+            return;
+        }
+        lock.lock();
+        try {
+            if (ep.isFreed()) {
+                return;
+            }
+            DtoStatus st = Completions.status(status);
+            cqEvd.enqueue(new DatEvent.DtoCompletion(cqEvd, ep, cookie, st,
+                    st == DtoStatus.SUCCESS ? WorkCompletion.byteLen(wc) : 0, DtoOperation.RECEIVE,
+                    WorkCompletion.invalidatedRkey(wc)));
+            if (st != DtoStatus.SUCCESS && st != DtoStatus.FLUSHED) {
+                ep.connection().srqFailed();
+            }
+        } finally {
+            lock.unlock();
+        }
+    }
+}
