@@ -159,7 +159,7 @@ CLASSPATH=$classpath
 ENV
   log "booting the guest for:$what"
   set +e
-  timeout "${RXE_GUEST_SECONDS:-1260}" qemu-system-x86_64 -accel tcg,thread=multi -cpu max -smp 2 -m 3G -nographic \
+  timeout "${RXE_GUEST_SECONDS:-1500}" qemu-system-x86_64 -accel tcg,thread=multi -cpu max -smp 2 -m 3G -nographic \
     -no-reboot -nic none "$@" \
     -kernel "$kdir/boot/vmlinuz-$kver" -initrd "$initrd" \
     -append "console=ttyS0 panic=-1 quiet loglevel=4 mitigations=off clocksource=tsc tsc=reliable" \
@@ -169,7 +169,7 @@ ENV
   local qemu_rc=${PIPESTATUS[0]}
   set -e
   cp -r "$share/reports/." "$out/" 2>/dev/null || true
-  [ $qemu_rc = 124 ] && die "the guest did not finish within ${RXE_GUEST_SECONDS:-1260} s (console in $console)"
+  [ $qemu_rc = 124 ] && die "the guest did not finish within ${RXE_GUEST_SECONDS:-1500} s (console in $console)"
   [ -f "$share/reports/rc" ] || die "the guest did not run its tests (qemu exit $qemu_rc; console in $console)"
   return 0
 }

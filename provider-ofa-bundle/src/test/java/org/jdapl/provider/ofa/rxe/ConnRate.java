@@ -20,7 +20,7 @@ import org.jdapl.provider.ofa.OfaProvider;
 
 /**
  * The connection rate, measured as OFED's {@code dtestcm} measures it, in two processes like it:
- * each side creates its EPs first; the client connects them in bursts (every connect of a burst
+ * each side creates its EPs first and busy-polls its EVDs (dtestcm's default); the client connects them in bursts (every connect of a burst
  * posted, then the burst's ESTABLISHED events taken), the server accepts each request with OFED
  * dtest's private data (1..48 in, 2..49 back, both checked) and waits for its ESTABLISHED; then the
  * client disconnects every EP and both take every DISCONNECTED.
@@ -30,13 +30,16 @@ import org.jdapl.provider.ofa.OfaProvider;
  * Both sides first run the whole cycle {@code warm-up rounds} times untimed (fresh EPs each round),
  * so that the connection path runs compiled, as in a long-running application.
  *
- * The client prints {@code connrate <n> <us per connection> <connections per second> <full cycles
- * per second>}: the first two as dtestcm's "Connections: ... usec, CPS ..." (the time until every
+ * After the warm-up, one timed round waits for its events ({@code dat_evd_wait}) and one polls
+ * them. For each the client prints {@code connrate wait|poll <n> <us per connection> <connections
+ * per second> <full cycles per second>}: the first two as dtestcm's "Connections: ... usec, CPS ..." (the time until every
  * connection is established at the client), the last over the whole cycle (connect, accept,
  * established on both sides, disconnect, DISCONNECTED on both).
  */
 public final class ConnRate {
     static final long CONN_QUAL = 45302;
+    /** This round busy-polls its EVDs (dtestcm's default) rather than waiting on them. */
+    private static boolean polling;
     private static final long TIMEOUT = 60_000_000;
 
     private ConnRate() {
@@ -51,7 +54,8 @@ public final class ConnRate {
         boolean server = args[1].equals("server");
         int n = Integer.parseInt(args[2]);
         int burst = Math.min(n, Integer.parseInt(args[3]));
-        int rounds = 1 + Integer.parseInt(args[4]);
+        // warm-up rounds, then a timed round waiting for events (dat_evd_wait), then one polling them
+        int rounds = 2 + Integer.parseInt(args[4]);
         OfaProvider provider = new OfaProvider();
         InterfaceAdapter ia = provider.open(new IaSpec("ofa-v2-" + args[0] + "-1-rate", args[0] + " 1", "", true,
                 "connrate"), 16);
@@ -72,10 +76,11 @@ public final class ConnRate {
                 for (int i = 0; i < n; i++) {
                     eps[i] = ia.createEp(pz, dto, dto, conn, EpAttributes.defaults().withQueueDepths(1, 1));
                 }
+                polling = round == rounds - 1;
                 if (server) {
                     serve(eps, conn, crEvd);
                 } else {
-                    connect(eps, conn, burst, InetAddress.getByName(args[5]), round == rounds - 1);
+                    connect(eps, conn, burst, InetAddress.getByName(args[5]), round >= rounds - 2);
                 }
                 for (Endpoint ep : eps) {
                     ep.free();
@@ -99,7 +104,7 @@ public final class ConnRate {
         long start = System.nanoTime();
         for (Endpoint ep : eps) {
             long t0 = System.nanoTime();
-            DatEvent e = crEvd.waitEvent(TIMEOUT);
+            DatEvent e = next(crEvd);
             if (!(e instanceof DatEvent.ConnectionRequest cr)) {
                 throw new IllegalStateException("expected a connection request, got " + e);
             }
@@ -111,12 +116,12 @@ public final class ConnRate {
             cr.request().accept(ep, InteropPeer.pattern(2));
             acceptNanos += System.nanoTime() - t1;
             waitNanos += t1 - t0;
-            expect(conn.waitEvent(TIMEOUT), EventNumber.CONNECTION_ESTABLISHED);
+            expect(next(conn), EventNumber.CONNECTION_ESTABLISHED);
         }
         System.out.printf("server: %d connected in %.1f ms (waiting for requests %.1f ms, in accept %.1f ms)%n",
                 eps.length, (System.nanoTime() - start) / 1e6, waitNanos / 1e6, acceptNanos / 1e6);
         for (int i = 0; i < eps.length; i++) {
-            expect(conn.waitEvent(TIMEOUT), EventNumber.CONNECTION_DISCONNECTED);
+            expect(next(conn), EventNumber.CONNECTION_DISCONNECTED);
         }
     }
 
@@ -132,7 +137,7 @@ public final class ConnRate {
             }
             postNanos += System.nanoTime() - t0;
             for (int i = first; i < end; i++) {
-                DatEvent e = conn.waitEvent(TIMEOUT);
+                DatEvent e = next(conn);
                 expect(e, EventNumber.CONNECTION_ESTABLISHED);
                 if (!Arrays.equals(InteropPeer.pattern(2), Arrays.copyOf(((DatEvent.Connection) e).privateData(),
                         48))) {
@@ -145,16 +150,37 @@ public final class ConnRate {
             ep.disconnect(CloseFlag.ABRUPT);
         }
         for (int i = 0; i < eps.length; i++) {
-            expect(conn.waitEvent(TIMEOUT), EventNumber.CONNECTION_DISCONNECTED);
+            expect(next(conn), EventNumber.CONNECTION_DISCONNECTED);
         }
         long done = System.nanoTime();
         double connectUs = (connected - start) / 1e3 / eps.length;
-        System.out.printf("client%s: %d connected in %.1f ms (in dat_ep_connect %.1f ms), disconnected in %.1f ms%n",
-                timed ? "" : " (warm-up)", eps.length, (connected - start) / 1e6, postNanos / 1e6,
+        System.out.printf("client%s%s: %d connected in %.1f ms (in dat_ep_connect %.1f ms), disconnected in %.1f ms%n",
+                timed ? "" : " (warm-up)", polling ? " polling" : " waiting", eps.length, (connected - start) / 1e6, postNanos / 1e6,
                 (done - connected) / 1e6);
         if (timed) {
-            System.out.printf("connrate %d %.2f %.2f %.2f%n", eps.length, connectUs, 1e6 / connectUs,
+            System.out.printf("connrate %s %d %.2f %.2f %.2f%n", polling ? "poll" : "wait", eps.length, connectUs,
+                    1e6 / connectUs,
                     eps.length / ((done - start) / 1e9));
+        }
+    }
+
+    /**
+     * The next event, busy-polled with {@code dat_evd_dequeue} as dtestcm polls its EVDs by default
+     * (it waits only with {@code -w}).
+     */
+    private static DatEvent next(EventDispatcher evd) {
+        if (!polling) {
+            return evd.waitEvent(TIMEOUT);
+        }
+        long deadline = System.nanoTime() + TIMEOUT * 1_000;
+        for (int spins = 1; ; spins++) {
+            java.util.Optional<DatEvent> e = evd.dequeue();
+            if (e.isPresent()) {
+                return e.get();
+            }
+            if ((spins & 0xfff) == 0 && System.nanoTime() - deadline > 0) {
+                throw new IllegalStateException("no event within " + TIMEOUT / 1_000_000 + " s");
+            }
         }
     }
 
