@@ -16,7 +16,7 @@ instructions and blocks run, how many of the instructions read or write memory, 
 block in a return or an indirect branch (under an emulated CPU these cost most), how many blocks
 were entered through a lookup (the plugin's L lines), and the compiled methods and libraries they
 ran in. With <method> (a part of a perf map name, such as
-OfaEp.postRequest), lists that method's blocks with their runs per iteration and disassembly
+SendQueue.post), lists that method's blocks with their runs per iteration and disassembly
 (objdump, from binutils).
 """
 import bisect

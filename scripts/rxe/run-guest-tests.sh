@@ -50,7 +50,9 @@ fi
 [ -x "$java_home/bin/java" ] || die "no JDK 25 found (set JAVA_HOME)"
 
 # 2. The current Debian kernel, unpacked without installing it.
-pkg=$(timeout 60 apt-cache depends linux-image-amd64 | sed -n 's/^ *Depends: \(linux-image-[0-9].*-amd64\)$/\1/p' | head -1)
+#    RXE_KERNEL_PACKAGE=linux-image-<version>-amd64 boots another kernel of Debian's repository instead
+#    (e.g. a newer one, to see how its rdma_rxe behaves).
+pkg=${RXE_KERNEL_PACKAGE:-$(timeout 60 apt-cache depends linux-image-amd64 | sed -n 's/^ *Depends: \(linux-image-[0-9].*-amd64\)$/\1/p' | head -1)}
 [ -n "$pkg" ] || die "cannot tell the current kernel package from 'apt-cache depends linux-image-amd64'"
 kver=${pkg#linux-image-}
 kdir=$work/kernel-$kver

@@ -44,7 +44,7 @@ final class EpConnection {
 
     volatile EpState state;
     /**
-     * Whether a completion must take the long way ({@link WorkQueue#completedOther}): the connection
+     * Whether a completion must take the long way ({@code WorkQueue.completedOther}): the connection
      * is ending (its terminal event not queued yet) or a graceful disconnect waits for the requests.
      */
     boolean ending;

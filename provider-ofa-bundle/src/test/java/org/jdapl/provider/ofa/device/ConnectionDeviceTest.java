@@ -275,6 +275,47 @@ class ConnectionDeviceTest {
     }
 
     /**
+     * The provider's choice of RMR backing matches what the device does (LMR_06): with the device's
+     * own windows forced on, a window is bound over 1 KiB of a region and written one byte past its
+     * end. If the device lets that write through, the provider must not use its windows (it uses
+     * registrations of the bound range); if the device refuses it, the provider must use them.
+     */
+    @Test
+    void LMR_06_theDeviceWindowsAreUsedExactlyWhereTheDeviceChecksTheirBounds() {
+        var specific = a.query().attributes().specific();
+        boolean providerTrusts = specific.get("mw_refused") == null;
+        String previous = System.getProperty("org.jdapl.ofa.softwareMemoryWindows");
+        System.setProperty("org.jdapl.ofa.softwareMemoryWindows", "true");
+        try {
+            org.junit.jupiter.api.Assumptions.assumeTrue(Boolean.parseBoolean(
+                    a.query().attributes().specific().get("mw_type1")), "the device has no memory windows");
+            Ends e = connect(new byte[0], new byte[0]);
+            MemorySegment target = arena.allocate(4096, 4096);
+            target.fill((byte) 0x11);
+            LocalMemoryRegion lb = b.createLmr(e.pb, target, Dat.MEM_PRIV_ALL, VaType.VA);
+            RemoteMemoryRegion window = e.pb.createRmr();
+            int ctx = window.bind(lb, 1024, 1024, Dat.MEM_PRIV_ALL, VaType.VA, e.eb, 1, Dat.COMPLETION_DEFAULT);
+            assertEquals(DtoStatus.SUCCESS,
+                    assertInstanceOf(DatEvent.RmrBindCompletion.class, e.db.waitEvent(WAIT)).status());
+            LocalMemoryRegion la = a.createLmr(e.pa, arena.allocate(64), Dat.MEM_PRIV_ALL, VaType.VA);
+            e.ea.postRdmaWrite(List.of(new LmrTriplet(la, 0, 1)), 2,
+                    new RmrTriplet(ctx, target.address() + 2048, 1), Dat.COMPLETION_DEFAULT);
+            DtoStatus status = dto(e.da).status();
+            boolean deviceChecks = status != DtoStatus.SUCCESS;
+            System.out.println("device windows on " + System.getProperty("os.version") + ": a write one byte past a"
+                    + " bound window " + (deviceChecks ? "failed " + status : "passed (the device does not check"
+                    + " window bounds)") + "; the provider " + (providerTrusts ? "uses" : "does not use") + " them");
+            assertEquals(deviceChecks, providerTrusts, "the provider's use of the device's windows");
+        } finally {
+            if (previous == null) {
+                System.clearProperty("org.jdapl.ofa.softwareMemoryWindows");
+            } else {
+                System.setProperty("org.jdapl.ofa.softwareMemoryWindows", previous);
+            }
+        }
+    }
+
+    /**
      * CONN_10, CONN_13 on an ofa-v2-* IA (OFED's wire): the receiver gets rdma_cm's whole private data
      * buffer of the message ({@code length} bytes on RoCE), the sender's bytes first, then zeros.
      */
