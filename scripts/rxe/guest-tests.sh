@@ -24,7 +24,7 @@ ulimit -n 4096
 echo "GUEST: rxe0 ready at $(cut -d' ' -f1 /proc/uptime) s"
 export JDAPL_RXE_DEVICE=rxe0 JDAPL_RXE_ADDRESS=192.168.77.1 JDAPL_RXE_NETDEV=veth0
 JVM="$JAVA --enable-native-access=ALL-UNNAMED -Xmx512m -XX:+UseSerialGC -XX:TieredStopAtLevel=1 -cp $CLASSPATH"
-parts=${RXE_PARTS:-tests kit bench}
+parts=${RXE_PARTS:-tests kit bench interop}
 rc=0
 
 # 1. The device tests (JUnit console launcher).
@@ -60,7 +60,15 @@ if [[ " $parts " == *" bench "* ]]; then
   echo "GUEST: benchmark done at $(cut -d' ' -f1 /proc/uptime) s"
 fi
 
-# 4. dapltest: a server and its clients on the OFA provider (guest-dapltest.sh).
+# 4. On the wire with OFED's uDAPL: dtest both ways, the C peer's cases both ways, the connection rate.
+if [[ " $parts " == *" interop "* ]]; then
+  /mnt/work/interop.sh $R 2>&1 | tee $R/interop.log
+  irc=${PIPESTATUS[0]}
+  echo "GUEST: interop exit $irc at $(cut -d' ' -f1 /proc/uptime) s"
+  [ $irc = 0 ] || rc=1
+fi
+
+# 5. dapltest: a server and its clients on the OFA provider (guest-dapltest.sh).
 if [[ " $parts " == *" dapltest "* ]]; then
   /mnt/work/dapltest.sh $R 2>&1 | tee $R/dapltest.log
   drc=${PIPESTATUS[0]}
@@ -68,7 +76,7 @@ if [[ " $parts " == *" dapltest "* ]]; then
   [ $drc = 0 ] || rc=1
 fi
 
-# 5. The DAT layer's instructions per round trip (only in a boot with the counting plugin loaded).
+# 6. The DAT layer's instructions per round trip (only in a boot with the counting plugin loaded).
 if [[ " $parts " == *" insn "* ]]; then
   /mnt/work/insn.sh $R 2>&1 | tee $R/insn.log
   echo "GUEST: instruction count done at $(cut -d' ' -f1 /proc/uptime) s"

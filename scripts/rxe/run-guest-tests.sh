@@ -3,8 +3,10 @@
 # qemu guest (TCG, no KVM needed) booted from the current Debian kernel, with the host's root file
 # system shared read-only over 9p; then the conformance kit and the benchmark next to perftest, and, in
 # a second boot with a counting TCG plugin, the DAT layer's instructions per round trip
-# (RXE_PARTS="tests kit soak bench insn dapltest" by default; dapltest: the application's dapltest
-# server and clients, guest-dapltest.sh). The reports come back to provider-ofa-bundle/target/rxe/.
+# (RXE_PARTS="tests kit soak bench interop dapltest insn" by default; soak: the provider under faults,
+# guest-soak.sh; interop: jdapl against OFED's uDAPL, dtest both ways, dat-interop.c's cases, the
+# connection rate next to dtestcm; dapltest: the application's dapltest server and clients,
+# guest-dapltest.sh). The reports come back to provider-ofa-bundle/target/rxe/.
 #
 #   scripts/rxe/run-guest-tests.sh            build the provider (offline if possible) and run
 #   scripts/rxe/run-guest-tests.sh --no-build use the classes already built
@@ -101,6 +103,7 @@ cp "$here/guest-bench.sh" "$share/bench.sh"
 cp "$here/guest-insn.sh" "$share/insn.sh"
 cp "$here/guest-soak.sh" "$share/soak.sh"
 cp "$here/guest-dapltest.sh" "$share/dapltest.sh"
+cp "$here/guest-interop.sh" "$share/interop.sh"
 # The whole class path is copied into the share: other modules of the checkout may be rebuilt while
 # the guest runs, and the guest mounts a tmpfs over /tmp, where a checkout or a Maven repository may be.
 cp_entries=()
@@ -116,13 +119,12 @@ for entry in "$module/target/test-classes" "$module/target/classes" $(tr ':' ' '
   fi
 done
 classpath=$(IFS=:; echo "${cp_entries[*]}")
-parts=" ${RXE_PARTS:-tests kit soak bench insn dapltest} "
+parts=" ${RXE_PARTS:-tests kit soak bench interop dapltest insn} "
 guest_parts=${parts/ insn / }
 
 # dapltest runs the assembled application (its launcher and bundles), copied into the share; its
 # JVMs take about 5 minutes of the guest's time under TCG.
 if [[ $parts == *" dapltest "* ]]; then
-  : "${RXE_GUEST_SECONDS:=1200}"
   if [ $build = 1 ]; then
     log "building the application (dist/launcher)"
     (cd "$root" && timeout 900 ./mvnw -B -q -pl dist/launcher -am -Dmaven.test.skip=true package) || die "build of dist/launcher failed"
@@ -134,11 +136,12 @@ fi
 # The benchmark's C baseline: the same ping-pong through OFED's uDAPL (libdat2 and its cma provider,
 # libdaplofa). Its Debian packages are unpacked here, not installed: installed, they would give the
 # machine an /etc/dat.conf, which jdapl's own registry then reads. The guest finds the libraries in the share.
-if [[ $parts == *" bench "* ]]; then
+# The interop part also runs OFED's own programs (dapl2-utils' dtest and dtestcm), unpacked alike.
+if [[ $parts == *" bench "* || $parts == *" interop "* ]]; then
   dapl=$work/dapl
-  if [ ! -f "$dapl/usr/include/dat2/udat.h" ]; then
+  if [ ! -f "$dapl/usr/include/dat2/udat.h" ] || [ ! -x "$dapl/usr/bin/dtestcm" ]; then
     rm -rf "$dapl.tmp"; mkdir -p "$dapl.tmp"
-    fetch_dapl() { (cd "$dapl.tmp" && timeout 300 apt-get download libdapl2 libdapl-dev); }
+    fetch_dapl() { (cd "$dapl.tmp" && timeout 300 apt-get download libdapl2 libdapl-dev dapl2-utils); }
     if ! fetch_dapl; then
       timeout 300 apt-get update -q || true
       fetch_dapl || die "downloading libdapl2 and libdapl-dev failed"
@@ -149,8 +152,11 @@ if [[ $parts == *" bench "* ]]; then
   dapl_lib=$(dirname "$(find "$dapl" -name 'libdat2.so.2' | head -1)")
   mkdir -p "$share/dapl"
   cp -a "$dapl_lib"/libdat2.so* "$dapl_lib"/libdaplofa.so* "$share/dapl/"
-  gcc -O2 -Wall -I"$dapl/usr/include" -o "$share/dat-send-lat" "$here/dat-send-lat.c" -L"$share/dapl" -ldat2 \
-    -Wl,-rpath,/mnt/work/dapl || die "building dat-send-lat failed"
+  for prog in dat-send-lat dat-interop; do
+    gcc -O2 -Wall -I"$dapl/usr/include" -o "$share/$prog" "$here/$prog.c" -L"$share/dapl" -ldat2 \
+      -Wl,-rpath,/mnt/work/dapl || die "building $prog failed"
+  done
+  cp "$dapl/usr/bin/dtest" "$dapl/usr/bin/dtestcm" "$share/"
 fi
 
 # 5. Boot. The guest's clock source is the TSC (which TCG derives from the host's, the same on every
@@ -170,7 +176,7 @@ CLASSPATH=$classpath
 ENV
   log "booting the guest for:$what"
   set +e
-  timeout "${RXE_GUEST_SECONDS:-1080}" qemu-system-x86_64 -accel tcg,thread=multi -cpu max -smp 2 -m 3G -nographic \
+  timeout "${RXE_GUEST_SECONDS:-2400}" qemu-system-x86_64 -accel tcg,thread=multi -cpu max -smp 2 -m 3G -nographic \
     -no-reboot -nic none "$@" \
     -kernel "$kdir/boot/vmlinuz-$kver" -initrd "$initrd" \
     -append "console=ttyS0 panic=-1 quiet loglevel=4 mitigations=off clocksource=tsc tsc=reliable" \
@@ -180,7 +186,7 @@ ENV
   local qemu_rc=${PIPESTATUS[0]}
   set -e
   cp -r "$share/reports/." "$out/" 2>/dev/null || true
-  [ $qemu_rc = 124 ] && die "the guest did not finish within ${RXE_GUEST_SECONDS:-1080} s (console in $console)"
+  [ $qemu_rc = 124 ] && die "the guest did not finish within ${RXE_GUEST_SECONDS:-2400} s (console in $console)"
   [ -f "$share/reports/rc" ] || die "the guest did not run its tests (qemu exit $qemu_rc; console in $console)"
   return 0
 }
@@ -188,7 +194,7 @@ ENV
 if [ -n "${guest_parts// /}" ]; then
   boot "$guest_parts" "$out/console.log"
   rc=$(cat "$share/reports/rc")
-  [ "$rc" = 0 ] || die "the device tests, the conformance kit or dapltest failed in the guest (see $out/tests.txt, $out/ofa-rxe.txt, $out/dapltest.log)"
+  [ "$rc" = 0 ] || die "the device tests, the conformance kit, the soak, the interop cases or dapltest failed in the guest (see $out/tests.txt, $out/ofa-rxe.txt, $out/ofa-soak.txt, $out/ofa-interop.txt, $out/dapltest.log)"
   log "device tests and the conformance kit passed on rxe0; benchmark in $out/bench.txt"
 fi
 

@@ -36,6 +36,17 @@ class ToolsOnEmulatedProviderTest {
     }
 
     @Test
+    void dtestSpeaksOfedDtestsFlowBetweenItsOwnSides() {
+        // -O: OFED dtest's private data (1..48 and back 2..49), RMR triplets, RDMA writes and reads both
+        // ways (each side checks what the peer wrote) and the 100-message ping-pong.
+        String out = capture(o -> new Dtest(registry, o).run(List.of("-O", "-b", "4k", "-B", "30", "-S", "7")));
+        assertTrue(out.contains("dtest: PASSED (OFED dtest's wire)"), out);
+        assertTrue(out.contains("dtest server: RDMA write buffer contains: client RDMA write data..."), out);
+        assertTrue(out.contains("dtest client: RDMA write buffer contains: server RDMA write data..."), out);
+        assertTrue(out.matches("(?s).*ping-pong latency \\(half round trip\\) +100 .*"), out);
+    }
+
+    @Test
     void dtestConnectOnlyAndServerTeardownCloseGracefully() {
         // Each side frees its objects and closes its IA with DAT_CLOSE_GRACEFUL, which fails on a leftover.
         String out = capture(o -> new Dtest(registry, o).run(List.of("-C")));

@@ -179,7 +179,7 @@ final class EpConnection {
         localPort = RdmaCm.sourceAddress(id).getPort();
         remoteAddress = new InetSocketAddress(destination.getAddress(), 0);
         remotePort = connQual;
-        privateDataWire = PrivateData.encode(data, false);
+        privateDataWire = ep.ia.wire.connect(data);
         state = EpState.ACTIVE_CONNECTION_PENDING;
         MemorySegment mine = id;
         if (timeoutMicros != Dat.TIMEOUT_INFINITE) {
@@ -256,7 +256,7 @@ final class EpConnection {
                         fail(EventNumber.CONNECTION_NON_PEER_REJECTED, new byte[0]);
                         return;
                     }
-                    established(PrivateData.decode(e.privateData()));
+                    established(ep.ia.wire.received(e.privateData()));
                 }
             }
             case RdmaCm.EVENT_ESTABLISHED -> {
@@ -266,10 +266,9 @@ final class EpConnection {
             }
             case RdmaCm.EVENT_REJECTED -> {
                 if (active) {
-                    boolean byConsumer = e.status() == RdmaCm.REJECT_CONSUMER_DEFINED
-                            && PrivateData.byConsumer(e.privateData());
-                    fail(byConsumer ? EventNumber.CONNECTION_PEER_REJECTED : EventNumber.CONNECTION_NON_PEER_REJECTED,
-                            byConsumer ? PrivateData.decode(e.privateData()) : new byte[0]);
+                    byte[] peer = ep.ia.wire.peerRejected(e.status(), e.privateData());
+                    fail(peer != null ? EventNumber.CONNECTION_PEER_REJECTED : EventNumber.CONNECTION_NON_PEER_REJECTED,
+                            peer != null ? peer : new byte[0]);
                 } else if (state == EpState.COMPLETION_PENDING) {
                     fail(EventNumber.CONNECTION_ACCEPT_COMPLETION_ERROR, new byte[0]);
                 }
@@ -337,7 +336,7 @@ final class EpConnection {
             int resp = Math.min(ep.attributes().maxRdmaReadIn(), Math.max(0, cr.initiatorDepth()));
             int init = Math.min(ep.attributes().maxRdmaReadOut(), Math.max(0, cr.responderResources()));
             ep.queuePair().toRtrRts(id, resp, init);
-            RdmaCm.get().accept(id, connParam.fill(ep, PrivateData.encode(data, false), resp, init));
+            RdmaCm.get().accept(id, connParam.fill(ep, ep.ia.wire.connect(data), resp, init));
         } catch (VerbsException x) {
             LOG.debug("accept failed", x);
             fail(EventNumber.CONNECTION_ACCEPT_COMPLETION_ERROR, new byte[0]);

@@ -23,16 +23,18 @@ final class IaAttributesOf {
                 firmwarePart(d.firmware, 0), firmwarePart(d.firmware, 1), ia.address(),
                 d.maxQp, d.maxQpWr, d.maxQpRdAtom, d.maxQpInitRdAtom, d.maxCq, d.maxCqe, d.maxSge, d.maxMr,
                 d.maxMrSize, d.maxPd, d.maxMsgSize, d.maxMsgSize, d.maxMw, d.maxSrq, d.maxSrqWr,
-                OfaIa.MAX_PRIVATE_DATA, Verbs.get().hasRegMrIova(), d.specific());
+                ia.wire.max, Verbs.get().hasRegMrIova(), d.specific());
     }
 
     /** The provider's attributes: PSPs create EPs ({@code PspFlag.PROVIDER}), SRQs if the device has them. */
     static ProviderAttributes provider(OfaIa ia) {
         String[] ver = OfaProvider.VERSION.split("\\.");
         Map<String, String> specific = new HashMap<>();
-        specific.put("connections", "rdma_cm RDMA_PS_TCP; connection qualifier = port (folded into 1..65535)");
-        specific.put("private_data", OfaIa.MAX_PRIVATE_DATA + " bytes (rdma_cm REQ " + PrivateData.TRANSPORT_MAX
-                + " less 1 length byte)");
+        specific.put("connections", "rdma_cm RDMA_PS_TCP; connection qualifier = port (OFED's SID_TO_PORT: above"
+                + " 0xffff qual % 32001 + 33534)");
+        specific.put("private_data", ia.wire == PrivateData.OFED
+                ? ia.wire.max + " bytes, OFED uDAPL's wire (no header; the receiver gets rdma_cm's whole buffer)"
+                : ia.wire.max + " bytes (rdma_cm REQ " + PrivateData.TRANSPORT_MAX + " less 1 length byte)");
         specific.put("rmr", ia.device().windowsRefused() != null
                 ? "registrations of the bound range (" + ia.device().windowsRefused() + ")"
                 : "memory windows where the device has them, else registrations of the bound range");
@@ -41,7 +43,7 @@ final class IaAttributesOf {
         return new ProviderAttributes(OfaProvider.NAME, Integer.parseInt(ver[0]), Integer.parseInt(ver[1]),
                 Dat.VERSION_MAJOR, Dat.VERSION_MINOR, true, Set.of(Qos.BEST_EFFORT),
                 EnumSet.of(CompletionFlag.SUPPRESS, CompletionFlag.SOLICITED_WAIT, CompletionFlag.BARRIER_FENCE), true,
-                OfaIa.MAX_PRIVATE_DATA, 64, true, ia.device().maxSrq > 0, specific);
+                ia.wire.max, 64, true, ia.device().maxSrq > 0, specific);
     }
 
     private static String vendor(int vendorId) {

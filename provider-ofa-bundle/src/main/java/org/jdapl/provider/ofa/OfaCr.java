@@ -119,7 +119,7 @@ final class OfaCr extends OfaHandle implements ConnectionRequest, IaObjects.Owne
     @Override
     public void accept(Endpoint ep, byte[] data) {
         live();
-        byte[] pd = PrivateData.check(data, 3);
+        byte[] pd = ia.wire.check(data, 3);
         OfaEp target;
         if (ep == null) {
             if (reservedEp == null) {
@@ -157,12 +157,12 @@ final class OfaCr extends OfaHandle implements ConnectionRequest, IaObjects.Owne
     @Override
     public void reject(byte[] data) {
         live();
-        byte[] pd = PrivateData.check(data, 2);
+        byte[] pd = ia.wire.check(data, 2);
         synchronized (this) {
             live();
             if (alive && !id.equals(MemorySegment.NULL)) {
                 try {
-                    RdmaCm.get().reject(id, PrivateData.encode(pd, false));
+                    RdmaCm.get().reject(id, ia.wire.consumerReject(pd));
                 } catch (VerbsException e) {
                     LOG.debug("rdma_reject failed (the active side may have gone)", e);
                 }

@@ -253,7 +253,7 @@ final class OfaEp extends OfaHandle implements Endpoint, IaObjects.Owned {
         live();
         InetSocketAddress target = ConnectArguments.target(remote);
         ConnectArguments.check(timeoutMicros, qos, flag);
-        byte[] pd = PrivateData.check(data, 5);
+        byte[] pd = ia.wire.check(data, 5);
         lock.lock();
         try {
             live();

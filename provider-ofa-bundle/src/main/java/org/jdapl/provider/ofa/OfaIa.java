@@ -53,11 +53,10 @@ import org.slf4j.LoggerFactory;
  */
 final class OfaIa extends OfaHandle implements InterfaceAdapter {
     private static final Logger LOG = LoggerFactory.getLogger(OfaIa.class);
-    /** The consumer's private data limit: rdma_cm's 56 bytes of a REQ less the provider's length byte. */
-    static final int MAX_PRIVATE_DATA = PrivateData.MAX;
-
     private final OfaProvider provider;
     private final String name;
+    /** The private data convention on the wire: OFED's for ofa-v2-* names, jdapl's otherwise. */
+    final PrivateData wire;
     private final OfaDevice device;
     private final ObjectCounts counts;
     private final ReentrantLock lock = new ReentrantLock();
@@ -80,6 +79,7 @@ final class OfaIa extends OfaHandle implements InterfaceAdapter {
         super(HandleType.IA);
         this.provider = provider;
         this.name = name;
+        this.wire = PrivateData.of(name);
         this.device = device;
         this.counts = counts;
         this.objects = new IaObjects(counts);

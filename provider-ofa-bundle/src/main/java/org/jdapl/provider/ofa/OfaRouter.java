@@ -239,17 +239,17 @@ final class OfaRouter implements OfaEventLoop.Handler {
         ServicePoint sp = listeners.get(e.listenId().address());
         InetSocketAddress from = RdmaCm.destinationAddress(e.id());
         int localPort = RdmaCm.sourceAddress(e.id()).getPort();
-        byte[] data = PrivateData.decode(e.privateData());
+        byte[] data = ia.wire.received(e.privateData());
         if (sp == null || !sp.request(e, from, localPort, data)) {
-            rejectQuietly(e.id());
+            rejectQuietly(e.id(), ia.wire);
         }
     }
 
     /** Refuses a request nobody takes: a provider reject (NON_PEER_REJECTED at the active side). */
-    static void rejectQuietly(MemorySegment id) {
+    static void rejectQuietly(MemorySegment id, PrivateData wire) {
         RdmaCm cm = RdmaCm.get();
         try {
-            cm.reject(id, PrivateData.encode(new byte[0], true));
+            cm.reject(id, wire.providerReject());
         } catch (VerbsException x) {
             LOG.debug("rdma_reject failed", x);
         }

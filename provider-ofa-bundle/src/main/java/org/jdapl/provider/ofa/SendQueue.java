@@ -30,6 +30,29 @@ import org.jdapl.provider.ofa.verbs.VerbsContext;
  * INSUFFICIENT_RESOURCES (OBJ_04). Guarded by the EP's lock.
  */
 final class SendQueue extends WorkQueue {
+    /**
+     * DISC_02: the unsignalled requests at the end of the queue (DAT_COMPLETION_SUPPRESS_FLAG, as
+     * OFED's dtest posts its last messages before it disconnects) that completed before the queue
+     * pair went to the error state have no work completion that could retire them (a flushed one
+     * has its own, which retires them). Called once the connection manager is done with an ended
+     * connection (TIMEWAIT_EXIT or its time limit, long after the flushes of the error transition
+     * were polled): they are retired as the successes they were, so that the terminal event is not
+     * held back for ever. Nothing happens while a request the consumer is told about is outstanding
+     * (its flush is still to come). Under the EP's lock.
+     */
+    void retireUnsignalledTail() {
+        long tail = ring.tail();
+        long head = tail + ring.outstanding();
+        for (long s = tail; s < head; s++) {
+            if (ring.reportAt(s)) {
+                return;
+            }
+        }
+        if (head > tail) {
+            retireQuietly(head - 1);
+        }
+    }
+
     /*
      * The work request members the posts write, as plain offsets: a post writes them with stores that
      * the JIT compiles into it (CField's accessors are calls where the post is compiled first).

@@ -87,6 +87,9 @@ final class TerminalEvent {
 
     /** Queues the event once nothing is outstanding and rdma_cm is done. */
     void maybeFinish() {
+        if (!queued && cmDone && ep.sendQueue().outstanding() > 0) {
+            ep.sendQueue().retireUnsignalledTail();
+        }
         if (queued || !cmDone || ep.sendQueue().outstanding() > 0 || ep.recvQueue().outstanding() > 0) {
             return;
         }

@@ -218,6 +218,15 @@ abstract class WorkQueue {
         }
     }
 
+    /** Retires the entries through {@code seq} without a completion (their CQ room is the queue's EVD's). */
+    final void retireQuietly(long seq) {
+        if (evd != null) {
+            retire(evd, seq);
+        } else {
+            ring.retireThrough(seq);
+        }
+    }
+
     /** Retires the ring's entries through {@code seq}, and their CQ room unless the queue is covered. */
     private void retire(OfaEvd cqEvd, long seq) {
         int retired = (int) (seq - ring.tail() + 1);

@@ -57,6 +57,10 @@ public final class Dtest {
         } catch (ToolException e) {
             throw new ToolException(e.status(), e.getMessage() + "\n" + DtestOptions.USAGE);
         }
+        if (options.ofed()) {
+            new OfedDtest(registry, out).run(options);
+            return;
+        }
         switch (options.mode()) {
             case SELF -> runSelfContained(options);
             case SERVER -> runServer(options);

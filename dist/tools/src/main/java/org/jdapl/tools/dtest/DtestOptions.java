@@ -21,10 +21,13 @@ import org.jdapl.tools.ToolException;
  * @param validate check every byte that moved ({@code -V})
  * @param timeoutMicros the longest wait for one event ({@code -t}, seconds)
  * @param serverWaitMicros how long a server waits for its client ({@code -W}, seconds)
+ * @param ofed speak OFED dtest's wire ({@code -O}): its parameter exchange, private data, RMR triplets and flow
+ * @param signalRate with {@code -O}: one RDMA Write of this many is signaled ({@code -S}, as OFED's)
+ * @param acceptDelayMicros with {@code -O}: how long a server waits before it accepts ({@code -d} seconds, as OFED's)
  */
 public record DtestOptions(Mode mode, String iaName, InetSocketAddress server, long connQual, int bufLen, int burst,
                            int msgLen, boolean connectOnly, boolean validate, long timeoutMicros,
-                           long serverWaitMicros) {
+                           long serverWaitMicros, boolean ofed, int signalRate, long acceptDelayMicros) {
     /** How dtest runs. */
     public enum Mode {
         /** Both sides in this process (neither -s nor -h). */
@@ -45,7 +48,7 @@ public record DtestOptions(Mode mode, String iaName, InetSocketAddress server, l
     /** The usage text. */
     public static final String USAGE = """
             usage: dtest [-s | -h HOST[:PORT]] [-P IA] [-q CONN_QUAL] [-b BUFLEN] [-B BURST] [-m MSGLEN]
-                         [-C] [-V] [-t SECONDS] [-W SECONDS]
+                         [-C] [-V] [-t SECONDS] [-W SECONDS] [-O [-S RATE] [-d SECONDS]]
               (neither -s nor -h)   self-contained: server and client in this process
               -s, --server          wait for one client, serve it, print the server's costs
               -h, --host HOST[:PORT] connect to the server at HOST (PORT: the server IA's port,
@@ -58,7 +61,14 @@ public record DtestOptions(Mode mode, String iaName, InetSocketAddress server, l
               -C, --connect-only    connect (after the reject probe) and disconnect, move no data
               -V, --validate        fill and check every buffer that moves
               -t, --timeout S       longest wait for one event (default 10)
-              -W, --server-wait S   how long a server waits for its client (default 300)""";
+              -W, --server-wait S   how long a server waits for its client (default 300)
+              -O, --ofed            speak OFED dtest's wire (dapl2-utils' dtest is the peer): the server's
+                                    parameters over TCP port 15828, 48 bytes of private data each way, the
+                                    16-byte DAT_RMR_TRIPLET in network order, RDMA Write and Read both ways,
+                                    a ping-pong of 100 buffer-length messages (defaults then as OFED's:
+                                    -b 4m, -B 1000; -h HOST is where the server's parameters come from)
+              -S, --signal N        with -O: signal one RDMA Write in N (default 10)
+              -d, --delay S         with -O: the server waits S seconds before it accepts""";
 
     /**
      * Parses dtest's arguments.
@@ -67,12 +77,13 @@ public record DtestOptions(Mode mode, String iaName, InetSocketAddress server, l
      */
     public static DtestOptions parse(List<String> args) {
         CommandArgs a = CommandArgs.parse("dtest", args,
-                Set.of("s", "C", "V"),
-                Set.of("h", "P", "q", "b", "B", "m", "t", "W"),
+                Set.of("s", "C", "V", "O"),
+                Set.of("h", "P", "q", "b", "B", "m", "t", "W", "S", "d"),
                 Map.ofEntries(Map.entry("server", "s"), Map.entry("host", "h"), Map.entry("provider", "P"),
                         Map.entry("conn-qual", "q"), Map.entry("buflen", "b"), Map.entry("burst", "B"),
                         Map.entry("msglen", "m"), Map.entry("connect-only", "C"), Map.entry("validate", "V"),
-                        Map.entry("timeout", "t"), Map.entry("server-wait", "W")));
+                        Map.entry("timeout", "t"), Map.entry("server-wait", "W"), Map.entry("ofed", "O"),
+                        Map.entry("signal", "S"), Map.entry("delay", "d")));
         if (!a.operands().isEmpty()) {
             throw ToolException.usage("dtest: unexpected argument '" + a.operands().getFirst() + "'");
         }
@@ -85,14 +96,20 @@ public record DtestOptions(Mode mode, String iaName, InetSocketAddress server, l
         if (ia.isBlank()) {
             throw ToolException.usage("dtest: -P wants an IA name");
         }
+        boolean ofed = a.has("O");
+        if (!ofed && (a.has("S") || a.has("d"))) {
+            throw ToolException.usage("dtest: -S and -d go with -O (OFED dtest's wire)");
+        }
         return new DtestOptions(mode, ia, server,
                 a.number("q", DEFAULT_CONN_QUAL, 0, Long.MAX_VALUE),
-                a.intNumber("b", 64 * 1024, 1, 1 << 30),
-                a.intNumber("B", 100, 1, 100_000_000),
+                a.intNumber("b", ofed ? OfedWire.DEFAULT_BUF_LEN : 64 * 1024, ofed ? OfedWire.TRIPLET : 1, 1 << 30),
+                a.intNumber("B", ofed ? OfedWire.DEFAULT_BURST : 100, 1, 100_000_000),
                 a.intNumber("m", 64, MIN_MSG_LEN, 1 << 20),
                 a.has("C"), a.has("V"),
                 a.number("t", 10, 1, 86_400) * 1_000_000,
-                a.number("W", 300, 1, 86_400 * 7) * 1_000_000);
+                a.number("W", 300, 1, 86_400 * 7) * 1_000_000,
+                ofed, a.intNumber("S", OfedWire.DEFAULT_SIGNAL_RATE, 1, 100_000_000),
+                a.number("d", 0, 0, 3_600) * 1_000_000);
     }
 
     static InetSocketAddress hostAddress(String text) {

@@ -85,14 +85,14 @@ class ConnectionDeviceTest {
         ea.connect(b.query().attributes().address(), psp.query().connQual(), WAIT, requestData);
         assertEquals(EpState.ACTIVE_CONNECTION_PENDING, ea.query().state());
         DatEvent.ConnectionRequest cr = assertInstanceOf(DatEvent.ConnectionRequest.class, db.waitEvent(WAIT));
-        assertArrayEquals(requestData, cr.request().query().privateData());
+        assertOfedPadded(requestData, 56, cr.request().query().privateData());
         assertEquals(ea.query().localPortQual(), cr.request().query().remotePortQual());
         cr.request().accept(eb, acceptData);
         DatEvent.Connection estB = assertInstanceOf(DatEvent.Connection.class, db.waitEvent(WAIT));
         assertEquals(EventNumber.CONNECTION_ESTABLISHED, estB.number());
         DatEvent.Connection estA = assertInstanceOf(DatEvent.Connection.class, da.waitEvent(WAIT));
         assertEquals(EventNumber.CONNECTION_ESTABLISHED, estA.number());
-        assertArrayEquals(acceptData, estA.privateData());
+        assertOfedPadded(acceptData, 196, estA.privateData());
         psp.free();
         return new Ends(ea, eb, da, db, pa, pb);
     }
@@ -143,6 +143,33 @@ class ConnectionDeviceTest {
     }
 
     @Test
+    void DISC_02_abruptDisconnectAfterSuppressedSendsEndsOnBothSides() {
+        // OFED's dtest ends so: its last messages are sent with DAT_COMPLETION_SUPPRESS_FLAG, then the
+        // client disconnects abruptly. The sends completed unsignalled; DISCONNECTED must still come.
+        Ends e = connect(new byte[0], new byte[0]);
+        MemorySegment sa = arena.allocate(4096, 4096);
+        MemorySegment sb = arena.allocate(4096 * 4, 4096);
+        LocalMemoryRegion la = a.createLmr(e.pa, sa, Dat.MEM_PRIV_ALL, VaType.VA);
+        LocalMemoryRegion lb = b.createLmr(e.pb, sb, Dat.MEM_PRIV_ALL, VaType.VA);
+        for (int i = 0; i < 3; i++) {
+            e.eb.postRecv(List.of(new LmrTriplet(lb, 4096L * i, 64)), 20 + i, Dat.COMPLETION_DEFAULT);
+        }
+        for (int i = 0; i < 3; i++) {
+            e.ea.postSend(List.of(new LmrTriplet(la, 0, 64)), 30 + i, EnumSet.of(CompletionFlag.SUPPRESS));
+        }
+        for (int i = 0; i < 3; i++) {
+            DatEvent.DtoCompletion got = dto(e.db);
+            assertEquals(20 + i, got.cookie());
+            assertEquals(DtoStatus.SUCCESS, got.status());
+        }
+        e.ea.disconnect(CloseFlag.ABRUPT);
+        DatEvent.Connection discA = assertInstanceOf(DatEvent.Connection.class, e.da.waitEvent(WAIT));
+        assertEquals(EventNumber.CONNECTION_DISCONNECTED, discA.number(), "no send is reported: they were suppressed");
+        DatEvent.Connection discB = assertInstanceOf(DatEvent.Connection.class, e.db.waitEvent(WAIT));
+        assertEquals(EventNumber.CONNECTION_DISCONNECTED, discB.number());
+    }
+
+    @Test
     void CONN_04_rejectWithPrivateDataAndCONN_05_nobodyListening() {
         ProtectionZone pa = a.createPz();
         EventDispatcher da = a.createEvd(16, null, EnumSet.of(EvdFlag.DTO, EvdFlag.CONNECTION));
@@ -154,7 +181,8 @@ class ConnectionDeviceTest {
         req.request().reject(new byte[] {42});
         DatEvent.Connection rej = assertInstanceOf(DatEvent.Connection.class, da.waitEvent(WAIT));
         assertEquals(EventNumber.CONNECTION_PEER_REJECTED, rej.number());
-        assertArrayEquals(new byte[] {42}, rej.privateData());
+        // ofa-v2-* IAs speak OFED's wire: the REJ's whole buffer (148 bytes) less dapl_pdata_hdr
+        assertOfedPadded(new byte[] {42}, 144, rej.privateData());
         assertEquals(EpState.DISCONNECTED, ea.query().state());
         long unused = psp.query().connQual();
         psp.free();
@@ -190,7 +218,7 @@ class ConnectionDeviceTest {
                 assertInstanceOf(DatEvent.Connection.class, db.waitEvent(WAIT)).number());
         DatEvent.Connection estA = assertInstanceOf(DatEvent.Connection.class, da.waitEvent(WAIT));
         assertEquals(EventNumber.CONNECTION_ESTABLISHED, estA.number());
-        assertArrayEquals(new byte[] {6}, estA.privateData());
+        assertOfedPadded(new byte[] {6}, 196, estA.privateData());
         MemorySegment sa = arena.allocate(4096);
         MemorySegment sb = arena.allocate(4096);
         sa.fill((byte) 7);
@@ -285,5 +313,14 @@ class ConnectionDeviceTest {
                 System.setProperty("org.jdapl.ofa.softwareMemoryWindows", previous);
             }
         }
+    }
+
+    /**
+     * CONN_10, CONN_13 on an ofa-v2-* IA (OFED's wire): the receiver gets rdma_cm's whole private data
+     * buffer of the message ({@code length} bytes on RoCE), the sender's bytes first, then zeros.
+     */
+    private static void assertOfedPadded(byte[] sent, int length, byte[] received) {
+        byte[] expected = java.util.Arrays.copyOf(sent, length);
+        assertArrayEquals(expected, received);
     }
 }

@@ -240,7 +240,8 @@ class ResourceDeviceTest {
         // A receive may be posted before the connection; freeing the EP drops it with the queue pair.
         ep.postRecv(List.of(LmrTriplet.of(lmr)), 8, Dat.COMPLETION_DEFAULT);
         assertEquals(DatReturnType.INVALID_PARAMETER, assertThrows(DatException.class, () -> ep.connect(
-                new java.net.InetSocketAddress(RxeDevice.ADDRESS, 0), 1234, 1_000_000, new byte[56])).type());
+                new java.net.InetSocketAddress(RxeDevice.ADDRESS, 0), 1234, 1_000_000, new byte[57])).type(),
+                "over the 56 bytes of an ofa-v2 IA's connect");
         assertEquals(DatReturnType.INVALID_ADDRESS, assertThrows(DatException.class, () -> ep.connect(
                 java.net.InetSocketAddress.createUnresolved("nowhere.invalid", 0), 1234, 1_000_000,
                 new byte[0])).type());

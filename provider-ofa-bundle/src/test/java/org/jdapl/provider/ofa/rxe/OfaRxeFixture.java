@@ -44,7 +44,10 @@ public final class OfaRxeFixture implements ConformanceFixture {
     }
 
     private InterfaceAdapter open() {
-        String name = "ofa-v2-" + DEVICE + "-1-" + opened.incrementAndGet();
+        // Not ofa-v2-*: such IAs speak OFED's private data convention, where a receiver gets rdma_cm's
+        // whole buffer (CONN_10 and CONN_13 ask for the consumer's exact bytes; jdapl's own convention
+        // gives them). The ofa-v2 convention is proven against OFED's uDAPL (scripts/rxe/guest-interop.sh).
+        String name = "jdapl-" + DEVICE + "-1-" + opened.incrementAndGet();
         return provider.open(new IaSpec(name, DEVICE + " 1", "", true, "conformance"), 256);
     }
 

@@ -1,0 +1,192 @@
+package org.jdapl.provider.ofa.rxe;
+
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.util.Arrays;
+import java.util.EnumSet;
+import org.jdapl.dat.CloseFlag;
+import org.jdapl.dat.DatEvent;
+import org.jdapl.dat.Endpoint;
+import org.jdapl.dat.EpAttributes;
+import org.jdapl.dat.EventDispatcher;
+import org.jdapl.dat.EventNumber;
+import org.jdapl.dat.EvdFlag;
+import org.jdapl.dat.InterfaceAdapter;
+import org.jdapl.dat.ProtectionZone;
+import org.jdapl.dat.PspFlag;
+import org.jdapl.dat.PublicServicePoint;
+import org.jdapl.dat.spi.IaSpec;
+import org.jdapl.provider.ofa.OfaProvider;
+
+/**
+ * The connection rate, measured as OFED's {@code dtestcm} measures it, in two processes like it:
+ * each side creates its EPs first and busy-polls its EVDs (dtestcm's default); the client connects them in bursts (every connect of a burst
+ * posted, then the burst's ESTABLISHED events taken), the server accepts each request with OFED
+ * dtest's private data (1..48 in, 2..49 back, both checked) and waits for its ESTABLISHED; then the
+ * client disconnects every EP and both take every DISCONNECTED.
+ *
+ * <pre>ConnRate &lt;device&gt; server|client &lt;connections&gt; &lt;burst&gt; &lt;warm-up rounds&gt; [&lt;server address&gt;]</pre>
+ *
+ * Both sides first run the whole cycle {@code warm-up rounds} times untimed (fresh EPs each round),
+ * so that the connection path runs compiled, as in a long-running application.
+ *
+ * After the warm-up, one timed round waits for its events ({@code dat_evd_wait}) and one polls
+ * them. For each the client prints {@code connrate wait|poll <n> <us per connection> <connections
+ * per second> <full cycles per second>}: the first two as dtestcm's "Connections: ... usec, CPS ..." (the time until every
+ * connection is established at the client), the last over the whole cycle (connect, accept,
+ * established on both sides, disconnect, DISCONNECTED on both).
+ */
+public final class ConnRate {
+    static final long CONN_QUAL = 45302;
+    /** This round busy-polls its EVDs (dtestcm's default) rather than waiting on them. */
+    private static boolean polling;
+    private static final long TIMEOUT = 60_000_000;
+
+    private ConnRate() {
+    }
+
+    public static void main(String[] args) throws Exception {
+        if (args.length < 5 || (args[1].equals("client") && args.length < 6)) {
+            System.err.println("usage: ConnRate <device> server|client <connections> <burst> <warm-up rounds>"
+                    + " [<server address>]");
+            System.exit(2);
+        }
+        boolean server = args[1].equals("server");
+        int n = Integer.parseInt(args[2]);
+        int burst = Math.min(n, Integer.parseInt(args[3]));
+        // warm-up rounds, then a timed round waiting for events (dat_evd_wait), then one polling them
+        int rounds = 2 + Integer.parseInt(args[4]);
+        OfaProvider provider = new OfaProvider();
+        InterfaceAdapter ia = provider.open(new IaSpec("ofa-v2-" + args[0] + "-1-rate", args[0] + " 1", "", true,
+                "connrate"), 16);
+        try {
+            ProtectionZone pz = ia.createPz();
+            int qlen = Math.min(ia.query().attributes().maxEvdQlen(), 2 * n + 8);
+            EventDispatcher conn = ia.createEvd(qlen, null, EnumSet.of(EvdFlag.CONNECTION));
+            EventDispatcher dto = ia.createEvd(16, null, EnumSet.of(EvdFlag.DTO));
+            EventDispatcher crEvd = ia.createEvd(qlen, null, EnumSet.of(EvdFlag.CR));
+            PublicServicePoint psp = server ? ia.createPsp(CONN_QUAL, crEvd, PspFlag.CONSUMER) : null;
+            if (server) {
+                System.out.println("listening");
+            }
+            // The first rounds warm up (the JIT compiles the connection path, as a long-running
+            // application has it compiled); the last one is timed.
+            for (int round = 0; round < rounds; round++) {
+                Endpoint[] eps = new Endpoint[n];
+                for (int i = 0; i < n; i++) {
+                    eps[i] = ia.createEp(pz, dto, dto, conn, EpAttributes.defaults().withQueueDepths(1, 1));
+                }
+                polling = round == rounds - 1;
+                if (server) {
+                    serve(eps, conn, crEvd);
+                } else {
+                    connect(eps, conn, burst, InetAddress.getByName(args[5]), round >= rounds - 2);
+                }
+                for (Endpoint ep : eps) {
+                    ep.free();
+                }
+            }
+            if (psp != null) {
+                psp.free();
+            }
+        } catch (Throwable t) {
+            System.out.println("connrate FAILED: " + t);
+            System.exit(1);
+        } finally {
+            ia.close(CloseFlag.ABRUPT);
+        }
+        System.exit(0);
+    }
+
+    private static void serve(Endpoint[] eps, EventDispatcher conn, EventDispatcher crEvd) {
+        long waitNanos = 0;
+        long acceptNanos = 0;
+        long start = System.nanoTime();
+        for (Endpoint ep : eps) {
+            long t0 = System.nanoTime();
+            DatEvent e = next(crEvd);
+            if (!(e instanceof DatEvent.ConnectionRequest cr)) {
+                throw new IllegalStateException("expected a connection request, got " + e);
+            }
+            byte[] data = cr.request().query().privateData();
+            if (!Arrays.equals(InteropPeer.pattern(1), Arrays.copyOf(data, 48))) {
+                throw new IllegalStateException("the request's private data is not 1..48");
+            }
+            long t1 = System.nanoTime();
+            cr.request().accept(ep, InteropPeer.pattern(2));
+            acceptNanos += System.nanoTime() - t1;
+            waitNanos += t1 - t0;
+            expect(next(conn), EventNumber.CONNECTION_ESTABLISHED);
+        }
+        System.out.printf("server: %d connected in %.1f ms (waiting for requests %.1f ms, in accept %.1f ms)%n",
+                eps.length, (System.nanoTime() - start) / 1e6, waitNanos / 1e6, acceptNanos / 1e6);
+        for (int i = 0; i < eps.length; i++) {
+            expect(next(conn), EventNumber.CONNECTION_DISCONNECTED);
+        }
+    }
+
+    private static void connect(Endpoint[] eps, EventDispatcher conn, int burst, InetAddress server, boolean timed) {
+        InetSocketAddress address = new InetSocketAddress(server, 0);
+        long postNanos = 0;
+        long start = System.nanoTime();
+        for (int first = 0; first < eps.length; first += burst) {
+            int end = Math.min(eps.length, first + burst);
+            long t0 = System.nanoTime();
+            for (int i = first; i < end; i++) {
+                eps[i].connect(address, CONN_QUAL, TIMEOUT, InteropPeer.pattern(1));
+            }
+            postNanos += System.nanoTime() - t0;
+            for (int i = first; i < end; i++) {
+                DatEvent e = next(conn);
+                expect(e, EventNumber.CONNECTION_ESTABLISHED);
+                if (!Arrays.equals(InteropPeer.pattern(2), Arrays.copyOf(((DatEvent.Connection) e).privateData(),
+                        48))) {
+                    throw new IllegalStateException("the accept's private data is not 2..49");
+                }
+            }
+        }
+        long connected = System.nanoTime();
+        for (Endpoint ep : eps) {
+            ep.disconnect(CloseFlag.ABRUPT);
+        }
+        for (int i = 0; i < eps.length; i++) {
+            expect(next(conn), EventNumber.CONNECTION_DISCONNECTED);
+        }
+        long done = System.nanoTime();
+        double connectUs = (connected - start) / 1e3 / eps.length;
+        System.out.printf("client%s%s: %d connected in %.1f ms (in dat_ep_connect %.1f ms), disconnected in %.1f ms%n",
+                timed ? "" : " (warm-up)", polling ? " polling" : " waiting", eps.length, (connected - start) / 1e6, postNanos / 1e6,
+                (done - connected) / 1e6);
+        if (timed) {
+            System.out.printf("connrate %s %d %.2f %.2f %.2f%n", polling ? "poll" : "wait", eps.length, connectUs,
+                    1e6 / connectUs,
+                    eps.length / ((done - start) / 1e9));
+        }
+    }
+
+    /**
+     * The next event, busy-polled with {@code dat_evd_dequeue} as dtestcm polls its EVDs by default
+     * (it waits only with {@code -w}).
+     */
+    private static DatEvent next(EventDispatcher evd) {
+        if (!polling) {
+            return evd.waitEvent(TIMEOUT);
+        }
+        long deadline = System.nanoTime() + TIMEOUT * 1_000;
+        for (int spins = 1; ; spins++) {
+            java.util.Optional<DatEvent> e = evd.dequeue();
+            if (e.isPresent()) {
+                return e.get();
+            }
+            if ((spins & 0xfff) == 0 && System.nanoTime() - deadline > 0) {
+                throw new IllegalStateException("no event within " + TIMEOUT / 1_000_000 + " s");
+            }
+        }
+    }
+
+    private static void expect(DatEvent e, EventNumber n) {
+        if (e.number() != n) {
+            throw new IllegalStateException("expected " + n.datName() + ", got " + e.number().datName());
+        }
+    }
+}
