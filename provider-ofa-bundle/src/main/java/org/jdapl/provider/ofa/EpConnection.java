@@ -19,7 +19,8 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The DAT connection state machine of one EP over rdma_cm: the EP's state, the rdma_cm ID of the
+ * The DAT connection state machine of one EP over rdma_cm: the EP's state (kept in the EP:
+ * {@link OfaEp#state}, where the data path reads it), the rdma_cm ID of the
  * current connection, establishment (active: {@code rdma_resolve_addr}, {@code rdma_resolve_route},
  * {@code rdma_connect} as their events arrive on the IA's event thread; passive: accept of a request,
  * CONN_01..CONN_13), the service point states (RESERVED, PASSIVE_ and TENTATIVE_CONNECTION_PENDING),
@@ -42,12 +43,6 @@ final class EpConnection {
     private final EpLock lock;
     private final CmIds.ConnParam connParam = new CmIds.ConnParam();
 
-    volatile EpState state;
-    /**
-     * Whether a completion must take the long way ({@code WorkQueue.completedOther}): the connection
-     * is ending (its terminal event not queued yet) or a graceful disconnect waits for the requests.
-     */
-    boolean ending;
     /** The rdma_cm ID of the current connection, or NULL. */
     private MemorySegment cmId = MemorySegment.NULL;
     private long localPort;
@@ -66,12 +61,12 @@ final class EpConnection {
     EpConnection(OfaEp ep, EpState initial) {
         this.ep = ep;
         this.lock = ep.lock;
-        this.state = initial;
+        ep.state = initial;
         this.terminal = new TerminalEvent(ep, this);
     }
 
     void setEnding() {
-        ending = !terminal.queued() || gracefulWaiting;
+        ep.ending = !terminal.queued() || gracefulWaiting;
     }
 
     boolean terminalQueued() {
@@ -98,24 +93,24 @@ final class EpConnection {
     // ---- service points ----
 
     void checkReservable() {
-        if (state != EpState.UNCONNECTED) {
-            throw state.invalid("dat_rsp_create");
+        if (ep.state != EpState.UNCONNECTED) {
+            throw ep.state.invalid("dat_rsp_create");
         }
     }
 
     void reserve(OfaRsp r) {
         rsp = r;
-        state = EpState.RESERVED;
+        ep.state = EpState.RESERVED;
     }
 
     boolean isReserved() {
-        return state == EpState.RESERVED;
+        return ep.state == EpState.RESERVED;
     }
 
     /** {@code dat_rsp_free} before a request came: UNCONNECTED again. */
     void unreserve() {
-        if (state == EpState.RESERVED) {
-            state = EpState.UNCONNECTED;
+        if (ep.state == EpState.RESERVED) {
+            ep.state = EpState.UNCONNECTED;
             rsp = null;
         }
     }
@@ -124,16 +119,16 @@ final class EpConnection {
     void requestArrived(OfaCr cr) {
         pendingCr = cr;
         rsp = null;
-        if (state == EpState.RESERVED) {
-            state = EpState.PASSIVE_CONNECTION_PENDING;
+        if (ep.state == EpState.RESERVED) {
+            ep.state = EpState.PASSIVE_CONNECTION_PENDING;
         }
     }
 
     /** Its request was rejected or handed off: a reserved EP is UNCONNECTED again. */
     void requestReleased() {
         pendingCr = null;
-        if (state == EpState.PASSIVE_CONNECTION_PENDING) {
-            state = EpState.UNCONNECTED;
+        if (ep.state == EpState.PASSIVE_CONNECTION_PENDING) {
+            ep.state = EpState.UNCONNECTED;
         }
     }
 
@@ -149,8 +144,8 @@ final class EpConnection {
 
     /** {@code dat_ep_connect} to {@code destination} (its port the rdma_cm port of {@code connQual}). */
     void connect(InetSocketAddress destination, long connQual, long timeoutMicros, byte[] data) {
-        if (state != EpState.UNCONNECTED) {
-            throw state.invalid("dat_ep_connect");
+        if (ep.state != EpState.UNCONNECTED) {
+            throw ep.state.invalid("dat_ep_connect");
         }
         OfaIa ia = ep.ia;
         RdmaCm cm = RdmaCm.get();
@@ -180,7 +175,7 @@ final class EpConnection {
         remoteAddress = new InetSocketAddress(destination.getAddress(), 0);
         remotePort = connQual;
         privateDataWire = ep.ia.wire.connect(data);
-        state = EpState.ACTIVE_CONNECTION_PENDING;
+        ep.state = EpState.ACTIVE_CONNECTION_PENDING;
         MemorySegment mine = id;
         if (timeoutMicros != Dat.TIMEOUT_INFINITE) {
             connectTimer = ia.loop().schedule(TimeUnit.MICROSECONDS.toNanos(timeoutMicros),
@@ -196,7 +191,7 @@ final class EpConnection {
     private void whilePending(MemorySegment id, EventNumber event) {
         lock.lock();
         try {
-            if (cmId.equals(id) && state == EpState.ACTIVE_CONNECTION_PENDING) {
+            if (cmId.equals(id) && ep.state == EpState.ACTIVE_CONNECTION_PENDING) {
                 fail(event, new byte[0]);
             }
         } finally {
@@ -223,8 +218,8 @@ final class EpConnection {
 
     private void dispatch(RdmaCm.CmEvent e) {
         RdmaCm cm = RdmaCm.get();
-        boolean active = state == EpState.ACTIVE_CONNECTION_PENDING;
-        boolean connected = state == EpState.CONNECTED || state == EpState.DISCONNECT_PENDING;
+        boolean active = ep.state == EpState.ACTIVE_CONNECTION_PENDING;
+        boolean connected = ep.state == EpState.CONNECTED || ep.state == EpState.DISCONNECT_PENDING;
         switch (e.event()) {
             case RdmaCm.EVENT_ADDR_RESOLVED -> {
                 if (active) {
@@ -260,7 +255,7 @@ final class EpConnection {
                 }
             }
             case RdmaCm.EVENT_ESTABLISHED -> {
-                if (state == EpState.COMPLETION_PENDING || active) {
+                if (ep.state == EpState.COMPLETION_PENDING || active) {
                     established(new byte[0]);
                 }
             }
@@ -269,7 +264,7 @@ final class EpConnection {
                     byte[] peer = ep.ia.wire.peerRejected(e.status(), e.privateData());
                     fail(peer != null ? EventNumber.CONNECTION_PEER_REJECTED : EventNumber.CONNECTION_NON_PEER_REJECTED,
                             peer != null ? peer : new byte[0]);
-                } else if (state == EpState.COMPLETION_PENDING) {
+                } else if (ep.state == EpState.COMPLETION_PENDING) {
                     fail(EventNumber.CONNECTION_ACCEPT_COMPLETION_ERROR, new byte[0]);
                 }
             }
@@ -278,7 +273,7 @@ final class EpConnection {
                 if (active) {
                     fail(e.event() == RdmaCm.EVENT_CONNECT_ERROR ? EventNumber.CONNECTION_NON_PEER_REJECTED
                             : EventNumber.CONNECTION_UNREACHABLE, new byte[0]);
-                } else if (state == EpState.COMPLETION_PENDING) {
+                } else if (ep.state == EpState.COMPLETION_PENDING) {
                     fail(EventNumber.CONNECTION_ACCEPT_COMPLETION_ERROR, new byte[0]);
                 } else if (connected) {
                     broken("rdma_cm " + e.name());
@@ -289,17 +284,17 @@ final class EpConnection {
             case RdmaCm.EVENT_DEVICE_REMOVAL -> {
                 if (connected) {
                     broken("device removal");
-                } else if (active || state == EpState.COMPLETION_PENDING) {
+                } else if (active || ep.state == EpState.COMPLETION_PENDING) {
                     fail(EventNumber.CONNECTION_BROKEN, new byte[0]);
                 }
             }
-            default -> LOG.debug("EP: rdma_cm event {} ignored in {}", e.name(), state);
+            default -> LOG.debug("EP: rdma_cm event {} ignored in {}", e.name(), ep.state);
         }
     }
 
     private void established(byte[] data) {
         cancelConnectTimer();
-        state = EpState.CONNECTED;
+        ep.state = EpState.CONNECTED;
         OfaEvd connectEvd = ep.connectEvd();
         if (connectEvd != null) {
             connectEvd.enqueue(new DatEvent.Connection(connectEvd, EventNumber.CONNECTION_ESTABLISHED, ep, data));
@@ -313,13 +308,13 @@ final class EpConnection {
      */
     void accept(OfaCr cr, byte[] data) {
         boolean own = cr.reservedEp() == ep;
-        if (!(state == EpState.UNCONNECTED || own && (state == EpState.PASSIVE_CONNECTION_PENDING
-                || state == EpState.TENTATIVE_CONNECTION_PENDING))) {
-            throw state.invalid("dat_cr_accept");
+        if (!(ep.state == EpState.UNCONNECTED || own && (ep.state == EpState.PASSIVE_CONNECTION_PENDING
+                || ep.state == EpState.TENTATIVE_CONNECTION_PENDING))) {
+            throw ep.state.invalid("dat_cr_accept");
         }
         if (!cr.alive()) {
-            if (own && state == EpState.PASSIVE_CONNECTION_PENDING) {
-                state = EpState.UNCONNECTED;
+            if (own && ep.state == EpState.PASSIVE_CONNECTION_PENDING) {
+                ep.state = EpState.UNCONNECTED;
             }
             throw DatException.invalidState(DatReturnSubtype.NO_SUBTYPE,
                     "dat_cr_accept: the active side has withdrawn its connection request");
@@ -331,7 +326,7 @@ final class EpConnection {
         remoteAddress = cr.remoteAddress();
         remotePort = cr.remotePort();
         localPort = cr.localPort();
-        state = EpState.COMPLETION_PENDING;
+        ep.state = EpState.COMPLETION_PENDING;
         try {
             int resp = Math.min(ep.attributes().maxRdmaReadIn(), Math.max(0, cr.initiatorDepth()));
             int init = Math.min(ep.attributes().maxRdmaReadOut(), Math.max(0, cr.responderResources()));
@@ -352,14 +347,14 @@ final class EpConnection {
      * INVALID_STATE (DISC_11); on a DISCONNECTED EP it does nothing (DISC_10).
      */
     void disconnect(CloseFlag flag) {
-        switch (state) {
+        switch (ep.state) {
             case DISCONNECTED -> {
             }
             case ACTIVE_CONNECTION_PENDING, COMPLETION_PENDING -> fail(EventNumber.CONNECTION_DISCONNECTED,
                     new byte[0]);
             case CONNECTED -> {
                 if (flag == CloseFlag.GRACEFUL) {
-                    state = EpState.DISCONNECT_PENDING;
+                    ep.state = EpState.DISCONNECT_PENDING;
                     gracefulWaiting = true;
                     setEnding();
                     terminal.watch(true);
@@ -375,7 +370,7 @@ final class EpConnection {
                     closeConnection(EventNumber.CONNECTION_DISCONNECTED, false);
                 }
             }
-            default -> throw state.invalid("dat_ep_disconnect");
+            default -> throw ep.state.invalid("dat_ep_disconnect");
         }
     }
 
@@ -392,9 +387,9 @@ final class EpConnection {
 
     /** The peer's DREQ or DREP, or the CM's DREQ time-out (DISC_13). */
     private void disconnectedByCm() {
-        if (state == EpState.CONNECTED || state == EpState.DISCONNECT_PENDING) {
+        if (ep.state == EpState.CONNECTED || ep.state == EpState.DISCONNECT_PENDING) {
             closeConnection(EventNumber.CONNECTION_DISCONNECTED, false);
-        } else if (state == EpState.COMPLETION_PENDING) {
+        } else if (ep.state == EpState.COMPLETION_PENDING) {
             fail(EventNumber.CONNECTION_ACCEPT_COMPLETION_ERROR, new byte[0]);
         }
     }
@@ -405,7 +400,7 @@ final class EpConnection {
      * broken, TIMEWAIT_EXIT has come.
      */
     private void closeConnection(EventNumber event, boolean isBroken) {
-        state = EpState.DISCONNECTED;
+        ep.state = EpState.DISCONNECTED;
         gracefulWaiting = false;
         ep.queuePair().toError();
         terminal.start(event, new byte[0], isBroken);
@@ -424,10 +419,10 @@ final class EpConnection {
             if (ep.isFreed()) {
                 return;
             }
-            if (state == EpState.CONNECTED || state == EpState.DISCONNECT_PENDING) {
+            if (ep.state == EpState.CONNECTED || ep.state == EpState.DISCONNECT_PENDING) {
                 LOG.debug("EP {}: connection broken ({})", ep, why);
                 closeConnection(EventNumber.CONNECTION_BROKEN, true);
-            } else if (terminal.turnsBroken(state)) {
+            } else if (terminal.turnsBroken(ep.state)) {
                 terminal.maybeFinish();
             }
         } finally {
@@ -443,13 +438,13 @@ final class EpConnection {
     void completedOther(DtoStatus st) {
         if (st != DtoStatus.SUCCESS && st != DtoStatus.FLUSHED) {
             // Any other error moved the QP to the error state: the connection is broken.
-            if (state == EpState.CONNECTED || state == EpState.DISCONNECT_PENDING) {
+            if (ep.state == EpState.CONNECTED || ep.state == EpState.DISCONNECT_PENDING) {
                 closeConnection(EventNumber.CONNECTION_BROKEN, true);
             } else {
-                terminal.turnsBroken(state);
+                terminal.turnsBroken(ep.state);
             }
         }
-        if (gracefulWaiting && ep.sendQueue().outstanding() == 0 && state == EpState.DISCONNECT_PENDING) {
+        if (gracefulWaiting && ep.sendQueue().outstanding() == 0 && ep.state == EpState.DISCONNECT_PENDING) {
             sendDisconnectRequest();
         }
         if (!terminal.queued()) {
@@ -459,7 +454,7 @@ final class EpConnection {
 
     /** An SRQ receive of this EP failed other than by a flush: the connection is broken. */
     void srqFailed() {
-        if (state == EpState.CONNECTED || state == EpState.DISCONNECT_PENDING) {
+        if (ep.state == EpState.CONNECTED || ep.state == EpState.DISCONNECT_PENDING) {
             closeConnection(EventNumber.CONNECTION_BROKEN, true);
         }
     }
@@ -468,7 +463,7 @@ final class EpConnection {
     private void fail(EventNumber event, byte[] data) {
         cancelConnectTimer();
         destroyCmId();
-        state = EpState.DISCONNECTED;
+        ep.state = EpState.DISCONNECTED;
         ep.queuePair().toError();
         terminal.start(event, data, true);
     }
@@ -491,8 +486,8 @@ final class EpConnection {
 
     /** {@code dat_ep_reset} (DISC_18): only a DISCONNECTED EP whose event is out; the ID goes. */
     void checkResettable() {
-        if (state != EpState.DISCONNECTED) {
-            throw state.invalid("dat_ep_reset");
+        if (ep.state != EpState.DISCONNECTED) {
+            throw ep.state.invalid("dat_ep_reset");
         }
         if (!terminal.queued()) {
             throw DatException.invalidState(DatReturnSubtype.INVALID_STATE_EP_DISCONNECTED,
@@ -507,7 +502,7 @@ final class EpConnection {
         remoteAddress = null;
         remotePort = 0;
         terminal.reset();
-        state = EpState.UNCONNECTED;
+        ep.state = EpState.UNCONNECTED;
     }
 
     /** Releases the ID, the timers and the native memory at {@code dat_ep_free} (no further event: FREE_06). */

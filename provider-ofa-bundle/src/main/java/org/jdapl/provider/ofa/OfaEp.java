@@ -41,6 +41,17 @@ final class OfaEp extends OfaHandle implements Endpoint, IaObjects.Owned {
     final OfaSrq srq;
     final EpLock lock = new EpLock();
     private final EpConnection connection;
+    /**
+     * The EP's DAT state, written by {@link EpConnection} only (under the EP's lock). It lives here,
+     * not there, because every post reads it next to the handle's liveness: one object for both.
+     */
+    volatile EpState state;
+    /**
+     * Whether a completion must take the long way ({@code WorkQueue.completedOther}): the connection
+     * is ending (its terminal event not queued yet) or a graceful disconnect waits for the requests.
+     * Written by {@link EpConnection} only.
+     */
+    boolean ending;
     /* The PZ, EVDs and attributes are fixed once the EP has a queue pair. Guarded by the IA lock and the EP's lock. */
     private OfaPz pz;
     private OfaEvd recvEvd;
@@ -196,7 +207,7 @@ final class OfaEp extends OfaHandle implements Endpoint, IaObjects.Owned {
         live();
         lock.lock();
         try {
-            return new EpParam(ia, connection.state, ia.address(), connection.localPort(), connection.remoteAddress(),
+            return new EpParam(ia, state, ia.address(), connection.localPort(), connection.remoteAddress(),
                     connection.remotePort(), pz, recvEvd, requestEvd, connectEvd, srq, attributes);
         } finally {
             lock.unlock();
@@ -222,7 +233,7 @@ final class OfaEp extends OfaHandle implements Endpoint, IaObjects.Owned {
             lock.lock();
             try {
                 live();
-                EpState state = connection.state;
+                EpState state = this.state;
                 if (state == EpState.TENTATIVE_CONNECTION_PENDING && qp == null) {
                     ProviderEps.configure(this, newPz, attrs, recv, request, connect);
                     return;
@@ -405,7 +416,7 @@ final class OfaEp extends OfaHandle implements Endpoint, IaObjects.Owned {
         lock.lock();
         try {
             live();
-            EpState state = connection.state;
+            EpState state = this.state;
             if (state != EpState.CONNECTED) {
                 throw state.invalid("dat_rmr_bind");
             }
@@ -424,7 +435,7 @@ final class OfaEp extends OfaHandle implements Endpoint, IaObjects.Owned {
         live();
         lock.lock();
         try {
-            return new EpStatus(connection.state, recvs.outstanding() == 0, sends.outstanding() == 0);
+            return new EpStatus(state, recvs.outstanding() == 0, sends.outstanding() == 0);
         } finally {
             lock.unlock();
         }
@@ -436,7 +447,7 @@ final class OfaEp extends OfaHandle implements Endpoint, IaObjects.Owned {
     @Override
     public void free() {
         ia.free(this, () -> {
-            EpState st = connection.state;
+            EpState st = state;
             if (st == EpState.RESERVED || st == EpState.PASSIVE_CONNECTION_PENDING
                     || st == EpState.TENTATIVE_CONNECTION_PENDING) {
                 throw st.invalid("dat_ep_free");
@@ -525,6 +536,6 @@ final class OfaEp extends OfaHandle implements Endpoint, IaObjects.Owned {
 
     @Override
     public String toString() {
-        return "EP qp " + qpNum + " " + connection.state;
+        return "EP qp " + qpNum + " " + state;
     }
 }

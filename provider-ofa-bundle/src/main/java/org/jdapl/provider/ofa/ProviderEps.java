@@ -70,7 +70,7 @@ final class ProviderEps {
             ep.lock.lock();
             try {
                 ep.live();
-                if (ep.queuePair() != null || ep.connection().state != EpState.TENTATIVE_CONNECTION_PENDING) {
+                if (ep.queuePair() != null || ep.state != EpState.TENTATIVE_CONNECTION_PENDING) {
                     return;
                 }
                 if (ep.pz() == null || ep.pz().isFreed() || ep.connectEvd() == null) {
@@ -94,7 +94,7 @@ final class ProviderEps {
             if (ep.isFreed()) {
                 return;
             }
-            if (ep.connection().state == EpState.TENTATIVE_CONNECTION_PENDING) {
+            if (ep.state == EpState.TENTATIVE_CONNECTION_PENDING) {
                 ep.destroy(); // a provider-created EP goes with its request (FREE_07)
                 return;
             }

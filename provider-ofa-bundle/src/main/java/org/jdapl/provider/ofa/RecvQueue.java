@@ -28,6 +28,8 @@ final class RecvQueue extends WorkQueue {
 
     private final long recvWrArg;
     private final int maxIov;
+    /** The EP's largest message (its attributes are fixed while the queue exists). */
+    private final long maxMessageSize;
     /** Receives posted after the connection ended and before the terminal event: flushed just before it. */
     private final List<Long> lateReceives = new ArrayList<>();
 
@@ -35,6 +37,7 @@ final class RecvQueue extends WorkQueue {
         super(ep, WorkRing.RECV, ep.attributes().maxRecvDtos(), ep.attributes().maxRecvIov(),
                 ep.srq == null ? ep.recvEvd() : null);
         maxIov = ep.attributes().maxRecvIov();
+        maxMessageSize = ep.attributes().maxMessageSize();
         MemorySegment recvWr = VerbsContext.dataPathView(arena.allocate(IbvRecvWr.S.size(), 8));
         recvWrArg = recvWr.address();
         // A receive's chain and gather list never change: only its wr_id and entry count do.
@@ -50,10 +53,10 @@ final class RecvQueue extends WorkQueue {
             checkRecv(iov, flags);
             int n = iov.size();
             long total = prepareSges(iov, n);
-            if (total > ep.attributes().maxMessageSize()) {
+            if (total > maxMessageSize) {
                 throw DatException.invalidParameter(2, total + " bytes exceed the EP's maximum message size");
             }
-            EpState state = ep.connection().state;
+            EpState state = ep.state;
             if (state == EpState.DISCONNECTED) {
                 afterDisconnect(cookie);
                 return;

@@ -86,10 +86,15 @@ final class SendQueue extends WorkQueue {
     /** The queue pair's inline data limit (0: none). */
     private int inlineLimit;
     private final int maxIov;
+    /** The EP's largest Send and RDMA sizes (its attributes are fixed while the queue exists). */
+    private final long maxMessageSize;
+    private final long maxRdmaSize;
 
     SendQueue(OfaEp ep) {
         super(ep, WorkRing.SEND, ep.attributes().maxRequestDtos(), ep.attributes().maxRequestIov(), ep.requestEvd());
         maxIov = ep.attributes().maxRequestIov();
+        maxMessageSize = ep.attributes().maxMessageSize();
+        maxRdmaSize = ep.attributes().maxRdmaSize();
         sendWr = VerbsContext.dataPathView(arena.allocate(IbvSendWr.S.size(), 8));
         sendWrArg = sendWr.address();
         sendSgesArg = sges.address();
@@ -182,7 +187,7 @@ final class SendQueue extends WorkQueue {
         if (evd == null) {
             throw DatException.invalidState(DatReturnSubtype.NO_SUBTYPE, "the EP has no request EVD");
         }
-        EpState state = ep.connection().state;
+        EpState state = ep.state;
         if (state != EpState.CONNECTED) {
             throw notConnected(state, op);
         }
@@ -209,7 +214,7 @@ final class SendQueue extends WorkQueue {
     }
 
     private void checkRequestLength(DtoOperation op, long total, RmrTriplet remote) {
-        long max = op == DtoOperation.SEND ? ep.attributes().maxMessageSize() : ep.attributes().maxRdmaSize();
+        long max = op == DtoOperation.SEND ? maxMessageSize : maxRdmaSize;
         if (total > max) {
             throw DatException.invalidParameter(2, total + " bytes exceed the EP's maximum of " + max);
         }
@@ -290,7 +295,7 @@ final class SendQueue extends WorkQueue {
         lock.lock();
         try {
             ep.live();
-            EpState state = ep.connection().state;
+            EpState state = ep.state;
             if (state != EpState.CONNECTED) {
                 throw state.invalid("dat_rmr_bind");
             }

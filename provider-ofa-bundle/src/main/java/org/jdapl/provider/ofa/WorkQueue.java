@@ -31,6 +31,7 @@ abstract class WorkQueue {
     private static final long SGE_LKEY = IbvSge.LKEY.offset();
 
     final OfaEp ep;
+    final OfaIa ia;
     final EpLock lock;
     final WorkRing ring;
     /** The EVD whose CQ takes this queue's completions, or null. */
@@ -55,6 +56,7 @@ abstract class WorkQueue {
 
     WorkQueue(OfaEp ep, long tag, int depth, int maxIov, OfaEvd evd) {
         this.ep = ep;
+        this.ia = ep.ia;
         this.lock = ep.lock;
         this.ring = new WorkRing(tag, Math.max(1, depth));
         this.evd = evd;
@@ -98,7 +100,7 @@ abstract class WorkQueue {
      * the list, checked, else filled by {@link #fillSges}. Returns the bytes they add up to.
      */
     final long prepareSges(List<LmrTriplet> iov, int n) {
-        int frees = ep.ia.lmrFrees();
+        int frees = ia.lmrFrees();
         if (filled.holds(iov, frees)) {
             return filled.total();
         }
@@ -202,7 +204,7 @@ abstract class WorkQueue {
             }
             long meta = ring.metaAt(seq);
             int status = WorkCompletion.status(wc);
-            if (status != 0 || WorkRing.kindOf(meta) != WorkRing.KIND_DTO || ep.connection().ending) {
+            if (status != 0 || WorkRing.kindOf(meta) != WorkRing.KIND_DTO || ep.ending) {
                 completedOther(cqEvd, seq, status, wc);
                 return;
             }
