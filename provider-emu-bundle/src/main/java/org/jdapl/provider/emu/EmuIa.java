@@ -494,7 +494,7 @@ public final class EmuIa extends EmuObject implements InterfaceAdapter {
                 throw endpoint.state().invalid("dat_rsp_create");
             }
             listeners.checkFree(connQual);
-            endpoint.reserve();
+            endpoint.connection().reserve();
             return add(listeners.listen(connQual, new EmuRsp(this, connQual, e, endpoint)));
         });
     }

@@ -133,7 +133,7 @@ final class Listeners {
         }
         EmuCr cr = ia.adopt(new EmuCr(ia, inbound, qual, from, fromPort, privateData, localEp, psp));
         if (localEp != null) {
-            localEp.requestArrived(cr);
+            localEp.connection().requestArrived(cr);
         }
         inbound.delivered();
         ia.post(evd, new DatEvent.ConnectionRequest(evd, point, ia.address(), qual, cr, false), true);

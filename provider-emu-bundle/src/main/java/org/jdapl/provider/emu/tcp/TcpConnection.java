@@ -274,7 +274,7 @@ public final class TcpConnection extends Link implements Inbound {
         if (phase != Phase.ACCEPTED) {
             return false;
         }
-        passive.awaitEstablishment(this);
+        passive.connection().awaitEstablishment(this);
         return true;
     }
 
@@ -323,7 +323,7 @@ public final class TcpConnection extends Link implements Inbound {
         ConnectAttempt a = attempt;
         shutdown();
         if (a != null && a.isLive()) {
-            a.ep.failAttempt(a, outcome);
+            a.ep.connection().failAttempt(a, outcome);
         }
     }
 
@@ -469,7 +469,7 @@ public final class TcpConnection extends Link implements Inbound {
             case Frame.CONNECT_ACCEPT -> {
                 ConnectAttempt a = attempt;
                 EmuEp owner = ep;
-                if (owner != null && owner.acceptedBy(a, this, control)) {
+                if (owner != null && owner.connection().acceptedBy(a, this, control)) {
                     phase = Phase.OPEN;
                     open = true;
                     input.grow();
@@ -486,11 +486,11 @@ public final class TcpConnection extends Link implements Inbound {
                 shutdown();
                 if (a.isLive()) {
                     if (h.status() == Frame.REJECT_PEER) {
-                        a.ep.rejectedBy(a, data);
+                        a.ep.connection().rejectedBy(a, data);
                     } else {
                         LOG.info("IA {}: connect to {} refused by the peer: {}", ia.name(), remoteLabel,
                                 new String(data, StandardCharsets.UTF_8));
-                        a.ep.failAttempt(a, EventNumber.CONNECTION_NON_PEER_REJECTED);
+                        a.ep.connection().failAttempt(a, EventNumber.CONNECTION_NON_PEER_REJECTED);
                     }
                 }
             }
@@ -499,7 +499,7 @@ public final class TcpConnection extends Link implements Inbound {
                 open = true;
                 input.grow();
                 out.grow();
-                ep.confirmedBy(this);
+                ep.connection().confirmedBy(this);
             }
             case Frame.ABORT -> peerAbort(h, control);
             default -> rc.frameEnd(h, input.destination().isEmpty());
@@ -554,7 +554,7 @@ public final class TcpConnection extends Link implements Inbound {
                 EmuEp owner = ep;
                 beginClose();
                 if (owner != null) {
-                    owner.transportFailed(this);
+                    owner.connection().transportFailed(this);
                 }
             }
             case OPEN -> {
@@ -562,7 +562,7 @@ public final class TcpConnection extends Link implements Inbound {
                 open = false;
                 rc.completeInbound();
                 beginClose();
-                owner.remoteAbort(h.status() == Frame.ABORT_BROKEN);
+                owner.connection().remoteAbort(h.status() == Frame.ABORT_BROKEN);
             }
             default -> {
             }
@@ -612,14 +612,14 @@ public final class TcpConnection extends Link implements Inbound {
             case CONNECTING, REQUESTED -> {
                 ConnectAttempt a = attempt;
                 if (a != null && a.isLive()) {
-                    a.ep.failAttempt(a, was == Phase.CONNECTING ? EventNumber.CONNECTION_UNREACHABLE
+                    a.ep.connection().failAttempt(a, was == Phase.CONNECTING ? EventNumber.CONNECTION_UNREACHABLE
                             : EventNumber.CONNECTION_NON_PEER_REJECTED);
                 }
             }
             case OFFERED -> requestDead = true;
             case ACCEPTED, OPEN -> {
                 if (owner != null) {
-                    owner.transportFailed(this);
+                    owner.connection().transportFailed(this);
                 }
             }
             default -> {

@@ -56,7 +56,7 @@ final class TcpRcEngine {
             transmit();
         }
         if (from.requests().isEmpty()) {
-            from.tryFinishGraceful();
+            from.connection().tryFinishGraceful();
         }
     }
 
@@ -293,7 +293,7 @@ final class TcpRcEngine {
                     c.ep().pumpRequests();
                 }
             }
-            case Frame.DISCONNECT -> c.ep().peerDisconnectNotification();
+            case Frame.DISCONNECT -> c.ep().connection().peerDisconnectNotification();
             case Frame.ABORT -> c.expectControl();
             default -> throw TcpConnection.violation(Frame.name(h.type()) + " on an established connection");
         }
@@ -370,7 +370,7 @@ final class TcpRcEngine {
         int nak = v.senderStatus() == DtoStatus.REMOTE_ACCESS ? Frame.NAK_REMOTE_ACCESS : Frame.NAK_REMOTE_RESPONDER;
         c.enqueue(Frame.NAK, 0, nak, seq, 0, 0, 0, null);
         c.dropFrame();
-        c.ep().breakLink();
+        c.ep().connection().breakLink();
     }
 
     private void remoteAccessViolation(Frame.Header h, String what) {
@@ -379,7 +379,7 @@ final class TcpRcEngine {
                 h.type() == Frame.RDMA_READ_REQ ? h.c() : h.length());
         c.enqueue(Frame.NAK, 0, Frame.NAK_REMOTE_ACCESS, h.seq(), 0, 0, 0, null);
         c.dropFrame();
-        c.ep().breakLink();
+        c.ep().connection().breakLink();
     }
 
     /** Completes a receive that was filling when the connection ended (FLUSHED, before any later receive). */
