@@ -107,7 +107,8 @@ public final class EpConnection {
             }
             byte[] data = checkConnect(timeoutMicros, privateData, qos, ConnectFlag.DEFAULT);
             remote[0] = other.connection().remoteAddress;
-            return startConnect(other.connection().remoteAddress, other.connection().remotePortQual, false, timeoutMicros, data);
+            EpConnection o = other.connection();
+            return startConnect(o.remoteAddress, o.remotePortQual, false, timeoutMicros, data);
         }));
     }
 

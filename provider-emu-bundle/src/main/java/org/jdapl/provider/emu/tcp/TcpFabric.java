@@ -280,7 +280,8 @@ public final class TcpFabric implements Fabric {
         } catch (IOException e) {
             closeQuietly(ch);
             LOG.debug("IA {}: connect to {} failed at once: {}", ia.name(), remote, e.toString());
-            ia.later(() -> attempt.ep.connection().failAttempt(attempt, org.jdapl.dat.EventNumber.CONNECTION_UNREACHABLE));
+            ia.later(() -> attempt.ep.connection().failAttempt(attempt,
+                    org.jdapl.dat.EventNumber.CONNECTION_UNREACHABLE));
         }
     }
 

@@ -24,8 +24,8 @@ import org.slf4j.LoggerFactory;
  * {@link RcRules} (receive, length, protection, invalidate; rmr_context, privilege, bounds) before a
  * byte is written, and answered. Nothing is transmitted after a SEND until it is answered, so a SEND
  * refused for want of a receive (RNR NAK) is sent again without reordering. The connection
- * ({@link TcpConnection}) owns the socket, the handshake and the frame codec; this class owns
- * sequence numbers and what is in flight. Everything runs under the IA's domain lock.
+ * ({@link TcpConnection}) owns the socket and the frame codec, {@link TcpHandshake} the handshake; this
+ * class owns sequence numbers and what is in flight. Everything runs under the IA's domain lock.
  */
 final class TcpRcEngine {
     private static final Logger LOG = LoggerFactory.getLogger(TcpRcEngine.class);
