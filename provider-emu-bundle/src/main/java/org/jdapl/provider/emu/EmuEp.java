@@ -32,8 +32,9 @@ import org.jdapl.dat.RmrTriplet;
 import org.jdapl.dat.VaType;
 
 /**
- * An emulated Endpoint: the DAT object (attributes, PZ, EVDs, free) and the two work queues of a
- * reliable connection; its connection state machine is its {@link EpConnection}. Every method runs
+ * An emulated Endpoint: the DAT object (attributes, PZ, EVDs, free), its posts and their
+ * completions; its two work queues are its {@link EpQueues}, its connection state machine its
+ * {@link EpConnection}. Every method runs
  * under the lock domain of the IA, so state changes, data movement and event posting of both ends of
  * a connection are ordered.
  *
@@ -54,13 +55,8 @@ public final class EmuEp extends EmuObject implements Endpoint {
     private EmuEvd connectEvd;
     private EpAttributes attributes;
     private final EpConnection connection;
-    private final ArrayDeque<WorkRequest.Recv> recvQueue = new ArrayDeque<>();
-    private final ArrayDeque<WorkRequest> requestQueue = new ArrayDeque<>();
+    private final EpQueues queues;
     private boolean pumpScheduled;
-    private int srqBuffersUsed;
-    private long srqBytesUsed;
-    private int softHighWatermark = Dat.WATERMARK_INFINITE;
-    private int hardHighWatermark = Dat.HW_DEFAULT;
 
     EmuEp(EmuIa ia, EmuPz pz, EmuEvd recvEvd, EmuEvd requestEvd, EmuEvd connectEvd, EmuSrq srq,
           EpAttributes attributes, EpState initial, boolean providerCreated) {
@@ -70,6 +66,7 @@ public final class EmuEp extends EmuObject implements Endpoint {
         this.srq = srq;
         this.attributes = attributes;
         this.connection = new EpConnection(this, ia, initial);
+        this.queues = new EpQueues(this, srq);
         this.providerCreated = providerCreated;
         setEvds(recvEvd, requestEvd, connectEvd);
         if (pz != null) {
@@ -138,7 +135,7 @@ public final class EmuEp extends EmuObject implements Endpoint {
     public EpStatus status() {
         return ia.locked(() -> {
             checkLive();
-            return new EpStatus(connection.state, recvQueue.isEmpty(), requestQueue.isEmpty());
+            return queues.status(connection.state);
         });
     }
 
@@ -150,7 +147,7 @@ public final class EmuEp extends EmuObject implements Endpoint {
                 throw new DatException(DatReturnType.MODEL_NOT_SUPPORTED,
                         "dat_ep_recv_query reports SRQ buffer use; this EP has no SRQ");
             }
-            return new RecvQuery(srqBuffersUsed, (int) Math.min(Integer.MAX_VALUE, srqBytesUsed));
+            return queues.recvQuery();
         });
     }
 
@@ -164,8 +161,7 @@ public final class EmuEp extends EmuObject implements Endpoint {
             if (soft < Dat.WATERMARK_INFINITE || hard < Dat.WATERMARK_INFINITE) {
                 throw DatException.invalidParameter(2, "watermarks are -1 (infinite) or 0 and more");
             }
-            softHighWatermark = soft;
-            hardHighWatermark = hard;
+            queues.setWatermark(soft, hard);
         });
     }
 
@@ -249,8 +245,14 @@ public final class EmuEp extends EmuObject implements Endpoint {
         connection.disconnect(flag);
     }
 
+    /** The request queue, head first (the links process it; see {@link EpQueues}). */
     public ArrayDeque<WorkRequest> requests() {
-        return requestQueue;
+        return queues.requests();
+    }
+
+    /** The EP's work queues. */
+    EpQueues queues() {
+        return queues;
     }
 
     EpAttributes attributes() {
@@ -322,7 +324,7 @@ public final class EmuEp extends EmuObject implements Endpoint {
             requireConnected("dat_ep_post_send");
             WorkRequest.Send send = DtoChecks.send(this, iov, cookie, flags, invalidate, rmrContext);
             requireRequestSlot();
-            requestQueue.addLast(send);
+            queues.requests().addLast(send);
             kick();
         });
     }
@@ -337,15 +339,12 @@ public final class EmuEp extends EmuObject implements Endpoint {
                         "the EP takes its receives from an SRQ; post them there");
             }
             WorkRequest.Recv r = DtoChecks.recv(this, iov, cookie, flags);
-            if (recvQueue.size() >= attributes.maxRecvDtos()) {
-                throw new DatException(DatReturnType.INSUFFICIENT_RESOURCES, DatReturnSubtype.RESOURCE_TEP,
-                        "the EP holds " + attributes.maxRecvDtos() + " receives");
-            }
+            queues.requireRecvSlot(attributes.maxRecvDtos());
             if (connection.state == EpState.DISCONNECTED) {
                 completeRecv(r, DtoStatus.FLUSHED, 0, DtoOperation.RECEIVE, 0);
                 return;
             }
-            recvQueue.addLast(r);
+            queues.addRecv(r);
             receiveAvailable();
         });
     }
@@ -384,7 +383,7 @@ public final class EmuEp extends EmuObject implements Endpoint {
             requireConnected(read ? "dat_ep_post_rdma_read" : "dat_ep_post_rdma_write");
             WorkRequest.Rdma rdma = DtoChecks.rdma(this, read, iov, localTarget, cookie, remote, flags);
             requireRequestSlot();
-            requestQueue.addLast(rdma);
+            queues.requests().addLast(rdma);
             kick();
         });
     }
@@ -401,7 +400,7 @@ public final class EmuEp extends EmuObject implements Endpoint {
                 : DtoChecks.binding(this, lmr, offset, length, privileges, vaType);
         requireRequestSlot();
         rmr.apply(binding);
-        requestQueue.addLast(new WorkRequest.Bind(rmr, binding, cookie, flags));
+        queues.requests().addLast(new WorkRequest.Bind(rmr, binding, cookie, flags));
         kick();
         return binding == null ? 0 : binding.context();
     }
@@ -414,10 +413,7 @@ public final class EmuEp extends EmuObject implements Endpoint {
     }
 
     private void requireRequestSlot() {
-        if (requestQueue.size() >= attributes.maxRequestDtos()) {
-            throw new DatException(DatReturnType.INSUFFICIENT_RESOURCES, DatReturnSubtype.RESOURCE_TEP,
-                    "the EP holds " + attributes.maxRequestDtos() + " outstanding requests");
-        }
+        queues.requireRequestSlot(attributes.maxRequestDtos());
     }
 
     // ---------------------------------------------------------------- processing
@@ -448,7 +444,7 @@ public final class EmuEp extends EmuObject implements Endpoint {
     public void pumpRequests() {
         Link l = connection.link();
         if (l == null || !connection.linkOpen()) {
-            if (requestQueue.isEmpty()) {
+            if (queues.requests().isEmpty()) {
                 connection.tryFinishGraceful();
             }
             return;
@@ -458,39 +454,15 @@ public final class EmuEp extends EmuObject implements Endpoint {
 
     /** Completes the head request with an error and breaks the connection, as RC does. */
     public boolean fail(WorkRequest wr, DtoStatus status) {
-        requestQueue.pollFirst();
+        queues.requests().pollFirst();
         completeRequest(wr, status, 0);
         connection.breakLink();
         return true;
     }
 
-    WorkRequest.Recv nextReceive() {
-        return srq != null ? srq.peek() : recvQueue.peekFirst();
-    }
-
-    void takeReceive() {
-        if (srq != null) {
-            WorkRequest.Recv r = srq.take();
-            srqBuffersUsed++;
-            srqBytesUsed += r.capacity;
-        } else {
-            recvQueue.pollFirst();
-        }
-    }
-
     /** Behaviours: DISC_02, DISC_08: every posted DTO and bind completes exactly once, FLUSHED. */
     void flushAll() {
-        WorkRequest wr;
-        while ((wr = requestQueue.pollFirst()) != null) {
-            if (wr instanceof WorkRequest.Bind bind) {
-                bind.rmr.revokeIf(bind.binding);
-            }
-            completeRequest(wr, DtoStatus.FLUSHED, 0);
-        }
-        WorkRequest.Recv r;
-        while ((r = recvQueue.pollFirst()) != null) {
-            completeRecv(r, DtoStatus.FLUSHED, 0, DtoOperation.RECEIVE, 0);
-        }
+        queues.flush();
     }
 
     public void completeRequest(WorkRequest wr, DtoStatus status, long length) {
