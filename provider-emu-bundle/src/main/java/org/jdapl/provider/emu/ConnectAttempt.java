@@ -24,7 +24,7 @@ public final class ConnectAttempt implements Inbound {
 
     /** Whether the active EP still waits for this attempt's outcome. */
     public boolean isLive() {
-        return !done && ep.attempt() == this && !ep.isFreed();
+        return !done && ep.connection().attempt() == this && !ep.isFreed();
     }
 
     void setTimer(ScheduledFuture<?> t) {
@@ -43,19 +43,19 @@ public final class ConnectAttempt implements Inbound {
             return false;
         }
         Link link = new LoopbackLink(ep, passive);
-        passive.established(link, null);
-        ep.established(link, privateData);
+        passive.connection().established(link, null);
+        ep.connection().established(link, privateData);
         return true;
     }
 
     @Override
     public void reject(byte[] privateData) {
-        ep.rejectedBy(this, privateData);
+        ep.connection().rejectedBy(this, privateData);
     }
 
     @Override
     public void refuse(String reason) {
-        ep.failAttempt(this, org.jdapl.dat.EventNumber.CONNECTION_NON_PEER_REJECTED);
+        ep.connection().failAttempt(this, org.jdapl.dat.EventNumber.CONNECTION_NON_PEER_REJECTED);
     }
 
     /** Ends the attempt: nothing more happens for it. */

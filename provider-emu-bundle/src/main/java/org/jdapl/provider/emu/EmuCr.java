@@ -92,9 +92,9 @@ final class EmuCr extends EmuObject implements ConnectionRequest {
                     && expected != EpState.TENTATIVE_CONNECTION_PENDING)) {
                 throw target.state().invalid("accept");
             }
-            target.checkCanAccept();
+            target.connection().checkCanAccept();
             consume();
-            target.acceptFrom(this, data);
+            target.connection().acceptFrom(this, data);
         });
     }
 

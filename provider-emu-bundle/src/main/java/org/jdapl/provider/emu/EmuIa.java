@@ -1,11 +1,8 @@
 package org.jdapl.provider.emu;
 
 import java.lang.foreign.MemorySegment;
-import java.net.InetSocketAddress;
 import java.net.SocketAddress;
-import java.util.ArrayList;
 import java.util.EnumMap;
-import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -48,8 +45,9 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * An emulated Interface Adapter on a {@link Fabric}. It owns every object it creates, the
- * rmr_context table peers' RDMA is checked against, the listeners connection requests arrive at,
+ * An emulated Interface Adapter on a {@link Fabric}, a thin owner: the objects it creates and their
+ * close order ({@link IaObjects}), the rmr_context table peers' RDMA is checked against
+ * ({@link Contexts}), the service points connection requests arrive at ({@link Listeners}),
  * and up to two threads, started when first needed: a timer thread (connection timeouts, RNR
  * retries, deferred connection outcomes) and an agent thread (CNO wait agents and stages).
  * Closing the IA frees every object and stops both threads.
@@ -65,7 +63,7 @@ public final class EmuIa extends EmuObject implements InterfaceAdapter {
     private final IaAttributes attributes;
     private final EmuEvd asyncEvd;
     // guarded by the fabric lock
-    private final Set<EmuObject> objects = new LinkedHashSet<>();
+    private final IaObjects objects = new IaObjects();
     private final Listeners listeners = new Listeners(this);
     private final Contexts contexts = new Contexts();
     private long nextPortQual = 0x8000_0000L;
@@ -226,11 +224,7 @@ public final class EmuIa extends EmuObject implements InterfaceAdapter {
     }
 
     void revokeEpScopeRmrs(EmuEp ep) {
-        for (EmuObject o : objects) {
-            if (o instanceof EmuRmr rmr) {
-                rmr.revokeIfBoundTo(ep);
-            }
-        }
+        objects.revokeEpScopeRmrs(ep);
     }
 
     // ---------------------------------------------------------------- fault hooks
@@ -241,8 +235,8 @@ public final class EmuIa extends EmuObject implements InterfaceAdapter {
             held = hold;
             fabric.heldChanged();
             if (!hold) {
-                for (EmuObject o : new ArrayList<>(objects)) {
-                    if (o instanceof EmuEp ep && !ep.isFreed()) {
+                for (EmuEp ep : objects.endpoints()) {
+                    if (!ep.isFreed()) {
                         ep.kick();
                         ep.receiveAvailable();
                     }
@@ -314,47 +308,7 @@ public final class EmuIa extends EmuObject implements InterfaceAdapter {
             post(asyncEvd, new DatEvent.AsyncError(asyncEvd, EventNumber.ASYNC_ERROR_IA_CATASTROPHIC, this, 0,
                     reason == null ? "the IA was aborted" : reason), true);
         }
-        List<EmuObject> all = new ArrayList<>(objects);
-        for (EmuObject o : all) {
-            if (o instanceof EmuEp ep && !ep.isFreed()) {
-                ep.teardown(catastrophic);
-            }
-        }
-        for (EmuObject o : all) {
-            switch (o) {
-                case EmuCr cr when !cr.isFreed() -> cr.destroy();
-                case EmuPsp psp when !psp.isFreed() -> psp.destroy();
-                case EmuRsp rsp when !rsp.isFreed() -> rsp.destroy();
-                case EmuCsp csp when !csp.isFreed() -> csp.destroy();
-                default -> {
-                }
-            }
-        }
-        for (EmuObject o : all) {
-            switch (o) {
-                case EmuRmr rmr when !rmr.isFreed() -> rmr.destroy();
-                case EmuSrq srq when !srq.isFreed() -> srq.destroy();
-                default -> {
-                }
-            }
-        }
-        for (EmuObject o : all) {
-            switch (o) {
-                case EmuLmr lmr when !lmr.isFreed() -> lmr.destroy();
-                case EmuCno cno when !cno.isFreed() -> cno.destroy();
-                default -> {
-                }
-            }
-        }
-        for (EmuObject o : all) {
-            switch (o) {
-                case EmuEvd evd when !evd.isFreed() -> evd.destroy();
-                case EmuPz pz -> pz.markFreed();
-                default -> {
-                }
-            }
-        }
-        objects.clear();
+        objects.destroyAll(catastrophic);
         listeners.clear();
         contexts.clear();
         markFreed();
@@ -369,9 +323,7 @@ public final class EmuIa extends EmuObject implements InterfaceAdapter {
                 return;
             }
             counts.merge(HandleType.IA, 1, Integer::sum);
-            for (EmuObject o : objects) {
-                counts.merge(o.kind(), 1, Integer::sum);
-            }
+            objects.countInto(counts);
         });
     }
 
@@ -384,8 +336,7 @@ public final class EmuIa extends EmuObject implements InterfaceAdapter {
     }
 
     private <T extends EmuObject> T add(T object) {
-        objects.add(object);
-        return object;
+        return objects.add(object);
     }
 
     /** Makes {@code object}, created by the provider, one of the IA's objects (domain lock held). */
@@ -450,7 +401,9 @@ public final class EmuIa extends EmuObject implements InterfaceAdapter {
         });
     }
 
-    private EmuEvd crEvd(EventDispatcher evd) {
+    /** The IA is live and {@code evd} a live EVD of it with the CR stream (service point creation). */
+    private EmuEvd liveCrEvd(EventDispatcher evd) {
+        checkLive();
         EmuEvd e = ownEvd(evd, DatReturnSubtype.INVALID_HANDLE_EVD_CR);
         if (!e.accepts(EvdFlag.CR)) {
             throw DatException.invalidParameter(3, "the EVD lacks the CR stream");
@@ -460,28 +413,12 @@ public final class EmuIa extends EmuObject implements InterfaceAdapter {
 
     @Override
     public PublicServicePoint createPsp(long connQual, EventDispatcher crEvd, PspFlag flag) {
-        return locked(() -> {
-            checkLive();
-            EmuEvd e = crEvd(crEvd);
-            if (flag == null) {
-                throw DatException.invalidParameter(4, "no PSP flag");
-            }
-            listeners.checkFree(connQual);
-            return add(listeners.listen(connQual, new EmuPsp(this, connQual, e, flag)));
-        });
+        return locked(() -> add(listeners.createPsp(connQual, liveCrEvd(crEvd), flag)));
     }
 
     @Override
     public PublicServicePoint createPspAny(EventDispatcher crEvd, PspFlag flag) {
-        return locked(() -> {
-            checkLive();
-            EmuEvd e = crEvd(crEvd);
-            if (flag == null) {
-                throw DatException.invalidParameter(3, "no PSP flag");
-            }
-            long qual = listeners.anyQual();
-            return add(listeners.listen(qual, new EmuPsp(this, qual, e, flag)));
-        });
+        return locked(() -> add(listeners.createPspAny(liveCrEvd(crEvd), flag)));
     }
 
     @Override
@@ -489,24 +426,13 @@ public final class EmuIa extends EmuObject implements InterfaceAdapter {
         return locked(() -> {
             checkLive();
             EmuEp endpoint = own(ep, EmuEp.class, HandleType.EP);
-            EmuEvd e = crEvd(crEvd);
-            if (endpoint.state() != EpState.UNCONNECTED) {
-                throw endpoint.state().invalid("dat_rsp_create");
-            }
-            listeners.checkFree(connQual);
-            endpoint.reserve();
-            return add(listeners.listen(connQual, new EmuRsp(this, connQual, e, endpoint)));
+            return add(listeners.createRsp(connQual, endpoint, liveCrEvd(crEvd)));
         });
     }
 
     @Override
     public CommonServicePoint createCsp(SocketAddress cspAddress, EventDispatcher crEvd) {
-        return locked(() -> {
-            checkLive();
-            EmuEvd e = crEvd(crEvd);
-            InetSocketAddress bound = fabric.listenCommon(this, cspAddress, listeners::portTaken);
-            return add(listeners.listenCommon(bound.getPort(), new EmuCsp(this, bound, e)));
-        });
+        return locked(() -> add(listeners.createCsp(cspAddress, liveCrEvd(crEvd))));
     }
 
     @Override

@@ -32,7 +32,7 @@ final class EmuRsp extends EmuListener implements ReservedServicePoint {
         freeWith(() -> {
             destroy();
             if (!ep.isFreed() && ep.state() == EpState.RESERVED) {
-                ep.unreserve();
+                ep.connection().unreserve();
             }
         });
     }

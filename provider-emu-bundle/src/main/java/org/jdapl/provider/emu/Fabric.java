@@ -56,8 +56,8 @@ public interface Fabric {
 
     /**
      * Sends the connection request of {@code attempt} (its EP is ACTIVE_CONNECTION_PENDING, domain lock
-     * held). The outcome reaches the EP later: {@link EmuEp#established}, {@link EmuEp#rejectedBy} or
-     * {@link EmuEp#failAttempt} (UNREACHABLE, NON_PEER_REJECTED), never within this call.
+     * held). The outcome reaches the EP later: {@link EpConnection#established}, {@link EpConnection#rejectedBy} or
+     * {@link EpConnection#failAttempt} (UNREACHABLE, NON_PEER_REJECTED), never within this call.
      *
      * @param common whether {@code qual} is the port of a common service point
      * @param portQual the active EP's local port qualifier

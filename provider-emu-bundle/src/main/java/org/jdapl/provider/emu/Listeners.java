@@ -1,5 +1,6 @@
 package org.jdapl.provider.emu;
 
+import java.net.InetSocketAddress;
 import java.net.SocketAddress;
 import java.util.HashMap;
 import java.util.Map;
@@ -48,6 +49,40 @@ final class Listeners {
         }
         nextAnyQual = qual + 1;
         return qual;
+    }
+
+    /** {@code dat_psp_create} (OBJ_06: a qualifier in use fails CONN_QUAL_IN_USE). */
+    EmuPsp createPsp(long connQual, EmuEvd crEvd, PspFlag flag) {
+        if (flag == null) {
+            throw DatException.invalidParameter(4, "no PSP flag");
+        }
+        checkFree(connQual);
+        return listen(connQual, new EmuPsp(ia, connQual, crEvd, flag));
+    }
+
+    /** {@code dat_psp_create_any}: a free qualifier from {@code 0x40000000} up. */
+    EmuPsp createPspAny(EmuEvd crEvd, PspFlag flag) {
+        if (flag == null) {
+            throw DatException.invalidParameter(3, "no PSP flag");
+        }
+        long qual = anyQual();
+        return listen(qual, new EmuPsp(ia, qual, crEvd, flag));
+    }
+
+    /** {@code dat_rsp_create}: the UNCONNECTED {@code ep} is RESERVED for requests on {@code connQual}. */
+    EmuRsp createRsp(long connQual, EmuEp ep, EmuEvd crEvd) {
+        if (ep.state() != EpState.UNCONNECTED) {
+            throw ep.state().invalid("dat_rsp_create");
+        }
+        checkFree(connQual);
+        ep.connection().reserve();
+        return listen(connQual, new EmuRsp(ia, connQual, crEvd, ep));
+    }
+
+    /** {@code dat_cr_create} of a CSP: the fabric listens on {@code address} (port 0: a free port). */
+    EmuCsp createCsp(SocketAddress address, EmuEvd crEvd) {
+        InetSocketAddress bound = ia.fabric().listenCommon(ia, address, this::portTaken);
+        return listenCommon(bound.getPort(), new EmuCsp(ia, bound, crEvd));
     }
 
     <T extends EmuObject> T listen(long qual, T point) {
@@ -133,7 +168,7 @@ final class Listeners {
         }
         EmuCr cr = ia.adopt(new EmuCr(ia, inbound, qual, from, fromPort, privateData, localEp, psp));
         if (localEp != null) {
-            localEp.requestArrived(cr);
+            localEp.connection().requestArrived(cr);
         }
         inbound.delivered();
         ia.post(evd, new DatEvent.ConnectionRequest(evd, point, ia.address(), qual, cr, false), true);

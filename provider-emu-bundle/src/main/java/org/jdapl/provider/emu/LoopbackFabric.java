@@ -65,9 +65,9 @@ final class LoopbackFabric implements Fabric {
         EmuIa from = attempt.ep.ia();
         EmuIa target = resolve(remote);
         if (target == null) {
-            from.later(() -> attempt.ep.failAttempt(attempt, EventNumber.CONNECTION_UNREACHABLE));
+            from.later(() -> attempt.ep.connection().failAttempt(attempt, EventNumber.CONNECTION_UNREACHABLE));
         } else if (!target.deliverRequest(attempt, qual, common, data, from.address(), portQual)) {
-            from.later(() -> attempt.ep.failAttempt(attempt, EventNumber.CONNECTION_NON_PEER_REJECTED));
+            from.later(() -> attempt.ep.connection().failAttempt(attempt, EventNumber.CONNECTION_NON_PEER_REJECTED));
         }
     }
 

@@ -41,12 +41,12 @@ final class LoopbackLink extends Link {
     @Override
     public void abort(EmuEp from, boolean broken) {
         open = false;
-        other(from).remoteAbort(broken);
+        other(from).connection().remoteAbort(broken);
     }
 
     @Override
     public void notifyDisconnect(EmuEp from) {
-        other(from).peerDisconnectNotification();
+        other(from).connection().peerDisconnectNotification();
     }
 
     @Override
@@ -60,14 +60,14 @@ final class LoopbackLink extends Link {
         EmuEp peer = other(from);
         ArrayDeque<WorkRequest> requests = from.requests();
         while (!requests.isEmpty()) {
-            if (!from.linkOpen() || from.ia().held() || peer.ia().held()) {
+            if (!from.connection().linkOpen() || from.ia().held() || peer.ia().held()) {
                 return;
             }
             if (!execute(from, requests.peekFirst(), peer)) {
                 return;
             }
         }
-        from.tryFinishGraceful();
+        from.connection().tryFinishGraceful();
     }
 
     /** Executes the head request; false if it must wait (no receive at the peer yet). */
@@ -105,7 +105,7 @@ final class LoopbackLink extends Link {
         peer.completeRecv(v.recv(), v.recvStatus(), v.accepted() ? send.length : 0, v.op(), v.invalidated());
         from.completeRequest(send, v.senderStatus(), v.accepted() ? send.length : 0);
         if (!v.accepted()) {
-            from.breakLink();
+            from.connection().breakLink();
         }
         return true;
     }

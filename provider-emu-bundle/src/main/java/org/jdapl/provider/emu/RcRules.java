@@ -49,11 +49,11 @@ public final class RcRules {
      * @param rmrContext the context a send with invalidate names (a value over 32 bits names none)
      */
     public static SendVerdict takeReceive(EmuEp responder, long length, boolean invalidate, long rmrContext) {
-        WorkRequest.Recv recv = responder.nextReceive();
+        WorkRequest.Recv recv = responder.queues().nextReceive();
         if (recv == null) {
             return SendVerdict.RNR;
         }
-        responder.takeReceive();
+        responder.queues().takeReceive();
         if (!Segments.usable(recv.iov)) {
             return new SendVerdict(recv, DtoOperation.RECEIVE, 0, DtoStatus.LOCAL_PROTECTION,
                     DtoStatus.REMOTE_RESPONDER);

@@ -38,11 +38,11 @@ public final class FaultHooks {
         }
         emu.ia().locked(() -> {
             emu.checkLive();
-            if (emu.linkOpen()) {
-                if (emu.link() instanceof TcpConnection tcp) {
+            if (emu.connection().linkOpen()) {
+                if (emu.connection().link() instanceof TcpConnection tcp) {
                     tcp.reset();
                 } else {
-                    emu.breakLink();
+                    emu.connection().breakLink();
                 }
             }
         });

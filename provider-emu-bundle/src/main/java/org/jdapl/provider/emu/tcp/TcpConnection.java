@@ -2,7 +2,6 @@ package org.jdapl.provider.emu.tcp;
 
 import java.io.IOException;
 import java.lang.foreign.MemorySegment;
-import java.net.InetSocketAddress;
 import java.nio.channels.SelectionKey;
 import java.nio.channels.SocketChannel;
 import java.nio.charset.StandardCharsets;
@@ -13,25 +12,20 @@ import org.jdapl.dat.EventNumber;
 import org.jdapl.provider.emu.ConnectAttempt;
 import org.jdapl.provider.emu.EmuEp;
 import org.jdapl.provider.emu.EmuIa;
-import org.jdapl.provider.emu.EmuLimits;
 import org.jdapl.provider.emu.Inbound;
 import org.jdapl.provider.emu.Link;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * One TCP connection of the emulated provider's {@code tcp} fabric: the connection handshake of one
- * EP connection, then its data frames (PROTOCOL.md). Everything runs under the fabric lock of the
- * IA; socket I/O is non-blocking, reads happen on the IA's I/O thread, writes on whichever thread
- * has frames to send (the I/O thread finishes what the socket did not take at once).
- *
- * <p>Requests of the local EP are transmitted in order and complete in order when the peer's ACK,
- * NAK or read response arrives; nothing is transmitted after a SEND until it is answered, so a SEND
- * refused for want of a receive (RNR NAK) can be sent again without reordering. Incoming data is
- * written into registered memory only after the rmr_context, protection zone, privilege and bounds
- * checks, and straight from the socket into that memory for large payloads. Every frame is checked
- * by {@link Frame#decode} before any field is used; a frame that breaks the protocol drops the
- * connection with a logged reason (the EP, if any, reports BROKEN).
+ * One TCP connection of the emulated provider's {@code tcp} fabric: the socket, its phase and its
+ * lifecycle (selector interest, close, linger, keepalive and silence, failure), and the {@link Link}
+ * its EP sees. The connection's jobs are its parts, each a class along PROTOCOL.md: the handshake
+ * ({@link TcpHandshake}), the input ({@link TcpInput}: read, decode, deliver), the output
+ * ({@link TcpOutput}: queue, encode, write) and the reliable-connection engine ({@link TcpRcEngine}).
+ * Everything runs under the domain lock of the IA; socket I/O is non-blocking, reads happen on the
+ * IA's I/O thread (or a polling consumer's), writes on whichever thread has frames to send. A frame
+ * that breaks the protocol drops the connection with a logged reason (the EP, if any, reports BROKEN).
  */
 public final class TcpConnection extends Link implements Inbound {
     private static final Logger LOG = LoggerFactory.getLogger(TcpConnection.class);
@@ -63,21 +57,13 @@ public final class TcpConnection extends Link implements Inbound {
     private final SocketChannel channel;
     private SelectionKey key;
     private Phase phase;
-    private final int commonPort;
-    // active side
-    private final ConnectAttempt attempt;
-    private final long connQual;
-    private final boolean common;
-    private final byte[] requestData;
-    private final long portQual;
-    // passive side
-    private boolean requestDead;
     private String remoteLabel = "?";
+    /** The connect request, its delivery and answer (PROTOCOL.md, Connection establishment). */
+    private final TcpHandshake handshake;
     // established
     private EmuEp ep;
     // output
     private final TcpOutput out;
-    private boolean writeInterest;
     // input
     private final TcpInput input;
     private long closeDeadline;
@@ -91,12 +77,7 @@ public final class TcpConnection extends Link implements Inbound {
         this.fabric = fabric;
         this.ia = fabric.ia();
         this.channel = channel;
-        this.attempt = attempt;
-        this.connQual = connQual;
-        this.common = common;
-        this.requestData = requestData;
-        this.portQual = portQual;
-        this.commonPort = 0;
+        this.handshake = new TcpHandshake(this, attempt, connQual, common, requestData, portQual);
         this.ep = attempt.ep;
         this.phase = Phase.CONNECTING;
         this.remoteLabel = String.valueOf(remote);
@@ -109,12 +90,7 @@ public final class TcpConnection extends Link implements Inbound {
         this.fabric = fabric;
         this.ia = fabric.ia();
         this.channel = channel;
-        this.attempt = null;
-        this.connQual = 0;
-        this.common = false;
-        this.requestData = null;
-        this.portQual = 0;
-        this.commonPort = commonPort;
+        this.handshake = new TcpHandshake(this, commonPort);
         this.phase = Phase.LISTENING;
         this.out = new TcpOutput(this, channel, SMALL_BUFFER);
         this.input = new TcpInput(this, channel, SMALL_BUFFER);
@@ -124,7 +100,6 @@ public final class TcpConnection extends Link implements Inbound {
             remoteLabel = "an unknown peer";
         }
     }
-
 
     // ------------------------------------------------------------------ for the engine
 
@@ -165,7 +140,7 @@ public final class TcpConnection extends Link implements Inbound {
 
     /** Whether frames may go straight into the output buffer (no write pending, not closed). */
     boolean writable() {
-        return !writeInterest && phase != Phase.CLOSED;
+        return !out.waitsForSocket() && phase != Phase.CLOSED;
     }
 
     /** A read response left the output queue. */
@@ -187,6 +162,31 @@ public final class TcpConnection extends Link implements Inbound {
 
     boolean identified() {
         return phase != Phase.LISTENING;
+    }
+
+    void phase(Phase p) {
+        phase = p;
+    }
+
+    SocketChannel channel() {
+        return channel;
+    }
+
+    /** The EP of this connection: the active EP, or the passive EP once it accepted (null once abandoned). */
+    void owner(EmuEp e) {
+        ep = e;
+    }
+
+    void touchInput() {
+        input.touch();
+    }
+
+    /** The handshake is done: data frames flow, with full-size buffers. */
+    void opened() {
+        phase = Phase.OPEN;
+        open = true;
+        input.grow();
+        out.grow();
     }
 
     // ------------------------------------------------------------------ Link
@@ -227,34 +227,12 @@ public final class TcpConnection extends Link implements Inbound {
 
     /** The TCP connect completed (or failed) on the I/O thread. */
     void onConnectable() {
-        try {
-            if (!channel.finishConnect()) {
-                return;
-            }
-        } catch (IOException e) {
-            LOG.debug("IA {}: connect failed: {}", ia.name(), e.toString());
-            failEstablishment(EventNumber.CONNECTION_UNREACHABLE, "connect failed: " + e);
-            return;
-        }
-        connected();
+        handshake.onConnectable();
     }
 
-    /** The TCP connection is up: send the connect request. */
+    /** The TCP connection is up: send the connect request ({@link TcpHandshake#connected}). */
     void connected() {
-        if (phase != Phase.CONNECTING) {
-            return;
-        }
-        phase = Phase.REQUESTED;
-        input.touch();
-        int listenPort = fabric.address().getPort();
-        byte[] payload = new byte[2 + requestData.length];
-        payload[0] = (byte) (listenPort >>> 8);
-        payload[1] = (byte) listenPort;
-        System.arraycopy(requestData, 0, payload, 2, requestData.length);
-        enqueue(Frame.CONNECT_REQ, common ? Frame.FLAG_COMMON : 0, Frame.VERSION, 0, connQual, portQual, Frame.MAGIC,
-                payload);
-        updateInterest();
-        flush();
+        handshake.connected();
     }
 
     /**
@@ -264,18 +242,7 @@ public final class TcpConnection extends Link implements Inbound {
      */
     @Override
     public boolean accept(EmuEp passive, byte[] privateData) {
-        if (phase != Phase.OFFERED || requestDead) {
-            return false;
-        }
-        ep = passive;
-        phase = Phase.ACCEPTED;
-        enqueue(Frame.CONNECT_ACCEPT, 0, 0, 0, passive.query().localPortQual(), 0, 0, privateData);
-        flush();
-        if (phase != Phase.ACCEPTED) {
-            return false;
-        }
-        passive.awaitEstablishment(this);
-        return true;
+        return handshake.accept(passive, privateData);
     }
 
     @Override
@@ -295,36 +262,13 @@ public final class TcpConnection extends Link implements Inbound {
 
     /** {@code dat_cr_reject} (PEER) or a refusal by the provider (NON_PEER, payload a reason). */
     void reject(int status, byte[] payload) {
-        if (phase == Phase.OFFERED || phase == Phase.LISTENING) {
-            byte[] data = payload.length > EmuLimits.MAX_PRIVATE_DATA
-                    ? java.util.Arrays.copyOf(payload, EmuLimits.MAX_PRIVATE_DATA) : payload;
-            enqueue(Frame.CONNECT_REJECT, 0, status, 0, 0, 0, 0, data);
-            flush();
-        }
-        beginClose();
+        handshake.reject(status, payload);
     }
 
     /** The EP no longer wants this connection while it is being established (timed out, disconnected, freed). */
     @Override
     public void abandon() {
-        ep = null;
-        switch (phase) {
-            case CONNECTING -> shutdown();
-            case REQUESTED, ACCEPTED -> {
-                enqueue(Frame.ABORT, 0, Frame.ABORT_DISCONNECT, 0, 0, 0, 0, null);
-                flush();
-                beginClose();
-            }
-            default -> beginClose();
-        }
-    }
-
-    private void failEstablishment(EventNumber outcome, String reason) {
-        ConnectAttempt a = attempt;
-        shutdown();
-        if (a != null && a.isLive()) {
-            a.ep.failAttempt(a, outcome);
-        }
+        handshake.abandon();
     }
 
     // ------------------------------------------------------------------ sending requests
@@ -363,19 +307,14 @@ public final class TcpConnection extends Link implements Inbound {
                     channel.shutdownOutput();
                 }
             }
-            setWriteInterest(!done);
+            if (out.waitForSocket(!done)) {
+                updateInterest();
+                if (!done) {
+                    fabric.wakeup();
+                }
+            }
         } catch (IOException | RuntimeException e) {
             fail("write failed: " + e, false);
-        }
-    }
-
-    private void setWriteInterest(boolean want) {
-        if (want != writeInterest) {
-            writeInterest = want;
-            updateInterest();
-            if (want) {
-                fabric.wakeup();
-            }
         }
     }
 
@@ -389,7 +328,7 @@ public final class TcpConnection extends Link implements Inbound {
             ops = SelectionKey.OP_CONNECT;
         } else {
             boolean read = !(phase == Phase.OPEN && ia.held()) && out.queued() < MAX_QUEUED_FRAMES;
-            ops = (read ? SelectionKey.OP_READ : 0) | (writeInterest ? SelectionKey.OP_WRITE : 0);
+            ops = (read ? SelectionKey.OP_READ : 0) | (out.waitsForSocket() ? SelectionKey.OP_WRITE : 0);
         }
         if (key.interestOps() != ops) {
             key.interestOps(ops);
@@ -408,54 +347,15 @@ public final class TcpConnection extends Link implements Inbound {
         input.expectControl();
     }
 
-    private void violationIf(String reason) throws Frame.ProtocolException {
-        throw violation(reason);
-    }
-
     /** A checked header arrived; decides where its payload goes. */
     void header(Frame.Header h) throws Frame.ProtocolException {
-        int type = h.type();
-        if (type == Frame.KEEPALIVE) {
+        if (h.type() == Frame.KEEPALIVE) {
             return;
         }
-        switch (phase) {
-            case LISTENING -> {
-                if (type != Frame.CONNECT_REQ) {
-                    violationIf(Frame.name(type) + " before a connect request");
-                }
-                if (h.c() != Frame.MAGIC) {
-                    violationIf("a connect request without the protocol's magic");
-                }
-                expectControl();
-            }
-            case REQUESTED -> {
-                switch (type) {
-                    case Frame.CONNECT_DELIVERED -> {
-                        if (attempt.isLive()) {
-                            attempt.delivered = true;
-                        }
-                    }
-                    case Frame.CONNECT_ACCEPT, Frame.CONNECT_REJECT -> expectControl();
-                    case Frame.ABORT -> expectControl();
-                    default -> violation(Frame.name(type) + " while a connect request is unanswered");
-                }
-            }
-            case OFFERED -> {
-                if (type != Frame.ABORT) {
-                    violationIf(Frame.name(type) + " while the connect request waits for the consumer");
-                }
-                expectControl();
-            }
-            case ACCEPTED -> {
-                if (type == Frame.ABORT) {
-                    expectControl();
-                } else if (type != Frame.CONNECT_RTU) {
-                    violationIf(Frame.name(type) + " while the accept waits for the RTU");
-                }
-            }
-            case OPEN -> rc.header(h);
-            default -> {
-            }
+        if (phase == Phase.OPEN) {
+            rc.header(h);
+        } else {
+            handshake.header(h);
         }
     }
 
@@ -464,79 +364,10 @@ public final class TcpConnection extends Link implements Inbound {
         if (phase == Phase.CLOSING || phase == Phase.CLOSED) {
             return;
         }
-        switch (h.type()) {
-            case Frame.CONNECT_REQ -> connectRequest(h, control);
-            case Frame.CONNECT_ACCEPT -> {
-                ConnectAttempt a = attempt;
-                EmuEp owner = ep;
-                if (owner != null && owner.acceptedBy(a, this, control)) {
-                    phase = Phase.OPEN;
-                    open = true;
-                    input.grow();
-                    out.grow();
-                    enqueue(Frame.CONNECT_RTU, 0, 0, 0, 0, 0, 0, null);
-                    flush();
-                } else {
-                    abandon();
-                }
-            }
-            case Frame.CONNECT_REJECT -> {
-                ConnectAttempt a = attempt;
-                byte[] data = control;
-                shutdown();
-                if (a.isLive()) {
-                    if (h.status() == Frame.REJECT_PEER) {
-                        a.ep.rejectedBy(a, data);
-                    } else {
-                        LOG.info("IA {}: connect to {} refused by the peer: {}", ia.name(), remoteLabel,
-                                new String(data, StandardCharsets.UTF_8));
-                        a.ep.failAttempt(a, EventNumber.CONNECTION_NON_PEER_REJECTED);
-                    }
-                }
-            }
-            case Frame.CONNECT_RTU -> {
-                phase = Phase.OPEN;
-                open = true;
-                input.grow();
-                out.grow();
-                ep.confirmedBy(this);
-            }
-            case Frame.ABORT -> peerAbort(h, control);
-            default -> rc.frameEnd(h, input.destination().isEmpty());
-        }
-    }
-
-    private void connectRequest(Frame.Header h, byte[] payload) {
-        int listenPort = ((payload[0] & 0xff) << 8) | (payload[1] & 0xff);
-        byte[] privateData = java.util.Arrays.copyOfRange(payload, 2, payload.length);
-        if (h.status() != Frame.VERSION) {
-            String reason = "protocol version " + h.status() + " is not spoken here (version " + Frame.VERSION + ")";
-            LOG.warn("IA {}: connect request from {} refused: {}", ia.name(), remoteLabel, reason);
-            reject(Frame.REJECT_NON_PEER, reason.getBytes(StandardCharsets.UTF_8));
-            return;
-        }
-        boolean commonRequest = (h.flags() & Frame.FLAG_COMMON) != 0;
-        if (commonRequest != (commonPort != 0) || (commonRequest && h.a() != commonPort)) {
-            reject(Frame.REJECT_NON_PEER, "no common service point on this port".getBytes(StandardCharsets.UTF_8));
-            return;
-        }
-        InetSocketAddress from;
-        try {
-            from = new InetSocketAddress(((InetSocketAddress) channel.getRemoteAddress()).getAddress(), listenPort);
-        } catch (IOException e) {
-            fail("the peer's address is unknown: " + e, false);
-            return;
-        }
-        phase = Phase.OFFERED;
-        if (!ia.deliverRequest(this, h.a(), commonRequest, privateData, from, h.b())) {
-            phase = Phase.LISTENING;
-            reject(Frame.REJECT_NON_PEER, ("nothing listens on connection qualifier " + h.a()
-                    + " or its backlog is full").getBytes(StandardCharsets.UTF_8));
-            return;
-        }
-        if (phase == Phase.OFFERED) {
-            enqueue(Frame.CONNECT_DELIVERED, 0, 0, 0, 0, 0, 0, null);
-            flush();
+        if (h.type() == Frame.ABORT) {
+            peerAbort(h, control);
+        } else if (!handshake.frameEnd(h, control)) {
+            rc.frameEnd(h, input.destination().isEmpty());
         }
     }
 
@@ -544,35 +375,21 @@ public final class TcpConnection extends Link implements Inbound {
         String reason = control == null || control.length == 0 ? "" : new String(control, StandardCharsets.UTF_8);
         LOG.debug("IA {}: {} from {} {}", ia.name(), h.status() == Frame.ABORT_BROKEN ? "broken" : "abort",
                 remoteLabel, reason);
-        switch (phase) {
-            case REQUESTED -> failEstablishment(EventNumber.CONNECTION_NON_PEER_REJECTED, "the peer aborted");
-            case OFFERED -> {
-                requestDead = true;
-                beginClose();
-            }
-            case ACCEPTED -> {
-                EmuEp owner = ep;
-                beginClose();
-                if (owner != null) {
-                    owner.transportFailed(this);
-                }
-            }
-            case OPEN -> {
-                EmuEp owner = ep;
-                open = false;
-                rc.completeInbound();
-                beginClose();
-                owner.remoteAbort(h.status() == Frame.ABORT_BROKEN);
-            }
-            default -> {
-            }
+        if (phase == Phase.OPEN) {
+            EmuEp owner = ep;
+            open = false;
+            rc.completeInbound();
+            beginClose();
+            owner.connection().remoteAbort(h.status() == Frame.ABORT_BROKEN);
+        } else {
+            handshake.peerAbort();
         }
     }
 
     // ------------------------------------------------------------------ ending
 
     /** Starts an orderly end: output already queued is sent, then input is discarded until EOF or the linger. */
-    private void beginClose() {
+    void beginClose() {
         if (phase == Phase.CLOSING || phase == Phase.CLOSED) {
             return;
         }
@@ -609,17 +426,12 @@ public final class TcpConnection extends Link implements Inbound {
         }
         shutdown();
         switch (was) {
-            case CONNECTING, REQUESTED -> {
-                ConnectAttempt a = attempt;
-                if (a != null && a.isLive()) {
-                    a.ep.failAttempt(a, was == Phase.CONNECTING ? EventNumber.CONNECTION_UNREACHABLE
-                            : EventNumber.CONNECTION_NON_PEER_REJECTED);
-                }
-            }
-            case OFFERED -> requestDead = true;
+            case CONNECTING, REQUESTED -> handshake.attemptFailed(was == Phase.CONNECTING
+                    ? EventNumber.CONNECTION_UNREACHABLE : EventNumber.CONNECTION_NON_PEER_REJECTED);
+            case OFFERED -> handshake.requestDied();
             case ACCEPTED, OPEN -> {
                 if (owner != null) {
-                    owner.transportFailed(this);
+                    owner.connection().transportFailed(this);
                 }
             }
             default -> {

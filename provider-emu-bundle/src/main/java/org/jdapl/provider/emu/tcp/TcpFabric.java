@@ -270,7 +270,7 @@ public final class TcpFabric implements Fabric {
             ch.setOption(StandardSocketOptions.TCP_NODELAY, true);
             boolean done = ch.connect(remote);
             TcpConnection c = new TcpConnection(this, ch, remote, attempt, qual, common, data, portQual);
-            attempt.ep.awaitEstablishment(c);
+            attempt.ep.connection().awaitEstablishment(c);
             connections.add(c);
             c.register(ch.register(selector, done ? SelectionKey.OP_READ : SelectionKey.OP_CONNECT, c));
             if (done) {
@@ -280,7 +280,8 @@ public final class TcpFabric implements Fabric {
         } catch (IOException e) {
             closeQuietly(ch);
             LOG.debug("IA {}: connect to {} failed at once: {}", ia.name(), remote, e.toString());
-            ia.later(() -> attempt.ep.failAttempt(attempt, org.jdapl.dat.EventNumber.CONNECTION_UNREACHABLE));
+            ia.later(() -> attempt.ep.connection().failAttempt(attempt,
+                    org.jdapl.dat.EventNumber.CONNECTION_UNREACHABLE));
         }
     }
 

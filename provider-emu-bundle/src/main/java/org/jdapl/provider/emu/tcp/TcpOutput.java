@@ -36,6 +36,8 @@ final class TcpOutput {
     private ByteBuffer[] big;
     private boolean growOutput;
     private long lastWrite = System.nanoTime();
+    /** Whether output waits for the socket to take more (the selector watches for writability). */
+    private boolean waitsForSocket;
 
     TcpOutput(TcpConnection connection, SocketChannel channel, int size) {
         this.connection = connection;
@@ -47,6 +49,19 @@ final class TcpOutput {
     /** The connection is established: switch to the large buffer once it is empty. */
     void grow() {
         growOutput = true;
+    }
+
+    boolean waitsForSocket() {
+        return waitsForSocket;
+    }
+
+    /** Records whether output waits for the socket; true if that changed (the selector interest must follow). */
+    boolean waitForSocket(boolean wait) {
+        if (wait == waitsForSocket) {
+            return false;
+        }
+        waitsForSocket = wait;
+        return true;
     }
 
     int queued() {

@@ -24,8 +24,8 @@ import org.slf4j.LoggerFactory;
  * {@link RcRules} (receive, length, protection, invalidate; rmr_context, privilege, bounds) before a
  * byte is written, and answered. Nothing is transmitted after a SEND until it is answered, so a SEND
  * refused for want of a receive (RNR NAK) is sent again without reordering. The connection
- * ({@link TcpConnection}) owns the socket, the handshake and the frame codec; this class owns
- * sequence numbers and what is in flight. Everything runs under the IA's domain lock.
+ * ({@link TcpConnection}) owns the socket and the frame codec, {@link TcpHandshake} the handshake; this
+ * class owns sequence numbers and what is in flight. Everything runs under the IA's domain lock.
  */
 final class TcpRcEngine {
     private static final Logger LOG = LoggerFactory.getLogger(TcpRcEngine.class);
@@ -56,7 +56,7 @@ final class TcpRcEngine {
             transmit();
         }
         if (from.requests().isEmpty()) {
-            from.tryFinishGraceful();
+            from.connection().tryFinishGraceful();
         }
     }
 
@@ -293,7 +293,7 @@ final class TcpRcEngine {
                     c.ep().pumpRequests();
                 }
             }
-            case Frame.DISCONNECT -> c.ep().peerDisconnectNotification();
+            case Frame.DISCONNECT -> c.ep().connection().peerDisconnectNotification();
             case Frame.ABORT -> c.expectControl();
             default -> throw TcpConnection.violation(Frame.name(h.type()) + " on an established connection");
         }
@@ -370,7 +370,7 @@ final class TcpRcEngine {
         int nak = v.senderStatus() == DtoStatus.REMOTE_ACCESS ? Frame.NAK_REMOTE_ACCESS : Frame.NAK_REMOTE_RESPONDER;
         c.enqueue(Frame.NAK, 0, nak, seq, 0, 0, 0, null);
         c.dropFrame();
-        c.ep().breakLink();
+        c.ep().connection().breakLink();
     }
 
     private void remoteAccessViolation(Frame.Header h, String what) {
@@ -379,7 +379,7 @@ final class TcpRcEngine {
                 h.type() == Frame.RDMA_READ_REQ ? h.c() : h.length());
         c.enqueue(Frame.NAK, 0, Frame.NAK_REMOTE_ACCESS, h.seq(), 0, 0, 0, null);
         c.dropFrame();
-        c.ep().breakLink();
+        c.ep().connection().breakLink();
     }
 
     /** Completes a receive that was filling when the connection ended (FLUSHED, before any later receive). */

@@ -1,0 +1,389 @@
+package org.jdapl.provider.emu;
+
+import java.util.ArrayDeque;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.Condition;
+import java.util.concurrent.locks.ReentrantLock;
+
+import org.jdapl.dat.Dat;
+import org.jdapl.dat.DatEvent;
+import org.jdapl.dat.DatException;
+import org.jdapl.dat.DatReturnSubtype;
+import org.jdapl.dat.DatReturnType;
+import org.jdapl.dat.EvdFlag;
+import org.jdapl.dat.EventDispatcher;
+
+/**
+ * The events of one EVD and the threads that wait for them, under the EVD's own lock, so that
+ * waiting and dequeuing never take the IA's domain lock. A waiter on the loopback fabric first spins
+ * briefly on a count of signalled events ({@link #SPIN_NANOS}: an answer that comes within it costs
+ * no park and no wake-up), then blocks on a condition; nothing spins while nobody waits. The spin
+ * adapts: once a spin ends empty-handed (the answering thread had no CPU to run on, say), waiters
+ * park at once and only every {@link #SPIN_PROBE}th wait spins again to see whether spinning pays
+ * once more. Several threads may wait at once. A {@link #dequeue} that finds the queue empty lets a
+ * fabric with an input of its own (tcp) read it at once, so a polling consumer is served as promptly
+ * as a waiting one. An event arriving when the queue already holds {@code qlen} events is still
+ * queued (none is lost), and the overflow is reported once by the caller.
+ */
+final class EventQueue {
+    private final EmuEvd evd;
+    private final EmuIa ia;
+    private final ReentrantLock queueLock = new ReentrantLock();
+    private final Condition changed = queueLock.newCondition();
+    private final ArrayDeque<DatEvent> queue = new ArrayDeque<>();
+    private int qlen;
+    private boolean enabled = true;
+    private boolean waitable = true;
+    private boolean overflowed;
+    /**
+     * How long a waiter spins before it parks (system property {@code jdapl.emu.evd.spinMicros},
+     * default 20 µs; 0 parks at once).
+     */
+    static final long SPIN_NANOS = TimeUnit.MICROSECONDS.toNanos(
+            Math.max(0, Long.getLong("jdapl.emu.evd.spinMicros", 20L)));
+    /** While spinning does not pay, one wait in this many spins to find out whether it does again. */
+    static final int SPIN_PROBE = 64;
+    /** Whether the last spin saw an event arrive (guarded by the queue lock). */
+    private boolean spinPays = true;
+    /** Waits since spinning stopped paying (guarded by the queue lock). */
+    private int waitsWithoutSpin;
+    /** Threads in {@link #waitEvent} (written under the queue lock, read without it by dequeue). */
+    private volatile int waiters;
+    /** Threads parked on {@link #changed} (guarded by the queue lock). */
+    private int parked;
+    /** The queue's size, readable without the queue lock. */
+    private volatile int size;
+    /**
+     * Events queued that wake waiters (signalled, EVD enabled), counted: what a spinning waiter watches,
+     * so that an unsignalled completion wakes a spinner no more than a parked waiter (written under the
+     * queue lock).
+     */
+    private volatile int signals;
+    /** A waiting thread that polls the fabric itself (guarded by the queue lock). */
+    private Thread pollingWaiter;
+
+    EventQueue(EmuEvd evd, EmuIa ia, int qlen) {
+        this.evd = evd;
+        this.ia = ia;
+        this.qlen = qlen;
+    }
+
+    /**
+     * Queues an event (domain lock held, the EVD live). {@code notify} false queues it without waking
+     * anyone (an unsignalled completion).
+     *
+     * @return true if the queue just went over its length, which the caller reports
+     *
+     * <p>Behaviours: OBJ_04: no event is dropped; the overflow is reported.
+     */
+    boolean enqueue(DatEvent event, boolean notify) {
+        queueLock.lock();
+        try {
+            queue.addLast(event);
+            size = queue.size();
+            boolean crossed = false;
+            if (queue.size() > qlen && !overflowed) {
+                overflowed = true;
+                crossed = true;
+            }
+            if (notify && enabled) {
+                signals++;
+                if (waiters == 1 && pollingWaiter == Thread.currentThread()) {
+                    // The only waiter is this thread, polling the fabric: it looks at the queue when its poll returns.
+                } else if (waiters > 0 && parked == 0 && pollingWaiter == null) {
+                    // Every waiter spins on the size and sees the event itself.
+                } else if (waiters > 0) {
+                    if (ia.domain().isHeldByCurrentThread()) {
+                        Wakeups.defer(evd);
+                    } else {
+                        changed.signalAll();
+                        ia.fabric().wakePoller();
+                    }
+                } else {
+                    evd.triggerCno();
+                }
+            }
+            return crossed;
+        } finally {
+            queueLock.unlock();
+        }
+    }
+
+    /** Wakes the threads waiting on the EVD (a deferred notification, see {@link Wakeups}). */
+    void wakeWaiters() {
+        queueLock.lock();
+        try {
+            changed.signalAll();
+        } finally {
+            queueLock.unlock();
+        }
+        ia.fabric().wakePoller();
+    }
+
+    /** The EVD's parameters, read at once under the queue lock. */
+    EventDispatcher.EvdParam param(EmuCno cno, Set<EvdFlag> flags) {
+        queueLock.lock();
+        try {
+            return new EventDispatcher.EvdParam(ia, qlen, enabled, waitable, cno, flags);
+        } finally {
+            queueLock.unlock();
+        }
+    }
+
+    /** Fails INVALID_STATE_EVD_WAITER while a thread waits (dat_evd_free). */
+    void checkNoWaiter() {
+        queueLock.lock();
+        try {
+            if (waiters > 0) {
+                throw DatException.invalidState(DatReturnSubtype.INVALID_STATE_EVD_WAITER,
+                        "a thread waits on the EVD");
+            }
+        } finally {
+            queueLock.unlock();
+        }
+    }
+
+    /** Releases every waiting thread (the EVD was freed: they fail ABORT). */
+    void releaseWaiters() {
+        queueLock.lock();
+        try {
+            changed.signalAll();
+        } finally {
+            queueLock.unlock();
+        }
+    }
+
+    /** A new length; fails INVALID_STATE if more events are queued. */
+    void resize(int minQlen) {
+        queueLock.lock();
+        try {
+            if (queue.size() > minQlen) {
+                throw DatException.invalidState(DatReturnSubtype.NO_SUBTYPE,
+                        queue.size() + " events are queued, more than the new length " + minQlen);
+            }
+            qlen = minQlen;
+            overflowed = false;
+        } finally {
+            queueLock.unlock();
+        }
+    }
+
+    /** Fails QUEUE_FULL if the queue holds its length of events (a software event is refused, OBJ_09). */
+    void checkRoom() {
+        queueLock.lock();
+        try {
+            if (queue.size() >= qlen) {
+                throw new DatException(DatReturnType.QUEUE_FULL, "the EVD holds " + qlen + " events");
+            }
+        } finally {
+            queueLock.unlock();
+        }
+    }
+
+    Optional<DatEvent> dequeue() {
+        evd.checkLive();
+        if (size == 0) {
+            if (waiters > 0) {
+                throw DatException.invalidState(DatReturnSubtype.INVALID_STATE_EVD_WAITER,
+                        "a thread waits on the EVD");
+            }
+            ia.fabric().pollNow();
+            if (size == 0) {
+                return Optional.empty();
+            }
+        }
+        queueLock.lock();
+        try {
+            evd.checkLive();
+            if (waiters > 0) {
+                throw DatException.invalidState(DatReturnSubtype.INVALID_STATE_EVD_WAITER,
+                        "a thread waits on the EVD");
+            }
+            return Optional.ofNullable(take());
+        } finally {
+            queueLock.unlock();
+        }
+    }
+
+    private DatEvent take() {
+        DatEvent event = queue.pollFirst();
+        size = queue.size();
+        if (queue.size() <= qlen) {
+            overflowed = false;
+        }
+        return event;
+    }
+
+    private boolean ready(int threshold) {
+        if (queue.isEmpty()) {
+            return false;
+        }
+        if (queue.size() >= threshold) {
+            return true;
+        }
+        for (DatEvent e : queue) {
+            if (!(e instanceof DatEvent.DtoCompletion)) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** Behaviours: OBJ_03: TIMEOUT_EXPIRED after the timeout. */
+    DatEvent waitEvent(long timeoutMicros, int threshold) {
+        evd.checkLive();
+        if (timeoutMicros < 0) {
+            throw DatException.invalidParameter(2, "negative timeout " + timeoutMicros);
+        }
+        queueLock.lock();
+        try {
+            evd.checkLive();
+            if (threshold < 1 || threshold > qlen) {
+                throw DatException.invalidParameter(3, "threshold " + threshold + " is not in 1.." + qlen);
+            }
+            if (!waitable) {
+                throw DatException.invalidState(DatReturnSubtype.INVALID_STATE_EVD_UNWAITABLE, "the EVD is unwaitable");
+            }
+            boolean infinite = timeoutMicros >= Dat.TIMEOUT_INFINITE;
+            long remaining = infinite ? Long.MAX_VALUE : TimeUnit.MICROSECONDS.toNanos(timeoutMicros);
+            waiters++;
+            boolean spun = SPIN_NANOS == 0 || !(spinPays || ++waitsWithoutSpin % SPIN_PROBE == 0);
+            try {
+                while (true) {
+                    if (ready(threshold)) {
+                        return take();
+                    }
+                    if (evd.isFreed()) {
+                        throw new DatException(DatReturnType.ABORT, "the EVD was freed while waiting (IA closed)");
+                    }
+                    if (!waitable) {
+                        throw DatException.invalidState(DatReturnSubtype.INVALID_STATE_EVD_UNWAITABLE,
+                                "the EVD became unwaitable");
+                    }
+                    if (!infinite && remaining <= 0) {
+                        throw new DatException(DatReturnType.TIMEOUT_EXPIRED,
+                                "no event within " + timeoutMicros + " us");
+                    }
+                    long before = infinite ? 0 : System.nanoTime();
+                    Fabric fabric = ia.fabric();
+                    if (!spun && !fabric.canPoll()) {
+                        spun = true;
+                        spinPays = spinForEvent(infinite ? SPIN_NANOS : Math.min(SPIN_NANOS, remaining));
+                        if (!infinite) {
+                            long now = System.nanoTime();
+                            remaining -= now - before;
+                        }
+                        continue;
+                    }
+                    if (enabled && fabric.canPoll()) {
+                        fabric.announcePoll();
+                        Thread self = Thread.currentThread();
+                        pollingWaiter = self;
+                        queueLock.unlock();
+                        boolean polled;
+                        try {
+                            polled = fabric.pollWhileWaiting(infinite ? Long.MAX_VALUE : remaining);
+                        } finally {
+                            queueLock.lock();
+                            if (pollingWaiter == self) {
+                                pollingWaiter = null;
+                            }
+                        }
+                        if (Thread.interrupted()) {
+                            throw new InterruptedException();
+                        }
+                        if (!infinite) {
+                            long now = System.nanoTime();
+                            remaining -= now - before;
+                            before = now;
+                        }
+                        if (polled || ready(threshold) || evd.isFreed() || !waitable) {
+                            continue;
+                        }
+                    }
+                    parked++;
+                    try {
+                        if (infinite) {
+                            changed.await();
+                        } else {
+                            changed.awaitNanos(remaining);
+                        }
+                    } finally {
+                        parked--;
+                    }
+                    if (!infinite) {
+                        remaining -= System.nanoTime() - before;
+                    }
+                }
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new DatException(DatReturnType.INTERRUPTED_CALL, DatReturnSubtype.SUB_INTERRUPTED,
+                        "interrupted while waiting on the EVD", e);
+            } finally {
+                waiters--;
+            }
+        } finally {
+            queueLock.unlock();
+        }
+    }
+
+    /**
+     * Spins up to {@code nanos} without the queue lock until an event is queued or the EVD changes
+     * (queue lock held on entry and on return).
+     *
+     * @return whether an event arrived while spinning
+     */
+    private boolean spinForEvent(long nanos) {
+        int seen = signals;
+        queueLock.unlock();
+        try {
+            long end = System.nanoTime() + nanos;
+            while (signals == seen && !evd.isFreed() && System.nanoTime() - end < 0) {
+                Thread.onSpinWait();
+            }
+            return signals != seen;
+        } finally {
+            queueLock.lock();
+        }
+    }
+
+    int count() {
+        evd.checkLive();
+        queueLock.lock();
+        try {
+            return queue.size();
+        } finally {
+            queueLock.unlock();
+        }
+    }
+
+    void setEnabled(boolean on) {
+        evd.checkLive();
+        queueLock.lock();
+        try {
+            evd.checkLive();
+            enabled = on;
+            if (on) {
+                signals++;
+                changed.signalAll();
+            }
+        } finally {
+            queueLock.unlock();
+        }
+    }
+
+    void setWaitable(boolean on) {
+        evd.checkLive();
+        queueLock.lock();
+        try {
+            evd.checkLive();
+            waitable = on;
+            signals++;
+            changed.signalAll();
+        } finally {
+            queueLock.unlock();
+        }
+    }
+}
