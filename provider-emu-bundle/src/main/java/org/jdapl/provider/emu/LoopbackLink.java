@@ -99,7 +99,7 @@ final class LoopbackLink extends Link {
             return false;
         }
         if (v.accepted()) {
-            Segments.copy(Segments.slices(send.iov), Segments.slices(v.recv().iov), send.length);
+            Segments.copy(send.iov, v.recv().iov, send.length);
         }
         from.requests().pollFirst();
         peer.completeRecv(v.recv(), v.recvStatus(), v.accepted() ? send.length : 0, v.op(), v.invalidated());

@@ -109,29 +109,47 @@ public final class Segments {
         return out;
     }
 
-    /** Copies the first {@code length} bytes of {@code src} into {@code dst}, in list order. */
-    static void copy(List<MemorySegment> src, List<MemorySegment> dst, long length) {
+    /**
+     * Copies the first {@code length} bytes of {@code src} into {@code dst}, in list order. A piece is
+     * a checked {@link LmrTriplet} (its range of its LMR's segment, copied straight from there: no
+     * slice and no list is allocated for a send) or a whole {@link MemorySegment}.
+     */
+    static void copy(List<?> src, List<?> dst, long length) {
         int si = 0;
         int di = 0;
         long so = 0;
         long dof = 0;
         long left = length;
         while (left > 0) {
-            while (so == src.get(si).byteSize()) {
+            Object s = src.get(si);
+            if (so == length(s)) {
                 si++;
                 so = 0;
+                continue;
             }
-            while (dof == dst.get(di).byteSize()) {
+            Object d = dst.get(di);
+            if (dof == length(d)) {
                 di++;
                 dof = 0;
+                continue;
             }
-            MemorySegment s = src.get(si);
-            MemorySegment d = dst.get(di);
-            long n = Math.min(left, Math.min(s.byteSize() - so, d.byteSize() - dof));
-            MemorySegment.copy(s, so, d, dof, n);
+            long n = Math.min(left, Math.min(length(s) - so, length(d) - dof));
+            MemorySegment.copy(segment(s), base(s) + so, segment(d), base(d) + dof, n);
             so += n;
             dof += n;
             left -= n;
         }
+    }
+
+    private static MemorySegment segment(Object piece) {
+        return piece instanceof LmrTriplet t ? t.lmr().segment() : (MemorySegment) piece;
+    }
+
+    private static long base(Object piece) {
+        return piece instanceof LmrTriplet t ? t.offset() : 0;
+    }
+
+    private static long length(Object piece) {
+        return piece instanceof LmrTriplet t ? t.length() : ((MemorySegment) piece).byteSize();
     }
 }

@@ -67,6 +67,38 @@ class DataMovementTest {
         }
     }
 
+    /** OBJ_07: a send gathered from uneven pieces lands scattered over uneven pieces, and nowhere else. */
+    @Test
+    void obj07SendScattersAcrossUnevenPiecesAndNothingOutside() {
+        try (Fixture f = new Fixture()) {
+            Endpoint[] eps = f.connect();
+            MemorySegment src = f.memory(2048);
+            MemorySegment dst = MemorySegment.ofArray(new byte[4096]);
+            for (int i = 0; i < 2048; i++) {
+                src.set(ValueLayout.JAVA_BYTE, i, (byte) (i * 13 + 1));
+            }
+            dst.fill((byte) -1);
+            LocalMemoryRegion sl = f.a.lmr(src);
+            LocalMemoryRegion dl = f.b.lmr(dst);
+            eps[1].postRecv(List.of(new LmrTriplet(dl, 10, 700), new LmrTriplet(dl, 2000, 400)), 7, none());
+            eps[0].postSend(List.of(new LmrTriplet(sl, 5, 100), new LmrTriplet(sl, 1000, 300),
+                    new LmrTriplet(sl, 1400, 624)), 1, none());
+            assertEquals(1024, f.b.nextDto().transferredLength());
+            byte[] sent = new byte[1024];
+            MemorySegment.copy(src, ValueLayout.JAVA_BYTE, 5, sent, 0, 100);
+            MemorySegment.copy(src, ValueLayout.JAVA_BYTE, 1000, sent, 100, 300);
+            MemorySegment.copy(src, ValueLayout.JAVA_BYTE, 1400, sent, 400, 624);
+            byte[] received = new byte[1024];
+            MemorySegment.copy(dst, ValueLayout.JAVA_BYTE, 10, received, 0, 700);
+            MemorySegment.copy(dst, ValueLayout.JAVA_BYTE, 2000, received, 700, 324);
+            assertArrayEquals(sent, received);
+            assertEquals(-1, dst.get(ValueLayout.JAVA_BYTE, 9));
+            assertEquals(-1, dst.get(ValueLayout.JAVA_BYTE, 710));
+            assertEquals(-1, dst.get(ValueLayout.JAVA_BYTE, 1999));
+            assertEquals(-1, dst.get(ValueLayout.JAVA_BYTE, 2324));
+        }
+    }
+
     @Test
     void rdmaWriteAndReadMoveExactlyTheNamedBytes() {
         try (Fixture f = new Fixture()) {
