@@ -2,8 +2,11 @@ package org.jdapl.registry;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Objects;
+import java.util.Set;
 import org.jdapl.dat.InterfaceAdapter;
 import org.jdapl.dat.spi.DatProvider;
+import org.jdapl.dat.spi.IaSpec;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -71,6 +74,37 @@ final class ProviderBinding {
             return ia.name();
         } catch (RuntimeException e) {
             return String.valueOf(ia);
+        }
+    }
+
+    /** The library names the provider answers to besides its own, or none if it cannot say. */
+    Set<String> aliases() {
+        try {
+            Set<String> aliases = provider.libraryAliases();
+            return aliases == null ? Set.of() : aliases;
+        } catch (RuntimeException e) {
+            LOG.warn("provider {} failed libraryAliases()", name, e);
+            return Set.of();
+        }
+    }
+
+    /** The IAs the provider offers without a dat.conf, or none if it cannot say. */
+    List<IaSpec> defaultIas() {
+        try {
+            List<IaSpec> specs = provider.defaultIas();
+            return specs == null ? List.of() : specs.stream().filter(Objects::nonNull).toList();
+        } catch (RuntimeException e) {
+            LOG.warn("provider {} failed defaultIas()", name, e);
+            return List.of();
+        }
+    }
+
+    /** A provider's name, or its class name if it cannot say. */
+    static String name(DatProvider provider) {
+        try {
+            return provider.name();
+        } catch (RuntimeException e) {
+            return provider.getClass().getName();
         }
     }
 

@@ -287,7 +287,7 @@ public class ProviderRegistry implements DatRegistry {
         synchronized (lock) {
             binding = providers.values().stream().filter(b -> b.provider == provider).findFirst().orElse(null);
             if (binding == null) {
-                throw new DatException(DatReturnType.PROVIDER_NOT_FOUND, "provider " + safeName(provider)
+                throw new DatException(DatReturnType.PROVIDER_NOT_FOUND, "provider " + ProviderBinding.name(provider)
                         + " is not registered");
             }
             providers.remove(binding.name);
@@ -460,7 +460,7 @@ public class ProviderRegistry implements DatRegistry {
                 }
             }
             for (ProviderBinding binding : providers.values()) {
-                for (IaSpec spec : defaultIas(binding)) {
+                for (IaSpec spec : binding.defaultIas()) {
                     if (declared.add(spec.iaName())) {
                         DatConfEntry entry = new DatConfEntry(spec.iaName(),
                                 new ApiVersion(false, Dat.VERSION_MAJOR, Dat.VERSION_MINOR), spec.threadSafe(), true,
@@ -479,41 +479,13 @@ public class ProviderRegistry implements DatRegistry {
         String lib = entry.libPath();
         ProviderBinding binding = providers.get(lib);
         if (binding == null) {
-            binding = providers.values().stream().filter(b -> aliases(b).contains(lib)).findFirst().orElse(null);
+            binding = providers.values().stream().filter(b -> b.aliases().contains(lib)).findFirst().orElse(null);
         }
         if (binding == null && OFA_LIBRARIES.contains(lib)) {
             binding = providers.get(OFA);
         }
         String providerName = binding != null ? binding.name : OFA_LIBRARIES.contains(lib) ? OFA : null;
         return new Resolved(entry, binding, providerName);
-    }
-
-    private static Set<String> aliases(ProviderBinding binding) {
-        try {
-            Set<String> aliases = binding.provider.libraryAliases();
-            return aliases == null ? Set.of() : aliases;
-        } catch (RuntimeException e) {
-            LOG.warn("provider {} failed libraryAliases()", binding.name, e);
-            return Set.of();
-        }
-    }
-
-    private static List<IaSpec> defaultIas(ProviderBinding binding) {
-        try {
-            List<IaSpec> specs = binding.provider.defaultIas();
-            return specs == null ? List.of() : specs.stream().filter(Objects::nonNull).toList();
-        } catch (RuntimeException e) {
-            LOG.warn("provider {} failed defaultIas()", binding.name, e);
-            return List.of();
-        }
-    }
-
-    private static String safeName(DatProvider provider) {
-        try {
-            return provider.name();
-        } catch (RuntimeException e) {
-            return provider.getClass().getName();
-        }
     }
 
     static DatException notRegistered(String message) {
