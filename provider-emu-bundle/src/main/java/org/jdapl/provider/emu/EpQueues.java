@@ -81,6 +81,11 @@ final class EpQueues {
         return new Endpoint.RecvQuery(srqBuffersUsed, (int) Math.min(Integer.MAX_VALUE, srqBytesUsed));
     }
 
+    /**
+     * {@code dat_ep_set_watermark}: the values are kept with the EP. DAT 2.0 defines no event for an
+     * EP's share of its SRQ crossing them ({@code DAT_EVENT_NUMBER} has none, and neither has
+     * {@link org.jdapl.dat.EventNumber}), so nothing is raised; providers use them as hints.
+     */
     void setWatermark(int soft, int hard) {
         softHighWatermark = soft;
         hardHighWatermark = hard;

@@ -1,6 +1,5 @@
 package org.jdapl.provider.emu;
 
-import java.util.ArrayDeque;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
@@ -16,27 +15,28 @@ import org.jdapl.dat.EvdFlag;
 import org.jdapl.dat.EventDispatcher;
 
 /**
- * The events of one EVD and the threads that wait for them, under the EVD's own lock, so that
- * waiting and dequeuing never take the IA's domain lock. A waiter on the loopback fabric first spins
- * briefly on a count of signalled events ({@link #SPIN_NANOS}: an answer that comes within it costs
- * no park and no wake-up), then blocks on a condition; nothing spins while nobody waits. The spin
- * adapts: once a spin ends empty-handed (the answering thread had no CPU to run on, say), waiters
- * park at once and only every {@link #SPIN_PROBE}th wait spins again to see whether spinning pays
- * once more. Several threads may wait at once. A {@link #dequeue} that finds the queue empty lets a
- * fabric with an input of its own (tcp) read it at once, so a polling consumer is served as promptly
- * as a waiting one. An event arriving when the queue already holds {@code qlen} events is still
- * queued (none is lost), and the overflow is reported once by the caller.
+ * The events of one EVD and the threads that wait for them. The events are an {@link EventRing}:
+ * producers (serialised by the IA's domain lock) append without a lock, consumers take under the
+ * EVD's own queue lock, which no producer takes unless threads wait; so a completion and its
+ * polling consumer share no lock, and waiting and dequeuing never take the domain lock. A waiter on
+ * the loopback fabric first spins briefly on a count of signalled events ({@link #SPIN_NANOS}: an
+ * answer that comes within it costs no park and no wake-up), then blocks on a condition; nothing
+ * spins while nobody waits. The spin adapts: once a spin ends empty-handed (the answering thread had
+ * no CPU to run on, say), waiters park at once and only every {@link #SPIN_PROBE}th wait spins again
+ * to see whether spinning pays once more. Several threads may wait at once. A {@link #dequeue} that
+ * finds the queue empty lets a fabric with an input of its own (tcp) read it at once, so a polling
+ * consumer is served as promptly as a waiting one. An event arriving when the queue already holds
+ * {@code qlen} events is still queued (none is lost), and the overflow is reported once by the caller.
  */
 final class EventQueue {
     private final EmuEvd evd;
     private final EmuIa ia;
     private final ReentrantLock queueLock = new ReentrantLock();
     private final Condition changed = queueLock.newCondition();
-    private final ArrayDeque<DatEvent> queue = new ArrayDeque<>();
-    private int qlen;
-    private boolean enabled = true;
+    private final EventRing ring;
+    /** Whether queued events wake waiters (read by producers without the queue lock). */
+    private volatile boolean enabled = true;
     private boolean waitable = true;
-    private boolean overflowed;
     /**
      * How long a waiter spins before it parks (system property {@code jdapl.emu.evd.spinMicros},
      * default 20 µs; 0 parks at once).
@@ -53,8 +53,6 @@ final class EventQueue {
     private volatile int waiters;
     /** Threads parked on {@link #changed} (guarded by the queue lock). */
     private int parked;
-    /** The queue's size, readable without the queue lock. */
-    private volatile int size;
     /**
      * Events queued that wake waiters (signalled, EVD enabled), counted: what a spinning waiter watches,
      * so that an unsignalled completion wakes a spinner no more than a parked waiter (written under the
@@ -67,7 +65,7 @@ final class EventQueue {
     EventQueue(EmuEvd evd, EmuIa ia, int qlen) {
         this.evd = evd;
         this.ia = ia;
-        this.qlen = qlen;
+        this.ring = new EventRing(qlen);
     }
 
     /**
@@ -79,33 +77,42 @@ final class EventQueue {
      * <p>Behaviours: OBJ_04: no event is dropped; the overflow is reported.
      */
     boolean enqueue(DatEvent event, boolean notify) {
+        assert ia.domain().isHeldByCurrentThread() : "an event queued without the domain lock";
+        boolean crossed = ring.publish(event, queueLock);
+        if (notify && enabled) {
+            if (waiters == 0) {
+                // Nobody waits (a poller, or nobody yet): no lock; a waiter arriving now sees the event.
+                evd.triggerCno();
+            } else {
+                notifyWaiters();
+            }
+        }
+        return crossed;
+    }
+
+    /**
+     * A signalled event was published and threads wait: they are told under the queue lock. The
+     * waiter count is read after the event's publication (a volatile store), and a waiter counts
+     * itself before it looks at the queue, so either the waiter sees the event or this sees the waiter.
+     */
+    private void notifyWaiters() {
         queueLock.lock();
         try {
-            queue.addLast(event);
-            size = queue.size();
-            boolean crossed = false;
-            if (queue.size() > qlen && !overflowed) {
-                overflowed = true;
-                crossed = true;
-            }
-            if (notify && enabled) {
-                signals++;
-                if (waiters == 1 && pollingWaiter == Thread.currentThread()) {
-                    // The only waiter is this thread, polling the fabric: it looks at the queue when its poll returns.
-                } else if (waiters > 0 && parked == 0 && pollingWaiter == null) {
-                    // Every waiter spins on the size and sees the event itself.
-                } else if (waiters > 0) {
-                    if (ia.domain().isHeldByCurrentThread()) {
-                        Wakeups.defer(evd);
-                    } else {
-                        changed.signalAll();
-                        ia.fabric().wakePoller();
-                    }
+            signals++;
+            if (waiters == 1 && pollingWaiter == Thread.currentThread()) {
+                // The only waiter is this thread, polling the fabric: it looks at the queue when its poll returns.
+            } else if (waiters > 0 && parked == 0 && pollingWaiter == null) {
+                // Every waiter spins on the signal count and sees the event itself.
+            } else if (waiters > 0) {
+                if (ia.domain().isHeldByCurrentThread()) {
+                    Wakeups.defer(evd);
                 } else {
-                    evd.triggerCno();
+                    changed.signalAll();
+                    ia.fabric().wakePoller();
                 }
+            } else {
+                evd.triggerCno();
             }
-            return crossed;
         } finally {
             queueLock.unlock();
         }
@@ -126,7 +133,7 @@ final class EventQueue {
     EventDispatcher.EvdParam param(EmuCno cno, Set<EvdFlag> flags) {
         queueLock.lock();
         try {
-            return new EventDispatcher.EvdParam(ia, qlen, enabled, waitable, cno, flags);
+            return new EventDispatcher.EvdParam(ia, ring.qlen(), enabled, waitable, cno, flags);
         } finally {
             queueLock.unlock();
         }
@@ -159,12 +166,12 @@ final class EventQueue {
     void resize(int minQlen) {
         queueLock.lock();
         try {
-            if (queue.size() > minQlen) {
+            int queued = ring.size();
+            if (queued > minQlen) {
                 throw DatException.invalidState(DatReturnSubtype.NO_SUBTYPE,
-                        queue.size() + " events are queued, more than the new length " + minQlen);
+                        queued + " events are queued, more than the new length " + minQlen);
             }
-            qlen = minQlen;
-            overflowed = false;
+            ring.resize(minQlen);
         } finally {
             queueLock.unlock();
         }
@@ -174,23 +181,27 @@ final class EventQueue {
     void checkRoom() {
         queueLock.lock();
         try {
-            if (queue.size() >= qlen) {
-                throw new DatException(DatReturnType.QUEUE_FULL, "the EVD holds " + qlen + " events");
+            if (ring.size() >= ring.qlen()) {
+                throw new DatException(DatReturnType.QUEUE_FULL, "the EVD holds " + ring.qlen() + " events");
             }
         } finally {
             queueLock.unlock();
         }
     }
 
+    /**
+     * {@code dat_evd_dequeue}: an empty queue is seen by one read of its head slot, with no lock;
+     * an event is taken under the queue lock, which only consumers take.
+     */
     Optional<DatEvent> dequeue() {
         evd.checkLive();
-        if (size == 0) {
+        if (ring.isEmpty()) {
             if (waiters > 0) {
                 throw DatException.invalidState(DatReturnSubtype.INVALID_STATE_EVD_WAITER,
                         "a thread waits on the EVD");
             }
             ia.fabric().pollNow();
-            if (size == 0) {
+            if (ring.isEmpty()) {
                 return Optional.empty();
             }
         }
@@ -201,34 +212,10 @@ final class EventQueue {
                 throw DatException.invalidState(DatReturnSubtype.INVALID_STATE_EVD_WAITER,
                         "a thread waits on the EVD");
             }
-            return Optional.ofNullable(take());
+            return Optional.ofNullable(ring.take());
         } finally {
             queueLock.unlock();
         }
-    }
-
-    private DatEvent take() {
-        DatEvent event = queue.pollFirst();
-        size = queue.size();
-        if (queue.size() <= qlen) {
-            overflowed = false;
-        }
-        return event;
-    }
-
-    private boolean ready(int threshold) {
-        if (queue.isEmpty()) {
-            return false;
-        }
-        if (queue.size() >= threshold) {
-            return true;
-        }
-        for (DatEvent e : queue) {
-            if (!(e instanceof DatEvent.DtoCompletion)) {
-                return true;
-            }
-        }
-        return false;
     }
 
     /** Behaviours: OBJ_03: TIMEOUT_EXPIRED after the timeout. */
@@ -240,8 +227,8 @@ final class EventQueue {
         queueLock.lock();
         try {
             evd.checkLive();
-            if (threshold < 1 || threshold > qlen) {
-                throw DatException.invalidParameter(3, "threshold " + threshold + " is not in 1.." + qlen);
+            if (threshold < 1 || threshold > ring.qlen()) {
+                throw DatException.invalidParameter(3, "threshold " + threshold + " is not in 1.." + ring.qlen());
             }
             if (!waitable) {
                 throw DatException.invalidState(DatReturnSubtype.INVALID_STATE_EVD_UNWAITABLE, "the EVD is unwaitable");
@@ -252,8 +239,8 @@ final class EventQueue {
             boolean spun = SPIN_NANOS == 0 || !(spinPays || ++waitsWithoutSpin % SPIN_PROBE == 0);
             try {
                 while (true) {
-                    if (ready(threshold)) {
-                        return take();
+                    if (ring.ready(threshold)) {
+                        return ring.take();
                     }
                     if (evd.isFreed()) {
                         throw new DatException(DatReturnType.ABORT, "the EVD was freed while waiting (IA closed)");
@@ -299,7 +286,7 @@ final class EventQueue {
                             remaining -= now - before;
                             before = now;
                         }
-                        if (polled || ready(threshold) || evd.isFreed() || !waitable) {
+                        if (polled || ring.ready(threshold) || evd.isFreed() || !waitable) {
                             continue;
                         }
                     }
@@ -353,7 +340,7 @@ final class EventQueue {
         evd.checkLive();
         queueLock.lock();
         try {
-            return queue.size();
+            return ring.size();
         } finally {
             queueLock.unlock();
         }
