@@ -24,8 +24,9 @@ import org.jdapl.dat.EventDispatcher;
  * spins while nobody waits. The spin adapts: once a spin ends empty-handed (the answering thread had
  * no CPU to run on, say), waiters park at once and only every {@link #SPIN_PROBE}th wait spins again
  * to see whether spinning pays once more. Several threads may wait at once. A {@link #dequeue} that
- * finds the queue empty lets a fabric with an input of its own (tcp) read it at once, so a polling
- * consumer is served as promptly as a waiting one. An event arriving when the queue already holds
+ * finds the queue empty lets a fabric with an input of its own (tcp) read it at once, and, once the
+ * consumer has polled a while, blocks briefly in that input ({@link #POLL_SPIN_NANOS}), so a polling
+ * consumer is served as promptly as a waiting one, on a loaded machine too. An event arriving when the queue already holds
  * {@code qlen} events is still queued (none is lost), and the overflow is reported once by the caller.
  */
 final class EventQueue {
@@ -34,6 +35,8 @@ final class EventQueue {
     private final ReentrantLock queueLock = new ReentrantLock();
     private final Condition changed = queueLock.newCondition();
     private final EventRing ring;
+    /** Whether an event is queued (what ends a consumer's brief block in the fabric's input). */
+    private final java.util.function.BooleanSupplier queued = () -> !isEmptyNow();
     /** Whether queued events wake waiters (read by producers without the queue lock). */
     private volatile boolean enabled = true;
     private boolean waitable = true;
@@ -43,6 +46,17 @@ final class EventQueue {
      */
     static final long SPIN_NANOS = TimeUnit.MICROSECONDS.toNanos(
             Math.max(0, Long.getLong("jdapl.emu.evd.spinMicros", 20L)));
+    /**
+     * On a fabric with input of its own (tcp), how long a consumer polls an empty EVD with
+     * {@code dat_evd_dequeue} before its dequeues block briefly in that input (system property
+     * {@code jdapl.emu.tcp.pollSpinMicros}, default 10 µs; see {@link Fabric#pollBriefly}): an answer
+     * that comes within it is read at once; past it, the consumer sleeps until input arrives, as a
+     * waiter does, so that on a loaded machine the kernel's wake-up gets it the CPU.
+     */
+    static final long POLL_SPIN_NANOS = TimeUnit.MICROSECONDS.toNanos(
+            Math.max(0, Long.getLong("jdapl.emu.tcp.pollSpinMicros", 10L)));
+    /** The longest such a dequeue blocks (a consumer that polls other EVDs too gets back to them). */
+    static final long POLL_BLOCK_NANOS = TimeUnit.MILLISECONDS.toNanos(1);
     /** While spinning does not pay, one wait in this many spins to find out whether it does again. */
     static final int SPIN_PROBE = 64;
     /** Whether the last spin saw an event arrive (guarded by the queue lock). */
@@ -59,6 +73,18 @@ final class EventQueue {
      * queue lock).
      */
     private volatile int signals;
+    /**
+     * When dequeues began to find the queue empty (0: the last one did not): a polling episode, on a
+     * fabric that polls. These fields are written only by consumers of such a fabric, and only when
+     * they change.
+     */
+    private long emptySince;
+    /** Whether the current polling episode spins before it blocks. */
+    private boolean episodeSpins;
+    /** Whether the last spinning episode was served while it spun. */
+    private boolean pollSpinPays = true;
+    /** Polling episodes since spinning stopped paying. */
+    private int pollsWithoutSpin;
     /** A waiting thread that polls the fabric itself (guarded by the queue lock). */
     private Thread pollingWaiter;
 
@@ -81,8 +107,10 @@ final class EventQueue {
         boolean crossed = ring.publish(event, queueLock);
         if (notify && enabled) {
             if (waiters == 0) {
-                // Nobody waits (a poller, or nobody yet): no lock; a waiter arriving now sees the event.
+                // Nobody waits (a poller, or nobody yet): no lock; a waiter arriving now sees the event,
+                // and a poller blocked briefly in the fabric's input (pollBriefly) is woken.
                 evd.triggerCno();
+                ia.fabric().wakePoller();
             } else {
                 notifyWaiters();
             }
@@ -200,10 +228,21 @@ final class EventQueue {
                 throw DatException.invalidState(DatReturnSubtype.INVALID_STATE_EVD_WAITER,
                         "a thread waits on the EVD");
             }
-            ia.fabric().pollNow();
+            Fabric fabric = ia.fabric();
+            if (fabric.canPoll()) {
+                pollInput(fabric);
+            } else {
+                fabric.pollNow();
+            }
             if (ring.isEmpty()) {
                 return Optional.empty();
             }
+        }
+        if (emptySince != 0) {
+            if (episodeSpins) {
+                pollSpinPays = true;
+            }
+            emptySince = 0;
         }
         queueLock.lock();
         try {
@@ -216,6 +255,34 @@ final class EventQueue {
         } finally {
             queueLock.unlock();
         }
+    }
+
+    /**
+     * An empty dequeue on a fabric with input of its own: while the consumer has polled for less than
+     * {@link #POLL_SPIN_NANOS}, the input is read without blocking; past that, the dequeue blocks in
+     * the input briefly, as a waiter would. The spin adapts as a waiter's does: once one ends
+     * empty-handed, dequeues block at once, and one polling episode in {@link #SPIN_PROBE} spins
+     * again to see whether spinning pays once more. Consumers race on these fields harmlessly.
+     */
+    private boolean isEmptyNow() {
+        return ring.isEmpty();
+    }
+
+    private void pollInput(Fabric fabric) {
+        long now = System.nanoTime();
+        if (emptySince == 0) {
+            emptySince = now;
+            episodeSpins = POLL_SPIN_NANOS > 0 && (pollSpinPays || ++pollsWithoutSpin % SPIN_PROBE == 0);
+        }
+        if (episodeSpins && now - emptySince < POLL_SPIN_NANOS) {
+            fabric.pollNow();
+            return;
+        }
+        if (episodeSpins) {
+            episodeSpins = false;
+            pollSpinPays = false;
+        }
+        fabric.pollBriefly(POLL_BLOCK_NANOS, queued);
     }
 
     /** Behaviours: OBJ_03: TIMEOUT_EXPIRED after the timeout. */

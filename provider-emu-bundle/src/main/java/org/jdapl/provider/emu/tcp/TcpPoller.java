@@ -306,6 +306,22 @@ final class TcpPoller {
         }
     }
 
+    /**
+     * A consumer that polled an empty EVD for a while selects, blocking up to {@code maxNanos}, as a
+     * waiter does; announced first, so an event queued from elsewhere ends the select
+     * ({@link #wakePoller}), and skipped if {@code done} already holds then.
+     */
+    void pollBriefly(long maxNanos, java.util.function.BooleanSupplier done) {
+        announcePoll();
+        try {
+            if (!done.getAsBoolean()) {
+                pollAsWaiter(maxNanos);
+            }
+        } finally {
+            intending.decrementAndGet();
+        }
+    }
+
     /** Ends a poll of a waiting thread early: an event for a waiter came from elsewhere. */
     void wakePoller() {
         if (intending.get() > 0) {
