@@ -16,18 +16,20 @@ import org.jdapl.dat.EventDispatcher;
 
 /**
  * The events of one EVD and the threads that wait for them. The events are an {@link EventRing}:
- * producers (serialised by the IA's domain lock) append without a lock, consumers take under the
- * EVD's own queue lock, which no producer takes unless threads wait; so a completion and its
- * polling consumer share no lock, and waiting and dequeuing never take the domain lock. A waiter on
+ * producers (serialised by the IA's domain lock) append and consumers take without a lock; the
+ * EVD's own queue lock orders the waiters, and a producer takes it only when threads wait. So a
+ * completion and its polling consumer share no lock, and waiting and dequeuing never take the
+ * domain lock. A waiter on
  * the loopback fabric first spins briefly on a count of signalled events ({@link #SPIN_NANOS}: an
  * answer that comes within it costs no park and no wake-up), then blocks on a condition; nothing
  * spins while nobody waits. The spin adapts: once a spin ends empty-handed (the answering thread had
  * no CPU to run on, say), waiters park at once and only every {@link #SPIN_PROBE}th wait spins again
  * to see whether spinning pays once more. Several threads may wait at once. A {@link #dequeue} that
  * finds the queue empty lets a fabric with an input of its own (tcp) read it at once, and, once the
- * consumer has polled a while, blocks briefly in that input ({@link #POLL_SPIN_NANOS}), so a polling
- * consumer is served as promptly as a waiting one, on a loaded machine too. An event arriving when the queue already holds
- * {@code qlen} events is still queued (none is lost), and the overflow is reported once by the caller.
+ * consumer has polled a while, blocks briefly in that input ({@link #POLL_SPIN_NANOS}), so a
+ * polling consumer is served as promptly as a waiting one, on a loaded machine too. An event
+ * arriving when the queue already holds {@code qlen} events is still queued (none is lost), and the
+ * overflow is reported once by the caller.
  */
 final class EventQueue {
     private final EmuEvd evd;
@@ -104,7 +106,7 @@ final class EventQueue {
      */
     boolean enqueue(DatEvent event, boolean notify) {
         assert ia.domain().isHeldByCurrentThread() : "an event queued without the domain lock";
-        boolean crossed = ring.publish(event, queueLock);
+        boolean crossed = ring.publish(event);
         if (notify && enabled) {
             if (waiters == 0) {
                 // Nobody waits (a poller, or nobody yet): no lock; a waiter arriving now sees the event,
@@ -219,7 +221,7 @@ final class EventQueue {
 
     /**
      * {@code dat_evd_dequeue}: an empty queue is seen by one read of its head slot, with no lock;
-     * an event is taken under the queue lock, which only consumers take.
+     * an event is taken by claiming the ring's consumer side ({@link EventRing#poll}), no lock either.
      */
     Optional<DatEvent> dequeue() {
         evd.checkLive();
@@ -244,17 +246,11 @@ final class EventQueue {
             }
             emptySince = 0;
         }
-        queueLock.lock();
-        try {
-            evd.checkLive();
-            if (waiters > 0) {
-                throw DatException.invalidState(DatReturnSubtype.INVALID_STATE_EVD_WAITER,
-                        "a thread waits on the EVD");
-            }
-            return Optional.ofNullable(ring.take());
-        } finally {
-            queueLock.unlock();
+        if (waiters > 0) {
+            throw DatException.invalidState(DatReturnSubtype.INVALID_STATE_EVD_WAITER,
+                    "a thread waits on the EVD");
         }
+        return Optional.ofNullable(ring.poll());
     }
 
     /**
@@ -307,7 +303,11 @@ final class EventQueue {
             try {
                 while (true) {
                     if (ring.ready(threshold)) {
-                        return ring.take();
+                        DatEvent e = ring.poll();
+                        if (e != null) {
+                            return e;
+                        }
+                        continue;
                     }
                     if (evd.isFreed()) {
                         throw new DatException(DatReturnType.ABORT, "the EVD was freed while waiting (IA closed)");

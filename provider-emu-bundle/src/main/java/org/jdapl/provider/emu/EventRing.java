@@ -2,15 +2,15 @@ package org.jdapl.provider.emu;
 
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
-import java.util.concurrent.locks.ReentrantLock;
 
 import org.jdapl.dat.DatEvent;
 
 /**
  * The events of one EVD in arrival order: a ring of slots, appended to by one producer at a time
- * without a lock and taken by consumers holding the EVD's queue lock, so that a completion never
- * takes a lock its consumer takes (a loopback send completes into the peer's EVD while the peer
- * spins on {@code dat_evd_dequeue}).
+ * and taken by consumers, neither taking a lock, so that a completion never takes a lock its
+ * consumer takes (a loopback send completes into the peer's EVD while the peer spins on
+ * {@code dat_evd_dequeue}). Consumers exclude each other by claiming their side with one
+ * compare-and-set ({@code taking}), released by a plain store.
  *
  * <p>Producers are serialised by the domain lock of the EVD's IA: every event is queued under it.
  * The producer's fields ({@code tail} and its cached views of the consumers' fields), the consumers'
@@ -19,8 +19,8 @@ import org.jdapl.dat.DatEvent;
  * store of its slot; a consumer sees an event by the slot being non-null (the only line it reads from
  * the producer on the fast path), takes it and advances {@code head}; taken slots are cleared a block
  * at a time. The producer reads the consumers' fields only when its cached views say the queue may
- * hold {@code qlen} events or fill the ring; a full ring grows (under the queue lock, so that no
- * consumer is taking meanwhile): events beyond {@code qlen} are queued, never dropped.
+ * hold {@code qlen} events or fill the ring; a full ring grows (with the consumers' side claimed, so
+ * that no consumer is taking meanwhile): events beyond {@code qlen} are queued, never dropped.
  *
  * <p>Behaviours: OBJ_04: no event is lost; the crossing of {@code qlen} is reported once, again
  * only after the queue went back to {@code qlen} events or fewer (or was resized).
@@ -30,6 +30,7 @@ final class EventRing extends EventRingShared {
     private static final VarHandle HEAD;
     private static final VarHandle TAIL;
     private static final VarHandle CLEARED;
+    private static final VarHandle TAKING;
 
     static {
         try {
@@ -37,6 +38,7 @@ final class EventRing extends EventRingShared {
             HEAD = l.findVarHandle(EventRingConsumer.class, "head", long.class);
             TAIL = l.findVarHandle(EventRingProducer.class, "tail", long.class);
             CLEARED = l.findVarHandle(EventRingConsumer.class, "cleared", long.class);
+            TAKING = l.findVarHandle(EventRingConsumer.class, "taking", int.class);
         } catch (ReflectiveOperationException e) {
             throw new ExceptionInInitializerError(e);
         }
@@ -58,19 +60,19 @@ final class EventRing extends EventRingShared {
     // ---------------------------------------------------------------- producer (domain lock held)
 
     /**
-     * Appends {@code event}; a full ring first grows under {@code consumerLock}. The store of
+     * Appends {@code event}; a full ring first grows (claiming the consumers' side meanwhile). The store of
      * {@code tail} is volatile, so a load that follows it (the EVD's waiter count) is ordered after the
      * event's publication.
      *
      * @return true if the queue just went over its length (OBJ_04), which the caller reports once
      */
-    boolean publish(DatEvent event, ReentrantLock consumerLock) {
+    boolean publish(DatEvent event) {
         long t = tail;
         DatEvent[] s = slots;
         if (t - clearedSeen >= s.length) {
             clearedSeen = (long) CLEARED.getVolatile(this);
             if (t - clearedSeen >= s.length) {
-                s = grow(t, consumerLock);
+                s = grow(t);
             }
         }
         if (t - headSeen >= qlen) {
@@ -90,8 +92,8 @@ final class EventRing extends EventRingShared {
         return crossed;
     }
 
-    private DatEvent[] grow(long t, ReentrantLock consumerLock) {
-        consumerLock.lock();
+    private DatEvent[] grow(long t) {
+        claim();
         try {
             long h = head;
             DatEvent[] old = slots;
@@ -105,7 +107,7 @@ final class EventRing extends EventRingShared {
             headSeen = h;
             return larger;
         } finally {
-            consumerLock.unlock();
+            release();
         }
     }
 
@@ -118,11 +120,40 @@ final class EventRing extends EventRingShared {
     }
 
     /**
-     * Takes the oldest event, or null if none (queue lock held). Taken slots are cleared a block of
+     * Takes the oldest event, or null if none. Consumers (and a growing producer) claim their side by
+     * one compare-and-set, released by a plain store: a dequeue costs no lock and no fence of its own.
+     */
+    DatEvent poll() {
+        claim();
+        try {
+            return take();
+        } finally {
+            release();
+        }
+    }
+
+    /** Claims the consumers' side, held for a few instructions (or a growth's copy) at a time. */
+    private void claim() {
+        int spins = 0;
+        while (!TAKING.compareAndSet(this, 0, 1)) {
+            if (++spins < 64) {
+                Thread.onSpinWait();
+            } else {
+                Thread.yield();
+            }
+        }
+    }
+
+    private void release() {
+        TAKING.setRelease(this, 0);
+    }
+
+    /**
+     * Takes the oldest event, or null if none (the consumers' side claimed). Taken slots are cleared a block of
      * {@link #BLOCK} at a time, once the block is done, so the producer's next stores into a block's
      * line do not first fetch it back from the consumer after every event.
      */
-    DatEvent take() {
+    private DatEvent take() {
         DatEvent[] s = slots;
         long h = head;
         int i = (int) h & (s.length - 1);
@@ -141,14 +172,15 @@ final class EventRing extends EventRingShared {
         return e;
     }
 
-    /** Events queued (queue lock or domain lock held). */
+    /** Events queued (a count of the moment, exact under the domain lock). */
     int size() {
         return (int) ((long) TAIL.getVolatile(this) - head);
     }
 
     /**
      * Whether a waiter with {@code threshold} is served: at least that many events, or any event
-     * that is not a DTO completion (the threshold counts DTO completions only; queue lock held).
+     * that is not a DTO completion (the threshold counts DTO completions only; a waiter asks, and then
+     * polls, which may find the event taken by a dequeue that raced it).
      */
     boolean ready(int threshold) {
         int n = size();
@@ -204,12 +236,14 @@ abstract class EventRingPadMiddle extends EventRingProducer {
     long m0, m1, m2, m3, m4, m5, m6, m7;
 }
 
-/** Written by consumers only (under the queue lock). */
+/** Written by consumers only (with the consumers' side claimed through {@code taking}). */
 abstract class EventRingConsumer extends EventRingPadMiddle {
     /** The index of the oldest event. */
     volatile long head;
     /** Every slot of an index below this one is cleared (a multiple of the block, or a growth's head). */
     volatile long cleared;
+    /** 1 while a consumer (or a growing producer) has claimed the consumers' side. */
+    int taking;
 }
 
 abstract class EventRingPadAfter extends EventRingConsumer {

@@ -9,7 +9,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.locks.ReentrantLock;
 
 import org.jdapl.dat.DatEvent;
 import org.jdapl.dat.DtoOperation;
@@ -23,8 +22,6 @@ import org.junit.jupiter.api.Timeout;
  */
 @Timeout(60)
 class EventRingTest {
-    private final ReentrantLock consumerLock = new ReentrantLock();
-
     private static DatEvent event(long n) {
         return new DatEvent.Software(null, n);
     }
@@ -37,13 +34,8 @@ class EventRingTest {
         return e instanceof DatEvent.Software s ? (Long) s.pointer() : ((DatEvent.DtoCompletion) e).cookie();
     }
 
-    private DatEvent take(EventRing ring) {
-        consumerLock.lock();
-        try {
-            return ring.take();
-        } finally {
-            consumerLock.unlock();
-        }
+    private static DatEvent take(EventRing ring) {
+        return ring.poll();
     }
 
     @Test
@@ -51,7 +43,7 @@ class EventRingTest {
         EventRing ring = new EventRing(4);
         int crossings = 0;
         for (long i = 0; i < 1000; i++) {
-            if (ring.publish(event(i), consumerLock)) {
+            if (ring.publish(event(i))) {
                 crossings++;
             }
         }
@@ -69,22 +61,22 @@ class EventRingTest {
     @Test
     void obj04TheOverflowIsReportedAgainOnlyAfterTheQueueWentBackToItsLength() {
         EventRing ring = new EventRing(2);
-        assertFalse(ring.publish(event(0), consumerLock));
-        assertFalse(ring.publish(event(1), consumerLock));
-        assertTrue(ring.publish(event(2), consumerLock), "3 events in a queue of 2");
-        assertFalse(ring.publish(event(3), consumerLock), "still over: not reported twice");
+        assertFalse(ring.publish(event(0)));
+        assertFalse(ring.publish(event(1)));
+        assertTrue(ring.publish(event(2)), "3 events in a queue of 2");
+        assertFalse(ring.publish(event(3)), "still over: not reported twice");
         take(ring);
-        assertFalse(ring.publish(event(4), consumerLock), "never back to 2 events");
+        assertFalse(ring.publish(event(4)), "never back to 2 events");
         take(ring);
         take(ring);
-        assertTrue(ring.publish(event(5), consumerLock), "back to 2, then over again");
+        assertTrue(ring.publish(event(5)), "back to 2, then over again");
         take(ring);
         take(ring);
         ring.resize(5);
         for (long i = 6; i < 10; i++) {
-            assertFalse(ring.publish(event(i), consumerLock), "resized to 5: " + ring.size() + " queued");
+            assertFalse(ring.publish(event(i)), "resized to 5: " + ring.size() + " queued");
         }
-        assertTrue(ring.publish(event(10), consumerLock), "6 events in a queue of 5");
+        assertTrue(ring.publish(event(10)), "6 events in a queue of 5");
         for (long i = 5; i < 11; i++) {
             assertEquals(i, number(take(ring)));
         }
@@ -99,7 +91,7 @@ class EventRingTest {
         for (int round = 0; round < 20_000; round++) {
             int burst = 1 + round % (3 * EventRing.BLOCK);
             for (int k = 0; k < burst; k++) {
-                ring.publish(event(next++), consumerLock);
+                ring.publish(event(next++));
             }
             for (int k = 0; k < burst; k++) {
                 assertEquals(expected++, number(take(ring)));
@@ -113,11 +105,11 @@ class EventRingTest {
     void obj03ThresholdCountsDtoCompletionsAndAnyOtherEventServesAWaiter() {
         EventRing ring = new EventRing(8);
         assertFalse(ring.ready(1));
-        ring.publish(dto(0), consumerLock);
-        ring.publish(dto(1), consumerLock);
+        ring.publish(dto(0));
+        ring.publish(dto(1));
         assertTrue(ring.ready(2));
         assertFalse(ring.ready(3));
-        ring.publish(event(2), consumerLock);
+        ring.publish(event(2));
         assertTrue(ring.ready(8), "a software event is not held back by the threshold");
         take(ring);
         take(ring);
@@ -126,7 +118,7 @@ class EventRingTest {
     }
 
     /**
-     * One producer (as under the domain lock) against two consumers taking under the queue lock,
+     * One producer (as under the domain lock) against two consumers claiming the consumers' side,
      * with a short queue so that the ring grows while they take: every event is taken exactly once,
      * and each consumer sees the events in publication order.
      */
@@ -142,15 +134,8 @@ class EventRingTest {
                 long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(40);
                 while (System.nanoTime() < deadline) {
                     if (ring.isEmpty()) {
-                        if (produced.isDone() && ring.isEmpty()) {
-                            consumerLock.lock();
-                            try {
-                                if (ring.size() == 0) {
-                                    return seen;
-                                }
-                            } finally {
-                                consumerLock.unlock();
-                            }
+                        if (produced.isDone() && ring.size() == 0) {
+                            return seen;
                         }
                         Thread.onSpinWait();
                         continue;
@@ -165,7 +150,7 @@ class EventRingTest {
         }
         Thread producer = Thread.ofPlatform().start(() -> {
             for (long i = 0; i < total; i++) {
-                ring.publish(event(i), consumerLock);
+                ring.publish(event(i));
                 if (i % 1000 == 0) {
                     Thread.yield();
                 }
