@@ -57,6 +57,11 @@ final class EventQueue {
      */
     static final long POLL_SPIN_NANOS = TimeUnit.MICROSECONDS.toNanos(
             Math.max(0, Long.getLong("jdapl.emu.tcp.pollSpinMicros", 10L)));
+    /**
+     * While spinning does not pay a polling consumer, one polling episode in this many spins again:
+     * more often than a waiter, since with free CPUs each episode that blocks costs a wake-up.
+     */
+    static final int POLL_PROBE = 8;
     /** The longest such a dequeue blocks (a consumer that polls other EVDs too gets back to them). */
     static final long POLL_BLOCK_NANOS = TimeUnit.MILLISECONDS.toNanos(1);
     /** While spinning does not pay, one wait in this many spins to find out whether it does again. */
@@ -257,7 +262,7 @@ final class EventQueue {
      * An empty dequeue on a fabric with input of its own: while the consumer has polled for less than
      * {@link #POLL_SPIN_NANOS}, the input is read without blocking; past that, the dequeue blocks in
      * the input briefly, as a waiter would. The spin adapts as a waiter's does: once one ends
-     * empty-handed, dequeues block at once, and one polling episode in {@link #SPIN_PROBE} spins
+     * empty-handed, dequeues block at once, and one polling episode in {@link #POLL_PROBE} spins
      * again to see whether spinning pays once more. Consumers race on these fields harmlessly.
      */
     private boolean isEmptyNow() {
@@ -268,7 +273,7 @@ final class EventQueue {
         long now = System.nanoTime();
         if (emptySince == 0) {
             emptySince = now;
-            episodeSpins = POLL_SPIN_NANOS > 0 && (pollSpinPays || ++pollsWithoutSpin % SPIN_PROBE == 0);
+            episodeSpins = POLL_SPIN_NANOS > 0 && (pollSpinPays || ++pollsWithoutSpin % POLL_PROBE == 0);
         }
         if (episodeSpins && now - emptySince < POLL_SPIN_NANOS) {
             fabric.pollNow();
