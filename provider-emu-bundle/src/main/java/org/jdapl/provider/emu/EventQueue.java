@@ -58,10 +58,14 @@ final class EventQueue {
     static final long POLL_SPIN_NANOS = TimeUnit.MICROSECONDS.toNanos(
             Math.max(0, Long.getLong("jdapl.emu.tcp.pollSpinMicros", 10L)));
     /**
-     * While spinning does not pay a polling consumer, one polling episode in this many spins again:
-     * more often than a waiter, since with free CPUs each episode that blocks costs a wake-up.
+     * While spinning does not pay a polling consumer, its episodes spin again during one window of
+     * 2^{@link #POLL_PROBE_SHIFT} ns (about 1 ms) in every {@code POLL_PROBE}, windows the clock
+     * aligns across threads: two consumers answering each other probe together, so that with free
+     * CPUs each answers the other within a spin and spinning pays again (a probe of one alone would
+     * wait for the other's wake-up and fail).
      */
-    static final int POLL_PROBE = 8;
+    static final int POLL_PROBE = 64;
+    static final int POLL_PROBE_SHIFT = 20;
     /** The longest such a dequeue blocks (a consumer that polls other EVDs too gets back to them). */
     static final long POLL_BLOCK_NANOS = TimeUnit.MILLISECONDS.toNanos(1);
     /** While spinning does not pay, one wait in this many spins to find out whether it does again. */
@@ -90,8 +94,6 @@ final class EventQueue {
     private boolean episodeSpins;
     /** Whether the last spinning episode was served while it spun. */
     private boolean pollSpinPays = true;
-    /** Polling episodes since spinning stopped paying. */
-    private int pollsWithoutSpin;
     /** A waiting thread that polls the fabric itself (guarded by the queue lock). */
     private Thread pollingWaiter;
 
@@ -258,22 +260,23 @@ final class EventQueue {
         return Optional.ofNullable(ring.poll());
     }
 
-    /**
-     * An empty dequeue on a fabric with input of its own: while the consumer has polled for less than
-     * {@link #POLL_SPIN_NANOS}, the input is read without blocking; past that, the dequeue blocks in
-     * the input briefly, as a waiter would. The spin adapts as a waiter's does: once one ends
-     * empty-handed, dequeues block at once, and one polling episode in {@link #POLL_PROBE} spins
-     * again to see whether spinning pays once more. Consumers race on these fields harmlessly.
-     */
     private boolean isEmptyNow() {
         return ring.isEmpty();
     }
 
+    /**
+     * An empty dequeue on a fabric with input of its own: while the consumer has polled for less than
+     * {@link #POLL_SPIN_NANOS}, the input is read without blocking; past that, the dequeue blocks in
+     * the input briefly, as a waiter would. The spin adapts as a waiter's does: once one ends
+     * empty-handed, dequeues block at once, and episodes spin again in probe windows
+     * ({@link #POLL_PROBE}) to see whether spinning pays once more. Consumers race on these fields
+     * harmlessly.
+     */
     private void pollInput(Fabric fabric) {
         long now = System.nanoTime();
         if (emptySince == 0) {
             emptySince = now;
-            episodeSpins = POLL_SPIN_NANOS > 0 && (pollSpinPays || ++pollsWithoutSpin % POLL_PROBE == 0);
+            episodeSpins = POLL_SPIN_NANOS > 0 && (pollSpinPays || (now >>> POLL_PROBE_SHIFT) % POLL_PROBE == 0);
         }
         if (episodeSpins && now - emptySince < POLL_SPIN_NANOS) {
             fabric.pollNow();
