@@ -57,15 +57,6 @@ final class EventQueue {
      */
     static final long POLL_SPIN_NANOS = TimeUnit.MICROSECONDS.toNanos(
             Math.max(0, Long.getLong("jdapl.emu.tcp.pollSpinMicros", 10L)));
-    /**
-     * While spinning does not pay a polling consumer, its episodes spin again during one window of
-     * 2^{@link #POLL_PROBE_SHIFT} ns (about 1 ms) in every {@code POLL_PROBE}, windows the clock
-     * aligns across threads: two consumers answering each other probe together, so that with free
-     * CPUs each answers the other within a spin and spinning pays again (a probe of one alone would
-     * wait for the other's wake-up and fail).
-     */
-    static final int POLL_PROBE = 64;
-    static final int POLL_PROBE_SHIFT = 20;
     /** The longest such a dequeue blocks (a consumer that polls other EVDs too gets back to them). */
     static final long POLL_BLOCK_NANOS = TimeUnit.MILLISECONDS.toNanos(1);
     /** While spinning does not pay, one wait in this many spins to find out whether it does again. */
@@ -85,15 +76,10 @@ final class EventQueue {
      */
     private volatile int signals;
     /**
-     * When dequeues began to find the queue empty (0: the last one did not): a polling episode, on a
-     * fabric that polls. These fields are written only by consumers of such a fabric, and only when
-     * they change.
+     * When dequeues began to find the queue empty (0: the last one did not), on a fabric that polls;
+     * written only by consumers of such a fabric, and only when it changes.
      */
     private long emptySince;
-    /** Whether the current polling episode spins before it blocks. */
-    private boolean episodeSpins;
-    /** Whether the last spinning episode was served while it spun. */
-    private boolean pollSpinPays = true;
     /** A waiting thread that polls the fabric itself (guarded by the queue lock). */
     private Thread pollingWaiter;
 
@@ -248,9 +234,6 @@ final class EventQueue {
             }
         }
         if (emptySince != 0) {
-            if (episodeSpins) {
-                pollSpinPays = true;
-            }
             emptySince = 0;
         }
         if (waiters > 0) {
@@ -267,26 +250,20 @@ final class EventQueue {
     /**
      * An empty dequeue on a fabric with input of its own: while the consumer has polled for less than
      * {@link #POLL_SPIN_NANOS}, the input is read without blocking; past that, the dequeue blocks in
-     * the input briefly, as a waiter would. The spin adapts as a waiter's does: once one ends
-     * empty-handed, dequeues block at once, and episodes spin again in probe windows
-     * ({@link #POLL_PROBE}) to see whether spinning pays once more. Consumers race on these fields
-     * harmlessly.
+     * the input briefly, as a waiter would. The spin does not adapt as a waiter's does: two consumers
+     * answering each other both learnt to block, and with free CPUs neither saw an answer within a
+     * spin again. Consumers race on {@code emptySince} harmlessly.
      */
     private void pollInput(Fabric fabric) {
         long now = System.nanoTime();
         if (emptySince == 0) {
             emptySince = now;
-            episodeSpins = POLL_SPIN_NANOS > 0 && (pollSpinPays || (now >>> POLL_PROBE_SHIFT) % POLL_PROBE == 0);
         }
-        if (episodeSpins && now - emptySince < POLL_SPIN_NANOS) {
+        if (now - emptySince < POLL_SPIN_NANOS) {
             fabric.pollNow();
-            return;
+        } else {
+            fabric.pollBriefly(POLL_BLOCK_NANOS, queued);
         }
-        if (episodeSpins) {
-            episodeSpins = false;
-            pollSpinPays = false;
-        }
-        fabric.pollBriefly(POLL_BLOCK_NANOS, queued);
     }
 
     /** Behaviours: OBJ_03: TIMEOUT_EXPIRED after the timeout. */
