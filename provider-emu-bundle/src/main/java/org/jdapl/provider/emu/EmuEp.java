@@ -6,6 +6,7 @@ import java.util.ArrayDeque;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.ReentrantLock;
 
 import org.jdapl.dat.CloseFlag;
 import org.jdapl.dat.CompletionFlag;
@@ -143,10 +144,6 @@ public final class EmuEp extends EmuObject implements Endpoint {
     public RecvQuery recvQuery() {
         return ia.locked(() -> {
             checkLive();
-            if (srq == null) {
-                throw new DatException(DatReturnType.MODEL_NOT_SUPPORTED,
-                        "dat_ep_recv_query reports SRQ buffer use; this EP has no SRQ");
-            }
             return queues.recvQuery();
         });
     }
@@ -155,12 +152,6 @@ public final class EmuEp extends EmuObject implements Endpoint {
     public void setWatermark(int soft, int hard) {
         ia.locked(() -> {
             checkLive();
-            if (srq == null) {
-                throw new DatException(DatReturnType.MODEL_NOT_SUPPORTED, "watermarks apply to EPs with an SRQ");
-            }
-            if (soft < Dat.WATERMARK_INFINITE || hard < Dat.WATERMARK_INFINITE) {
-                throw DatException.invalidParameter(2, "watermarks are -1 (infinite) or 0 and more");
-            }
             queues.setWatermark(soft, hard);
         });
     }
@@ -318,7 +309,8 @@ public final class EmuEp extends EmuObject implements Endpoint {
     @Override
     public void postSendWithInvalidate(List<LmrTriplet> iov, long cookie, Set<CompletionFlag> flags,
                                        boolean invalidate, int rmrContext) {
-        ia.locked(() -> {
+        ReentrantLock lock = ia.domain().acquire();
+        try {
             checkLive();
             DtoChecks.flags(flags, 3);
             requireConnected("dat_ep_post_send");
@@ -326,12 +318,15 @@ public final class EmuEp extends EmuObject implements Endpoint {
             requireRequestSlot();
             queues.requests().addLast(send);
             kick();
-        });
+        } finally {
+            Wakeups.release(lock);
+        }
     }
 
     @Override
     public void postRecv(List<LmrTriplet> iov, long cookie, Set<CompletionFlag> flags) {
-        ia.locked(() -> {
+        ReentrantLock lock = ia.domain().acquire();
+        try {
             checkLive();
             DtoChecks.flags(flags, 4);
             if (srq != null) {
@@ -346,7 +341,9 @@ public final class EmuEp extends EmuObject implements Endpoint {
             }
             queues.addRecv(r);
             receiveAvailable();
-        });
+        } finally {
+            Wakeups.release(lock);
+        }
     }
 
     /** A receive became available to this EP (its own or its SRQ's): the peer's sends may proceed. */
@@ -377,7 +374,8 @@ public final class EmuEp extends EmuObject implements Endpoint {
     /** Behaviours: OBJ_08, LMR_04, LMR_06. */
     private void postRdma(boolean read, List<LmrTriplet> iov, RmrTriplet localTarget, long cookie, RmrTriplet remote,
                           Set<CompletionFlag> flags) {
-        ia.locked(() -> {
+        ReentrantLock lock = ia.domain().acquire();
+        try {
             checkLive();
             DtoChecks.flags(flags, 5);
             requireConnected(read ? "dat_ep_post_rdma_read" : "dat_ep_post_rdma_write");
@@ -385,7 +383,9 @@ public final class EmuEp extends EmuObject implements Endpoint {
             requireRequestSlot();
             queues.requests().addLast(rdma);
             kick();
-        });
+        } finally {
+            Wakeups.release(lock);
+        }
     }
 
     /** {@code dat_rmr_bind} through this EP (fabric lock held). */

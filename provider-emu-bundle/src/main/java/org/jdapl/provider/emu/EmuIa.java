@@ -121,10 +121,7 @@ public final class EmuIa extends EmuObject implements InterfaceAdapter {
         try {
             action.run();
         } finally {
-            lock.unlock();
-            if (!lock.isHeldByCurrentThread()) {
-                Wakeups.run();
-            }
+            Wakeups.release(lock);
         }
     }
 
@@ -133,10 +130,7 @@ public final class EmuIa extends EmuObject implements InterfaceAdapter {
         try {
             return action.get();
         } finally {
-            lock.unlock();
-            if (!lock.isHeldByCurrentThread()) {
-                Wakeups.run();
-            }
+            Wakeups.release(lock);
         }
     }
 

@@ -77,11 +77,28 @@ final class EpQueues {
         }
     }
 
+    /** {@code dat_ep_recv_query}: MODEL_NOT_SUPPORTED without an SRQ. */
     Endpoint.RecvQuery recvQuery() {
+        if (srq == null) {
+            throw new DatException(DatReturnType.MODEL_NOT_SUPPORTED,
+                    "dat_ep_recv_query reports SRQ buffer use; this EP has no SRQ");
+        }
         return new Endpoint.RecvQuery(srqBuffersUsed, (int) Math.min(Integer.MAX_VALUE, srqBytesUsed));
     }
 
+    /**
+     * {@code dat_ep_set_watermark}: the values are kept with the EP. DAT 2.0 defines no event for an
+     * EP's share of its SRQ crossing them ({@code DAT_EVENT_NUMBER} has none, and neither has
+     * {@link org.jdapl.dat.EventNumber}), so nothing is raised; providers use them as hints.
+     * MODEL_NOT_SUPPORTED without an SRQ; INVALID_PARAMETER below -1 (infinite).
+     */
     void setWatermark(int soft, int hard) {
+        if (srq == null) {
+            throw new DatException(DatReturnType.MODEL_NOT_SUPPORTED, "watermarks apply to EPs with an SRQ");
+        }
+        if (soft < Dat.WATERMARK_INFINITE || hard < Dat.WATERMARK_INFINITE) {
+            throw DatException.invalidParameter(2, "watermarks are -1 (infinite) or 0 and more");
+        }
         softHighWatermark = soft;
         hardHighWatermark = hard;
     }

@@ -1,6 +1,5 @@
 package org.jdapl.provider.emu;
 
-import java.util.ArrayDeque;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
@@ -16,33 +15,50 @@ import org.jdapl.dat.EvdFlag;
 import org.jdapl.dat.EventDispatcher;
 
 /**
- * The events of one EVD and the threads that wait for them, under the EVD's own lock, so that
- * waiting and dequeuing never take the IA's domain lock. A waiter on the loopback fabric first spins
- * briefly on a count of signalled events ({@link #SPIN_NANOS}: an answer that comes within it costs
- * no park and no wake-up), then blocks on a condition; nothing spins while nobody waits. The spin
- * adapts: once a spin ends empty-handed (the answering thread had no CPU to run on, say), waiters
- * park at once and only every {@link #SPIN_PROBE}th wait spins again to see whether spinning pays
- * once more. Several threads may wait at once. A {@link #dequeue} that finds the queue empty lets a
- * fabric with an input of its own (tcp) read it at once, so a polling consumer is served as promptly
- * as a waiting one. An event arriving when the queue already holds {@code qlen} events is still
- * queued (none is lost), and the overflow is reported once by the caller.
+ * The events of one EVD and the threads that wait for them. The events are an {@link EventRing}:
+ * producers (serialised by the IA's domain lock) append and consumers take without a lock; the
+ * EVD's own queue lock orders the waiters, and a producer takes it only when threads wait. So a
+ * completion and its polling consumer share no lock, and waiting and dequeuing never take the
+ * domain lock. A waiter on
+ * the loopback fabric first spins briefly on a count of signalled events ({@link #SPIN_NANOS}: an
+ * answer that comes within it costs no park and no wake-up), then blocks on a condition; nothing
+ * spins while nobody waits. The spin adapts: once a spin ends empty-handed (the answering thread had
+ * no CPU to run on, say), waiters park at once and only every {@link #SPIN_PROBE}th wait spins again
+ * to see whether spinning pays once more. Several threads may wait at once. A {@link #dequeue} that
+ * finds the queue empty lets a fabric with an input of its own (tcp) read it at once, and, once the
+ * consumer has polled a while, blocks briefly in that input ({@link #POLL_SPIN_NANOS}), so a
+ * polling consumer is served as promptly as a waiting one, on a loaded machine too. An event
+ * arriving when the queue already holds {@code qlen} events is still queued (none is lost), and the
+ * overflow is reported once by the caller.
  */
 final class EventQueue {
     private final EmuEvd evd;
     private final EmuIa ia;
     private final ReentrantLock queueLock = new ReentrantLock();
     private final Condition changed = queueLock.newCondition();
-    private final ArrayDeque<DatEvent> queue = new ArrayDeque<>();
-    private int qlen;
-    private boolean enabled = true;
+    private final EventRing ring;
+    /** Whether an event is queued (what ends a consumer's brief block in the fabric's input). */
+    private final java.util.function.BooleanSupplier queued = () -> !isEmptyNow();
+    /** Whether queued events wake waiters (read by producers without the queue lock). */
+    private volatile boolean enabled = true;
     private boolean waitable = true;
-    private boolean overflowed;
     /**
      * How long a waiter spins before it parks (system property {@code jdapl.emu.evd.spinMicros},
      * default 20 µs; 0 parks at once).
      */
     static final long SPIN_NANOS = TimeUnit.MICROSECONDS.toNanos(
             Math.max(0, Long.getLong("jdapl.emu.evd.spinMicros", 20L)));
+    /**
+     * On a fabric with input of its own (tcp), how long a consumer polls an empty EVD with
+     * {@code dat_evd_dequeue} before its dequeues block briefly in that input (system property
+     * {@code jdapl.emu.tcp.pollSpinMicros}, default 10 µs; see {@link Fabric#pollBriefly}): an answer
+     * that comes within it is read at once; past it, the consumer sleeps until input arrives, as a
+     * waiter does, so that on a loaded machine the kernel's wake-up gets it the CPU.
+     */
+    static final long POLL_SPIN_NANOS = TimeUnit.MICROSECONDS.toNanos(
+            Math.max(0, Long.getLong("jdapl.emu.tcp.pollSpinMicros", 10L)));
+    /** The longest such a dequeue blocks (a consumer that polls other EVDs too gets back to them). */
+    static final long POLL_BLOCK_NANOS = TimeUnit.MILLISECONDS.toNanos(1);
     /** While spinning does not pay, one wait in this many spins to find out whether it does again. */
     static final int SPIN_PROBE = 64;
     /** Whether the last spin saw an event arrive (guarded by the queue lock). */
@@ -53,21 +69,24 @@ final class EventQueue {
     private volatile int waiters;
     /** Threads parked on {@link #changed} (guarded by the queue lock). */
     private int parked;
-    /** The queue's size, readable without the queue lock. */
-    private volatile int size;
     /**
      * Events queued that wake waiters (signalled, EVD enabled), counted: what a spinning waiter watches,
      * so that an unsignalled completion wakes a spinner no more than a parked waiter (written under the
      * queue lock).
      */
     private volatile int signals;
+    /**
+     * When dequeues began to find the queue empty (0: the last one did not), on a fabric that polls;
+     * written only by consumers of such a fabric, and only when it changes.
+     */
+    private long emptySince;
     /** A waiting thread that polls the fabric itself (guarded by the queue lock). */
     private Thread pollingWaiter;
 
     EventQueue(EmuEvd evd, EmuIa ia, int qlen) {
         this.evd = evd;
         this.ia = ia;
-        this.qlen = qlen;
+        this.ring = new EventRing(qlen);
     }
 
     /**
@@ -79,33 +98,44 @@ final class EventQueue {
      * <p>Behaviours: OBJ_04: no event is dropped; the overflow is reported.
      */
     boolean enqueue(DatEvent event, boolean notify) {
+        assert ia.domain().isHeldByCurrentThread() : "an event queued without the domain lock";
+        boolean crossed = ring.publish(event);
+        if (notify && enabled) {
+            if (waiters == 0) {
+                // Nobody waits (a poller, or nobody yet): no lock; a waiter arriving now sees the event,
+                // and a poller blocked briefly in the fabric's input (pollBriefly) is woken.
+                evd.triggerCno();
+                ia.fabric().wakePoller();
+            } else {
+                notifyWaiters();
+            }
+        }
+        return crossed;
+    }
+
+    /**
+     * A signalled event was published and threads wait: they are told under the queue lock. The
+     * waiter count is read after the event's publication (a volatile store), and a waiter counts
+     * itself before it looks at the queue, so either the waiter sees the event or this sees the waiter.
+     */
+    private void notifyWaiters() {
         queueLock.lock();
         try {
-            queue.addLast(event);
-            size = queue.size();
-            boolean crossed = false;
-            if (queue.size() > qlen && !overflowed) {
-                overflowed = true;
-                crossed = true;
-            }
-            if (notify && enabled) {
-                signals++;
-                if (waiters == 1 && pollingWaiter == Thread.currentThread()) {
-                    // The only waiter is this thread, polling the fabric: it looks at the queue when its poll returns.
-                } else if (waiters > 0 && parked == 0 && pollingWaiter == null) {
-                    // Every waiter spins on the size and sees the event itself.
-                } else if (waiters > 0) {
-                    if (ia.domain().isHeldByCurrentThread()) {
-                        Wakeups.defer(evd);
-                    } else {
-                        changed.signalAll();
-                        ia.fabric().wakePoller();
-                    }
+            signals++;
+            if (waiters == 1 && pollingWaiter == Thread.currentThread()) {
+                // The only waiter is this thread, polling the fabric: it looks at the queue when its poll returns.
+            } else if (waiters > 0 && parked == 0 && pollingWaiter == null) {
+                // Every waiter spins on the signal count and sees the event itself.
+            } else if (waiters > 0) {
+                if (ia.domain().isHeldByCurrentThread()) {
+                    Wakeups.defer(evd);
                 } else {
-                    evd.triggerCno();
+                    changed.signalAll();
+                    ia.fabric().wakePoller();
                 }
+            } else {
+                evd.triggerCno();
             }
-            return crossed;
         } finally {
             queueLock.unlock();
         }
@@ -126,7 +156,7 @@ final class EventQueue {
     EventDispatcher.EvdParam param(EmuCno cno, Set<EvdFlag> flags) {
         queueLock.lock();
         try {
-            return new EventDispatcher.EvdParam(ia, qlen, enabled, waitable, cno, flags);
+            return new EventDispatcher.EvdParam(ia, ring.qlen(), enabled, waitable, cno, flags);
         } finally {
             queueLock.unlock();
         }
@@ -159,12 +189,12 @@ final class EventQueue {
     void resize(int minQlen) {
         queueLock.lock();
         try {
-            if (queue.size() > minQlen) {
+            int queued = ring.size();
+            if (queued > minQlen) {
                 throw DatException.invalidState(DatReturnSubtype.NO_SUBTYPE,
-                        queue.size() + " events are queued, more than the new length " + minQlen);
+                        queued + " events are queued, more than the new length " + minQlen);
             }
-            qlen = minQlen;
-            overflowed = false;
+            ring.resize(minQlen);
         } finally {
             queueLock.unlock();
         }
@@ -174,61 +204,66 @@ final class EventQueue {
     void checkRoom() {
         queueLock.lock();
         try {
-            if (queue.size() >= qlen) {
-                throw new DatException(DatReturnType.QUEUE_FULL, "the EVD holds " + qlen + " events");
+            if (ring.size() >= ring.qlen()) {
+                throw new DatException(DatReturnType.QUEUE_FULL, "the EVD holds " + ring.qlen() + " events");
             }
         } finally {
             queueLock.unlock();
         }
     }
 
+    /**
+     * {@code dat_evd_dequeue}: an empty queue is seen by one read of its head slot, with no lock;
+     * an event is taken by claiming the ring's consumer side ({@link EventRing#poll}), no lock either.
+     */
     Optional<DatEvent> dequeue() {
         evd.checkLive();
-        if (size == 0) {
+        if (ring.isEmpty()) {
             if (waiters > 0) {
                 throw DatException.invalidState(DatReturnSubtype.INVALID_STATE_EVD_WAITER,
                         "a thread waits on the EVD");
             }
-            ia.fabric().pollNow();
-            if (size == 0) {
+            Fabric fabric = ia.fabric();
+            if (fabric.canPoll()) {
+                pollInput(fabric);
+            } else {
+                fabric.pollNow();
+            }
+            if (ring.isEmpty()) {
                 return Optional.empty();
             }
         }
-        queueLock.lock();
-        try {
-            evd.checkLive();
-            if (waiters > 0) {
-                throw DatException.invalidState(DatReturnSubtype.INVALID_STATE_EVD_WAITER,
-                        "a thread waits on the EVD");
-            }
-            return Optional.ofNullable(take());
-        } finally {
-            queueLock.unlock();
+        if (emptySince != 0) {
+            emptySince = 0;
         }
+        if (waiters > 0) {
+            throw DatException.invalidState(DatReturnSubtype.INVALID_STATE_EVD_WAITER,
+                    "a thread waits on the EVD");
+        }
+        return Optional.ofNullable(ring.poll());
     }
 
-    private DatEvent take() {
-        DatEvent event = queue.pollFirst();
-        size = queue.size();
-        if (queue.size() <= qlen) {
-            overflowed = false;
-        }
-        return event;
+    private boolean isEmptyNow() {
+        return ring.isEmpty();
     }
 
-    private boolean ready(int threshold) {
-        if (queue.isEmpty()) {
-            return false;
+    /**
+     * An empty dequeue on a fabric with input of its own: while the consumer has polled for less than
+     * {@link #POLL_SPIN_NANOS}, the input is read without blocking; past that, the dequeue blocks in
+     * the input briefly, as a waiter would. The spin does not adapt as a waiter's does: two consumers
+     * answering each other both learnt to block, and with free CPUs neither saw an answer within a
+     * spin again. Consumers race on {@code emptySince} harmlessly.
+     */
+    private void pollInput(Fabric fabric) {
+        long now = System.nanoTime();
+        if (emptySince == 0) {
+            emptySince = now;
         }
-        if (queue.size() >= threshold) {
-            return true;
+        if (now - emptySince < POLL_SPIN_NANOS) {
+            fabric.pollNow();
+        } else {
+            fabric.pollBriefly(POLL_BLOCK_NANOS, queued);
         }
-        for (DatEvent e : queue) {
-            if (!(e instanceof DatEvent.DtoCompletion)) {
-                return true;
-            }
-        }
-        return false;
     }
 
     /** Behaviours: OBJ_03: TIMEOUT_EXPIRED after the timeout. */
@@ -240,8 +275,8 @@ final class EventQueue {
         queueLock.lock();
         try {
             evd.checkLive();
-            if (threshold < 1 || threshold > qlen) {
-                throw DatException.invalidParameter(3, "threshold " + threshold + " is not in 1.." + qlen);
+            if (threshold < 1 || threshold > ring.qlen()) {
+                throw DatException.invalidParameter(3, "threshold " + threshold + " is not in 1.." + ring.qlen());
             }
             if (!waitable) {
                 throw DatException.invalidState(DatReturnSubtype.INVALID_STATE_EVD_UNWAITABLE, "the EVD is unwaitable");
@@ -252,8 +287,12 @@ final class EventQueue {
             boolean spun = SPIN_NANOS == 0 || !(spinPays || ++waitsWithoutSpin % SPIN_PROBE == 0);
             try {
                 while (true) {
-                    if (ready(threshold)) {
-                        return take();
+                    if (ring.ready(threshold)) {
+                        DatEvent e = ring.poll();
+                        if (e != null) {
+                            return e;
+                        }
+                        continue;
                     }
                     if (evd.isFreed()) {
                         throw new DatException(DatReturnType.ABORT, "the EVD was freed while waiting (IA closed)");
@@ -299,7 +338,7 @@ final class EventQueue {
                             remaining -= now - before;
                             before = now;
                         }
-                        if (polled || ready(threshold) || evd.isFreed() || !waitable) {
+                        if (polled || ring.ready(threshold) || evd.isFreed() || !waitable) {
                             continue;
                         }
                     }
@@ -353,7 +392,7 @@ final class EventQueue {
         evd.checkLive();
         queueLock.lock();
         try {
-            return queue.size();
+            return ring.size();
         } finally {
             queueLock.unlock();
         }

@@ -110,6 +110,15 @@ public interface Fabric {
     default void pollNow() {
     }
 
+    /**
+     * A consumer has polled an empty EVD ({@code dat_evd_dequeue}) for a while: a fabric with input of
+     * its own blocks in its input for up to {@code maxNanos} (no lock held), returning as soon as input
+     * arrives or {@link #wakePoller} is called, unless {@code done} is already true once the consumer
+     * has announced itself (so that an event queued meanwhile is never slept through).
+     */
+    default void pollBriefly(long maxNanos, java.util.function.BooleanSupplier done) {
+    }
+
     /** An EVD waiter may be polling: have it look at its queue again. */
     default void wakePoller() {
     }

@@ -23,6 +23,14 @@ import org.jdapl.dat.MemPriv;
 final class LoopbackLink extends Link {
     private final EmuEp active;
     private final EmuEp passive;
+    /**
+     * Whether the head send of the active (passive) end waits for a receive of its peer: only then
+     * does a receive posted by the peer kick that end's queue. Written only when it changes, so that
+     * the hand-offs of a ping-pong read it without moving its line between CPUs.
+     */
+    private boolean activeWaits;
+    private boolean passiveWaits;
+
     LoopbackLink(EmuEp active, EmuEp passive) {
         this.active = active;
         this.passive = passive;
@@ -51,13 +59,27 @@ final class LoopbackLink extends Link {
 
     @Override
     public void receivePosted(EmuEp from) {
-        other(from).kick();
+        EmuEp peer = other(from);
+        if (peer == active ? activeWaits : passiveWaits) {
+            peer.kick();
+        }
+    }
+
+    private void waitsForReceive(EmuEp ep, boolean waits) {
+        if (ep == active) {
+            if (activeWaits != waits) {
+                activeWaits = waits;
+            }
+        } else if (passiveWaits != waits) {
+            passiveWaits = waits;
+        }
     }
 
     /** Processes the request queue of {@code from} against its peer as far as it can go now. */
     @Override
     public void pump(EmuEp from) {
         EmuEp peer = other(from);
+        waitsForReceive(from, false);
         ArrayDeque<WorkRequest> requests = from.requests();
         while (!requests.isEmpty()) {
             if (!from.connection().linkOpen() || from.ia().held() || peer.ia().held()) {
@@ -96,6 +118,7 @@ final class LoopbackLink extends Link {
                 return from.fail(send, DtoStatus.RECEIVER_NOT_READY);
             }
             RcRules.retryAtDeadline(from, send, now, TimeUnit.MILLISECONDS.toNanos(1), from::pumpRequests);
+            waitsForReceive(from, true);
             return false;
         }
         if (v.accepted()) {

@@ -1,6 +1,7 @@
 package org.jdapl.provider.emu;
 
 import java.util.ArrayList;
+import java.util.concurrent.locks.ReentrantLock;
 
 /**
  * EVD waiters to wake once the current thread has released its domain lock. An event queued under
@@ -19,6 +20,17 @@ public final class Wakeups {
         ArrayList<EmuEvd> list = PENDING.get();
         if (!list.contains(evd)) {
             list.add(evd);
+        }
+    }
+
+    /**
+     * Releases a domain lock taken for a post (which runs its body inline, no lambda on the data
+     * path), then, once the thread holds it no more, wakes the waiters it deferred.
+     */
+    static void release(ReentrantLock lock) {
+        lock.unlock();
+        if (!lock.isHeldByCurrentThread()) {
+            run();
         }
     }
 

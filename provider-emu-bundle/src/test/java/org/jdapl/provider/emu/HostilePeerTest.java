@@ -4,14 +4,19 @@ import static org.jdapl.provider.emu.Fixture.iov;
 import static org.jdapl.provider.emu.Fixture.none;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.IOException;
 import java.lang.foreign.MemorySegment;
+import java.net.InetAddress;
+import java.net.ServerSocket;
 import java.lang.foreign.ValueLayout;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.Random;
+import java.util.concurrent.TimeUnit;
 
 import org.jdapl.dat.DatEvent;
 import org.jdapl.dat.DtoStatus;
@@ -251,6 +256,30 @@ class HostilePeerTest {
                 assertTrue(p.closedWithin(DROP), Frame.name(w[0]));
             }
             brokenPassive(passive[0]);
+        }
+        assertHealthy();
+    }
+
+    /**
+     * A peer that answers a connect request of A with a frame other than delivered, accept, reject or
+     * abort breaks the protocol: A drops the connection and the connect fails at once, well before
+     * the silence of a peer would end it (3 s after its last frame).
+     */
+    @Test
+    void aFrameOutOfTurnAnsweringAConnectRequestFailsTheConnectAtOnce() throws IOException {
+        try (ServerSocket server = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+            server.setSoTimeout(8000);
+            Endpoint ep = f.a.ep();
+            ep.connect(server.getLocalSocketAddress(), 7, TimeUnit.SECONDS.toMicros(60), new byte[0]);
+            try (RawPeer p = new RawPeer(server.accept())) {
+                assertEquals(Frame.CONNECT_REQ, p.next().type());
+                p.frame(Frame.RECV_POSTED, 0, 0, 0, 0, 0, 0, 0, null);
+                assertTrue(p.closedWithin(Duration.ofSeconds(2)), "the connection was not dropped at once");
+            }
+            DatEvent e = f.a.evd.waitEvent(TimeUnit.SECONDS.toMicros(10));
+            DatEvent.Connection c = assertInstanceOf(DatEvent.Connection.class, e, () -> "got " + e);
+            assertEquals(ep, c.ep());
+            assertNotEquals(EventNumber.CONNECTION_ESTABLISHED, c.number());
         }
         assertHealthy();
     }

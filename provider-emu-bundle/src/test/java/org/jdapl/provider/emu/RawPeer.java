@@ -22,12 +22,22 @@ final class RawPeer implements AutoCloseable {
     byte[] lastPayload = new byte[0];
 
     RawPeer(SocketAddress to) throws IOException {
-        socket = new Socket();
-        socket.connect(to, 2000);
+        this(connected(to));
+    }
+
+    /** A peer on a socket already connected (accepted from an IA that connects to it, say). */
+    RawPeer(Socket connected) throws IOException {
+        socket = connected;
         socket.setSoTimeout(8000);
         socket.setTcpNoDelay(true);
         out = new DataOutputStream(socket.getOutputStream());
         in = new DataInputStream(socket.getInputStream());
+    }
+
+    private static Socket connected(SocketAddress to) throws IOException {
+        Socket s = new Socket();
+        s.connect(to, 2000);
+        return s;
     }
 
     void raw(byte[] bytes) throws IOException {

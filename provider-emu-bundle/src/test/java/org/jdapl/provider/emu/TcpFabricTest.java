@@ -12,7 +12,12 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.net.InetSocketAddress;
+import java.util.EnumSet;
 import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
 
 import org.jdapl.dat.CloseFlag;
 import org.jdapl.dat.DatEvent;
@@ -22,6 +27,8 @@ import org.jdapl.dat.DtoOperation;
 import org.jdapl.dat.DtoStatus;
 import org.jdapl.dat.Endpoint;
 import org.jdapl.dat.EpState;
+import org.jdapl.dat.EvdFlag;
+import org.jdapl.dat.EventDispatcher;
 import org.jdapl.dat.EventNumber;
 import org.jdapl.dat.LocalMemoryRegion;
 import org.jdapl.dat.PspFlag;
@@ -43,6 +50,36 @@ class TcpFabricTest {
             assertEquals("127.0.0.1", a.getAddress().getHostAddress());
             assertNotEquals(0, a.getPort());
             assertEquals("tcp", f.a.ia.query().attributes().specific().get("fabric"));
+        }
+    }
+
+    /**
+     * A consumer polling an empty EVD of a tcp IA with {@code dat_evd_dequeue} sleeps in the IA's
+     * sockets once it has polled a while, rather than spinning on them, each dequeue returning within
+     * a millisecond or so; an event queued from another thread reaches it.
+     */
+    @Test
+    void aPollingConsumerSleepsBrieflyInTheSocketsAndGetsAnEventQueuedFromElsewhere() throws Exception {
+        try (Fixture f = Fixture.tcp()) {
+            EventDispatcher evd = f.a.ia.createEvd(4, null, EnumSet.of(EvdFlag.SOFTWARE));
+            CompletableFuture<Void> posted = CompletableFuture.runAsync(() -> {
+                LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(100));
+                evd.postSoftwareEvent("late");
+            });
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+            long longest = 0;
+            int dequeues = 0;
+            Optional<DatEvent> e = Optional.empty();
+            while (e.isEmpty() && System.nanoTime() < deadline) {
+                long t0 = System.nanoTime();
+                e = evd.dequeue();
+                longest = Math.max(longest, System.nanoTime() - t0);
+                dequeues++;
+            }
+            posted.get(10, TimeUnit.SECONDS);
+            assertEquals("late", assertInstanceOf(DatEvent.Software.class, e.orElseThrow()).pointer());
+            assertTrue(longest < TimeUnit.MILLISECONDS.toNanos(500), "a dequeue took " + longest / 1000 + " us");
+            assertTrue(dequeues < 5_000, dequeues + " dequeues in 100 ms: the consumer spun on the sockets");
         }
     }
 

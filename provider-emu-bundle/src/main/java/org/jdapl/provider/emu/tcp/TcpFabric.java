@@ -143,6 +143,13 @@ public final class TcpFabric implements Fabric {
     }
 
     @Override
+    public void pollBriefly(long maxNanos, java.util.function.BooleanSupplier done) {
+        if (running) {
+            poller.pollBriefly(maxNanos, done);
+        }
+    }
+
+    @Override
     public void wakePoller() {
         poller.wakePoller();
     }

@@ -173,7 +173,8 @@ final class TcpHandshake {
         requestDead = true;
     }
 
-    private static void violationIf(String reason) throws Frame.ProtocolException {
+    /** Fails the connection: the peer broke the protocol (TcpInput drops the connection). */
+    private static void violation(String reason) throws Frame.ProtocolException {
         throw TcpConnection.violation(reason);
     }
 
@@ -183,10 +184,10 @@ final class TcpHandshake {
         switch (c.phase()) {
             case LISTENING -> {
                 if (type != Frame.CONNECT_REQ) {
-                    violationIf(Frame.name(type) + " before a connect request");
+                    violation(Frame.name(type) + " before a connect request");
                 }
                 if (h.c() != Frame.MAGIC) {
-                    violationIf("a connect request without the protocol's magic");
+                    violation("a connect request without the protocol's magic");
                 }
                 c.expectControl();
             }
@@ -199,12 +200,12 @@ final class TcpHandshake {
                     }
                     case Frame.CONNECT_ACCEPT, Frame.CONNECT_REJECT -> c.expectControl();
                     case Frame.ABORT -> c.expectControl();
-                    default -> TcpConnection.violation(Frame.name(type) + " while a connect request is unanswered");
+                    default -> violation(Frame.name(type) + " while a connect request is unanswered");
                 }
             }
             case OFFERED -> {
                 if (type != Frame.ABORT) {
-                    violationIf(Frame.name(type) + " while the connect request waits for the consumer");
+                    violation(Frame.name(type) + " while the connect request waits for the consumer");
                 }
                 c.expectControl();
             }
@@ -212,7 +213,7 @@ final class TcpHandshake {
                 if (type == Frame.ABORT) {
                     c.expectControl();
                 } else if (type != Frame.CONNECT_RTU) {
-                    violationIf(Frame.name(type) + " while the accept waits for the RTU");
+                    violation(Frame.name(type) + " while the accept waits for the RTU");
                 }
             }
             default -> {

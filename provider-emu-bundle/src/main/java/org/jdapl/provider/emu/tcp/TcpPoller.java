@@ -306,6 +306,25 @@ final class TcpPoller {
         }
     }
 
+    /**
+     * A consumer that polled an empty EVD for a while selects, blocking up to {@code maxNanos} in all
+     * until {@code done} holds, as a waiter does; announced first, so an event queued from elsewhere
+     * ends a select ({@link #wakePoller}), and skipped if {@code done} already holds then.
+     */
+    void pollBriefly(long maxNanos, java.util.function.BooleanSupplier done) {
+        announcePoll();
+        try {
+            long end = System.nanoTime() + maxNanos;
+            long left = maxNanos;
+            // Input that brings no event for this consumer (an ACK, say) does not end the poll.
+            while (left > 0 && !done.getAsBoolean() && pollAsWaiter(left)) {
+                left = end - System.nanoTime();
+            }
+        } finally {
+            intending.decrementAndGet();
+        }
+    }
+
     /** Ends a poll of a waiting thread early: an event for a waiter came from elsewhere. */
     void wakePoller() {
         if (intending.get() > 0) {
