@@ -7,7 +7,8 @@
 #     abrupt disconnects initiated by either side, DISCONNECTED on both;
 #   - the connection rate: ConnRate (Java) and OFED's dtestcm, server on vCPU 0 and client on vCPU 1.
 # Writes $1/ofa-interop.txt ("name PASS|FAIL detail", one line per case and direction) and appends the
-# connection rate to $1/bench.txt. Exits 1 if a case failed.
+# connection rate to $1/bench.txt. Exits 1 if a case failed. RXE_INTEROP_CASES (from env.sh) selects the
+# groups: "dtest peers rate" by default.
 R=$1
 . /mnt/work/env.sh
 D=/mnt/work/dapl
@@ -22,7 +23,7 @@ BURST=${INTEROP_BURST:-100}
 CONNS=${RATE_CONNS:-100}
 RATE_BURST=${RATE_BURST:-50}
 RATE_ROUNDS=${RATE_ROUNDS:-3}
-RATE_WARMUP=${RATE_WARMUP:-2}   # untimed cycles of ConnRate before its timed one (the JIT compiles the path)
+RATE_WARMUP=${RATE_WARMUP:-3}   # untimed cycles of ConnRate before its timed one (the JIT compiles the path)
 SERVER_CPU=0
 CLIENT_CPU=1
 # OFED's client of dtest opens the IA its server names, so OFED's dat.conf has jdapl's name too.
@@ -31,6 +32,11 @@ for name in $CIA $JIA; do
 done > $B/dat.conf
 C=(env DAT_OVERRIDE=$B/dat.conf LD_LIBRARY_PATH=$D)
 JVM="$JAVA --enable-native-access=ALL-UNNAMED -Xmx512m -XX:+UseSerialGC -XX:TieredStopAtLevel=1 -cp $CLASSPATH"
+# ConnRate's JVM: the JIT compiles a method after a twentieth of its usual invocation counts, so that the
+# few hundred connections of the warm-up leave the whole connection path compiled (at the usual counts,
+# methods called once or twice per connection are compiled only late in the warm-up, or not at all).
+RATE_JVM="$JAVA --enable-native-access=ALL-UNNAMED -Xmx512m -XX:+UseSerialGC \
+  ${RATE_JAVA_OPTS--XX:TieredStopAtLevel=1 -XX:CompileThresholdScaling=0.05} -cp $CLASSPATH"
 OUT=$R/ofa-interop.txt
 : > $OUT
 rc=0
@@ -61,7 +67,10 @@ await_port() {
 # One line of detail from a side's output: its last line that says why.
 why() { grep -ahE "FAIL|Error|ERR|dtest:|expected|timed out" "$1" 2>/dev/null | tail -1 | tr -s ' \t' ' ' | cut -c1-160; }
 
+has() { [[ " ${RXE_INTEROP_CASES:-dtest peers rate} " == *" $1 "* ]]; }
+
 # 1. dtest: OFED's server, jdapl's client.
+if has dtest; then
 timeout 300 "${C[@]}" taskset -c $SERVER_CPU /mnt/work/dtest -s -P $CIA -b $BUF -B $BURST > $B/ofed-dtest-s.log 2>&1 &
 spid=$!
 timeout 300 taskset -c $CLIENT_CPU $JVM org.jdapl.provider.ofa.rxe.DtestMain -O -h $ADDR -P $JIA -b $BUF -B $BURST \
@@ -92,9 +101,11 @@ else
   record dtest:jdapl-server,ofed-client FAIL "jdapl exit $src: $(why $B/jdapl-dtest-s.log) | OFED exit $crc: $(why $B/ofed-dtest-c.log)"
 fi
 cp $B/ofed-dtest-c.log $B/jdapl-dtest-s.log $R/ 2>/dev/null
+fi
 
 # 3. The C peer and its Java twin, each case both ways. The Java side is one JVM (InteropPeer reading
 #    its commands from standard input) for every case; the C side is a process per case.
+if has peers; then
 coproc JP { exec timeout 1200 $JVM org.jdapl.provider.ofa.rxe.InteropPeer $DEV - 2>> $B/jp.err; }
 jp_read() { # pattern -> the first line of the Java peer's output matching it (120 s at most)
   local line
@@ -143,14 +154,16 @@ done
 echo quit >&${JP[1]} 2>/dev/null
 wait $JP_PID 2>/dev/null
 { echo "== Java peer"; cat $B/jp.log $B/jp.err 2>/dev/null; } >> $R/interop-peers.log
+fi
 
 # 4. The connection rate: ConnRate and dtestcm in interleaved rounds, each the median of its rounds.
+has rate || exit $rc
 for round in $(seq 1 $RATE_ROUNDS); do
-  timeout 300 taskset -c $SERVER_CPU $JVM org.jdapl.provider.ofa.rxe.ConnRate $DEV server $CONNS $RATE_BURST $RATE_WARMUP \
+  timeout 300 taskset -c $SERVER_CPU $RATE_JVM org.jdapl.provider.ofa.rxe.ConnRate $DEV server $CONNS $RATE_BURST $RATE_WARMUP \
     > $B/rate-s.log 2>&1 &
   spid=$!
   if await_line $B/rate-s.log listening $spid; then
-    timeout 300 taskset -c $CLIENT_CPU $JVM org.jdapl.provider.ofa.rxe.ConnRate $DEV client $CONNS $RATE_BURST $RATE_WARMUP $ADDR \
+    timeout 300 taskset -c $CLIENT_CPU $RATE_JVM org.jdapl.provider.ofa.rxe.ConnRate $DEV client $CONNS $RATE_BURST $RATE_WARMUP $ADDR \
       > $B/rate-c.log 2>&1
   fi
   wait $spid
@@ -181,7 +194,9 @@ fi
   echo "client on vCPU $CLIENT_CPU; as OFED's dtestcm measures: EPs created first, the time until all are established"
   echo "at the client; full cycle: connect, accept, established on both sides, disconnect, DISCONNECTED on both;"
   echo "both busy-poll their EVDs (dtestcm's default; the dat_evd_wait row: jdapl waiting instead); jdapl's JVM"
-  echo "runs the cycle $RATE_WARMUP times untimed first, so that its connection path runs compiled)"
+  echo "runs the cycle $RATE_WARMUP times untimed first, with ${RATE_JAVA_OPTS--XX:TieredStopAtLevel=1 -XX:CompileThresholdScaling=0.05},"
+  echo "so that its connection path runs compiled; the server accepts each request as it comes, then takes the"
+  echo "ESTABLISHED events, as dtestcm's server does)"
   printf "%-34s %12s %10s %7s\n" "measurement" "DAT (jdapl)" "dtestcm" "ratio"
   printf "%-34s %12s %10s %7s\n" "connections per second" "${J:-n/a}" "${O:-n/a}" "$ratio"
   printf "%-34s %12s %10s\n" "full cycles per second" "${F:-n/a}" "n/a"

@@ -2,7 +2,6 @@ package org.jdapl.provider.ofa;
 
 import java.lang.foreign.MemorySegment;
 import java.net.InetSocketAddress;
-import java.util.concurrent.TimeUnit;
 import org.jdapl.dat.CloseFlag;
 import org.jdapl.dat.Dat;
 import org.jdapl.dat.DatEvent;
@@ -48,8 +47,8 @@ final class EpConnection {
     private long localPort;
     private InetSocketAddress remoteAddress;
     private long remotePort;
-    private byte[] privateDataWire = new byte[0];
-    private OfaEventLoop.Timer connectTimer;
+    /** The next connect's bound ID, its wire private data and its time-out. */
+    private final ActiveConnect nextConnect;
     /** The reserved service point holding the EP, or the request it was reserved for (or created for). */
     private OfaRsp rsp;
     private OfaCr pendingCr;
@@ -63,6 +62,10 @@ final class EpConnection {
         this.lock = ep.lock;
         ep.state = initial;
         this.terminal = new TerminalEvent(ep, this);
+        this.nextConnect = new ActiveConnect(ep);
+        if (initial == EpState.UNCONNECTED) {
+            nextConnect.prepare(); // the ID of the EP's first connect, bound ahead of it
+        }
     }
 
     void setEnding() {
@@ -149,14 +152,9 @@ final class EpConnection {
         }
         OfaIa ia = ep.ia;
         RdmaCm cm = RdmaCm.get();
-        MemorySegment id;
+        // Bound already, so that the local port qualifier is known when connect returns (CONN_02).
+        MemorySegment id = nextConnect.take();
         int failure = 0;
-        try {
-            // Bound first, so that the local port qualifier is known when connect returns (CONN_02).
-            id = CmIds.bound(ia, 0, "dat_ep_connect");
-        } catch (VerbsException e) {
-            throw OfaIa.resources(DatReturnSubtype.NO_SUBTYPE, "dat_ep_connect (rdma_bind_addr)", e);
-        }
         // Registered before rdma_resolve_addr: the event thread may see ADDR_RESOLVED before it returns.
         cmId = id;
         ia.router().addCmId(id, ep);
@@ -174,12 +172,11 @@ final class EpConnection {
         localPort = RdmaCm.sourceAddress(id).getPort();
         remoteAddress = new InetSocketAddress(destination.getAddress(), 0);
         remotePort = connQual;
-        privateDataWire = ep.ia.wire.connect(data);
+        nextConnect.wire(ep.ia.wire.connect(data));
         ep.state = EpState.ACTIVE_CONNECTION_PENDING;
         MemorySegment mine = id;
         if (timeoutMicros != Dat.TIMEOUT_INFINITE) {
-            connectTimer = ia.loop().schedule(TimeUnit.MICROSECONDS.toNanos(timeoutMicros),
-                    () -> whilePending(mine, EventNumber.CONNECTION_TIMED_OUT));
+            nextConnect.startTimer(timeoutMicros, () -> whilePending(mine, EventNumber.CONNECTION_TIMED_OUT));
         }
         if (failure != 0) {
             LOG.debug("connect to {} failed at once: {}", destination, failure);
@@ -205,7 +202,7 @@ final class EpConnection {
             // A fatal completion that is already in a CQ says BROKEN, not DISCONNECTED: see it first.
             ep.pollCqs();
         }
-        lock.lock();
+        lock.lockFromEventThread();
         try {
             if (ep.isFreed() || !cmId.equals(e.id())) {
                 return;
@@ -233,7 +230,7 @@ final class EpConnection {
             case RdmaCm.EVENT_ROUTE_RESOLVED -> {
                 if (active) {
                     try {
-                        cm.connect(cmId, connParam.fill(ep, privateDataWire, ep.attributes().maxRdmaReadIn(),
+                        cm.connect(cmId, connParam.fill(ep, nextConnect.wire(), ep.attributes().maxRdmaReadIn(),
                                 ep.attributes().maxRdmaReadOut()));
                     } catch (VerbsException x) {
                         LOG.debug("rdma_connect failed", x);
@@ -293,7 +290,7 @@ final class EpConnection {
     }
 
     private void established(byte[] data) {
-        cancelConnectTimer();
+        nextConnect.cancelTimer();
         ep.state = EpState.CONNECTED;
         OfaEvd connectEvd = ep.connectEvd();
         if (connectEvd != null) {
@@ -461,18 +458,11 @@ final class EpConnection {
 
     /** Establishment ended without a connection: the ID goes, the QP flushes, then the event. */
     private void fail(EventNumber event, byte[] data) {
-        cancelConnectTimer();
+        nextConnect.cancelTimer();
         destroyCmId();
         ep.state = EpState.DISCONNECTED;
         ep.queuePair().toError();
         terminal.start(event, data, true);
-    }
-
-    private void cancelConnectTimer() {
-        if (connectTimer != null) {
-            connectTimer.cancel();
-            connectTimer = null;
-        }
     }
 
     private void destroyCmId() {
@@ -503,16 +493,18 @@ final class EpConnection {
         remotePort = 0;
         terminal.reset();
         ep.state = EpState.UNCONNECTED;
+        nextConnect.prepare();
     }
 
     /** Releases the ID, the timers and the native memory at {@code dat_ep_free} (no further event: FREE_06). */
     void release() {
-        cancelConnectTimer();
+        nextConnect.release();
         terminal.release();
         destroyCmId();
     }
 
     void freeNative() {
+        nextConnect.release();
         connParam.free();
     }
 }

@@ -36,6 +36,29 @@ final class EpLock {
         holds = 1;
     }
 
+    /**
+     * {@link #lock} for the IA's event thread, whose events often find the lock held by the consumer
+     * thread that caused them (an ADDR_RESOLVED arrives while {@code dat_ep_connect}, which called
+     * {@code rdma_resolve_addr}, still holds it): if the holder shares the CPU, a yield hands it the
+     * CPU until the scheduler's next tick, so this waits by short naps instead, from which the
+     * event thread wakes to take the lock as soon as the holder has let it go.
+     */
+    void lockFromEventThread() {
+        long me = Thread.currentThread().threadId();
+        if (OWNER.compareAndSet(this, 0L, me)) {
+            holds = 1;
+            return;
+        }
+        if ((long) OWNER.getOpaque(this) == me) {
+            holds++;
+            return;
+        }
+        for (int i = 0; !OWNER.compareAndSet(this, 0L, me); i++) {
+            LockBackoff.nap(this, i);
+        }
+        holds = 1;
+    }
+
     private void acquireContended(long me) {
         for (int i = 0; !OWNER.compareAndSet(this, 0L, me); i++) {
             LockBackoff.pause(this, i);

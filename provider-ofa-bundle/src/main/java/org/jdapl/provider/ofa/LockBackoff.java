@@ -15,6 +15,15 @@ final class LockBackoff {
     private LockBackoff() {
     }
 
+    /** Waits before attempt {@code attempt + 1} to take {@code lock}: spins, then naps, never yields. */
+    static void nap(Object lock, int attempt) {
+        if (attempt < SPINS) {
+            Thread.onSpinWait();
+        } else {
+            LockSupport.parkNanos(lock, NAP_NANOS);
+        }
+    }
+
     /** Waits before attempt {@code attempt + 1} to take {@code lock}. */
     static void pause(Object lock, int attempt) {
         if (attempt < SPINS) {

@@ -66,13 +66,19 @@ final class OfaEventLoop implements Runnable {
         }
     }
 
-    /** Runs {@code task} on the event thread after {@code delayNanos} (0: as soon as possible). */
+    /**
+     * Runs {@code task} on the event thread after {@code delayNanos} (0: as soon as possible). The
+     * thread is woken only if the task is now the first due: otherwise its poll already ends by an
+     * earlier deadline (a connect's time-out does not wake it on every {@code dat_ep_connect}).
+     */
     Timer schedule(long delayNanos, Runnable task) {
         Timer t = new Timer(System.nanoTime() + Math.max(0, delayNanos), timerSeq.incrementAndGet(), task);
+        boolean first;
         synchronized (timers) {
             timers.add(t);
+            first = timers.peek() == t;
         }
-        if (Thread.currentThread() != thread) {
+        if (first && Thread.currentThread() != thread) {
             Libc.signal(wakeFd);
         }
         return t;

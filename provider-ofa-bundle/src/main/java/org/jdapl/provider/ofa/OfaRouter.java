@@ -44,6 +44,8 @@ final class OfaRouter implements OfaEventLoop.Handler {
     /** Native buffers of the event thread, freed at close. */
     private final Arena buffers = Arena.ofShared();
     private final MemorySegment asyncEvent = buffers.allocate(IbvAsyncEvent.S.size(), 8);
+    /** Where rdma_get_cm_event writes the event's address. */
+    private final MemorySegment cmEventSlot = buffers.allocate(8, 8);
 
     /** A PSP, RSP or CSP: what a connect request at its listening ID becomes. */
     interface ServicePoint {
@@ -203,7 +205,7 @@ final class OfaRouter implements OfaEventLoop.Handler {
     public void cmEvents() {
         RdmaCm cm = RdmaCm.get();
         RdmaCm.Pending p;
-        while ((p = cm.getCmEvent(ia.cmChannel())) != null) {
+        while ((p = cm.getCmEvent(ia.cmChannel(), cmEventSlot)) != null) {
             RdmaCm.CmEvent e = p.event();
             cm.ack(p);
             try {

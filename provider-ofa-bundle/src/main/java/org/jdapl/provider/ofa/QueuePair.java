@@ -32,6 +32,7 @@ final class QueuePair {
     private final int inlineLimit;
     private final Arena arena = Arena.ofShared();
     private final MemorySegment attr = arena.allocate(IbvQpAttr.S.size(), 8);
+    private final MemorySegment mask = arena.allocate(4, 4);
 
     private QueuePair(OfaEp ep, MemorySegment qp, int inlineLimit) {
         this.ep = ep;
@@ -118,20 +119,20 @@ final class QueuePair {
         Verbs v = Verbs.get();
         attr.fill((byte) 0);
         IbvQpAttr.QP_STATE.setInt(attr, Verbs.QPS_RTR);
-        int mask = cm.initQpAttr(id, attr);
+        int bits = cm.initQpAttr(id, attr, mask);
         if (responderResources >= 0) {
             IbvQpAttr.MAX_DEST_RD_ATOMIC.setU8(attr, responderResources);
-            mask |= Verbs.QP_MAX_DEST_RD_ATOMIC;
+            bits |= Verbs.QP_MAX_DEST_RD_ATOMIC;
         }
-        v.modifyQp(qp, attr, mask);
+        v.modifyQp(qp, attr, bits);
         attr.fill((byte) 0);
         IbvQpAttr.QP_STATE.setInt(attr, Verbs.QPS_RTS);
-        mask = cm.initQpAttr(id, attr);
+        bits = cm.initQpAttr(id, attr, mask);
         if (initiatorDepth >= 0) {
             IbvQpAttr.MAX_RD_ATOMIC.setU8(attr, initiatorDepth);
-            mask |= Verbs.QP_MAX_QP_RD_ATOMIC;
+            bits |= Verbs.QP_MAX_QP_RD_ATOMIC;
         }
-        v.modifyQp(qp, attr, mask);
+        v.modifyQp(qp, attr, bits);
     }
 
     /** ERR: every outstanding work request is flushed, nothing more moves on the wire. */

@@ -13,6 +13,7 @@ import java.net.InetSocketAddress;
 import java.net.UnknownHostException;
 import java.util.ArrayList;
 import java.util.List;
+import org.jdapl.provider.ofa.verbs.Downcalls;
 import org.jdapl.provider.ofa.verbs.Errno;
 import org.jdapl.provider.ofa.verbs.NativeLibrary;
 import org.jdapl.provider.ofa.verbs.Structs.RdmaCmEvent;
@@ -193,26 +194,26 @@ public final class RdmaCm {
     public MemorySegment createId(MemorySegment channel) {
         try (Arena a = Arena.ofConfined()) {
             MemorySegment id = a.allocate(ADDRESS);
-            check("rdma_create_id", (int) call(createId, channel, id, MemorySegment.NULL, PS_TCP));
+            check("rdma_create_id", Downcalls.call3i(createId, channel, id, MemorySegment.NULL, PS_TCP));
             return id.get(ADDRESS, 0).reinterpret(RdmaCmId.S.size());
         }
     }
 
     /** {@code rdma_destroy_id}; waits until the ID's events are acknowledged. */
     public void destroyId(MemorySegment id) {
-        check("rdma_destroy_id", (int) call(destroyId, id));
+        check("rdma_destroy_id", Downcalls.call1(destroyId, id));
     }
 
     /** {@code rdma_bind_addr} to an IPv4 address and port (0: any port). */
     public void bindAddr(MemorySegment id, InetSocketAddress address) {
         try (Arena a = Arena.ofConfined()) {
-            check("rdma_bind_addr", (int) call(bindAddr, id, sockaddr(a, address)));
+            check("rdma_bind_addr", Downcalls.call2(bindAddr, id, sockaddr(a, address)));
         }
     }
 
     /** {@code rdma_listen}. */
     public void listen(MemorySegment id, int backlog) {
-        check("rdma_listen", (int) call(listen, id, backlog));
+        check("rdma_listen", Downcalls.call1i(listen, id, backlog));
     }
 
     /** The source address of a bound ID ({@code route.addr.src_addr}, IPv4). */
@@ -243,19 +244,23 @@ public final class RdmaCm {
     }
 
     /** One event of {@code rdma_get_cm_event}, copied out before it was acknowledged. */
-    public record CmEvent(MemorySegment id, MemorySegment listenId, int event, int status, String name,
+    public record CmEvent(MemorySegment id, MemorySegment listenId, int event, int status,
                           byte[] privateData, int responderResources, int initiatorDepth) {
+        /** The event's name ({@code rdma_event_str}), for messages: looked up only when asked for. */
+        public String name() {
+            return RdmaCm.get().eventStr(event);
+        }
     }
 
     /**
      * {@code rdma_get_cm_event} on a non-blocking channel, then {@code rdma_ack_cm_event}, except for
      * a connection request, whose event the caller acknowledges with {@link #ack} after it has
-     * answered. Returns null if nothing is pending.
+     * answered. Returns null if nothing is pending. {@code slot} (a pointer's room, of the calling
+     * thread) receives the event's address.
      */
-    public Pending getCmEvent(MemorySegment channel) {
-        try (Arena a = Arena.ofConfined()) {
-            MemorySegment slot = a.allocate(ADDRESS);
-            int r = (int) call(getCmEvent, channel, slot);
+    public Pending getCmEvent(MemorySegment channel, MemorySegment slot) {
+        {
+            int r = Downcalls.call2(getCmEvent, channel, slot);
             if (r != 0) {
                 int e = Errno.last();
                 if (e == Errno.EAGAIN || e == Errno.EINTR) {
@@ -270,7 +275,7 @@ public final class RdmaCm {
             byte[] data = pd.equals(MemorySegment.NULL) || pdLen == 0 ? new byte[0]
                     : pd.reinterpret(pdLen).toArray(java.lang.foreign.ValueLayout.JAVA_BYTE);
             CmEvent copy = new CmEvent(RdmaCmEvent.ID.getPointer(ev), RdmaCmEvent.LISTEN_ID.getPointer(ev), type,
-                    RdmaCmEvent.STATUS.getInt(ev), eventStr(type), data,
+                    RdmaCmEvent.STATUS.getInt(ev), data,
                     RdmaCmEvent.RESPONDER_RESOURCES.getU8(ev), RdmaCmEvent.INITIATOR_DEPTH.getU8(ev));
             return new Pending(ev, copy);
         }
@@ -282,12 +287,12 @@ public final class RdmaCm {
 
     /** {@code rdma_ack_cm_event}. */
     public void ack(Pending pending) {
-        check("rdma_ack_cm_event", (int) call(ackCmEvent, pending.raw()));
+        check("rdma_ack_cm_event", Downcalls.call1(ackCmEvent, pending.raw()));
     }
 
     /** {@code rdma_reject} without private data. */
     public void reject(MemorySegment id) {
-        check("rdma_reject", (int) call(reject, id, MemorySegment.NULL, 0));
+        check("rdma_reject", Downcalls.call2i(reject, id, MemorySegment.NULL, 0));
     }
 
     /** {@code rdma_reject} with private data. */
@@ -295,7 +300,7 @@ public final class RdmaCm {
         try (Arena a = Arena.ofConfined()) {
             MemorySegment pd = a.allocate(Math.max(1, privateData.length));
             MemorySegment.copy(MemorySegment.ofArray(privateData), 0, pd, 0, privateData.length);
-            check("rdma_reject", (int) call(reject, id, pd, (byte) privateData.length));
+            check("rdma_reject", Downcalls.call2i(reject, id, pd, privateData.length));
         }
     }
 
@@ -308,52 +313,50 @@ public final class RdmaCm {
     public void resolveAddr(MemorySegment id, InetSocketAddress source, InetSocketAddress destination,
                             int timeoutMillis) {
         try (Arena a = Arena.ofConfined()) {
-            check("rdma_resolve_addr", (int) call(resolveAddr, id,
+            check("rdma_resolve_addr", Downcalls.call3i(resolveAddr, id,
                     source == null ? MemorySegment.NULL : sockaddr(a, source), sockaddr(a, destination), timeoutMillis));
         }
     }
 
     /** {@code rdma_resolve_route}. */
     public void resolveRoute(MemorySegment id, int timeoutMillis) {
-        check("rdma_resolve_route", (int) call(resolveRoute, id, timeoutMillis));
+        check("rdma_resolve_route", Downcalls.call1i(resolveRoute, id, timeoutMillis));
     }
 
     /** {@code rdma_connect} with {@code param} (a {@code struct rdma_conn_param}). */
     public void connect(MemorySegment id, MemorySegment param) {
-        check("rdma_connect", (int) call(connect, id, param));
+        check("rdma_connect", Downcalls.call2(connect, id, param));
     }
 
     /** {@code rdma_accept} with {@code param} (a {@code struct rdma_conn_param}). */
     public void accept(MemorySegment id, MemorySegment param) {
-        check("rdma_accept", (int) call(accept, id, param));
+        check("rdma_accept", Downcalls.call2(accept, id, param));
     }
 
     /** {@code rdma_disconnect}: sends a DREQ (or answers one with a DREP). Returns 0 or the errno. */
     public int disconnect(MemorySegment id) {
-        int r = (int) call(disconnect, id);
+        int r = Downcalls.call1(disconnect, id);
         return r == 0 ? 0 : Errno.last();
     }
 
     /**
      * {@code rdma_init_qp_attr}: fills {@code attr} (a {@code struct ibv_qp_attr} whose qp_state names the
-     * state wanted) for the ID's connection and returns the IBV_QP_* mask to pass to ibv_modify_qp.
+     * state wanted) for the ID's connection and returns the IBV_QP_* mask to pass to ibv_modify_qp,
+     * which it writes to {@code mask} (an int's room) first.
      */
-    public int initQpAttr(MemorySegment id, MemorySegment attr) {
-        try (Arena a = Arena.ofConfined()) {
-            MemorySegment mask = a.allocate(JAVA_INT);
-            check("rdma_init_qp_attr", (int) call(initQpAttr, id, attr, mask));
-            return mask.get(JAVA_INT, 0);
-        }
+    public int initQpAttr(MemorySegment id, MemorySegment attr, MemorySegment mask) {
+        check("rdma_init_qp_attr", Downcalls.call3(initQpAttr, id, attr, mask));
+        return mask.get(JAVA_INT, 0);
     }
 
     /** {@code rdma_establish}: completes an active connection whose QP the caller moved to RTS. */
     public void establish(MemorySegment id) {
-        check("rdma_establish", (int) call(establish, id));
+        check("rdma_establish", Downcalls.call1(establish, id));
     }
 
     /** {@code rdma_notify}: tells the CM of a QP event (IBV_EVENT_COMM_EST). */
     public void notify(MemorySegment id, int event) {
-        call(notify, id, event);
+        Downcalls.call1i(notify, id, event);
     }
 
     /** The destination address of an ID ({@code route.addr.dst_addr}, IPv4). */

@@ -48,7 +48,13 @@ public final class Libc {
      * ready or {@code timeoutMillis} passed (-1: no limit). An interrupted poll returns 0.
      */
     public static int poll(MemorySegment fds, int count, int timeoutMillis) {
-        int r = (int) invoke(POLL, fds, (long) count, timeoutMillis);
+        int r;
+        try {
+            // invokeExact on the constant handle: the event loop polls once per wake-up.
+            r = (int) POLL.invokeExact(Errno.capture(), fds, (long) count, timeoutMillis);
+        } catch (Throwable t) {
+            throw Downcalls.unchecked(t);
+        }
         if (r < 0) {
             int e = Errno.last();
             if (e == Errno.EINTR) {
@@ -73,14 +79,18 @@ public final class Libc {
         try (Arena a = Arena.ofConfined()) {
             MemorySegment one = a.allocate(ValueLayout.JAVA_LONG);
             one.set(ValueLayout.JAVA_LONG, 0, 1L);
-            invoke(WRITE, eventFd, one, 8L);
+            long n = (long) WRITE.invokeExact(Errno.capture(), eventFd, one, 8L);
+        } catch (Throwable t) {
+            throw Downcalls.unchecked(t);
         }
     }
 
     /** Reads (and so resets) an eventfd counter. */
     public static void drain(int eventFd) {
         try (Arena a = Arena.ofConfined()) {
-            invoke(READ, eventFd, a.allocate(ValueLayout.JAVA_LONG), 8L);
+            long n = (long) READ.invokeExact(Errno.capture(), eventFd, a.allocate(ValueLayout.JAVA_LONG), 8L);
+        } catch (Throwable t) {
+            throw Downcalls.unchecked(t);
         }
     }
 

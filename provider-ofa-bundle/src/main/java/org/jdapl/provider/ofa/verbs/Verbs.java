@@ -351,12 +351,12 @@ public final class Verbs {
 
     /** {@code ibv_destroy_qp}. */
     public void destroyQp(MemorySegment qp) {
-        check("ibv_destroy_qp", (int) call(destroyQp, qp));
+        check("ibv_destroy_qp", Downcalls.call1(destroyQp, qp));
     }
 
     /** {@code ibv_modify_qp} with {@code attr} (a {@code struct ibv_qp_attr}) and an IBV_QP_* mask. */
     public void modifyQp(MemorySegment qp, MemorySegment attr, int mask) {
-        check("ibv_modify_qp", (int) call(modifyQp, qp, attr, mask));
+        check("ibv_modify_qp", Downcalls.call2i(modifyQp, qp, attr, mask));
     }
 
     /** {@code ibv_create_srq} with {@code initAttr} (a {@code struct ibv_srq_init_attr}, updated with the real sizes). */

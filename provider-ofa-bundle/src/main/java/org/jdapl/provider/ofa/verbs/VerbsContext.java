@@ -105,7 +105,7 @@ public final class VerbsContext {
         try {
             r = (int) POLL_CQ_CALL.invokeExact(pollCq, cq, max, wcs);
         } catch (Throwable t) {
-            throw rethrow(t);
+            throw Downcalls.unchecked(t);
         }
         if (r < 0) {
             throw new VerbsException("ibv_poll_cq", -r);
@@ -119,7 +119,7 @@ public final class VerbsContext {
         try {
             r = (int) reqNotifyCq.invokeExact(Errno.capture(), cq, solicitedOnly ? 1 : 0);
         } catch (Throwable t) {
-            throw rethrow(t);
+            throw Downcalls.unchecked(t);
         }
         Verbs.check("ibv_req_notify_cq", r);
     }
@@ -134,7 +134,7 @@ public final class VerbsContext {
         try {
             return (int) POST_CALL.invokeExact(postSend, qp, wr, badWr);
         } catch (Throwable t) {
-            throw rethrow(t);
+            throw Downcalls.unchecked(t);
         }
     }
 
@@ -147,7 +147,7 @@ public final class VerbsContext {
         try {
             return (int) POST_CALL.invokeExact(postRecv, qp, wr, badWr);
         } catch (Throwable t) {
-            throw rethrow(t);
+            throw Downcalls.unchecked(t);
         }
     }
 
@@ -163,7 +163,7 @@ public final class VerbsContext {
         try {
             return (int) POST_CALL.invokeExact(postSrqRecv, srq, wr, badWr);
         } catch (Throwable t) {
-            throw rethrow(t);
+            throw Downcalls.unchecked(t);
         }
     }
 
@@ -180,7 +180,7 @@ public final class VerbsContext {
         try {
             return (int) bindMw.invokeExact(Errno.capture(), qp, mw, bind);
         } catch (Throwable t) {
-            throw rethrow(t);
+            throw Downcalls.unchecked(t);
         }
     }
 
@@ -197,7 +197,7 @@ public final class VerbsContext {
         try {
             mw = (MemorySegment) allocMw.invokeExact(Errno.capture(), pd, type);
         } catch (Throwable t) {
-            throw rethrow(t);
+            throw Downcalls.unchecked(t);
         }
         return Verbs.notNull("ibv_alloc_mw", mw);
     }
@@ -208,18 +208,8 @@ public final class VerbsContext {
         try {
             r = (int) deallocMw.invokeExact(Errno.capture(), mw);
         } catch (Throwable t) {
-            throw rethrow(t);
+            throw Downcalls.unchecked(t);
         }
         Verbs.check("ibv_dealloc_mw", r);
-    }
-
-    private static RuntimeException rethrow(Throwable t) {
-        if (t instanceof RuntimeException r) {
-            return r;
-        }
-        if (t instanceof Error e) {
-            throw e;
-        }
-        return new IllegalStateException(t);
     }
 }
