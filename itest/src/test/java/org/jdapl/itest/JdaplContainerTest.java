@@ -14,7 +14,9 @@ import java.io.File;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
 import javax.inject.Inject;
+import org.junit.Before;
 import org.ops4j.pax.exam.Configuration;
 import org.ops4j.pax.exam.Option;
 import org.osgi.framework.Bundle;
@@ -63,6 +65,9 @@ public abstract class JdaplContainerTest {
 
     /** How long a test waits for a service or an event before it fails. */
     static final long WAIT_MILLIS = 10_000;
+
+    /** How long a test in Karaf waits for Karaf's boot features. */
+    static final long BOOT_MILLIS = 120_000;
 
     @Inject
     protected BundleContext context;
@@ -149,6 +154,32 @@ public abstract class JdaplContainerTest {
             throw new IllegalStateException("system property " + name + " is not set (run through Maven: ./mvnw -B verify)");
         }
         return value;
+    }
+
+    /**
+     * In Karaf, waits until its boot features are installed (Karaf then registers the service
+     * {@code org.apache.karaf.features.BootFinished}): a {@code feature:install} that runs beside the
+     * boot installation can meet the features service's state half-built, and fail to resolve a
+     * feature the boot installation is installing at that moment. Felix has no features service,
+     * and nothing to wait for.
+     */
+    @Before
+    public void karafBootFeaturesInstalled() throws InvalidSyntaxException, InterruptedException {
+        boolean karaf = Stream.of(context.getBundles())
+                .anyMatch(b -> "org.apache.karaf.features.core".equals(b.getSymbolicName()));
+        if (!karaf) {
+            return;
+        }
+        ServiceTracker<Object, Object> boot = new ServiceTracker<>(context,
+                context.createFilter("(objectClass=org.apache.karaf.features.BootFinished)"), null);
+        boot.open();
+        try {
+            if (boot.waitForService(BOOT_MILLIS) == null) {
+                fail("Karaf's boot features were not installed within " + BOOT_MILLIS + " ms");
+            }
+        } finally {
+            boot.close();
+        }
     }
 
     // ---- helpers for the tests (run inside the container) ----
