@@ -3,6 +3,8 @@
 # (nftables, which stands in for netem where the kernel has no sch_netem). Installs only what is
 # missing; needs root for apt-get.
 set -euo pipefail
+# A root shell with a user's PATH (/usr/bin:/bin) still has tc and nft in the sbin directories.
+export PATH="$PATH:/usr/local/sbin:/usr/sbin:/sbin"
 missing=()
 command -v ip >/dev/null 2>&1 && command -v tc >/dev/null 2>&1 || missing+=(iproute2)
 command -v nft >/dev/null 2>&1 || missing+=(nftables)

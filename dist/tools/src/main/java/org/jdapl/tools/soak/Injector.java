@@ -2,6 +2,9 @@ package org.jdapl.tools.soak;
 
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.EnumMap;
 import java.util.List;
 import java.util.Map;
@@ -18,6 +21,8 @@ import org.slf4j.LoggerFactory;
  */
 final class Injector implements Runnable {
     private static final Logger LOG = LoggerFactory.getLogger(Injector.class);
+    /** Where Debian installs administration programs such as {@code tc} and {@code nft}. */
+    private static final List<String> SBIN = List.of("/usr/local/sbin", "/usr/sbin", "/sbin");
 
     private final SoakOptions options;
     private final List<Stream> streams;
@@ -240,9 +245,15 @@ final class Injector implements Runnable {
         }
     }
 
-    /** Runs a command, bounded to 10 s. */
+    /**
+     * Runs a command, bounded to 10 s. A bare program name is looked up on the PATH and then in the
+     * system administrator's directories, where Debian puts {@code tc} and {@code nft}: a root shell
+     * started with a user's PATH ({@code /usr/bin:/bin}) still finds them.
+     */
     static void run(String... cmd) throws IOException {
-        Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
+        String[] resolved = cmd.clone();
+        resolved[0] = program(cmd[0]);
+        Process p = new ProcessBuilder(resolved).redirectErrorStream(true).start();
         try {
             if (!p.waitFor(10, TimeUnit.SECONDS)) {
                 p.destroyForcibly();
@@ -257,6 +268,23 @@ final class Injector implements Runnable {
             p.destroyForcibly();
             throw new IOException("interrupted", e);
         }
+    }
+
+    /** The path of program {@code name}: on the PATH, else in an sbin directory, else the name as given. */
+    static String program(String name) {
+        if (name.contains("/")) {
+            return name;
+        }
+        String path = System.getenv("PATH");
+        List<String> dirs = new ArrayList<>(path == null ? List.of() : List.of(path.split(":")));
+        dirs.addAll(SBIN);
+        for (String dir : dirs) {
+            Path candidate = Path.of(dir.isEmpty() ? "." : dir, name);
+            if (Files.isExecutable(candidate) && !Files.isDirectory(candidate)) {
+                return candidate.toString();
+            }
+        }
+        return name;
     }
 
     private static boolean sleep(long millis) {
