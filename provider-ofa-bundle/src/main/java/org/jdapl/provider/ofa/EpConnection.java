@@ -355,9 +355,7 @@ final class EpConnection {
                     gracefulWaiting = true;
                     setEnding();
                     terminal.watch(true);
-                    if (ep.sendQueue().outstanding() == 0) {
-                        sendDisconnectRequest();
-                    }
+                    awaitRequests();
                 } else {
                     closeConnection(EventNumber.CONNECTION_DISCONNECTED, false);
                 }
@@ -368,6 +366,22 @@ final class EpConnection {
                 }
             }
             default -> throw ep.state.invalid("dat_ep_disconnect");
+        }
+    }
+
+    /**
+     * Graceful (DISC_04): the DREQ goes out once no request is outstanding; until then the last one
+     * posted must be signalled ({@link SendQueue#signalLast}: a drain after unsignalled requests),
+     * else the wait would never end. If the drain cannot be posted, the disconnect goes on abruptly
+     * (as DISC_05 allows at any time), which flushes what is still outstanding.
+     */
+    private void awaitRequests() {
+        SendQueue requests = ep.sendQueue();
+        if (requests.outstanding() == 0) {
+            sendDisconnectRequest();
+        } else if (requests.signalLast() == SendQueue.LastSignal.FAILED) {
+            LOG.debug("EP {}: no drain after unsignalled requests; the graceful disconnect flushes them", ep);
+            closeConnection(EventNumber.CONNECTION_DISCONNECTED, false);
         }
     }
 
@@ -441,8 +455,8 @@ final class EpConnection {
                 terminal.turnsBroken(ep.state);
             }
         }
-        if (gracefulWaiting && ep.sendQueue().outstanding() == 0 && ep.state == EpState.DISCONNECT_PENDING) {
-            sendDisconnectRequest();
+        if (gracefulWaiting && ep.state == EpState.DISCONNECT_PENDING) {
+            awaitRequests();
         }
         if (!terminal.queued()) {
             terminal.maybeFinish();

@@ -53,6 +53,56 @@ final class SendQueue extends WorkQueue {
         }
     }
 
+    /** What {@link #signalLast} did. */
+    enum LastSignal {
+        /** Nothing is outstanding, or the last request is signalled (the drain may be posted now). */
+        SIGNALLED,
+        /** The queue is full: a signalled request in it completes first, then this is called again. */
+        LATER,
+        /** The drain could not be posted (no CQ room, or the post failed). */
+        FAILED
+    }
+
+    /**
+     * DISC_04: a graceful disconnect waits for every outstanding request, but requests posted with
+     * DAT_COMPLETION_SUPPRESS_FLAG are unsignalled and have no work completion of their own. If the
+     * last request posted is unsignalled, a signalled zero-length RDMA Write (no segments, no key:
+     * IBA C9-88, nothing happens at the peer) goes after it, as verbs consumers drain a send queue:
+     * on an RC queue pair it completes after every request before it, so its completion retires
+     * them all (their suppressed successes report nothing) and reports nothing itself
+     * ({@link WorkRing#KIND_DRAIN}). If the queue is full, a signalled request is among the last
+     * half (one is forced every half queue) and this is tried again at its completion. Under the
+     * EP's lock.
+     */
+    LastSignal signalLast() {
+        if (ring.outstanding() == 0 || ring.unsignalledRun == 0) {
+            return LastSignal.SIGNALLED;
+        }
+        if (ring.full()) {
+            return LastSignal.LATER;
+        }
+        if (!covered && !evd.reserve()) {
+            return LastSignal.FAILED;
+        }
+        long wr = sendWrArg;
+        DataPathMemory.putLong(wr + SEND_WR_ID, ring.nextWrId());
+        DataPathMemory.putLong(wr + SEND_SG_LIST, sendSgesArg);
+        DataPathMemory.putInt(wr + SEND_NUM_SGE, 0);
+        DataPathMemory.putInt(wr + SEND_OPCODE, Verbs.WR_RDMA_WRITE);
+        DataPathMemory.putInt(wr + SEND_FLAGS, Verbs.SEND_SIGNALED);
+        DataPathMemory.putInt(wr + SEND_INVALIDATE_RKEY, 0);
+        DataPathMemory.putLong(wr + SEND_REMOTE_ADDR, 0);
+        DataPathMemory.putInt(wr + SEND_RKEY, 0);
+        int r = verbs.postSend(qpAddress, sendWrArg, badWrArg);
+        if (r != 0) {
+            postFailed("ibv_post_send (drain)", r, covered ? null : evd);
+            return LastSignal.FAILED;
+        }
+        ring.unsignalledRun = 0;
+        ring.add(0, DtoOperation.RDMA_WRITE, 0, WorkRing.KIND_DRAIN, false, null);
+        return LastSignal.SIGNALLED;
+    }
+
     /*
      * The work request members the posts write, as plain offsets: a post writes them with stores that
      * the JIT compiles into it (CField's accessors are calls where the post is compiled first).

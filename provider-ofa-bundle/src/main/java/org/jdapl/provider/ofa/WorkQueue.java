@@ -248,7 +248,9 @@ abstract class WorkQueue {
         Object subject = ring.subjectAt(seq);
         retire(cqEvd, seq);
         DtoStatus st = Completions.status(status, op == DtoOperation.RECEIVE, kind == WorkRing.KIND_DTO_FREED_LMR);
-        if (kind == WorkRing.KIND_BIND) {
+        if (kind == WorkRing.KIND_DRAIN) {
+            // The provider's own request: the consumer's requests before it have their own events.
+        } else if (kind == WorkRing.KIND_BIND) {
             OfaRmr rmr = (OfaRmr) subject;
             if (st != DtoStatus.SUCCESS) {
                 rmr.bindFailed();

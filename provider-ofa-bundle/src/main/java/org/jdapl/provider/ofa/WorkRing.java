@@ -30,6 +30,11 @@ final class WorkRing {
     static final byte KIND_BIND = 1;
     /** A DTO whose segments named a freed LMR (its completion is a protection error). */
     static final byte KIND_DTO_FREED_LMR = 2;
+    /**
+     * The provider's own signalled request after unsignalled ones, which a graceful disconnect waits
+     * for (DISC_04): its completion retires them and reports nothing itself.
+     */
+    static final byte KIND_DRAIN = 3;
 
     private static final DtoOperation[] OPS = DtoOperation.values();
     private static final int OP_BITS = 8;

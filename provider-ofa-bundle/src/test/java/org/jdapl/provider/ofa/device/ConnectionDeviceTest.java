@@ -170,6 +170,45 @@ class ConnectionDeviceTest {
     }
 
     @Test
+    void DISC_04_gracefulDisconnectAfterOnlySuppressedSendsCompletes() {
+        // Every outstanding request is unsignalled: the device reports none of them, so the graceful
+        // disconnect would wait for them for ever unless the provider makes the last one signalled.
+        Ends e = connect(new byte[0], new byte[0]);
+        MemorySegment sa = arena.allocate(4096, 4096);
+        MemorySegment sb = arena.allocate(4096 * 4, 4096);
+        for (int i = 0; i < 3 * 64; i++) {
+            sa.set(ValueLayout.JAVA_BYTE, i, (byte) (i + 1));
+        }
+        LocalMemoryRegion la = a.createLmr(e.pa, sa, Dat.MEM_PRIV_ALL, VaType.VA);
+        LocalMemoryRegion lb = b.createLmr(e.pb, sb, Dat.MEM_PRIV_ALL, VaType.VA);
+        for (int i = 0; i < 3; i++) {
+            e.eb.postRecv(List.of(new LmrTriplet(lb, 4096L * i, 64)), 40 + i, Dat.COMPLETION_DEFAULT);
+        }
+        for (int i = 0; i < 3; i++) {
+            e.ea.postSend(List.of(new LmrTriplet(la, 64L * i, 64)), 50 + i, EnumSet.of(CompletionFlag.SUPPRESS));
+        }
+        e.ea.disconnect(CloseFlag.GRACEFUL);
+        EpState pending = e.ea.query().state();
+        assertTrue(pending == EpState.DISCONNECT_PENDING || pending == EpState.DISCONNECTED, pending.toString());
+        DatEvent.Connection discA = assertInstanceOf(DatEvent.Connection.class, e.da.waitEvent(WAIT),
+                "the graceful disconnect completes within 10 s; the suppressed sends report nothing");
+        assertEquals(EventNumber.CONNECTION_DISCONNECTED, discA.number());
+        assertEquals(EpState.DISCONNECTED, e.ea.query().state());
+        for (int i = 0; i < 3; i++) {
+            DatEvent.DtoCompletion got = dto(e.db);
+            assertEquals(40 + i, got.cookie());
+            assertEquals(DtoStatus.SUCCESS, got.status(), "the sends completed before the DREQ went out");
+            assertEquals(64, got.transferredLength());
+            assertEquals(-1, sa.asSlice(64L * i, 64).mismatch(sb.asSlice(4096L * i, 64)));
+        }
+        DatEvent.Connection discB = assertInstanceOf(DatEvent.Connection.class, e.db.waitEvent(WAIT));
+        assertEquals(EventNumber.CONNECTION_DISCONNECTED, discB.number());
+        assertTrue(e.da.dequeue().isEmpty(), "exactly one event on the active side");
+        e.ea.reset();
+        assertEquals(EpState.UNCONNECTED, e.ea.query().state());
+    }
+
+    @Test
     void CONN_04_rejectWithPrivateDataAndCONN_05_nobodyListening() {
         ProtectionZone pa = a.createPz();
         EventDispatcher da = a.createEvd(16, null, EnumSet.of(EvdFlag.DTO, EvdFlag.CONNECTION));

@@ -14,7 +14,7 @@ import org.jdapl.conformance.Timing;
 import org.jdapl.dat.Endpoint;
 import org.jdapl.dat.InterfaceAdapter;
 import org.jdapl.dat.spi.IaSpec;
-import org.jdapl.provider.ofa.OfaFaults;
+import org.jdapl.provider.ofa.faults.OfaFaults;
 import org.jdapl.provider.ofa.OfaProvider;
 
 /**

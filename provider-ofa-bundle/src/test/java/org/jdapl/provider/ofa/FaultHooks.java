@@ -5,10 +5,13 @@ import org.jdapl.dat.DatReturnSubtype;
 import org.jdapl.dat.Endpoint;
 
 /**
- * Fault hooks for tests of the OFA provider (the package is not exported from the bundle).
+ * The fault hooks' access to the provider's internals: a public class of the provider's private
+ * package, so that {@link org.jdapl.provider.ofa.faults.OfaFaults} (the exported face) can reach it.
+ * It is built from the test sources into the {@code faults} jar, an OSGi fragment of the provider
+ * bundle; the production bundle does not contain it.
  */
-public final class OfaFaults {
-    private OfaFaults() {
+public final class FaultHooks {
+    private FaultHooks() {
     }
 
     /**
