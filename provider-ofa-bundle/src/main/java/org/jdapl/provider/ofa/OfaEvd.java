@@ -514,15 +514,7 @@ final class OfaEvd extends OfaHandle implements EventDispatcher, IaObjects.Owned
                 return Optional.of(e);
             }
         }
-        if ((int) BUSY.getAcquire(this) != 0) {
-            return dequeueQueued();
-        }
-        if (cqAddress == 0) {
-            // Nothing but other threads (mostly the IA's event thread) queue events on an EVD without a
-            // CQ: a consumer busy-polling it lets them run, should they share its CPU.
-            Thread.yield();
-        }
-        return Optional.empty();
+        return (int) BUSY.getAcquire(this) == 0 ? Optional.empty() : dequeueQueued();
     }
 
     /** {@link #dequeue} of a queued event (or of a waiter's EVD: an error). */
