@@ -34,8 +34,9 @@ C=(env DAT_OVERRIDE=$B/dat.conf LD_LIBRARY_PATH=$D)
 JVM="$JAVA --enable-native-access=ALL-UNNAMED -Xmx512m -XX:+UseSerialGC -XX:TieredStopAtLevel=1 -cp $CLASSPATH"
 # ConnRate's JVM: the JIT compiles a method after a twentieth of its usual invocation counts, so that the
 # few hundred connections of the warm-up leave the whole connection path compiled (at the usual counts,
-# methods called once or twice per connection are compiled only late in the warm-up, or not at all).
-RATE_JVM="$JAVA --enable-native-access=ALL-UNNAMED -Xmx512m -XX:+UseSerialGC \
+# methods called once or twice per connection are compiled only late in the warm-up, or not at all). It
+# starts with its whole heap, so that no young collection falls into a timed round (-Xlog:gc shows them).
+RATE_JVM="$JAVA --enable-native-access=ALL-UNNAMED -Xms512m -Xmx512m -XX:+UseSerialGC -Xlog:gc \
   ${RATE_JAVA_OPTS--XX:TieredStopAtLevel=1 -XX:CompileThresholdScaling=0.05} -cp $CLASSPATH"
 OUT=$R/ofa-interop.txt
 : > $OUT
@@ -195,7 +196,8 @@ fi
   echo "at the client; full cycle: connect, accept, established on both sides, disconnect, DISCONNECTED on both;"
   echo "both busy-poll their EVDs (dtestcm's default; the dat_evd_wait row: jdapl waiting instead); jdapl's JVM"
   echo "runs the cycle $RATE_WARMUP times untimed first, with ${RATE_JAVA_OPTS--XX:TieredStopAtLevel=1 -XX:CompileThresholdScaling=0.05},"
-  echo "so that its connection path runs compiled; the server accepts each request as it comes, then takes the"
+  echo "so that its connection path runs compiled, then collects and waits until the JIT is idle before each"
+  echo "timed round; the server accepts each request as it comes, then takes the"
   echo "ESTABLISHED events, as dtestcm's server does)"
   printf "%-34s %12s %10s %7s\n" "measurement" "DAT (jdapl)" "dtestcm" "ratio"
   printf "%-34s %12s %10s %7s\n" "connections per second" "${J:-n/a}" "${O:-n/a}" "$ratio"

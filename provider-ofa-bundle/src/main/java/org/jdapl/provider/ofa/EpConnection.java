@@ -32,6 +32,9 @@ import org.slf4j.LoggerFactory;
  * state at once (DISC_01..DISC_03, DISC_05). "Graceful disconnect waits for outstanding requests" is
  * this class alone: {@link #disconnect} starts the wait, {@link #completedOther} ends it. Guarded by
  * the EP's lock.
+ *
+ * <p>Longer than 500 lines by choice: every transition of the state machine (establishment, the
+ * service point states, both disconnects and the broken connection) reads in this one class.
  */
 final class EpConnection {
     private static final Logger LOG = LoggerFactory.getLogger(EpConnection.class);

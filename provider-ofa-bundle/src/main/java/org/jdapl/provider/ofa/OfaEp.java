@@ -35,6 +35,9 @@ import org.jdapl.provider.ofa.verbs.Verbs;
  * TENTATIVE_CONNECTION_PENDING ({@link ProviderEps}: DISC_11, FREE_02, FREE_07).
  *
  * <p>Lock order: the IA's lock, a CQ's poll lock, then the EP's lock, then an EVD's queue lock.
+ *
+ * <p>Longer than 500 lines by choice: it implements the twenty {@code dat_ep_*} calls of
+ * {@link org.jdapl.dat.Endpoint}, each checking its arguments and state before its part acts.
  */
 final class OfaEp extends OfaHandle implements Endpoint, IaObjects.Owned {
     final OfaIa ia;

@@ -46,17 +46,26 @@ final class OfaEventLoop implements Runnable {
         private final long deadline;
         private final long seq;
         private final Runnable task;
+        private final PriorityQueue<Timer> queue;
         private volatile boolean cancelled;
 
-        private Timer(long deadline, long seq, Runnable task) {
+        private Timer(long deadline, long seq, Runnable task, PriorityQueue<Timer> queue) {
             this.deadline = deadline;
             this.seq = seq;
             this.task = task;
+            this.queue = queue;
         }
 
-        /** Cancels the task; it does not run if it has not started. */
+        /**
+         * Cancels the task; it does not run if it has not started. It leaves the loop's queue at once,
+         * so that the task, and the EP it names, are not held until the deadline (a connect's
+         * time-out, cancelled when the connection is established, may be minutes away).
+         */
         void cancel() {
             cancelled = true;
+            synchronized (queue) {
+                queue.remove(this);
+            }
         }
 
         @Override
@@ -72,7 +81,7 @@ final class OfaEventLoop implements Runnable {
      * earlier deadline (a connect's time-out does not wake it on every {@code dat_ep_connect}).
      */
     Timer schedule(long delayNanos, Runnable task) {
-        Timer t = new Timer(System.nanoTime() + Math.max(0, delayNanos), timerSeq.incrementAndGet(), task);
+        Timer t = new Timer(System.nanoTime() + Math.max(0, delayNanos), timerSeq.incrementAndGet(), task, timers);
         boolean first;
         synchronized (timers) {
             timers.add(t);
@@ -106,6 +115,13 @@ final class OfaEventLoop implements Runnable {
                     LOG.warn("IA {}: timer task failed", name, e);
                 }
             }
+        }
+    }
+
+    /** The timers not yet run or cancelled. */
+    int pendingTimers() {
+        synchronized (timers) {
+            return timers.size();
         }
     }
 

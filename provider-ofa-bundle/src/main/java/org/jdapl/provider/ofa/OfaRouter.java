@@ -200,19 +200,26 @@ final class OfaRouter implements OfaEventLoop.Handler {
 
     // ---- rdma_cm events ----
 
-    /** rdma_cm events: each is copied and acknowledged before it is dispatched (rdma_destroy_id waits for that). */
+    /**
+     * The rdma_cm channel is readable: one event, copied and acknowledged before it is dispatched
+     * (rdma_destroy_id waits for that). One per wake-up, as OFED's cma provider takes them: the channel
+     * stays readable while more are queued, so the loop's next {@code poll(2)} returns at once for the
+     * next one, and no {@code rdma_get_cm_event} is spent finding the channel empty (a system call per
+     * wake-up, and a connection's establishment wakes each side three or four times).
+     */
     @Override
     public void cmEvents() {
         RdmaCm cm = RdmaCm.get();
-        RdmaCm.Pending p;
-        while ((p = cm.getCmEvent(ia.cmChannel(), cmEventSlot)) != null) {
-            RdmaCm.CmEvent e = p.event();
-            cm.ack(p);
-            try {
-                dispatch(e);
-            } catch (RuntimeException x) {
-                LOG.warn("IA {}: handling rdma_cm event {} failed", ia.name(), e.name(), x);
-            }
+        RdmaCm.Pending p = cm.getCmEvent(ia.cmChannel(), cmEventSlot);
+        if (p == null) {
+            return;
+        }
+        RdmaCm.CmEvent e = p.event();
+        cm.ack(p);
+        try {
+            dispatch(e);
+        } catch (RuntimeException x) {
+            LOG.warn("IA {}: handling rdma_cm event {} failed", ia.name(), e.name(), x);
         }
     }
 

@@ -1,5 +1,7 @@
 package org.jdapl.provider.ofa.rxe;
 
+import java.lang.management.CompilationMXBean;
+import java.lang.management.ManagementFactory;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.util.Arrays;
@@ -28,8 +30,9 @@ import org.jdapl.provider.ofa.OfaProvider;
  *
  * <pre>ConnRate &lt;device&gt; server|client &lt;connections&gt; &lt;burst&gt; &lt;warm-up rounds&gt; [&lt;server address&gt;]</pre>
  *
- * Both sides first run the whole cycle {@code warm-up rounds} times untimed (fresh EPs each round),
- * so that the connection path runs compiled, as in a long-running application.
+ * Both sides first run the whole cycle {@code warm-up rounds} times untimed (fresh EPs each round,
+ * waiting and polling in turn), so that the connection path runs compiled, as in a long-running
+ * application; before each timed round they collect and wait until the JIT is idle ({@link #settle}).
  *
  * After the warm-up, one timed round waits for its events ({@code dat_evd_wait}) and one polls
  * them. For each the client prints {@code connrate wait|poll <n> <us per connection> <connections
@@ -42,6 +45,17 @@ public final class ConnRate {
     /** This round busy-polls its EVDs (dtestcm's default) rather than waiting on them. */
     private static boolean polling;
     private static final long TIMEOUT = 60_000_000;
+    /** The threads' scheduler account when the round began (with {@link #THREAD_TIMES}). */
+    private static ThreadTimes roundStart;
+    /**
+     * With {@code -Dconnrate.threadTimes=true}, each timed round also prints where its threads' time
+     * went (the scheduler's account); off by default, as reading it costs the round compilations of its own.
+     */
+    private static final boolean THREAD_TIMES = Boolean.getBoolean("connrate.threadTimes");
+    /** How long the client gives the server to settle before a timed round. */
+    private static final long SERVER_SETTLE_MILLIS = 1_000;
+    /** This round is one of the two timed ones. */
+    private static boolean timedRound;
 
     private ConnRate() {
     }
@@ -73,11 +87,20 @@ public final class ConnRate {
             // The first rounds warm up (the JIT compiles the connection path, as a long-running
             // application has it compiled); the last one is timed.
             for (int round = 0; round < rounds; round++) {
+                timedRound = round >= rounds - 2;
+                if (timedRound) {
+                    settle();
+                }
                 Endpoint[] eps = new Endpoint[n];
                 for (int i = 0; i < n; i++) {
                     eps[i] = ia.createEp(pz, dto, dto, conn, EpAttributes.defaults().withQueueDepths(1, 1));
                 }
-                polling = round == rounds - 1;
+                if (timedRound && !server) {
+                    Thread.sleep(SERVER_SETTLE_MILLIS); // the server settles meanwhile
+                }
+                // the warm-up alternates, so that both ways of taking events run compiled
+                polling = timedRound ? round == rounds - 1 : round % 2 == 1;
+                roundStart = THREAD_TIMES ? ThreadTimes.now() : null;
                 if (server) {
                     serve(eps, conn, crEvd);
                 } else {
@@ -126,6 +149,7 @@ public final class ConnRate {
         for (int i = 0; i < eps.length; i++) {
             expect(next(conn), EventNumber.CONNECTION_ESTABLISHED);
         }
+        report("server");
         System.out.printf("server: %d accepted in %.1f ms (waiting for requests %.1f ms, in accept %.1f ms),"
                         + " all established %.1f ms later%n", eps.length, (accepted - start) / 1e6, waitNanos / 1e6,
                 acceptNanos / 1e6, (System.nanoTime() - accepted) / 1e6);
@@ -155,6 +179,7 @@ public final class ConnRate {
             }
         }
         long connected = System.nanoTime();
+        report("client");
         for (Endpoint ep : eps) {
             ep.disconnect(CloseFlag.ABRUPT);
         }
@@ -189,6 +214,42 @@ public final class ConnRate {
             }
             if ((spins & 0xfff) == 0 && System.nanoTime() - deadline > 0) {
                 throw new IllegalStateException("no event within " + TIMEOUT / 1_000_000 + " s");
+            }
+        }
+    }
+
+    /**
+     * Before a timed round: a full collection, so that no collection pauses the round, and a wait
+     * until the JIT has compiled what the warm-up queued (its compilation time stops growing for
+     * 300 ms; at most 20 s), so that the round runs the compiled path without a compiler thread
+     * beside it, as a long-running application does.
+     */
+    private static void settle() throws InterruptedException {
+        System.gc();
+        CompilationMXBean jit = ManagementFactory.getCompilationMXBean();
+        if (jit == null || !jit.isCompilationTimeMonitoringSupported()) {
+            Thread.sleep(2_000);
+            return;
+        }
+        long start = System.nanoTime();
+        long last = jit.getTotalCompilationTime();
+        int quiet = 0;
+        while (quiet < 3 && System.nanoTime() - start < 20_000_000_000L) {
+            Thread.sleep(100);
+            long now = jit.getTotalCompilationTime();
+            quiet = now == last ? quiet + 1 : 0;
+            last = now;
+        }
+        System.out.printf("settled in %.1f s%n", (System.nanoTime() - start) / 1e9);
+    }
+
+    /** Where the threads' time went in a timed round until every connection was established. */
+    private static void report(String side) {
+        if (THREAD_TIMES) {
+            // taken in every round, so that the timed ones run it compiled, with nothing left to compile
+            String account = ThreadTimes.now().since(roundStart, side + (polling ? " polling" : " waiting"));
+            if (timedRound) {
+                System.out.print(account);
             }
         }
     }
