@@ -111,6 +111,11 @@ public final class TcpFabric implements Fabric {
         poller.answered(c);
     }
 
+    /** Whether the thread reading the sockets now is a consumer's, not the I/O thread ({@link TcpPoller#consumerReads}). */
+    boolean consumerReads() {
+        return poller.consumerReads();
+    }
+
     /** Output waits on a socket: the selecting thread is to look for writability. */
     void wakeup() {
         poller.wakeup();

@@ -103,6 +103,15 @@ final class TcpPoller {
         }
     }
 
+    /**
+     * Whether the calling thread, which reads the sockets, is a consumer's (a waiter or a polling
+     * dequeue) rather than the I/O thread: a consumer waits for the input anyway, the I/O thread
+     * never spins.
+     */
+    boolean consumerReads() {
+        return Thread.currentThread() != ioThread;
+    }
+
     void wakeup() {
         Selector s = selector;
         if (s != null && Thread.currentThread() != poller) {
