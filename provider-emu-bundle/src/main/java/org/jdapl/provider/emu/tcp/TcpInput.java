@@ -75,6 +75,11 @@ final class TcpInput {
         lastRead = System.nanoTime();
     }
 
+    /** Whether the last frame with a payload had a large one: the next is likely large too. */
+    boolean expectsLarge() {
+        return expectLarge;
+    }
+
     /** Where the current frame's payload goes. */
     List<MemorySegment> destination() {
         return dest;
