@@ -26,7 +26,7 @@ import org.jdapl.dat.EventDispatcher;
  * no CPU to run on, say), waiters park at once and only every {@link #SPIN_PROBE}th wait spins again
  * to see whether spinning pays once more. Several threads may wait at once. A {@link #dequeue} that
  * finds the queue empty lets a fabric with an input of its own (tcp) read it at once, and, once the
- * consumer has polled a while, blocks briefly in that input ({@link #POLL_SPIN_NANOS}), so a
+ * consumer has polled a while, blocks briefly in that input ({@link PollSpin}), so a
  * polling consumer is served as promptly as a waiting one, on a loaded machine too. An event
  * arriving when the queue already holds {@code qlen} events is still queued (none is lost), and the
  * overflow is reported once by the caller.
@@ -48,15 +48,6 @@ final class EventQueue {
      */
     static final long SPIN_NANOS = TimeUnit.MICROSECONDS.toNanos(
             Math.max(0, Long.getLong("jdapl.emu.evd.spinMicros", 20L)));
-    /**
-     * On a fabric with input of its own (tcp), how long a consumer polls an empty EVD with
-     * {@code dat_evd_dequeue} before its dequeues block briefly in that input (system property
-     * {@code jdapl.emu.tcp.pollSpinMicros}, default 10 µs; see {@link Fabric#pollBriefly}): an answer
-     * that comes within it is read at once; past it, the consumer sleeps until input arrives, as a
-     * waiter does, so that on a loaded machine the kernel's wake-up gets it the CPU.
-     */
-    static final long POLL_SPIN_NANOS = TimeUnit.MICROSECONDS.toNanos(
-            Math.max(0, Long.getLong("jdapl.emu.tcp.pollSpinMicros", 10L)));
     /** The longest such a dequeue blocks (a consumer that polls other EVDs too gets back to them). */
     static final long POLL_BLOCK_NANOS = TimeUnit.MILLISECONDS.toNanos(1);
     /** While spinning does not pay, one wait in this many spins to find out whether it does again. */
@@ -80,6 +71,8 @@ final class EventQueue {
      * written only by consumers of such a fabric, and only when it changes.
      */
     private long emptySince;
+    /** On such a fabric, how long a polling consumer reads the input before it blocks in it. */
+    private final PollSpin pollSpin = new PollSpin();
     /** A waiting thread that polls the fabric itself (guarded by the queue lock). */
     private Thread pollingWaiter;
 
@@ -234,6 +227,7 @@ final class EventQueue {
             }
         }
         if (emptySince != 0) {
+            pollSpin.episodeEnded(System.nanoTime() - emptySince);
             emptySince = 0;
         }
         if (waiters > 0) {
@@ -249,17 +243,16 @@ final class EventQueue {
 
     /**
      * An empty dequeue on a fabric with input of its own: while the consumer has polled for less than
-     * {@link #POLL_SPIN_NANOS}, the input is read without blocking; past that, the dequeue blocks in
-     * the input briefly, as a waiter would. The spin does not adapt as a waiter's does: two consumers
-     * answering each other both learnt to block, and with free CPUs neither saw an answer within a
-     * spin again. Consumers race on {@code emptySince} harmlessly.
+     * its spin ({@link PollSpin}: 10 µs, longer while answers take longer), the input is read without
+     * blocking; past that, the dequeue blocks in the input briefly, as a waiter would. Consumers race
+     * on {@code emptySince} harmlessly.
      */
     private void pollInput(Fabric fabric) {
         long now = System.nanoTime();
         if (emptySince == 0) {
             emptySince = now;
         }
-        if (now - emptySince < POLL_SPIN_NANOS) {
+        if (now - emptySince < pollSpin.spinNanos()) {
             fabric.pollNow();
         } else {
             fabric.pollBriefly(POLL_BLOCK_NANOS, queued);

@@ -1,11 +1,9 @@
 package org.jdapl.provider.emu.tcp;
 
 import java.io.IOException;
-import java.lang.foreign.MemorySegment;
 import java.nio.channels.SelectionKey;
 import java.nio.channels.SocketChannel;
 import java.nio.charset.StandardCharsets;
-import java.util.List;
 import java.util.concurrent.TimeUnit;
 
 import org.jdapl.dat.EventNumber;
@@ -111,6 +109,11 @@ public final class TcpConnection extends Link implements Inbound {
         return ia;
     }
 
+    /** The input side: where the frame being received goes (the engine adds the checked memory, or control data). */
+    TcpInput input() {
+        return input;
+    }
+
     TcpFabric fabric() {
         return fabric;
     }
@@ -122,16 +125,6 @@ public final class TcpConnection extends Link implements Inbound {
     /** Whether the output may take a frame of the engine now. */
     boolean hasQueueRoom() {
         return out.queued() < MAX_QUEUED_FRAMES;
-    }
-
-    /** Where the payload of the frame being received goes (the engine adds the checked memory). */
-    List<MemorySegment> destination() {
-        return input.destination();
-    }
-
-    /** The rest of the current frame is not delivered (the connection breaks). */
-    void dropFrame() {
-        input.dropFrame();
     }
 
     static Frame.ProtocolException violation(String reason) {
@@ -175,10 +168,6 @@ public final class TcpConnection extends Link implements Inbound {
     /** The EP of this connection: the active EP, or the passive EP once it accepted (null once abandoned). */
     void owner(EmuEp e) {
         ep = e;
-    }
-
-    void touchInput() {
-        input.touch();
     }
 
     /** The handshake is done: data frames flow, with full-size buffers. */
@@ -340,11 +329,6 @@ public final class TcpConnection extends Link implements Inbound {
     /** The socket has bytes (I/O thread, domain lock held): see {@link TcpInput#onReadable}. */
     void onReadable() {
         input.onReadable();
-    }
-
-    /** The current frame's payload is control data (connect request, accept, reject, abort reason). */
-    void expectControl() {
-        input.expectControl();
     }
 
     /** A checked header arrived; decides where its payload goes. */

@@ -77,7 +77,7 @@ final class TcpHandshake {
             return;
         }
         c.phase(TcpConnection.Phase.REQUESTED);
-        c.touchInput();
+        c.input().touch();
         int listenPort = c.fabric().address().getPort();
         byte[] payload = new byte[2 + requestData.length];
         payload[0] = (byte) (listenPort >>> 8);
@@ -189,7 +189,7 @@ final class TcpHandshake {
                 if (h.c() != Frame.MAGIC) {
                     violation("a connect request without the protocol's magic");
                 }
-                c.expectControl();
+                c.input().expectControl();
             }
             case REQUESTED -> {
                 switch (type) {
@@ -198,8 +198,8 @@ final class TcpHandshake {
                             attempt.delivered = true;
                         }
                     }
-                    case Frame.CONNECT_ACCEPT, Frame.CONNECT_REJECT -> c.expectControl();
-                    case Frame.ABORT -> c.expectControl();
+                    case Frame.CONNECT_ACCEPT, Frame.CONNECT_REJECT -> c.input().expectControl();
+                    case Frame.ABORT -> c.input().expectControl();
                     default -> violation(Frame.name(type) + " while a connect request is unanswered");
                 }
             }
@@ -207,11 +207,11 @@ final class TcpHandshake {
                 if (type != Frame.ABORT) {
                     violation(Frame.name(type) + " while the connect request waits for the consumer");
                 }
-                c.expectControl();
+                c.input().expectControl();
             }
             case ACCEPTED -> {
                 if (type == Frame.ABORT) {
-                    c.expectControl();
+                    c.input().expectControl();
                 } else if (type != Frame.CONNECT_RTU) {
                     violation(Frame.name(type) + " while the accept waits for the RTU");
                 }

@@ -26,6 +26,11 @@ final class TcpInput {
     private static final int DIRECT_LIMIT = 16 << 10;
     private static final int LARGE_BUFFER = 64 << 10;
     private static final int READ_ROUNDS = 16;
+    /**
+     * How long a consumer's thread keeps reading a large payload that stopped coming before it goes
+     * back to the selector (the peer writes it in one go; its segments arrive microseconds apart).
+     */
+    private static final long STALL_NANOS = 30_000;
 
     private final TcpConnection c;
     private final SocketChannel channel;
@@ -43,8 +48,10 @@ final class TcpInput {
     private int controlFill;
     private long lastRead = System.nanoTime();
     private int directWant;
-    /** The last frame's payload was large enough to be read straight into memory. */
+    /** The last frame with a payload had one large enough to be read straight into memory. */
     private boolean expectLarge;
+    /** When the payload being read last made progress (a consumer's thread reading a large frame). */
+    private long progressAt;
 
     TcpInput(TcpConnection c, SocketChannel channel, int size) {
         this.c = c;
@@ -66,6 +73,11 @@ final class TcpInput {
     /** Starts the silence clock now (the connect request is sent). */
     void touch() {
         lastRead = System.nanoTime();
+    }
+
+    /** Whether the last frame with a payload had a large one: the next is likely large too. */
+    boolean expectsLarge() {
+        return expectLarge;
     }
 
     /** Where the current frame's payload goes. */
@@ -91,7 +103,7 @@ final class TcpInput {
      */
     void onReadable() {
         try {
-            for (int round = 0; round < READ_ROUNDS && c.phase() != TcpConnection.Phase.CLOSED; round++) {
+            for (int round = 0; round < READ_ROUNDS && c.phase() != TcpConnection.Phase.CLOSED; ) {
                 if (c.phase() == TcpConnection.Phase.CLOSING) {
                     in.clear();
                     int n = channel.read(in);
@@ -102,6 +114,7 @@ final class TcpInput {
                     if (n <= 0) {
                         return;
                     }
+                    round++;
                     continue;
                 }
                 if (c.phase() == TcpConnection.Phase.OPEN && c.ia().held()) {
@@ -155,7 +168,11 @@ final class TcpInput {
                     return;
                 }
                 if (n == 0 || drained) {
-                    return;
+                    if (!restComing(n)) {
+                        return;
+                    }
+                } else {
+                    round++;
                 }
             }
         } catch (IOException e) {
@@ -166,6 +183,28 @@ final class TcpInput {
             LOG.error("IA {}: error on the connection with {}", c.name(), c.remoteLabel(), e);
             c.fail("internal error: " + e, true);
         }
+    }
+
+    /**
+     * Whether to read again at once after a read that drained the socket ({@code n} bytes): only in
+     * a consumer's thread (a waiter or a polling dequeue, never the I/O thread), only inside a large
+     * frame, and only while the payload keeps coming ({@link #STALL_NANOS}). The peer writes such a
+     * frame in one go, so the rest is microseconds away: reading it as it arrives overlaps this copy
+     * with the peer's write, where going back to the selector would put the thread to sleep and cost
+     * a wake-up per piece.
+     */
+    private boolean restComing(int n) {
+        if (current == null || payloadLeft == 0 || current.length() < DIRECT_LIMIT || !c.fabric().consumerReads()) {
+            return false;
+        }
+        long now = System.nanoTime();
+        if (n > 0) {
+            progressAt = now;
+        } else if (now - progressAt > STALL_NANOS) {
+            return false;
+        }
+        Thread.onSpinWait();
+        return true;
     }
 
     /** Reads payload from the socket straight into the destination memory. */
@@ -202,7 +241,11 @@ final class TcpInput {
                 }
                 current = Frame.decode(in, decoded);
                 payloadLeft = current.length();
-                expectLarge = payloadLeft >= DIRECT_LIMIT;
+                if (payloadLeft > 0) {
+                    // An answer without payload (the ACK that rides before a reply) says nothing of the next.
+                    expectLarge = payloadLeft >= DIRECT_LIMIT;
+                }
+                progressAt = c.fabric().clock();
                 dest.clear();
                 destIndex = 0;
                 destOffset = 0;

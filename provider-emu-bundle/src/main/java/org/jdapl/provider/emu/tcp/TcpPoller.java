@@ -34,6 +34,8 @@ final class TcpPoller {
     private static final long WAITER_GRACE_NANOS = TcpFabric.WAITER_GRACE_NANOS;
     private static final long TICK_MILLIS = TcpFabric.TICK_MILLIS;
     private static final long BUSY_POLL_NANOS = TcpFabric.BUSY_POLL_NANOS;
+    /** One look in this many of a polling consumer selects even where it could read the socket directly. */
+    private static final int SELECT_EVERY = 8;
 
     private final TcpFabric fabric;
     private final Selector selector;
@@ -42,6 +44,8 @@ final class TcpPoller {
     private final List<TcpConnection> flushLater = new ArrayList<>();
     /** Held by the thread that selects: the I/O thread, or a consumer of an EVD of the IA. */
     private final ReentrantLock pollerLock = new ReentrantLock(true);
+    /** Consumers' looks without blocking (pollerLock held), for {@link #readSole}. */
+    private int polls;
     private final AtomicInteger intending = new AtomicInteger();
     private final java.util.function.Consumer<SelectionKey> handler = this::handleLocked;
     private volatile Thread poller;
@@ -101,6 +105,15 @@ final class TcpPoller {
             }
             flushLater.clear();
         }
+    }
+
+    /**
+     * Whether the calling thread, which reads the sockets, is a consumer's (a waiter or a polling
+     * dequeue) rather than the I/O thread: a consumer waits for the input anyway, the I/O thread
+     * never spins.
+     */
+    boolean consumerReads() {
+        return Thread.currentThread() != ioThread;
     }
 
     void wakeup() {
@@ -171,7 +184,9 @@ final class TcpPoller {
             }
         }
         int ready = 0;
-        if (timeoutMillis <= 0 || spinNanos > 0 || wakeRequested) {
+        if (timeoutMillis <= 0 && spinNanos == 0 && (++polls & SELECT_EVERY - 1) != 0 && readSole()) {
+            ready = 1;
+        } else if (timeoutMillis <= 0 || spinNanos > 0 || wakeRequested) {
             ready = selector.selectNow(handler);
         }
         if (ready == 0 && spinNanos > 0) {
@@ -202,6 +217,29 @@ final class TcpPoller {
             }
         }
         Wakeups.run();
+    }
+
+    /**
+     * A consumer's look without blocking at an IA with one established connection that only waits
+     * for input ({@link TcpFabric#soleReader}): a read of its socket, as the selector would have
+     * reported it readable, rather than a select and then the read; one look in {@link #SELECT_EVERY}
+     * still selects, for accepts and connects. An empty read costs what an empty select costs, and
+     * input that is there is read one system call and the selector's bookkeeping sooner.
+     *
+     * @return false if the IA has no such connection (the caller selects)
+     */
+    private boolean readSole() {
+        lock.lock();
+        try {
+            TcpConnection c = fabric.running() ? fabric.soleReader() : null;
+            if (c == null) {
+                return false;
+            }
+            c.onReadable();
+            return true;
+        } finally {
+            lock.unlock();
+        }
     }
 
     /** Handles one ready key under the fabric lock (called by the selector during a select). */

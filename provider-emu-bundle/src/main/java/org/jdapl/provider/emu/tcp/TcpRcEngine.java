@@ -230,7 +230,7 @@ final class TcpRcEngine {
                 inboundOp = v.op();
                 inboundInvalidated = v.invalidated();
                 for (LmrTriplet t : recv.iov) {
-                    c.destination().add(t.lmr().segment().asSlice(t.offset(), t.length()));
+                    c.input().destination().add(t.lmr().segment().asSlice(t.offset(), t.length()));
                 }
             }
             case Frame.RDMA_WRITE -> {
@@ -241,7 +241,7 @@ final class TcpRcEngine {
                     remoteAccessViolation(h, "RDMA Write");
                     return;
                 }
-                c.destination().add(target);
+                c.input().destination().add(target);
             }
             case Frame.RDMA_READ_REQ -> {
                 checkSeq(h);
@@ -268,13 +268,13 @@ final class TcpRcEngine {
                 }
                 if (rdma.iov != null) {
                     if (Segments.usable(rdma.iov)) {
-                        c.destination().addAll(Segments.slices(rdma.iov));
+                        c.input().destination().addAll(Segments.slices(rdma.iov));
                     }
                 } else {
                     MemorySegment sink = c.ia().contexts().resolve(rdma.localTarget.rmrContext(), c.ep(),
                             rdma.localTarget.targetAddress(), rdma.length, MemPriv.REMOTE_WRITE);
                     if (sink != null) {
-                        c.destination().add(sink);
+                        c.input().destination().add(sink);
                     }
                 }
             }
@@ -294,7 +294,7 @@ final class TcpRcEngine {
                 }
             }
             case Frame.DISCONNECT -> c.ep().connection().peerDisconnectNotification();
-            case Frame.ABORT -> c.expectControl();
+            case Frame.ABORT -> c.input().expectControl();
             default -> throw TcpConnection.violation(Frame.name(h.type()) + " on an established connection");
         }
     }
@@ -369,7 +369,7 @@ final class TcpRcEngine {
         c.ep().completeRecv(v.recv(), v.recvStatus(), 0, v.op(), 0);
         int nak = v.senderStatus() == DtoStatus.REMOTE_ACCESS ? Frame.NAK_REMOTE_ACCESS : Frame.NAK_REMOTE_RESPONDER;
         c.enqueue(Frame.NAK, 0, nak, seq, 0, 0, 0, null);
-        c.dropFrame();
+        c.input().dropFrame();
         c.ep().connection().breakLink();
     }
 
@@ -378,7 +378,7 @@ final class TcpRcEngine {
                 c.ia().name(), what, c.remoteLabel(), Long.toHexString(h.a()), Long.toHexString(h.b()),
                 h.type() == Frame.RDMA_READ_REQ ? h.c() : h.length());
         c.enqueue(Frame.NAK, 0, Frame.NAK_REMOTE_ACCESS, h.seq(), 0, 0, 0, null);
-        c.dropFrame();
+        c.input().dropFrame();
         c.ep().connection().breakLink();
     }
 
