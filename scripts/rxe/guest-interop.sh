@@ -32,12 +32,16 @@ for name in $CIA $JIA; do
 done > $B/dat.conf
 C=(env DAT_OVERRIDE=$B/dat.conf LD_LIBRARY_PATH=$D)
 JVM="$JAVA --enable-native-access=ALL-UNNAMED -Xmx512m -XX:+UseSerialGC -XX:TieredStopAtLevel=1 -cp $CLASSPATH"
-# ConnRate's JVM: the JIT compiles a method after a twentieth of its usual invocation counts, so that the
-# few hundred connections of the warm-up leave the whole connection path compiled (at the usual counts,
-# methods called once or twice per connection are compiled only late in the warm-up, or not at all). It
-# starts with its whole heap, so that no young collection falls into a timed round (-Xlog:gc shows them).
+# ConnRate's JVM compiles every method (C1) before its first run, so that the timed rounds run the
+# connection path compiled with no compiler beside them on the vCPU (at the usual counts, methods called
+# once a connection or once a round reach their thresholds in the timed rounds; ConnRate prints the
+# JIT's time per round). ConnRate's own methods called once a round run interpreted. The JVM starts with
+# its whole heap, so that no young collection falls into a timed round (-Xlog:gc shows them).
 RATE_JVM="$JAVA --enable-native-access=ALL-UNNAMED -Xms512m -Xmx512m -XX:+UseSerialGC -Xlog:gc \
-  ${RATE_JAVA_OPTS--XX:TieredStopAtLevel=1 -XX:CompileThresholdScaling=0.05} -cp $CLASSPATH"
+  -XX:CompileCommand=quiet -XX:CompileCommand=exclude,org/jdapl/provider/ofa/rxe/ConnRate.main \
+  -XX:CompileCommand=exclude,org/jdapl/provider/ofa/rxe/ConnRate.serve \
+  -XX:CompileCommand=exclude,org/jdapl/provider/ofa/rxe/ConnRate.connect \
+  ${RATE_JAVA_OPTS--XX:TieredStopAtLevel=1 -Xcomp} -cp $CLASSPATH"
 OUT=$R/ofa-interop.txt
 : > $OUT
 rc=0
@@ -195,7 +199,7 @@ fi
   echo "client on vCPU $CLIENT_CPU; as OFED's dtestcm measures: EPs created first, the time until all are established"
   echo "at the client; full cycle: connect, accept, established on both sides, disconnect, DISCONNECTED on both;"
   echo "both busy-poll their EVDs (dtestcm's default; the dat_evd_wait row: jdapl waiting instead); jdapl's JVM"
-  echo "runs the cycle $RATE_WARMUP times untimed first, with ${RATE_JAVA_OPTS--XX:TieredStopAtLevel=1 -XX:CompileThresholdScaling=0.05},"
+  echo "runs the cycle $RATE_WARMUP times untimed first, with ${RATE_JAVA_OPTS--XX:TieredStopAtLevel=1 -Xcomp},"
   echo "so that its connection path runs compiled, then collects and waits until the JIT is idle before each"
   echo "timed round; the server accepts each request as it comes, then takes the"
   echo "ESTABLISHED events, as dtestcm's server does)"

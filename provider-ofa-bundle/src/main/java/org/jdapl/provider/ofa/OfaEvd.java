@@ -485,7 +485,10 @@ final class OfaEvd extends OfaHandle implements EventDispatcher, IaObjects.Owned
         BUSY.setRelease(this, queue.size() + waiters);
     }
 
-    /** {@code dat_evd_dequeue}: polls the CQ, then takes the first event, if any. */
+    /**
+     * {@code dat_evd_dequeue}: polls the CQ, then takes the first event, if any; on an empty EVD without
+     * a CQ it yields the CPU, to the event thread that queues such events.
+     */
     @Override
     public Optional<DatEvent> dequeue() {
         live();
@@ -514,7 +517,16 @@ final class OfaEvd extends OfaHandle implements EventDispatcher, IaObjects.Owned
                 return Optional.of(e);
             }
         }
-        return (int) BUSY.getAcquire(this) == 0 ? Optional.empty() : dequeueQueued();
+        if ((int) BUSY.getAcquire(this) != 0) {
+            return dequeueQueued();
+        }
+        if (cqAddress == 0) {
+            // Nothing but other threads (mostly the IA's event thread) queue events on an EVD without a
+            // CQ: a consumer busy-polling it lets them run, should they share its CPU. Woken while the
+            // poller runs, the event thread would otherwise wait for the scheduler's next switch.
+            Thread.yield();
+        }
+        return Optional.empty();
     }
 
     /** {@link #dequeue} of a queued event (or of a waiter's EVD: an error). */

@@ -33,6 +33,10 @@ import org.jdapl.provider.ofa.OfaProvider;
  * Both sides first run the whole cycle {@code warm-up rounds} times untimed (fresh EPs each round,
  * waiting and polling in turn), so that the connection path runs compiled, as in a long-running
  * application; before each timed round they collect and wait until the JIT is idle ({@link #settle}).
+ * The work of each connection is in methods called for every connection ({@link #request},
+ * {@link #established}, {@link #next}), which the warm-up compiles; the harness runs the methods
+ * called once a round ({@code main}, {@code serve}, {@code connect}) interpreted, as a method called
+ * once a round would otherwise reach its compile threshold, and be compiled, in a timed round.
  *
  * After the warm-up, one timed round waits for its events ({@code dat_evd_wait}) and one polls
  * them. For each the client prints {@code connrate wait|poll <n> <us per connection> <connections
@@ -56,6 +60,9 @@ public final class ConnRate {
     private static final long SERVER_SETTLE_MILLIS = 1_000;
     /** This round is one of the two timed ones. */
     private static boolean timedRound;
+    /** The JIT's compilation time when the round began, and how much it grew until all were established. */
+    private static long jitAtStart;
+    private static long jitInRound;
 
     private ConnRate() {
     }
@@ -101,6 +108,7 @@ public final class ConnRate {
                 // the warm-up alternates, so that both ways of taking events run compiled
                 polling = timedRound ? round == rounds - 1 : round % 2 == 1;
                 roundStart = THREAD_TIMES ? ThreadTimes.now() : null;
+                jitAtStart = jitMillis();
                 if (server) {
                     serve(eps, conn, crEvd);
                 } else {
@@ -132,14 +140,7 @@ public final class ConnRate {
         long start = System.nanoTime();
         for (Endpoint ep : eps) {
             long t0 = System.nanoTime();
-            DatEvent e = next(crEvd);
-            if (!(e instanceof DatEvent.ConnectionRequest cr)) {
-                throw new IllegalStateException("expected a connection request, got " + e);
-            }
-            byte[] data = cr.request().query().privateData();
-            if (!Arrays.equals(InteropPeer.pattern(1), Arrays.copyOf(data, 48))) {
-                throw new IllegalStateException("the request's private data is not 1..48");
-            }
+            DatEvent.ConnectionRequest cr = request(crEvd);
             long t1 = System.nanoTime();
             cr.request().accept(ep, InteropPeer.pattern(2));
             acceptNanos += System.nanoTime() - t1;
@@ -151,10 +152,33 @@ public final class ConnRate {
         }
         report("server");
         System.out.printf("server: %d accepted in %.1f ms (waiting for requests %.1f ms, in accept %.1f ms),"
-                        + " all established %.1f ms later%n", eps.length, (accepted - start) / 1e6, waitNanos / 1e6,
-                acceptNanos / 1e6, (System.nanoTime() - accepted) / 1e6);
+                        + " all established %.1f ms later; the JIT compiled for %d ms meanwhile%n", eps.length,
+                (accepted - start) / 1e6, waitNanos / 1e6, acceptNanos / 1e6, (System.nanoTime() - accepted) / 1e6,
+                jitInRound);
         for (int i = 0; i < eps.length; i++) {
             expect(next(conn), EventNumber.CONNECTION_DISCONNECTED);
+        }
+    }
+
+    /** The next event of {@code crEvd}, a connection request with OFED dtest's private data (1..48). */
+    private static DatEvent.ConnectionRequest request(EventDispatcher crEvd) {
+        DatEvent e = next(crEvd);
+        if (!(e instanceof DatEvent.ConnectionRequest cr)) {
+            throw new IllegalStateException("expected a connection request, got " + e);
+        }
+        byte[] data = cr.request().query().privateData();
+        if (!Arrays.equals(InteropPeer.pattern(1), Arrays.copyOf(data, 48))) {
+            throw new IllegalStateException("the request's private data is not 1..48");
+        }
+        return cr;
+    }
+
+    /** The next event of {@code conn}, ESTABLISHED with the accept's private data (2..49). */
+    private static void established(EventDispatcher conn) {
+        DatEvent e = next(conn);
+        expect(e, EventNumber.CONNECTION_ESTABLISHED);
+        if (!Arrays.equals(InteropPeer.pattern(2), Arrays.copyOf(((DatEvent.Connection) e).privateData(), 48))) {
+            throw new IllegalStateException("the accept's private data is not 2..49");
         }
     }
 
@@ -170,12 +194,7 @@ public final class ConnRate {
             }
             postNanos += System.nanoTime() - t0;
             for (int i = first; i < end; i++) {
-                DatEvent e = next(conn);
-                expect(e, EventNumber.CONNECTION_ESTABLISHED);
-                if (!Arrays.equals(InteropPeer.pattern(2), Arrays.copyOf(((DatEvent.Connection) e).privateData(),
-                        48))) {
-                    throw new IllegalStateException("the accept's private data is not 2..49");
-                }
+                established(conn);
             }
         }
         long connected = System.nanoTime();
@@ -188,9 +207,9 @@ public final class ConnRate {
         }
         long done = System.nanoTime();
         double connectUs = (connected - start) / 1e3 / eps.length;
-        System.out.printf("client%s%s: %d connected in %.1f ms (in dat_ep_connect %.1f ms), disconnected in %.1f ms%n",
-                timed ? "" : " (warm-up)", polling ? " polling" : " waiting", eps.length, (connected - start) / 1e6, postNanos / 1e6,
-                (done - connected) / 1e6);
+        System.out.printf("client%s%s: %d connected in %.1f ms (in dat_ep_connect %.1f ms; the JIT compiled for %d ms"
+                        + " meanwhile), disconnected in %.1f ms%n", timed ? "" : " (warm-up)", polling ? " polling" : " waiting",
+                eps.length, (connected - start) / 1e6, postNanos / 1e6, jitInRound, (done - connected) / 1e6);
         if (timed) {
             System.out.printf("connrate %s %d %.2f %.2f %.2f%n", polling ? "poll" : "wait", eps.length, connectUs,
                     1e6 / connectUs,
@@ -243,8 +262,15 @@ public final class ConnRate {
         System.out.printf("settled in %.1f s%n", (System.nanoTime() - start) / 1e9);
     }
 
+    /** The JIT's total compilation time so far, in milliseconds (0 where the JVM does not tell). */
+    private static long jitMillis() {
+        CompilationMXBean jit = ManagementFactory.getCompilationMXBean();
+        return jit != null && jit.isCompilationTimeMonitoringSupported() ? jit.getTotalCompilationTime() : 0;
+    }
+
     /** Where the threads' time went in a timed round until every connection was established. */
     private static void report(String side) {
+        jitInRound = jitMillis() - jitAtStart;
         if (THREAD_TIMES) {
             // taken in every round, so that the timed ones run it compiled, with nothing left to compile
             String account = ThreadTimes.now().since(roundStart, side + (polling ? " polling" : " waiting"));
