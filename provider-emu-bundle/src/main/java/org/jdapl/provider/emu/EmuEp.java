@@ -67,7 +67,7 @@ public final class EmuEp extends EmuObject implements Endpoint {
         this.srq = srq;
         this.attributes = attributes;
         this.connection = new EpConnection(this, ia, initial);
-        this.queues = new EpQueues(this, srq);
+        this.queues = new EpQueues(this, srq, attributes.maxRecvDtos());
         this.providerCreated = providerCreated;
         setEvds(recvEvd, requestEvd, connectEvd);
         if (pz != null) {
@@ -190,6 +190,9 @@ public final class EmuEp extends EmuObject implements Endpoint {
                 }
                 pz = z;
             }
+            if (attrs.maxRecvDtos() != attributes.maxRecvDtos()) {
+                queues.resizeReceives(attrs.maxRecvDtos());
+            }
             attributes = attrs;
             setEvds(r, q, c);
         });
@@ -305,10 +308,22 @@ public final class EmuEp extends EmuObject implements Endpoint {
         postSendWithInvalidate(iov, cookie, flags, false, 0);
     }
 
-    /** Behaviours: OBJ_07, LMR_04. */
+    /**
+     * A send on a connected EP whose link can move it at once goes without the domain lock
+     * ({@link Link#trySend}); any other goes through the request queue under it.
+     *
+     * <p>Behaviours: OBJ_07, LMR_04.
+     */
     @Override
     public void postSendWithInvalidate(List<LmrTriplet> iov, long cookie, Set<CompletionFlag> flags,
                                        boolean invalidate, int rmrContext) {
+        Link l = connection.link();
+        if (l != null && flags != null && !invalidate && connection.state == EpState.CONNECTED && !isFreed()) {
+            WorkRequest.Send send = DtoChecks.send(this, iov, cookie, flags, false, 0);
+            if (l.trySend(this, send)) {
+                return;
+            }
+        }
         ReentrantLock lock = ia.domain().acquire();
         try {
             checkLive();
@@ -316,15 +331,34 @@ public final class EmuEp extends EmuObject implements Endpoint {
             requireConnected("dat_ep_post_send");
             WorkRequest.Send send = DtoChecks.send(this, iov, cookie, flags, invalidate, rmrContext);
             requireRequestSlot();
-            queues.requests().addLast(send);
+            queues.addRequest(send);
             kick();
         } finally {
             Wakeups.release(lock);
         }
     }
 
+    /**
+     * A receive on a connected EP whose link takes receives without the domain lock is queued without
+     * it ({@link EpQueues#addRecvIfConnected}); the domain lock is taken only if a send of the peer
+     * waits for it (RNR). Any other goes under the domain lock.
+     *
+     * <p>Behaviours: DISC_02, DISC_08 (a receive posted as the EP disconnects is flushed once).
+     */
     @Override
     public void postRecv(List<LmrTriplet> iov, long cookie, Set<CompletionFlag> flags) {
+        Link l = connection.link();
+        if (l != null && l.postsReceivesWithoutLock() && flags != null && srq == null
+                && connection.state == EpState.CONNECTED && !isFreed()) {
+            WorkRequest.Recv r = DtoChecks.recv(this, iov, cookie, flags);
+            EpQueues.Posted posted = queues.addRecvIfConnected(r, attributes.maxRecvDtos(), l);
+            if (posted == EpQueues.Posted.QUEUED_PEER_WAITS) {
+                ia.locked(this::receiveAvailable);
+            }
+            if (posted != EpQueues.Posted.NOT_CONNECTED) {
+                return;
+            }
+        }
         ReentrantLock lock = ia.domain().acquire();
         try {
             checkLive();
@@ -334,12 +368,11 @@ public final class EmuEp extends EmuObject implements Endpoint {
                         "the EP takes its receives from an SRQ; post them there");
             }
             WorkRequest.Recv r = DtoChecks.recv(this, iov, cookie, flags);
-            queues.requireRecvSlot(attributes.maxRecvDtos());
             if (connection.state == EpState.DISCONNECTED) {
                 completeRecv(r, DtoStatus.FLUSHED, 0, DtoOperation.RECEIVE, 0);
                 return;
             }
-            queues.addRecv(r);
+            queues.addRecv(r, attributes.maxRecvDtos());
             receiveAvailable();
         } finally {
             Wakeups.release(lock);
@@ -381,7 +414,7 @@ public final class EmuEp extends EmuObject implements Endpoint {
             requireConnected(read ? "dat_ep_post_rdma_read" : "dat_ep_post_rdma_write");
             WorkRequest.Rdma rdma = DtoChecks.rdma(this, read, iov, localTarget, cookie, remote, flags);
             requireRequestSlot();
-            queues.requests().addLast(rdma);
+            queues.addRequest(rdma);
             kick();
         } finally {
             Wakeups.release(lock);
@@ -400,7 +433,7 @@ public final class EmuEp extends EmuObject implements Endpoint {
                 : DtoChecks.binding(this, lmr, offset, length, privileges, vaType);
         requireRequestSlot();
         rmr.apply(binding);
-        queues.requests().addLast(new WorkRequest.Bind(rmr, binding, cookie, flags));
+        queues.addRequest(new WorkRequest.Bind(rmr, binding, cookie, flags));
         kick();
         return binding == null ? 0 : binding.context();
     }

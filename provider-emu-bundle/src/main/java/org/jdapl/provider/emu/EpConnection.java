@@ -29,7 +29,7 @@ import org.jdapl.dat.Qos;
 public final class EpConnection {
     private final EmuEp ep;
     private final EmuIa ia;
-    EpState state;
+    volatile EpState state;
     long localPortQual;
     SocketAddress remoteAddress;
     long remotePortQual;

@@ -16,7 +16,7 @@ import org.jdapl.dat.EventDispatcher;
 
 /**
  * The events of one EVD and the threads that wait for them. The events are an {@link EventRing}:
- * producers (serialised by the IA's domain lock) append and consumers take without a lock; the
+ * producers (which claim its producer side) append and consumers take without a lock; the
  * EVD's own queue lock orders the waiters, and a producer takes it only when threads wait. So a
  * completion and its polling consumer share no lock, and waiting and dequeuing never take the
  * domain lock. A waiter on
@@ -90,15 +90,15 @@ final class EventQueue {
     }
 
     /**
-     * Queues an event (domain lock held, the EVD live). {@code notify} false queues it without waking
-     * anyone (an unsignalled completion).
+     * Queues an event (the EVD live; under the domain lock, or a loopback send's {@link SendLock}: the
+     * ring orders its producers). {@code notify} false queues it without waking anyone (an unsignalled
+     * completion).
      *
      * @return true if the queue just went over its length, which the caller reports
      *
      * <p>Behaviours: OBJ_04: no event is dropped; the overflow is reported.
      */
     boolean enqueue(DatEvent event, boolean notify) {
-        assert ia.domain().isHeldByCurrentThread() : "an event queued without the domain lock";
         boolean crossed = ring.publish(event);
         if (notify && enabled) {
             if (waiters == 0) {

@@ -12,7 +12,9 @@ import org.jdapl.dat.DatEvent;
  * {@code dat_evd_dequeue}). Consumers exclude each other by claiming their side with one
  * compare-and-set ({@code taking}), released by a plain store.
  *
- * <p>Producers are serialised by the domain lock of the EVD's IA: every event is queued under it.
+ * <p>Producers exclude each other by claiming the producer side with one compare-and-set
+ * ({@code producing}, on the producer's line): a completion is queued under the domain lock of the
+ * EVD's IA, or, on the loopback fabric's common path, under the sending EP's {@link SendLock} only.
  * The producer's fields ({@code tail} and its cached views of the consumers' fields), the consumers'
  * ({@code head}, {@code cleared}) and the shared ones each sit on cache lines of their own, so that a
  * hand-off moves the slot's line and the event, and nothing else. An event is published by a release
@@ -31,6 +33,7 @@ final class EventRing extends EventRingShared {
     private static final VarHandle TAIL;
     private static final VarHandle CLEARED;
     private static final VarHandle TAKING;
+    private static final VarHandle PRODUCING;
 
     static {
         try {
@@ -39,6 +42,7 @@ final class EventRing extends EventRingShared {
             TAIL = l.findVarHandle(EventRingProducer.class, "tail", long.class);
             CLEARED = l.findVarHandle(EventRingConsumer.class, "cleared", long.class);
             TAKING = l.findVarHandle(EventRingConsumer.class, "taking", int.class);
+            PRODUCING = l.findVarHandle(EventRingProducer.class, "producing", int.class);
         } catch (ReflectiveOperationException e) {
             throw new ExceptionInInitializerError(e);
         }
@@ -57,16 +61,32 @@ final class EventRing extends EventRingShared {
         this.slots = new DatEvent[Math.max(4 * BLOCK, Integer.highestOneBit(Math.min(qlen, INITIAL_MAX)) << 1)];
     }
 
-    // ---------------------------------------------------------------- producer (domain lock held)
+    // ---------------------------------------------------------------- producers
 
     /**
-     * Appends {@code event}; a full ring first grows (claiming the consumers' side meanwhile). The store of
-     * {@code tail} is volatile, so a load that follows it (the EVD's waiter count) is ordered after the
-     * event's publication.
+     * Appends {@code event} with the producer side claimed; a full ring first grows (claiming the
+     * consumers' side meanwhile). The store of {@code tail} is volatile, so a load that follows it (the
+     * EVD's waiter count) is ordered after the event's publication.
      *
      * @return true if the queue just went over its length (OBJ_04), which the caller reports once
      */
     boolean publish(DatEvent event) {
+        int spins = 0;
+        while (!PRODUCING.compareAndSet(this, 0, 1)) {
+            if (++spins < 64) {
+                Thread.onSpinWait();
+            } else {
+                Thread.yield();
+            }
+        }
+        try {
+            return append(event);
+        } finally {
+            PRODUCING.setRelease(this, 0);
+        }
+    }
+
+    private boolean append(DatEvent event) {
         long t = tail;
         DatEvent[] s = slots;
         if (t - clearedSeen >= s.length) {
@@ -206,8 +226,15 @@ final class EventRing extends EventRingShared {
 
     /** A new length (domain lock and queue lock held; the caller checked that the events fit). */
     void resize(int minQlen) {
-        qlen = minQlen;
-        overflowed = false;
+        while (!PRODUCING.compareAndSet(this, 0, 1)) {
+            Thread.onSpinWait();
+        }
+        try {
+            qlen = minQlen;
+            overflowed = false;
+        } finally {
+            PRODUCING.setRelease(this, 0);
+        }
     }
 }
 
@@ -219,8 +246,10 @@ abstract class EventRingPadBefore {
     long p0, p1, p2, p3, p4, p5, p6, p7;
 }
 
-/** Written by the producer only (under the domain lock). */
+/** Written by the producer only (with the producer side claimed). */
 abstract class EventRingProducer extends EventRingPadBefore {
+    /** 1 while a producer has claimed its side. */
+    int producing;
     /** The index the next event goes to; volatile stores, read by counting consumers. */
     long tail;
     /** The producer's last read of {@code head} (for the length, {@code qlen}). */
