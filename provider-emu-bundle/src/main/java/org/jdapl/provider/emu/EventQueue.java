@@ -99,9 +99,17 @@ final class EventQueue {
      * <p>Behaviours: OBJ_04: no event is dropped; the overflow is reported.
      */
     boolean enqueue(DatEvent event, boolean notify) {
-        boolean crossed = ring.publish(event);
+        boolean crossed;
+        int waiting;
+        ring.claimProducer();
+        try {
+            crossed = ring.append(event);
+            waiting = waiters;
+        } finally {
+            ring.releaseProducer();
+        }
         if (notify && enabled) {
-            if (waiters == 0) {
+            if (waiting == 0) {
                 // Nobody waits (a poller, or nobody yet): no lock; a waiter arriving now sees the event,
                 // and a poller blocked briefly in the fabric's input (pollBriefly) is woken.
                 evd.triggerCno();
@@ -115,8 +123,9 @@ final class EventQueue {
 
     /**
      * A signalled event was published and threads wait: they are told under the queue lock. The
-     * waiter count is read after the event's publication (a volatile store), and a waiter counts
-     * itself before it looks at the queue, so either the waiter sees the event or this sees the waiter.
+     * waiter count is read under the ring's producer claim, and a waiter counts itself, then claims and
+     * releases that side ({@link EventRing#syncWithProducers}) before it looks at the queue, so either
+     * the waiter sees the event or the producer sees the waiter.
      */
     private void notifyWaiters() {
         queueLock.lock();
@@ -284,6 +293,7 @@ final class EventQueue {
             boolean infinite = timeoutMicros >= Dat.TIMEOUT_INFINITE;
             long remaining = infinite ? Long.MAX_VALUE : TimeUnit.MICROSECONDS.toNanos(timeoutMicros);
             waiters++;
+            ring.syncWithProducers();
             boolean spun = SPIN_NANOS == 0 || !(spinPays || ++waitsWithoutSpin % SPIN_PROBE == 0);
             try {
                 while (true) {

@@ -64,13 +64,10 @@ final class EventRing extends EventRingShared {
     // ---------------------------------------------------------------- producers
 
     /**
-     * Appends {@code event} with the producer side claimed; a full ring first grows (claiming the
-     * consumers' side meanwhile). The store of {@code tail} is volatile, so a load that follows it (the
-     * EVD's waiter count) is ordered after the event's publication.
-     *
-     * @return true if the queue just went over its length (OBJ_04), which the caller reports once
+     * Claims the producer side: producers exclude each other, and a waiter that claims it once after
+     * counting itself ({@link #syncWithProducers}) orders itself against every producer.
      */
-    boolean publish(DatEvent event) {
+    void claimProducer() {
         int spins = 0;
         while (!PRODUCING.compareAndSet(this, 0, 1)) {
             if (++spins < 64) {
@@ -79,14 +76,40 @@ final class EventRing extends EventRingShared {
                 Thread.yield();
             }
         }
+    }
+
+    void releaseProducer() {
+        PRODUCING.setRelease(this, 0);
+    }
+
+    /**
+     * Claims and releases the producer side: a producer that appended before is seen by the caller's
+     * next look at the ring, and one that appends after sees what the caller wrote before (the EVD's
+     * waiter count). So a producer reads the waiter count under its claim and needs no fence of its own
+     * after the event's publication.
+     */
+    void syncWithProducers() {
+        claimProducer();
+        releaseProducer();
+    }
+
+    /** {@link #append} under the producer claim. */
+    boolean publish(DatEvent event) {
+        claimProducer();
         try {
             return append(event);
         } finally {
-            PRODUCING.setRelease(this, 0);
+            releaseProducer();
         }
     }
 
-    private boolean append(DatEvent event) {
+    /**
+     * Appends {@code event} (producer side claimed); a full ring first grows (claiming the consumers'
+     * side meanwhile). The event is published by release stores of its slot and {@code tail}.
+     *
+     * @return true if the queue just went over its length (OBJ_04), which the caller reports once
+     */
+    boolean append(DatEvent event) {
         long t = tail;
         DatEvent[] s = slots;
         if (t - clearedSeen >= s.length) {
@@ -108,7 +131,7 @@ final class EventRing extends EventRingShared {
             crossed = true;
         }
         SLOT.setRelease(s, (int) t & (s.length - 1), event);
-        TAIL.setVolatile(this, t + 1);
+        TAIL.setRelease(this, t + 1);
         return crossed;
     }
 
@@ -226,14 +249,12 @@ final class EventRing extends EventRingShared {
 
     /** A new length (domain lock and queue lock held; the caller checked that the events fit). */
     void resize(int minQlen) {
-        while (!PRODUCING.compareAndSet(this, 0, 1)) {
-            Thread.onSpinWait();
-        }
+        claimProducer();
         try {
             qlen = minQlen;
             overflowed = false;
         } finally {
-            PRODUCING.setRelease(this, 0);
+            releaseProducer();
         }
     }
 }
@@ -250,7 +271,7 @@ abstract class EventRingPadBefore {
 abstract class EventRingProducer extends EventRingPadBefore {
     /** 1 while a producer has claimed its side. */
     int producing;
-    /** The index the next event goes to; volatile stores, read by counting consumers. */
+    /** The index the next event goes to; release stores, read by counting consumers. */
     long tail;
     /** The producer's last read of {@code head} (for the length, {@code qlen}). */
     long headSeen;
