@@ -509,13 +509,18 @@ public final class EmuEp extends EmuObject implements Endpoint {
         ia.post(requestEvd, event, !wr.has(CompletionFlag.UNSIGNALLED));
     }
 
+    /**
+     * Completes a receive once. The receive is marked after its event is queued: it was posted by
+     * another thread, and its line is written when that costs the completing thread no wait (the
+     * event's publication would otherwise wait for it); a second completion still fails before its event.
+     */
     public void completeRecv(WorkRequest.Recv r, DtoStatus status, long length, DtoOperation op, int rmrContext) {
-        r.markCompleted();
-        if (recvEvd == null || (status == DtoStatus.SUCCESS && r.has(CompletionFlag.SUPPRESS))) {
-            return;
+        r.checkNotCompleted();
+        if (recvEvd != null && !(status == DtoStatus.SUCCESS && r.has(CompletionFlag.SUPPRESS))) {
+            ia.post(recvEvd, new DatEvent.DtoCompletion(recvEvd, this, r.cookie, status, length, op, rmrContext),
+                    !r.has(CompletionFlag.UNSIGNALLED));
         }
-        ia.post(recvEvd, new DatEvent.DtoCompletion(recvEvd, this, r.cookie, status, length, op, rmrContext),
-                !r.has(CompletionFlag.UNSIGNALLED));
+        r.markCompleted();
     }
 
     void postConnection(EventNumber number, byte[] privateData) {

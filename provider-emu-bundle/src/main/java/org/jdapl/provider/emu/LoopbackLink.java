@@ -104,7 +104,10 @@ final class LoopbackLink extends Link {
     public boolean trySend(EmuEp from, WorkRequest.Send send) {
         EmuEp peer = other(from);
         EpQueues receiver = peer.queues();
-        if (receiver.hasSrq()) {
+        // A first look at the peer's next receive before the lock, as a hint: its loads overlap the wait of
+        // the lock's compare-and-set for this thread's earlier stores. The look under the lock decides.
+        WorkRequest.Recv ahead = receiver.hasSrq() ? null : receiver.nextReceive();
+        if (ahead == null || ahead.capacity < send.length) {
             return false;
         }
         SendLock lock = from.queues().sendLock();
