@@ -37,7 +37,8 @@ import org.jdapl.dat.VaType;
  * completions; its two work queues are its {@link EpQueues}, its connection state machine its
  * {@link EpConnection}. Every method runs
  * under the lock domain of the IA, so state changes, data movement and event posting of both ends of
- * a connection are ordered.
+ * a connection are ordered; only the common send and receive of a loopback connection take locks of
+ * their own EP instead (see {@link LoopbackLink}).
  *
  * <p>The request queue is processed in order: its head moves data (a send takes the peer's first
  * receive, an RDMA checks the peer's context and copies), completes, and the next follows. A send
@@ -198,26 +199,6 @@ public final class EmuEp extends EmuObject implements Endpoint {
         });
     }
 
-    /**
-     * The request of this EP was rejected or handed off: a reserved EP is free again, a provider EP goes.
-     *
-     * <p>Behaviours: FREE_07.
-     */
-    void releaseRequest(EmuCr cr) {
-        if (connection.pendingRequest != cr) {
-            return;
-        }
-        connection.pendingRequest = null;
-        if (providerCreated) {
-            flushAll();
-            detach();
-            markFreed();
-            ia.forget(this);
-        } else {
-            connection.state = EpState.UNCONNECTED;
-        }
-    }
-
     @Override
     public void connect(SocketAddress remote, long connQual, long timeoutMicros, byte[] privateData, Qos qos,
                         ConnectFlag flag) {
@@ -308,12 +289,7 @@ public final class EmuEp extends EmuObject implements Endpoint {
         postSendWithInvalidate(iov, cookie, flags, false, 0);
     }
 
-    /**
-     * A send on a connected EP whose link can move it at once goes without the domain lock
-     * ({@link Link#trySend}); any other goes through the request queue under it.
-     *
-     * <p>Behaviours: OBJ_07, LMR_04.
-     */
+    /** Behaviours: OBJ_07, LMR_04. Without the domain lock if the link moves the send at once ({@link Link#trySend}). */
     @Override
     public void postSendWithInvalidate(List<LmrTriplet> iov, long cookie, Set<CompletionFlag> flags,
                                        boolean invalidate, int rmrContext) {
@@ -339,11 +315,8 @@ public final class EmuEp extends EmuObject implements Endpoint {
     }
 
     /**
-     * A receive on a connected EP whose link takes receives without the domain lock is queued without
-     * it ({@link EpQueues#addRecvIfConnected}); the domain lock is taken only if a send of the peer
-     * waits for it (RNR). Any other goes under the domain lock.
-     *
-     * <p>Behaviours: DISC_02, DISC_08 (a receive posted as the EP disconnects is flushed once).
+     * Without the domain lock on a CONNECTED EP whose link allows it ({@link EpQueues#addRecvIfConnected}),
+     * taking it only if a send of the peer waits for a receive. Behaviours: DISC_02, DISC_08.
      */
     @Override
     public void postRecv(List<LmrTriplet> iov, long cookie, Set<CompletionFlag> flags) {
