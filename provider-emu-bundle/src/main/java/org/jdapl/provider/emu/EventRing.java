@@ -48,8 +48,8 @@ final class EventRing extends EventRingShared {
         }
     }
 
-    /** Slots cleared together by the consumer (a 64-byte line of compressed references). */
-    static final int BLOCK = 16;
+    /** Slots cleared together by the consumer. */
+    static final int BLOCK = RingSides.BLOCK;
     /** Slots of a new ring at most (it grows beyond when more events are queued). */
     static final int INITIAL_MAX = 1024;
 
@@ -68,18 +68,11 @@ final class EventRing extends EventRingShared {
      * counting itself ({@link #syncWithProducers}) orders itself against every producer.
      */
     void claimProducer() {
-        int spins = 0;
-        while (!PRODUCING.compareAndSet(this, 0, 1)) {
-            if (++spins < 64) {
-                Thread.onSpinWait();
-            } else {
-                Thread.yield();
-            }
-        }
+        RingSides.claim(PRODUCING, this);
     }
 
     void releaseProducer() {
-        PRODUCING.setRelease(this, 0);
+        RingSides.release(PRODUCING, this);
     }
 
     /**
@@ -177,18 +170,11 @@ final class EventRing extends EventRingShared {
 
     /** Claims the consumers' side, held for a few instructions (or a growth's copy) at a time. */
     private void claim() {
-        int spins = 0;
-        while (!TAKING.compareAndSet(this, 0, 1)) {
-            if (++spins < 64) {
-                Thread.onSpinWait();
-            } else {
-                Thread.yield();
-            }
-        }
+        RingSides.claim(TAKING, this);
     }
 
     private void release() {
-        TAKING.setRelease(this, 0);
+        RingSides.release(TAKING, this);
     }
 
     /**
@@ -203,12 +189,10 @@ final class EventRing extends EventRingShared {
         DatEvent e = (DatEvent) SLOT.getAcquire(s, i);
         if (e != null) {
             long next = h + 1;
-            if ((next & (BLOCK - 1)) == 0) {
-                long from = Math.max(next - BLOCK, cleared);
-                for (long k = from; k < next; k++) {
-                    s[(int) k & (s.length - 1)] = null;
-                }
-                CLEARED.setRelease(this, next);
+            long c = cleared;
+            long nowCleared = RingSides.clearTaken(s, next, c);
+            if (nowCleared != c) {
+                CLEARED.setRelease(this, nowCleared);
             }
             HEAD.setRelease(this, next);
         }

@@ -41,8 +41,8 @@ final class RecvRing extends RecvRingShared {
         }
     }
 
-    /** Slots cleared together by the consumer (a 64-byte line of compressed references). */
-    static final int BLOCK = 16;
+    /** Slots cleared together by the consumer. */
+    static final int BLOCK = RingSides.BLOCK;
 
     @SuppressWarnings("unused")
     private long q0, q1, q2, q3, q4, q5, q6, q7;
@@ -60,18 +60,11 @@ final class RecvRing extends RecvRingShared {
 
     /** Claims the producer side (held for a few instructions by the EP's posting thread). */
     void lockProducer() {
-        int spins = 0;
-        while (!PRODUCING.compareAndSet(this, 0, 1)) {
-            if (++spins < 64) {
-                Thread.onSpinWait();
-            } else {
-                Thread.yield();
-            }
-        }
+        RingSides.claim(PRODUCING, this);
     }
 
     void unlockProducer() {
-        PRODUCING.setRelease(this, 0);
+        RingSides.release(PRODUCING, this);
     }
 
     /** Whether {@code max} receives are queued (producer side claimed); reads the consumer's line only when near. */
@@ -118,12 +111,10 @@ final class RecvRing extends RecvRingShared {
             return null;
         }
         long next = h + 1;
-        if ((next & (BLOCK - 1)) == 0) {
-            long from = Math.max(next - BLOCK, cleared);
-            for (long k = from; k < next; k++) {
-                s[(int) k & (s.length - 1)] = null;
-            }
-            CLEARED.setRelease(this, next);
+        long c = cleared;
+        long nowCleared = RingSides.clearTaken(s, next, c);
+        if (nowCleared != c) {
+            CLEARED.setRelease(this, nowCleared);
         }
         HEAD.setRelease(this, next);
         return r;
