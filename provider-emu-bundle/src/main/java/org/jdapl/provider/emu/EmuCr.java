@@ -134,7 +134,7 @@ final class EmuCr extends EmuObject implements ConnectionRequest {
 
     private void releaseLocalEp() {
         if (localEp != null && !localEp.isFreed()) {
-            localEp.releaseRequest(this);
+            localEp.connection().releaseRequest(this);
         }
     }
 

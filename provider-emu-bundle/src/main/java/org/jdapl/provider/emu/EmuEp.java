@@ -37,7 +37,8 @@ import org.jdapl.dat.VaType;
  * completions; its two work queues are its {@link EpQueues}, its connection state machine its
  * {@link EpConnection}. Every method runs
  * under the lock domain of the IA, so state changes, data movement and event posting of both ends of
- * a connection are ordered.
+ * a connection are ordered; only the common send and receive of a loopback connection take locks of
+ * their own EP instead (see {@link LoopbackLink}).
  *
  * <p>The request queue is processed in order: its head moves data (a send takes the peer's first
  * receive, an RDMA checks the peer's context and copies), completes, and the next follows. A send
@@ -67,7 +68,7 @@ public final class EmuEp extends EmuObject implements Endpoint {
         this.srq = srq;
         this.attributes = attributes;
         this.connection = new EpConnection(this, ia, initial);
-        this.queues = new EpQueues(this, srq);
+        this.queues = new EpQueues(this, srq, attributes.maxRecvDtos());
         this.providerCreated = providerCreated;
         setEvds(recvEvd, requestEvd, connectEvd);
         if (pz != null) {
@@ -190,29 +191,12 @@ public final class EmuEp extends EmuObject implements Endpoint {
                 }
                 pz = z;
             }
+            if (attrs.maxRecvDtos() != attributes.maxRecvDtos()) {
+                queues.resizeReceives(attrs.maxRecvDtos());
+            }
             attributes = attrs;
             setEvds(r, q, c);
         });
-    }
-
-    /**
-     * The request of this EP was rejected or handed off: a reserved EP is free again, a provider EP goes.
-     *
-     * <p>Behaviours: FREE_07.
-     */
-    void releaseRequest(EmuCr cr) {
-        if (connection.pendingRequest != cr) {
-            return;
-        }
-        connection.pendingRequest = null;
-        if (providerCreated) {
-            flushAll();
-            detach();
-            markFreed();
-            ia.forget(this);
-        } else {
-            connection.state = EpState.UNCONNECTED;
-        }
     }
 
     @Override
@@ -305,10 +289,17 @@ public final class EmuEp extends EmuObject implements Endpoint {
         postSendWithInvalidate(iov, cookie, flags, false, 0);
     }
 
-    /** Behaviours: OBJ_07, LMR_04. */
+    /** Behaviours: OBJ_07, LMR_04. Without the domain lock if the link moves the send at once ({@link Link#trySend}). */
     @Override
     public void postSendWithInvalidate(List<LmrTriplet> iov, long cookie, Set<CompletionFlag> flags,
                                        boolean invalidate, int rmrContext) {
+        Link l = connection.link();
+        if (l != null && flags != null && !invalidate && connection.state == EpState.CONNECTED && !isFreed()) {
+            WorkRequest.Send send = DtoChecks.send(this, iov, cookie, flags, false, 0);
+            if (l.trySend(this, send)) {
+                return;
+            }
+        }
         ReentrantLock lock = ia.domain().acquire();
         try {
             checkLive();
@@ -316,15 +307,31 @@ public final class EmuEp extends EmuObject implements Endpoint {
             requireConnected("dat_ep_post_send");
             WorkRequest.Send send = DtoChecks.send(this, iov, cookie, flags, invalidate, rmrContext);
             requireRequestSlot();
-            queues.requests().addLast(send);
+            queues.addRequest(send);
             kick();
         } finally {
             Wakeups.release(lock);
         }
     }
 
+    /**
+     * Without the domain lock on a CONNECTED EP whose link allows it ({@link EpQueues#addRecvIfConnected}),
+     * taking it only if a send of the peer waits for a receive. Behaviours: DISC_02, DISC_08.
+     */
     @Override
     public void postRecv(List<LmrTriplet> iov, long cookie, Set<CompletionFlag> flags) {
+        Link l = connection.link();
+        if (l != null && l.postsReceivesWithoutLock() && flags != null && srq == null
+                && connection.state == EpState.CONNECTED && !isFreed()) {
+            WorkRequest.Recv r = DtoChecks.recv(this, iov, cookie, flags);
+            EpQueues.Posted posted = queues.addRecvIfConnected(r, attributes.maxRecvDtos(), l);
+            if (posted == EpQueues.Posted.QUEUED_PEER_WAITS) {
+                ia.locked(this::receiveAvailable);
+            }
+            if (posted != EpQueues.Posted.NOT_CONNECTED) {
+                return;
+            }
+        }
         ReentrantLock lock = ia.domain().acquire();
         try {
             checkLive();
@@ -334,12 +341,11 @@ public final class EmuEp extends EmuObject implements Endpoint {
                         "the EP takes its receives from an SRQ; post them there");
             }
             WorkRequest.Recv r = DtoChecks.recv(this, iov, cookie, flags);
-            queues.requireRecvSlot(attributes.maxRecvDtos());
             if (connection.state == EpState.DISCONNECTED) {
                 completeRecv(r, DtoStatus.FLUSHED, 0, DtoOperation.RECEIVE, 0);
                 return;
             }
-            queues.addRecv(r);
+            queues.addRecv(r, attributes.maxRecvDtos());
             receiveAvailable();
         } finally {
             Wakeups.release(lock);
@@ -381,7 +387,7 @@ public final class EmuEp extends EmuObject implements Endpoint {
             requireConnected(read ? "dat_ep_post_rdma_read" : "dat_ep_post_rdma_write");
             WorkRequest.Rdma rdma = DtoChecks.rdma(this, read, iov, localTarget, cookie, remote, flags);
             requireRequestSlot();
-            queues.requests().addLast(rdma);
+            queues.addRequest(rdma);
             kick();
         } finally {
             Wakeups.release(lock);
@@ -400,7 +406,7 @@ public final class EmuEp extends EmuObject implements Endpoint {
                 : DtoChecks.binding(this, lmr, offset, length, privileges, vaType);
         requireRequestSlot();
         rmr.apply(binding);
-        queues.requests().addLast(new WorkRequest.Bind(rmr, binding, cookie, flags));
+        queues.addRequest(new WorkRequest.Bind(rmr, binding, cookie, flags));
         kick();
         return binding == null ? 0 : binding.context();
     }
@@ -476,13 +482,18 @@ public final class EmuEp extends EmuObject implements Endpoint {
         ia.post(requestEvd, event, !wr.has(CompletionFlag.UNSIGNALLED));
     }
 
+    /**
+     * Completes a receive once. The receive is marked after its event is queued: it was posted by
+     * another thread, and its line is written when that costs the completing thread no wait (the
+     * event's publication would otherwise wait for it); a second completion still fails before its event.
+     */
     public void completeRecv(WorkRequest.Recv r, DtoStatus status, long length, DtoOperation op, int rmrContext) {
-        r.markCompleted();
-        if (recvEvd == null || (status == DtoStatus.SUCCESS && r.has(CompletionFlag.SUPPRESS))) {
-            return;
+        r.checkNotCompleted();
+        if (recvEvd != null && !(status == DtoStatus.SUCCESS && r.has(CompletionFlag.SUPPRESS))) {
+            ia.post(recvEvd, new DatEvent.DtoCompletion(recvEvd, this, r.cookie, status, length, op, rmrContext),
+                    !r.has(CompletionFlag.UNSIGNALLED));
         }
-        ia.post(recvEvd, new DatEvent.DtoCompletion(recvEvd, this, r.cookie, status, length, op, rmrContext),
-                !r.has(CompletionFlag.UNSIGNALLED));
+        r.markCompleted();
     }
 
     void postConnection(EventNumber number, byte[] privateData) {

@@ -22,7 +22,7 @@ final class EmuEvd extends EmuObject implements EventDispatcher {
     private final Set<EvdFlag> flags;
     private final EventQueue events;
     // guarded by the domain lock
-    private EmuCno cno;
+    private volatile EmuCno cno;
     private int users;
 
     EmuEvd(EmuIa ia, int qlen, EmuCno cno, Set<EvdFlag> flags) {

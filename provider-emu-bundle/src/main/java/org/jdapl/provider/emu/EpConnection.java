@@ -29,7 +29,7 @@ import org.jdapl.dat.Qos;
 public final class EpConnection {
     private final EmuEp ep;
     private final EmuIa ia;
-    EpState state;
+    volatile EpState state;
     long localPortQual;
     SocketAddress remoteAddress;
     long remotePortQual;
@@ -73,6 +73,26 @@ public final class EpConnection {
     void requestArrived(EmuCr cr) {
         pendingRequest = cr;
         state = ep.providerCreated() ? EpState.TENTATIVE_CONNECTION_PENDING : EpState.PASSIVE_CONNECTION_PENDING;
+    }
+
+    /**
+     * The request of this EP was rejected or handed off: a reserved EP is free again, a provider EP goes.
+     *
+     * <p>Behaviours: FREE_07.
+     */
+    void releaseRequest(EmuCr cr) {
+        if (pendingRequest != cr) {
+            return;
+        }
+        pendingRequest = null;
+        if (ep.providerCreated()) {
+            ep.flushAll();
+            ep.detach();
+            ep.markFreed();
+            ia.forget(ep);
+        } else {
+            state = EpState.UNCONNECTED;
+        }
     }
 
     // ---------------------------------------------------------------- connection establishment

@@ -12,24 +12,50 @@ import org.jdapl.dat.Endpoint;
 import org.jdapl.dat.EpState;
 
 /**
- * The two work queues of one EP (guarded by the IA's domain lock): the request queue (sends, RDMA
- * Reads and Writes, RMR binds), which the EP's link processes in posting order, and the receive
- * queue, or the EP's share of its SRQ with the use {@code dat_ep_recv_query} reports and the
- * watermarks {@code dat_ep_set_watermark} sets.
+ * The two work queues of one EP: the request queue (sends, RDMA Reads and Writes, RMR binds), which
+ * the EP's link processes in posting order, and the receive queue, or the EP's share of its SRQ with
+ * the use {@code dat_ep_recv_query} reports and the watermarks {@code dat_ep_set_watermark} sets.
+ *
+ * <p>The request queue is changed under the domain lock and the EP's {@link SendLock} both, so a
+ * send that holds only the latter sees whether requests are outstanding. The receive queue is a
+ * {@link RecvRing}: posted under its producer claim, taken by the peer's sends under their
+ * {@link SendLock}; the SRQ's share is guarded by the domain lock.
  */
 final class EpQueues {
     private final EmuEp ep;
     private final EmuSrq srq;
-    private final ArrayDeque<WorkRequest.Recv> recvs = new ArrayDeque<>();
+    private final RecvRing recvs;
     private final ArrayDeque<WorkRequest> requests = new ArrayDeque<>();
+    private final SendLock sendLock = new SendLock();
     private int srqBuffersUsed;
     private long srqBytesUsed;
     private int softHighWatermark = Dat.WATERMARK_INFINITE;
     private int hardHighWatermark = Dat.HW_DEFAULT;
 
-    EpQueues(EmuEp ep, EmuSrq srq) {
+    EpQueues(EmuEp ep, EmuSrq srq, int maxRecvDtos) {
         this.ep = ep;
         this.srq = srq;
+        this.recvs = new RecvRing(srq != null ? 0 : maxRecvDtos);
+    }
+
+    /** The lock of the EP's sending side (see {@link SendLock}). */
+    SendLock sendLock() {
+        return sendLock;
+    }
+
+    /** Whether the EP takes its receives from an SRQ. */
+    boolean hasSrq() {
+        return srq != null;
+    }
+
+    /** Appends a request (domain lock held), under the send lock so that a lock-free send sees it. */
+    void addRequest(WorkRequest wr) {
+        sendLock.lock();
+        try {
+            requests.addLast(wr);
+        } finally {
+            sendLock.unlock();
+        }
     }
 
     /** The request queue, head first: the next request to process. */
@@ -49,21 +75,98 @@ final class EpQueues {
         }
     }
 
-    /** Fails INSUFFICIENT_RESOURCES when {@code max} receives are posted. */
-    void requireRecvSlot(int max) {
-        if (recvs.size() >= max) {
-            throw new DatException(DatReturnType.INSUFFICIENT_RESOURCES, DatReturnSubtype.RESOURCE_TEP,
-                    "the EP holds " + max + " receives");
+    /**
+     * Queues a receive, or fails INSUFFICIENT_RESOURCES when {@code max} receives are posted; the
+     * caller checked that the EP is not DISCONNECTED with the producer side claimed, or holds the domain
+     * lock (a flush claims the producer side after the EP became DISCONNECTED, so nothing is left behind).
+     */
+    void addRecv(WorkRequest.Recv r, int max) {
+        recvs.lockProducer();
+        try {
+            addRecvClaimed(r, max);
+        } finally {
+            recvs.unlockProducer();
         }
     }
 
-    void addRecv(WorkRequest.Recv r) {
-        recvs.addLast(r);
+    private void addRecvClaimed(WorkRequest.Recv r, int max) {
+        if (recvs.holds(max)) {
+            throw new DatException(DatReturnType.INSUFFICIENT_RESOURCES, DatReturnSubtype.RESOURCE_TEP,
+                    "the EP holds " + max + " receives");
+        }
+        recvs.add(r);
+    }
+
+    /** What {@link #addRecvIfConnected} did. */
+    enum Posted {
+        /** Nothing: the EP is not CONNECTED; the caller takes the domain lock. */
+        NOT_CONNECTED,
+        /** Queued. */
+        QUEUED,
+        /** Queued, and a send of the peer waits for a receive: the caller reports it under the domain lock. */
+        QUEUED_PEER_WAITS
+    }
+
+    /**
+     * Queues a receive without the domain lock if the EP is connected: the check of the state and the
+     * append happen with the producer side claimed, which a disconnect's flush claims after the EP
+     * became DISCONNECTED, so the receive is flushed or taken, never lost (DISC_02, DISC_08). Whether
+     * the peer's head send waits for a receive is read under the claim too, which such a send holds while
+     * it looks at the ring and says that it waits ({@link #awaitReceive}): one of the two sees the other.
+     */
+    Posted addRecvIfConnected(WorkRequest.Recv r, int max, Link link) {
+        recvs.lockProducer();
+        try {
+            if (ep.state() != EpState.CONNECTED) {
+                return Posted.NOT_CONNECTED;
+            }
+            addRecvClaimed(r, max);
+            return link.awaitsReceive(ep) ? Posted.QUEUED_PEER_WAITS : Posted.QUEUED;
+        } finally {
+            recvs.unlockProducer();
+        }
+    }
+
+    /**
+     * A send of the peer found no receive here (RNR; the peer's domain lock held): unless a receive is
+     * queued by now, {@code waits} marks the send as waiting, with the producer side claimed, so a
+     * receive queued without the domain lock either is seen here or sees the mark.
+     *
+     * @return false if a receive is queued now: the send retries at once
+     */
+    boolean awaitReceive(Runnable waits) {
+        if (srq != null) {
+            waits.run();
+            return srq.peek() == null;
+        }
+        recvs.lockProducer();
+        try {
+            if (recvs.peek() != null) {
+                return false;
+            }
+            waits.run();
+            return true;
+        } finally {
+            recvs.unlockProducer();
+        }
+    }
+
+    /** The receive queue's room for {@code max} receives (domain lock held, the EP not connected). */
+    void resizeReceives(int max) {
+        if (srq != null) {
+            return;
+        }
+        recvs.lockProducer();
+        try {
+            recvs.resize(max);
+        } finally {
+            recvs.unlockProducer();
+        }
     }
 
     /** The receive the next incoming send takes: the EP's first, or its SRQ's first. */
     WorkRequest.Recv nextReceive() {
-        return srq != null ? srq.peek() : recvs.peekFirst();
+        return srq != null ? srq.peek() : recvs.peek();
     }
 
     /** Takes {@link #nextReceive} off its queue (an SRQ counts it as used by this EP). */
@@ -73,7 +176,7 @@ final class EpQueues {
             srqBuffersUsed++;
             srqBytesUsed += r.capacity;
         } else {
-            recvs.pollFirst();
+            recvs.take();
         }
     }
 
@@ -103,18 +206,34 @@ final class EpQueues {
         hardHighWatermark = hard;
     }
 
-    /** Behaviours: DISC_02, DISC_08: every posted DTO and bind completes exactly once, FLUSHED. */
+    /**
+     * Completes every queued request and receive FLUSHED (domain lock held, the link closed, so no send
+     * of the peer takes receives any more; the producer side is claimed, so a receive posted without
+     * the domain lock is in the ring already or sees the EP DISCONNECTED).
+     *
+     * <p>Behaviours: DISC_02, DISC_08: every posted DTO and bind completes exactly once, FLUSHED.
+     */
     void flush() {
         WorkRequest wr;
-        while ((wr = requests.pollFirst()) != null) {
-            if (wr instanceof WorkRequest.Bind bind) {
-                bind.rmr.revokeIf(bind.binding);
+        sendLock.lock();
+        try {
+            while ((wr = requests.pollFirst()) != null) {
+                if (wr instanceof WorkRequest.Bind bind) {
+                    bind.rmr.revokeIf(bind.binding);
+                }
+                ep.completeRequest(wr, DtoStatus.FLUSHED, 0);
             }
-            ep.completeRequest(wr, DtoStatus.FLUSHED, 0);
+        } finally {
+            sendLock.unlock();
         }
         WorkRequest.Recv r;
-        while ((r = recvs.pollFirst()) != null) {
-            ep.completeRecv(r, DtoStatus.FLUSHED, 0, DtoOperation.RECEIVE, 0);
+        recvs.lockProducer();
+        try {
+            while ((r = recvs.take()) != null) {
+                ep.completeRecv(r, DtoStatus.FLUSHED, 0, DtoOperation.RECEIVE, 0);
+            }
+        } finally {
+            recvs.unlockProducer();
         }
     }
 }

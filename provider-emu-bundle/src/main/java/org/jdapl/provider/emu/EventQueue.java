@@ -16,7 +16,7 @@ import org.jdapl.dat.EventDispatcher;
 
 /**
  * The events of one EVD and the threads that wait for them. The events are an {@link EventRing}:
- * producers (serialised by the IA's domain lock) append and consumers take without a lock; the
+ * producers (which claim its producer side) append and consumers take without a lock; the
  * EVD's own queue lock orders the waiters, and a producer takes it only when threads wait. So a
  * completion and its polling consumer share no lock, and waiting and dequeuing never take the
  * domain lock. A waiter on
@@ -83,18 +83,26 @@ final class EventQueue {
     }
 
     /**
-     * Queues an event (domain lock held, the EVD live). {@code notify} false queues it without waking
-     * anyone (an unsignalled completion).
+     * Queues an event (the EVD live; under the domain lock, or a loopback send's {@link SendLock}: the
+     * ring orders its producers). {@code notify} false queues it without waking anyone (an unsignalled
+     * completion).
      *
      * @return true if the queue just went over its length, which the caller reports
      *
      * <p>Behaviours: OBJ_04: no event is dropped; the overflow is reported.
      */
     boolean enqueue(DatEvent event, boolean notify) {
-        assert ia.domain().isHeldByCurrentThread() : "an event queued without the domain lock";
-        boolean crossed = ring.publish(event);
+        boolean crossed;
+        int waiting;
+        ring.claimProducer();
+        try {
+            crossed = ring.append(event);
+            waiting = waiters;
+        } finally {
+            ring.releaseProducer();
+        }
         if (notify && enabled) {
-            if (waiters == 0) {
+            if (waiting == 0) {
                 // Nobody waits (a poller, or nobody yet): no lock; a waiter arriving now sees the event,
                 // and a poller blocked briefly in the fabric's input (pollBriefly) is woken.
                 evd.triggerCno();
@@ -108,8 +116,9 @@ final class EventQueue {
 
     /**
      * A signalled event was published and threads wait: they are told under the queue lock. The
-     * waiter count is read after the event's publication (a volatile store), and a waiter counts
-     * itself before it looks at the queue, so either the waiter sees the event or this sees the waiter.
+     * waiter count is read under the ring's producer claim, and a waiter counts itself, then claims and
+     * releases that side ({@link EventRing#syncWithProducers}) before it looks at the queue, so either
+     * the waiter sees the event or the producer sees the waiter.
      */
     private void notifyWaiters() {
         queueLock.lock();
@@ -277,6 +286,7 @@ final class EventQueue {
             boolean infinite = timeoutMicros >= Dat.TIMEOUT_INFINITE;
             long remaining = infinite ? Long.MAX_VALUE : TimeUnit.MICROSECONDS.toNanos(timeoutMicros);
             waiters++;
+            ring.syncWithProducers();
             boolean spun = SPIN_NANOS == 0 || !(spinPays || ++waitsWithoutSpin % SPIN_PROBE == 0);
             try {
                 while (true) {

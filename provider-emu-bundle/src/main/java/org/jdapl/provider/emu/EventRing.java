@@ -12,7 +12,9 @@ import org.jdapl.dat.DatEvent;
  * {@code dat_evd_dequeue}). Consumers exclude each other by claiming their side with one
  * compare-and-set ({@code taking}), released by a plain store.
  *
- * <p>Producers are serialised by the domain lock of the EVD's IA: every event is queued under it.
+ * <p>Producers exclude each other by claiming the producer side with one compare-and-set
+ * ({@code producing}, on the producer's line): a completion is queued under the domain lock of the
+ * EVD's IA, or, on the loopback fabric's common path, under the sending EP's {@link SendLock} only.
  * The producer's fields ({@code tail} and its cached views of the consumers' fields), the consumers'
  * ({@code head}, {@code cleared}) and the shared ones each sit on cache lines of their own, so that a
  * hand-off moves the slot's line and the event, and nothing else. An event is published by a release
@@ -31,6 +33,7 @@ final class EventRing extends EventRingShared {
     private static final VarHandle TAIL;
     private static final VarHandle CLEARED;
     private static final VarHandle TAKING;
+    private static final VarHandle PRODUCING;
 
     static {
         try {
@@ -39,13 +42,14 @@ final class EventRing extends EventRingShared {
             TAIL = l.findVarHandle(EventRingProducer.class, "tail", long.class);
             CLEARED = l.findVarHandle(EventRingConsumer.class, "cleared", long.class);
             TAKING = l.findVarHandle(EventRingConsumer.class, "taking", int.class);
+            PRODUCING = l.findVarHandle(EventRingProducer.class, "producing", int.class);
         } catch (ReflectiveOperationException e) {
             throw new ExceptionInInitializerError(e);
         }
     }
 
-    /** Slots cleared together by the consumer (a 64-byte line of compressed references). */
-    static final int BLOCK = 16;
+    /** Slots cleared together by the consumer. */
+    static final int BLOCK = RingSides.BLOCK;
     /** Slots of a new ring at most (it grows beyond when more events are queued). */
     static final int INITIAL_MAX = 1024;
 
@@ -57,16 +61,48 @@ final class EventRing extends EventRingShared {
         this.slots = new DatEvent[Math.max(4 * BLOCK, Integer.highestOneBit(Math.min(qlen, INITIAL_MAX)) << 1)];
     }
 
-    // ---------------------------------------------------------------- producer (domain lock held)
+    // ---------------------------------------------------------------- producers
 
     /**
-     * Appends {@code event}; a full ring first grows (claiming the consumers' side meanwhile). The store of
-     * {@code tail} is volatile, so a load that follows it (the EVD's waiter count) is ordered after the
-     * event's publication.
+     * Claims the producer side: producers exclude each other, and a waiter that claims it once after
+     * counting itself ({@link #syncWithProducers}) orders itself against every producer.
+     */
+    void claimProducer() {
+        RingSides.claim(PRODUCING, this);
+    }
+
+    void releaseProducer() {
+        RingSides.release(PRODUCING, this);
+    }
+
+    /**
+     * Claims and releases the producer side: a producer that appended before is seen by the caller's
+     * next look at the ring, and one that appends after sees what the caller wrote before (the EVD's
+     * waiter count). So a producer reads the waiter count under its claim and needs no fence of its own
+     * after the event's publication.
+     */
+    void syncWithProducers() {
+        claimProducer();
+        releaseProducer();
+    }
+
+    /** {@link #append} under the producer claim. */
+    boolean publish(DatEvent event) {
+        claimProducer();
+        try {
+            return append(event);
+        } finally {
+            releaseProducer();
+        }
+    }
+
+    /**
+     * Appends {@code event} (producer side claimed); a full ring first grows (claiming the consumers'
+     * side meanwhile). The event is published by release stores of its slot and {@code tail}.
      *
      * @return true if the queue just went over its length (OBJ_04), which the caller reports once
      */
-    boolean publish(DatEvent event) {
+    boolean append(DatEvent event) {
         long t = tail;
         DatEvent[] s = slots;
         if (t - clearedSeen >= s.length) {
@@ -88,7 +124,7 @@ final class EventRing extends EventRingShared {
             crossed = true;
         }
         SLOT.setRelease(s, (int) t & (s.length - 1), event);
-        TAIL.setVolatile(this, t + 1);
+        TAIL.setRelease(this, t + 1);
         return crossed;
     }
 
@@ -134,18 +170,11 @@ final class EventRing extends EventRingShared {
 
     /** Claims the consumers' side, held for a few instructions (or a growth's copy) at a time. */
     private void claim() {
-        int spins = 0;
-        while (!TAKING.compareAndSet(this, 0, 1)) {
-            if (++spins < 64) {
-                Thread.onSpinWait();
-            } else {
-                Thread.yield();
-            }
-        }
+        RingSides.claim(TAKING, this);
     }
 
     private void release() {
-        TAKING.setRelease(this, 0);
+        RingSides.release(TAKING, this);
     }
 
     /**
@@ -160,12 +189,10 @@ final class EventRing extends EventRingShared {
         DatEvent e = (DatEvent) SLOT.getAcquire(s, i);
         if (e != null) {
             long next = h + 1;
-            if ((next & (BLOCK - 1)) == 0) {
-                long from = Math.max(next - BLOCK, cleared);
-                for (long k = from; k < next; k++) {
-                    s[(int) k & (s.length - 1)] = null;
-                }
-                CLEARED.setRelease(this, next);
+            long c = cleared;
+            long nowCleared = RingSides.clearTaken(s, next, c);
+            if (nowCleared != c) {
+                CLEARED.setRelease(this, nowCleared);
             }
             HEAD.setRelease(this, next);
         }
@@ -206,8 +233,13 @@ final class EventRing extends EventRingShared {
 
     /** A new length (domain lock and queue lock held; the caller checked that the events fit). */
     void resize(int minQlen) {
-        qlen = minQlen;
-        overflowed = false;
+        claimProducer();
+        try {
+            qlen = minQlen;
+            overflowed = false;
+        } finally {
+            releaseProducer();
+        }
     }
 }
 
@@ -219,9 +251,11 @@ abstract class EventRingPadBefore {
     long p0, p1, p2, p3, p4, p5, p6, p7;
 }
 
-/** Written by the producer only (under the domain lock). */
+/** Written by the producer only (with the producer side claimed). */
 abstract class EventRingProducer extends EventRingPadBefore {
-    /** The index the next event goes to; volatile stores, read by counting consumers. */
+    /** 1 while a producer has claimed its side. */
+    int producing;
+    /** The index the next event goes to; release stores, read by counting consumers. */
     long tail;
     /** The producer's last read of {@code head} (for the length, {@code qlen}). */
     long headSeen;

@@ -5,11 +5,12 @@ package org.jdapl.provider.emu;
  * side that reaches DISCONNECTED closes it, so no byte moves on a half-closed connection. The loopback
  * fabric joins two EPs of one JVM ({@link LoopbackLink}); the TCP fabric joins an EP to a peer in another
  * process ({@link org.jdapl.provider.emu.tcp.TcpConnection}). Every method runs under the domain lock of
- * the EP's IA.
+ * the EP's IA, but for the common send and receive path a link may take without it ({@link #trySend},
+ * {@link #postsReceivesWithoutLock}).
  */
 public abstract class Link {
     /** Whether data can still move (set by the fabric's link once established, cleared on close). */
-    protected boolean open;
+    protected volatile boolean open;
 
     /** Whether data can still move. */
     public final boolean isOpen() {
@@ -30,6 +31,31 @@ public abstract class Link {
 
     /** A receive became available at {@code from}: a send of the peer waiting for one may proceed. */
     public abstract void receivePosted(EmuEp from);
+
+    /**
+     * Moves {@code send} (checked, not yet queued) from {@code from} to the peer at once and completes
+     * it, without the domain lock, if that can succeed now: nothing is queued before it and the peer has
+     * a receive that takes it. Called without the domain lock.
+     *
+     * @return false, with nothing changed, when the send must go through the request queue under the
+     *         domain lock (the default)
+     */
+    public boolean trySend(EmuEp from, WorkRequest.Send send) {
+        return false;
+    }
+
+    /** Whether receives of a CONNECTED EP are queued without the domain lock (the default: no). */
+    public boolean postsReceivesWithoutLock() {
+        return false;
+    }
+
+    /**
+     * Whether a receive queued at {@code from} without the domain lock must be reported through
+     * {@link #receivePosted} under it (a send of the peer waits for one).
+     */
+    public boolean awaitsReceive(EmuEp from) {
+        return true;
+    }
 
     /** Processes the request queue of {@code from} as far as it can go now. */
     public abstract void pump(EmuEp from);

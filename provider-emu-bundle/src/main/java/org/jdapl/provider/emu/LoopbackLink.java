@@ -5,15 +5,26 @@ import java.util.ArrayDeque;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 
+import org.jdapl.dat.DtoOperation;
 import org.jdapl.dat.DtoStatus;
+import org.jdapl.dat.EpState;
 import org.jdapl.dat.MemPriv;
 
 /**
  * A connection between two EPs on the loopback fabric, and its data engine. Both EPs are in one lock
  * domain (the connect merged their IAs' domains), so the thread that posts a request executes it
- * directly against the peer's memory and queues, under that lock, and the completion is on the EVD
- * when the post returns: post, {@link #pump}, {@link #execute}, the {@link RcRules}, the copy, the
- * completions, top to bottom in this class.
+ * directly against the peer's memory and queues, and the completion is on the EVD when the post
+ * returns: post, {@link #pump}, {@link #execute}, the {@link RcRules}, the copy, the completions, top
+ * to bottom in this class.
+ *
+ * <p>The common path shares no lock between the two ends: a send that nothing precedes and that the
+ * peer's next receive takes successfully runs under the sending EP's {@link SendLock} only
+ * ({@link #trySend}), and a receive is queued into the EP's {@link RecvRing} under its producer claim
+ * only; completions go to the lock-free {@link EventRing}s. Everything else (RNR waits, errors, RDMA,
+ * binds, SRQ receives, a held IA) goes through the request queue under the domain lock, whose
+ * engine takes the sender's {@link SendLock} too, so requests execute and complete in posting order.
+ * Closing the link takes both ends' send locks: a send under way finishes first, and none starts
+ * after (DISC_08, DISC_16).
  *
  * <p>The request queue is processed in order: its head moves data (a send takes the peer's first
  * receive, an RDMA checks the peer's context and copies), completes, and the next follows. A send
@@ -28,8 +39,8 @@ final class LoopbackLink extends Link {
      * does a receive posted by the peer kick that end's queue. Written only when it changes, so that
      * the hand-offs of a ping-pong read it without moving its line between CPUs.
      */
-    private boolean activeWaits;
-    private boolean passiveWaits;
+    private volatile boolean activeWaits;
+    private volatile boolean passiveWaits;
 
     LoopbackLink(EmuEp active, EmuEp passive) {
         this.active = active;
@@ -41,15 +52,83 @@ final class LoopbackLink extends Link {
         return ep == active ? passive : active;
     }
 
+    /**
+     * Closes the link under both ends' send locks (domain lock held): a send moving without the domain
+     * lock finishes, with its completions, before the close; none starts after it.
+     *
+     * <p>Behaviours: DISC_08, DISC_16: no byte moves after either side's disconnect.
+     */
     @Override
     public void close() {
-        open = false;
+        SendLock a = active.queues().sendLock();
+        SendLock p = passive.queues().sendLock();
+        a.lock();
+        try {
+            p.lock();
+            try {
+                open = false;
+            } finally {
+                p.unlock();
+            }
+        } finally {
+            a.unlock();
+        }
     }
 
     @Override
     public void abort(EmuEp from, boolean broken) {
-        open = false;
+        close();
         other(from).connection().remoteAbort(broken);
+    }
+
+    @Override
+    public boolean postsReceivesWithoutLock() {
+        return true;
+    }
+
+    /** Whether the peer's head send waits for a receive (RNR; read with {@code from}'s ring claimed). */
+    @Override
+    public boolean awaitsReceive(EmuEp from) {
+        return other(from) == active ? activeWaits : passiveWaits;
+    }
+
+    /**
+     * The common send, without the domain lock: under the sender's {@link SendLock}, with the link open,
+     * the EP CONNECTED, no request queued before it, neither IA held, and the peer's next receive (not
+     * an SRQ's) taking it whole ({@link RcRules#acceptsAtOnce}): the receive is taken, the bytes copied,
+     * both completions published. Otherwise nothing changes and the caller queues the send.
+     *
+     * <p>Behaviours: OBJ_07.
+     */
+    @Override
+    public boolean trySend(EmuEp from, WorkRequest.Send send) {
+        EmuEp peer = other(from);
+        EpQueues receiver = peer.queues();
+        // A first look at the peer's next receive before the lock, as a hint: its loads overlap the wait of
+        // the lock's compare-and-set for this thread's earlier stores. The look under the lock decides.
+        WorkRequest.Recv ahead = receiver.hasSrq() ? null : receiver.nextReceive();
+        if (ahead == null || ahead.capacity < send.length) {
+            return false;
+        }
+        SendLock lock = from.queues().sendLock();
+        lock.lock();
+        try {
+            if (!open || from.state() != EpState.CONNECTED || !from.requests().isEmpty()
+                    || from.ia().held() || peer.ia().held()) {
+                return false;
+            }
+            WorkRequest.Recv recv = receiver.nextReceive();
+            if (recv == null || !RcRules.acceptsAtOnce(send, recv)) {
+                return false;
+            }
+            receiver.takeReceive();
+            Segments.copy(send.iov, recv.iov, send.length);
+            peer.completeRecv(recv, DtoStatus.SUCCESS, send.length, DtoOperation.RECEIVE, 0);
+            from.completeRequest(send, DtoStatus.SUCCESS, send.length);
+            return true;
+        } finally {
+            lock.unlock();
+        }
     }
 
     @Override
@@ -75,19 +154,29 @@ final class LoopbackLink extends Link {
         }
     }
 
-    /** Processes the request queue of {@code from} against its peer as far as it can go now. */
+    /**
+     * Processes the request queue of {@code from} against its peer as far as it can go now (domain lock
+     * held), under the sender's {@link SendLock}, so that a send posted without the domain lock waits for
+     * the requests before it.
+     */
     @Override
     public void pump(EmuEp from) {
         EmuEp peer = other(from);
-        waitsForReceive(from, false);
-        ArrayDeque<WorkRequest> requests = from.requests();
-        while (!requests.isEmpty()) {
-            if (!from.connection().linkOpen() || from.ia().held() || peer.ia().held()) {
-                return;
+        SendLock lock = from.queues().sendLock();
+        lock.lock();
+        try {
+            waitsForReceive(from, false);
+            ArrayDeque<WorkRequest> requests = from.requests();
+            while (!requests.isEmpty()) {
+                if (!from.connection().linkOpen() || from.ia().held() || peer.ia().held()) {
+                    return;
+                }
+                if (!execute(from, requests.peekFirst(), peer)) {
+                    return;
+                }
             }
-            if (!execute(from, requests.peekFirst(), peer)) {
-                return;
-            }
+        } finally {
+            lock.unlock();
         }
         from.connection().tryFinishGraceful();
     }
@@ -113,12 +202,16 @@ final class LoopbackLink extends Link {
         RcRules.SendVerdict v = RcRules.takeReceive(peer, send.length, send.invalidate,
                 send.rmrContext & 0xffff_ffffL);
         if (v.recv() == null) {
+            // Say that the send waits unless a receive was queued meanwhile without the domain lock; a
+            // receive queued after sees the flag (awaitsReceive) and kicks this queue.
+            if (!peer.queues().awaitReceive(() -> waitsForReceive(from, true))) {
+                return true;
+            }
             long now = System.nanoTime();
             if (RcRules.rnrExhausted(send, now)) {
                 return from.fail(send, DtoStatus.RECEIVER_NOT_READY);
             }
             RcRules.retryAtDeadline(from, send, now, TimeUnit.MILLISECONDS.toNanos(1), from::pumpRequests);
-            waitsForReceive(from, true);
             return false;
         }
         if (v.accepted()) {

@@ -74,6 +74,15 @@ public final class RcRules {
     }
 
     /**
+     * Whether {@code recv} takes {@code send} successfully (OBJ_07): both sides' memory still
+     * registered, and the message within the receive. A send with invalidate is never taken at once.
+     */
+    public static boolean acceptsAtOnce(WorkRequest.Send send, WorkRequest.Recv recv) {
+        return !send.invalidate && send.length <= recv.capacity && Segments.usable(send.iov)
+                && Segments.usable(recv.iov);
+    }
+
+    /**
      * The responder's memory an RDMA names (LMR_04, LMR_05, LMR_06): the context must be live (a value
      * over 32 bits names none), of the responder EP's PZ and scope, grant the privilege and hold
      * {@code [address, address + length)}.

@@ -37,10 +37,15 @@ public abstract sealed class WorkRequest {
 
     /** Marks the request completed; a second completion is a provider bug and fails loudly. */
     void markCompleted() {
+        checkNotCompleted();
+        completed = true;
+    }
+
+    /** Fails loudly if the request completed already. */
+    void checkNotCompleted() {
         if (completed) {
             throw new IllegalStateException("work request " + cookie + " completed twice");
         }
-        completed = true;
     }
 
     /** A posted receive: the segments a message is scattered into. */

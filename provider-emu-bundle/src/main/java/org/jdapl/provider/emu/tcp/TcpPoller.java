@@ -1,6 +1,7 @@
 package org.jdapl.provider.emu.tcp;
 
 import java.io.IOException;
+import java.lang.invoke.VarHandle;
 import java.nio.channels.ClosedSelectorException;
 import java.nio.channels.SelectionKey;
 import java.nio.channels.Selector;
@@ -365,6 +366,9 @@ final class TcpPoller {
 
     /** Ends a poll of a waiting thread early: an event for a waiter came from elsewhere. */
     void wakePoller() {
+        // The event was published by release stores: order them before the read of intending, as a
+        // poller announces itself (a full barrier) before it looks at its queue.
+        VarHandle.fullFence();
         if (intending.get() > 0) {
             wakeRequested = true;
             if (poller != Thread.currentThread()) {

@@ -1,0 +1,197 @@
+package org.jdapl.provider.emu;
+
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+
+/**
+ * The receive queue of one EP: a ring of posted receives in posting order, filled by the EP's
+ * {@code dat_ep_post_recv} and emptied by the peer's sends, which share no lock. Producers (the EP's
+ * posting threads, and the rare paths under the domain lock) exclude each other by claiming the
+ * producer side with one compare-and-set ({@link #lockProducer}); the one consumer at a time is the
+ * holder of the connected sender's {@link SendLock} (the peer's sends, fast or through its link's
+ * engine) or, once the link is closed, of the domain lock (the flush of a disconnect). Receives leave
+ * the ring only from its head, so they complete in posting order.
+ *
+ * <p>The layout follows {@link EventRing}: the producer's fields, the consumer's and the shared ones
+ * on lines of their own; a receive is published by a release store of its slot and seen by the slot
+ * being non-null; taken slots are cleared a block at a time, so the producer reads the consumer's
+ * fields only when its cached views say the ring may be full. The ring holds at least
+ * {@code maxRecvDtos + BLOCK} slots ({@link #resize}), so that a producer that respects the EP's
+ * maximum always finds its slot cleared.
+ *
+ * <p>Behaviours: DISC_02, DISC_08: every receive posted while the EP is not DISCONNECTED enters the
+ * ring and leaves it once, taken by a send or flushed ({@link EpQueues#flush}).
+ */
+final class RecvRing extends RecvRingShared {
+    private static final VarHandle SLOT = MethodHandles.arrayElementVarHandle(WorkRequest.Recv[].class);
+    private static final VarHandle HEAD;
+    private static final VarHandle TAIL;
+    private static final VarHandle CLEARED;
+    private static final VarHandle PRODUCING;
+
+    static {
+        try {
+            MethodHandles.Lookup l = MethodHandles.lookup();
+            HEAD = l.findVarHandle(RecvRingConsumer.class, "head", long.class);
+            TAIL = l.findVarHandle(RecvRingProducer.class, "tail", long.class);
+            CLEARED = l.findVarHandle(RecvRingConsumer.class, "cleared", long.class);
+            PRODUCING = l.findVarHandle(RecvRingProducer.class, "producing", int.class);
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
+
+    /** Slots cleared together by the consumer. */
+    static final int BLOCK = RingSides.BLOCK;
+
+    @SuppressWarnings("unused")
+    private long q0, q1, q2, q3, q4, q5, q6, q7;
+
+    RecvRing(int maxRecvDtos) {
+        this.slots = new WorkRequest.Recv[slotsFor(maxRecvDtos)];
+    }
+
+    private static int slotsFor(int maxRecvDtos) {
+        int needed = Math.max(1, maxRecvDtos) + BLOCK;
+        return Integer.highestOneBit(needed - 1) << 1;
+    }
+
+    // ---------------------------------------------------------------- producer
+
+    /** Claims the producer side (held for a few instructions by the EP's posting thread). */
+    void lockProducer() {
+        RingSides.claim(PRODUCING, this);
+    }
+
+    void unlockProducer() {
+        RingSides.release(PRODUCING, this);
+    }
+
+    /** Whether {@code max} receives are queued (producer side claimed); reads the consumer's line only when near. */
+    boolean holds(int max) {
+        long t = tail;
+        if (t - headSeen >= max) {
+            headSeen = (long) HEAD.getVolatile(this);
+        }
+        return t - headSeen >= max;
+    }
+
+    /**
+     * Appends {@code r} (producer side claimed, fewer than the ring's maximum queued: see {@link #holds}).
+     *
+     * @throws IllegalStateException if the ring has no cleared slot, which the maximum rules out
+     */
+    void add(WorkRequest.Recv r) {
+        long t = tail;
+        WorkRequest.Recv[] s = slots;
+        if (t - clearedSeen >= s.length) {
+            clearedSeen = (long) CLEARED.getVolatile(this);
+            if (t - clearedSeen >= s.length) {
+                throw new IllegalStateException("receive ring of " + s.length + " slots is full");
+            }
+        }
+        SLOT.setRelease(s, (int) t & (s.length - 1), r);
+        TAIL.setRelease(this, t + 1);
+    }
+
+    // ---------------------------------------------------------------- consumer
+
+    /** The oldest receive, or null (one read of the head slot). */
+    WorkRequest.Recv peek() {
+        WorkRequest.Recv[] s = slots;
+        return (WorkRequest.Recv) SLOT.getAcquire(s, (int) head & (s.length - 1));
+    }
+
+    /** Takes the oldest receive, or returns null if none (by the one consumer of the moment). */
+    WorkRequest.Recv take() {
+        WorkRequest.Recv[] s = slots;
+        long h = head;
+        WorkRequest.Recv r = (WorkRequest.Recv) SLOT.getAcquire(s, (int) h & (s.length - 1));
+        if (r == null) {
+            return null;
+        }
+        long next = h + 1;
+        long c = cleared;
+        long nowCleared = RingSides.clearTaken(s, next, c);
+        if (nowCleared != c) {
+            CLEARED.setRelease(this, nowCleared);
+        }
+        HEAD.setRelease(this, next);
+        return r;
+    }
+
+    /** Whether no receive is queued (a hint unless the caller excludes producers and the consumer). */
+    boolean isEmpty() {
+        return peek() == null;
+    }
+
+    /** Receives queued (a count of the moment). */
+    int size() {
+        return (int) ((long) TAIL.getAcquire(this) - (long) HEAD.getAcquire(this));
+    }
+
+    /**
+     * Makes room for {@code maxRecvDtos} receives (producer side claimed, no consumer: the EP is not
+     * connected), keeping the queued ones in order.
+     */
+    void resize(int maxRecvDtos) {
+        int n = slotsFor(maxRecvDtos);
+        WorkRequest.Recv[] old = slots;
+        if (n == old.length) {
+            return;
+        }
+        long h = head;
+        long t = tail;
+        WorkRequest.Recv[] larger = new WorkRequest.Recv[Math.max(n, Integer.highestOneBit((int) (t - h)) << 2)];
+        for (long i = h; i < t; i++) {
+            larger[(int) i & (larger.length - 1)] = old[(int) i & (old.length - 1)];
+        }
+        slots = larger;
+        CLEARED.setRelease(this, h);
+        clearedSeen = h;
+        headSeen = h;
+    }
+}
+
+// The layout of a RecvRing: the producer's, the consumer's and the shared fields on lines of their own.
+
+/** Keeps the producer's line apart from whatever precedes the object. */
+abstract class RecvRingPadBefore {
+    @SuppressWarnings("unused")
+    long p0, p1, p2, p3, p4, p5, p6, p7;
+}
+
+/** Written by the producer only (with the producer side claimed). */
+abstract class RecvRingProducer extends RecvRingPadBefore {
+    /** 1 while a producer has claimed its side. */
+    int producing;
+    /** The index the next receive goes to. */
+    long tail;
+    /** The producer's last read of {@code head}. */
+    long headSeen;
+    /** The producer's last read of {@code cleared}. */
+    long clearedSeen;
+}
+
+abstract class RecvRingPadMiddle extends RecvRingProducer {
+    @SuppressWarnings("unused")
+    long m0, m1, m2, m3, m4, m5, m6, m7;
+}
+
+/** Written by the consumer of the moment only. */
+abstract class RecvRingConsumer extends RecvRingPadMiddle {
+    /** The index of the oldest receive. */
+    volatile long head;
+    /** Every slot of an index below this one is cleared. */
+    volatile long cleared;
+}
+
+abstract class RecvRingPadAfter extends RecvRingConsumer {
+    @SuppressWarnings("unused")
+    long a0, a1, a2, a3, a4, a5, a6, a7;
+}
+
+/** Read by both sides, replaced only by {@link RecvRing#resize} while nobody consumes. */
+abstract class RecvRingShared extends RecvRingPadAfter {
+    volatile WorkRequest.Recv[] slots;
+}
