@@ -29,24 +29,11 @@ import org.jdapl.dat.DatEvent;
  */
 final class EventRing extends EventRingShared {
     private static final VarHandle SLOT = MethodHandles.arrayElementVarHandle(DatEvent[].class);
-    private static final VarHandle HEAD;
-    private static final VarHandle TAIL;
-    private static final VarHandle CLEARED;
-    private static final VarHandle TAKING;
-    private static final VarHandle PRODUCING;
-
-    static {
-        try {
-            MethodHandles.Lookup l = MethodHandles.lookup();
-            HEAD = l.findVarHandle(EventRingConsumer.class, "head", long.class);
-            TAIL = l.findVarHandle(EventRingProducer.class, "tail", long.class);
-            CLEARED = l.findVarHandle(EventRingConsumer.class, "cleared", long.class);
-            TAKING = l.findVarHandle(EventRingConsumer.class, "taking", int.class);
-            PRODUCING = l.findVarHandle(EventRingProducer.class, "producing", int.class);
-        } catch (ReflectiveOperationException e) {
-            throw new ExceptionInInitializerError(e);
-        }
-    }
+    private static final VarHandle HEAD = RingSides.field(EventRingConsumer.class, "head", long.class);
+    private static final VarHandle TAIL = RingSides.field(EventRingProducer.class, "tail", long.class);
+    private static final VarHandle CLEARED = RingSides.field(EventRingConsumer.class, "cleared", long.class);
+    private static final VarHandle TAKING = RingSides.field(EventRingConsumer.class, "taking", int.class);
+    private static final VarHandle PRODUCING = RingSides.field(EventRingProducer.class, "producing", int.class);
 
     /** Slots cleared together by the consumer. */
     static final int BLOCK = RingSides.BLOCK;

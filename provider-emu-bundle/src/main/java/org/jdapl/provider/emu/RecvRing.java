@@ -24,22 +24,10 @@ import java.lang.invoke.VarHandle;
  */
 final class RecvRing extends RecvRingShared {
     private static final VarHandle SLOT = MethodHandles.arrayElementVarHandle(WorkRequest.Recv[].class);
-    private static final VarHandle HEAD;
-    private static final VarHandle TAIL;
-    private static final VarHandle CLEARED;
-    private static final VarHandle PRODUCING;
-
-    static {
-        try {
-            MethodHandles.Lookup l = MethodHandles.lookup();
-            HEAD = l.findVarHandle(RecvRingConsumer.class, "head", long.class);
-            TAIL = l.findVarHandle(RecvRingProducer.class, "tail", long.class);
-            CLEARED = l.findVarHandle(RecvRingConsumer.class, "cleared", long.class);
-            PRODUCING = l.findVarHandle(RecvRingProducer.class, "producing", int.class);
-        } catch (ReflectiveOperationException e) {
-            throw new ExceptionInInitializerError(e);
-        }
-    }
+    private static final VarHandle HEAD = RingSides.field(RecvRingConsumer.class, "head", long.class);
+    private static final VarHandle TAIL = RingSides.field(RecvRingProducer.class, "tail", long.class);
+    private static final VarHandle CLEARED = RingSides.field(RecvRingConsumer.class, "cleared", long.class);
+    private static final VarHandle PRODUCING = RingSides.field(RecvRingProducer.class, "producing", int.class);
 
     /** Slots cleared together by the consumer. */
     static final int BLOCK = RingSides.BLOCK;

@@ -1,9 +1,11 @@
 package org.jdapl.provider.emu;
 
+import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 
 /**
- * What the lock-free rings ({@link EventRing}, {@link RecvRing}) share: claiming one side of a ring
+ * What the lock-free rings ({@link EventRing}, {@link RecvRing}) share: the handles of their fields,
+ * claiming one side of a ring
  * with a compare-and-set of an int field (0 free, 1 claimed), released by a release store, and the
  * consumer's clearing of taken slots a block at a time.
  */
@@ -12,6 +14,15 @@ final class RingSides {
     static final int BLOCK = 16;
 
     private RingSides() {
+    }
+
+    /** The handle of a ring's field {@code name} (package-private, declared by {@code owner}). */
+    static VarHandle field(Class<?> owner, String name, Class<?> type) {
+        try {
+            return MethodHandles.lookup().findVarHandle(owner, name, type);
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
+        }
     }
 
     /** Claims the side {@code flag} of {@code ring} guards; spins briefly, then yields while another holds it. */
