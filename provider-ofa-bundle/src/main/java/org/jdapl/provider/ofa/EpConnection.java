@@ -22,8 +22,8 @@ import org.slf4j.LoggerFactory;
  * {@link OfaEp#state}, where the data path reads it), the rdma_cm ID of the
  * current connection, establishment (active: {@code rdma_resolve_addr}, {@code rdma_resolve_route},
  * {@code rdma_connect} as their events arrive on the IA's event thread; passive: accept of a request,
- * CONN_01..CONN_13), the service point states (RESERVED, PASSIVE_ and TENTATIVE_CONNECTION_PENDING),
- * and the end of a connection.
+ * CONN_01..CONN_13), and the end of a connection; the service point states are the EP's
+ * {@link EpReservation}.
  *
  * <p>A connection ends with one terminal connection event ({@link TerminalEvent}: queued only
  * once everything has completed and rdma_cm is done). A graceful disconnect first waits for
@@ -32,9 +32,6 @@ import org.slf4j.LoggerFactory;
  * state at once (DISC_01..DISC_03, DISC_05). "Graceful disconnect waits for outstanding requests" is
  * this class alone: {@link #disconnect} starts the wait, {@link #completedOther} ends it. Guarded by
  * the EP's lock.
- *
- * <p>Longer than 500 lines by choice: every transition of the state machine (establishment, the
- * service point states, both disconnects and the broken connection) reads in this one class.
  */
 final class EpConnection {
     private static final Logger LOG = LoggerFactory.getLogger(EpConnection.class);
@@ -53,8 +50,7 @@ final class EpConnection {
     /** The next connect's bound ID, its wire private data and its time-out. */
     private final ActiveConnect nextConnect;
     /** The reserved service point holding the EP, or the request it was reserved for (or created for). */
-    private OfaRsp rsp;
-    private OfaCr pendingCr;
+    private final EpReservation reservation;
     /** A graceful disconnect waits for the request queue to drain. */
     private boolean gracefulWaiting;
     /** The event that ends the connection, and when it is queued. */
@@ -66,6 +62,7 @@ final class EpConnection {
         ep.state = initial;
         this.terminal = new TerminalEvent(ep, this);
         this.nextConnect = new ActiveConnect(ep);
+        this.reservation = new EpReservation(ep);
         if (initial == EpState.UNCONNECTED) {
             nextConnect.prepare(); // the ID of the EP's first connect, bound ahead of it
         }
@@ -96,54 +93,9 @@ final class EpConnection {
         return remotePort;
     }
 
-    // ---- service points ----
-
-    void checkReservable() {
-        if (ep.state != EpState.UNCONNECTED) {
-            throw ep.state.invalid("dat_rsp_create");
-        }
-    }
-
-    void reserve(OfaRsp r) {
-        rsp = r;
-        ep.state = EpState.RESERVED;
-    }
-
-    boolean isReserved() {
-        return ep.state == EpState.RESERVED;
-    }
-
-    /** {@code dat_rsp_free} before a request came: UNCONNECTED again. */
-    void unreserve() {
-        if (ep.state == EpState.RESERVED) {
-            ep.state = EpState.UNCONNECTED;
-            rsp = null;
-        }
-    }
-
-    /** A request arrived for the reserved (or provider-created) EP. */
-    void requestArrived(OfaCr cr) {
-        pendingCr = cr;
-        rsp = null;
-        if (ep.state == EpState.RESERVED) {
-            ep.state = EpState.PASSIVE_CONNECTION_PENDING;
-        }
-    }
-
-    /** Its request was rejected or handed off: a reserved EP is UNCONNECTED again. */
-    void requestReleased() {
-        pendingCr = null;
-        if (ep.state == EpState.PASSIVE_CONNECTION_PENDING) {
-            ep.state = EpState.UNCONNECTED;
-        }
-    }
-
-    OfaCr pendingCr() {
-        return pendingCr;
-    }
-
-    OfaRsp rsp() {
-        return rsp;
+    /** The EP's service point states (RESERVED, PASSIVE_ and TENTATIVE_CONNECTION_PENDING). */
+    EpReservation reservation() {
+        return reservation;
     }
 
     // ---- establishment ----
@@ -321,7 +273,7 @@ final class EpConnection {
         }
         MemorySegment id = cr.takeId();
         cmId = id;
-        pendingCr = null;
+        reservation.requestAccepted();
         ep.ia.router().addCmId(id, ep);
         remoteAddress = cr.remoteAddress();
         remotePort = cr.remotePort();

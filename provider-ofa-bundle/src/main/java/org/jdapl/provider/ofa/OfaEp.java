@@ -471,14 +471,7 @@ final class OfaEp extends OfaHandle implements Endpoint, IaObjects.Owned {
             lock.unlock();
         }
         boolean wasLive = ia.objects().remove(HandleType.EP, this);
-        OfaRsp rsp = connection.rsp();
-        if (rsp != null && !rsp.isFreed()) {
-            rsp.destroy();
-        }
-        OfaCr cr = connection.pendingCr();
-        if (cr != null) {
-            cr.consume();
-        }
+        connection.reservation().release();
         lock.lock();
         try {
             connection.release();

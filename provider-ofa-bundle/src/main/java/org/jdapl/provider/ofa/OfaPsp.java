@@ -70,7 +70,7 @@ final class OfaPsp extends OfaHandle implements PublicServicePoint, IaObjects.Ow
         }
         OfaCr cr = OfaCr.arrived(ia, e.id(), from, localPort, data, e.responderResources(), e.initiatorDepth(), ep);
         if (ep != null) {
-            ep.connection().requestArrived(cr);
+            ep.connection().reservation().requestArrived(cr);
         }
         evd.enqueue(new DatEvent.ConnectionRequest(evd, this, ia.address(), connQual, cr, false));
         return true;

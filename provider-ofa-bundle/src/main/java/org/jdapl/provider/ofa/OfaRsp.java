@@ -37,10 +37,10 @@ final class OfaRsp extends OfaHandle implements ReservedServicePoint, IaObjects.
             OfaEp e = ia.ownEp(ep);
             e.lock.lock();
             try {
-                e.connection().checkReservable();
+                e.connection().reservation().checkReservable();
                 MemorySegment id = CmIds.listening(ia, PrivateData.port(connQual), connQual, "dat_rsp_create");
                 OfaRsp rsp = new OfaRsp(ia, id, connQual, evd, e);
-                e.connection().reserve(rsp);
+                e.connection().reservation().reserve(rsp);
                 ia.router().addListener(id, rsp);
                 evd.users++;
                 ia.objects().add(HandleType.RSP, rsp);
@@ -58,12 +58,12 @@ final class OfaRsp extends OfaHandle implements ReservedServicePoint, IaObjects.
         try {
             ep.lock.lock();
             try {
-                if (isFreed() || ep.isFreed() || !ep.connection().isReserved()) {
+                if (isFreed() || ep.isFreed() || !ep.connection().reservation().isReserved()) {
                     return false;
                 }
                 OfaCr cr = OfaCr.arrived(ia, e.id(), from, localPort, data, e.responderResources(),
                         e.initiatorDepth(), ep);
-                ep.connection().requestArrived(cr);
+                ep.connection().reservation().requestArrived(cr);
                 destroy();
                 evd.enqueue(new DatEvent.ConnectionRequest(evd, null, ia.address(), connQual, cr, false));
                 return true;
@@ -91,7 +91,7 @@ final class OfaRsp extends OfaHandle implements ReservedServicePoint, IaObjects.
             destroy();
             ep.lock.lock();
             try {
-                ep.connection().unreserve();
+                ep.connection().reservation().unreserve();
             } finally {
                 ep.lock.unlock();
             }

@@ -100,8 +100,8 @@ final class ProviderEps {
             }
             ep.lock.lock();
             try {
-                if (ep.connection().pendingCr() == cr) {
-                    ep.connection().requestReleased();
+                if (ep.connection().reservation().pendingCr() == cr) {
+                    ep.connection().reservation().requestReleased();
                 }
             } finally {
                 ep.lock.unlock();
