@@ -64,9 +64,8 @@ final class OfaEvd extends OfaHandle implements EventDispatcher, IaObjects.Owned
     private volatile long cqAddress;
     /** Serialises polling of the CQ (consumer threads and the event thread) and its destruction. */
     final PollLock cqLock = new PollLock();
-    private volatile int cqCapacity;
-    /** Work requests posted to queues of this CQ and not yet retired: each may still produce an entry. */
-    private final java.util.concurrent.atomic.AtomicInteger reserved = new java.util.concurrent.atomic.AtomicInteger();
+    /** The CQ's room for completions, which the EPs' queues take and give back. */
+    final CqRoom room = new CqRoom();
     /** EPs of this CQ whose connection is ending: the CQ is kept armed so that their flushes are seen. */
     final java.util.concurrent.atomic.AtomicInteger closingUsers = new java.util.concurrent.atomic.AtomicInteger();
     /** The address of the work completion array the polls fill; freed under {@link #cqLock}. */
@@ -161,7 +160,7 @@ final class OfaEvd extends OfaHandle implements EventDispatcher, IaObjects.Owned
         if (cq.equals(MemorySegment.NULL)) {
             return;
         }
-        int held = reserved();
+        int held = room.reserved();
         if (held > newQlen) {
             throw DatException.invalidState(DatReturnSubtype.NO_SUBTYPE, held
                     + " completions may still come to the EVD (its EPs' queues), more than the new length " + newQlen);
@@ -171,7 +170,7 @@ final class OfaEvd extends OfaHandle implements EventDispatcher, IaObjects.Owned
         } catch (VerbsException e) {
             throw OfaIa.resources(DatReturnSubtype.RESOURCE_TEVD, "dat_evd_resize", e);
         }
-        resized(cqe(cq));
+        room.setCapacity(cqe(cq));
     }
 
     /** Takes the CQ made for the EVD ({@code cqe} entries as the device made it). */
@@ -179,7 +178,7 @@ final class OfaEvd extends OfaHandle implements EventDispatcher, IaObjects.Owned
         wcArena = java.lang.foreign.Arena.ofShared();
         // Polls run under cqLock, and so does the arena's close.
         wcsArg = wcArena.allocate(WorkCompletion.BYTES * POLL_BATCH, 8).address();
-        cqCapacity = cqe;
+        room.setCapacity(cqe);
         cq = newCq;
         cqAddress = newCq.address();
     }
@@ -200,56 +199,6 @@ final class OfaEvd extends OfaHandle implements EventDispatcher, IaObjects.Owned
         } finally {
             cqLock.unlock();
         }
-    }
-
-    int cqCapacity() {
-        return cqCapacity;
-    }
-
-    /**
-     * Takes room for every completion a queue of {@code depth} work requests can have outstanding, for
-     * the life of its EP (IA lock held, at {@code dat_ep_create}); false, and nothing taken, if the CQ
-     * has not that much room left. The posts of a queue so covered reserve nothing each: its ring
-     * never holds more than {@code depth} requests, so its completions always fit.
-     */
-    boolean reserveQueue(int depth) {
-        int now;
-        do {
-            now = reserved.get();
-            if (now + (long) depth > cqCapacity) {
-                return false;
-            }
-        } while (!reserved.compareAndSet(now, now + depth));
-        return true;
-    }
-
-    /** Takes room for one more work request's completion; false if the CQ could overflow. */
-    boolean reserve() {
-        if (reserved.incrementAndGet() > cqCapacity) {
-            reserved.decrementAndGet();
-            return false;
-        }
-        return true;
-    }
-
-    void unreserve() {
-        reserved.decrementAndGet();
-    }
-
-    void unreserve(int n) {
-        if (n != 0) {
-            reserved.addAndGet(-n);
-        }
-    }
-
-    /** Room taken for completions that may still come (reserved requests and covered queues). */
-    int reserved() {
-        return reserved.get();
-    }
-
-    /** The CQ's size after {@code dat_evd_resize} (IA lock held). */
-    void resized(int cqe) {
-        cqCapacity = cqe;
     }
 
     /**
