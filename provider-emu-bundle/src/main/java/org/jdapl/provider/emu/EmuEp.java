@@ -266,7 +266,7 @@ public final class EmuEp extends EmuObject implements Endpoint {
      */
     void teardown(boolean broken) {
         connection.teardown(broken);
-        flushAll();
+        queues.flush();
         detach();
         markFreed();
     }
@@ -464,11 +464,6 @@ public final class EmuEp extends EmuObject implements Endpoint {
         completeRequest(wr, status, 0);
         connection.breakLink();
         return true;
-    }
-
-    /** Behaviours: DISC_02, DISC_08: every posted DTO and bind completes exactly once, FLUSHED. */
-    void flushAll() {
-        queues.flush();
     }
 
     public void completeRequest(WorkRequest wr, DtoStatus status, long length) {

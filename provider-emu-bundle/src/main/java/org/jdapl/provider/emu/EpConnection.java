@@ -86,7 +86,7 @@ public final class EpConnection {
         }
         pendingRequest = null;
         if (ep.providerCreated()) {
-            ep.flushAll();
+            ep.queues().flush();
             ep.detach();
             ep.markFreed();
             ia.forget(ep);
@@ -409,7 +409,7 @@ public final class EpConnection {
             pending = null;
             c.abandon();
         }
-        ep.flushAll();
+        ep.queues().flush();
         if (event != null) {
             ep.postConnection(event, privateData);
         }
@@ -456,7 +456,7 @@ public final class EpConnection {
         if (state != EpState.DISCONNECTED) {
             throw state.invalid("dat_ep_reset");
         }
-        ep.flushAll();
+        ep.queues().flush();
         link = null;
         remoteAddress = null;
         remotePortQual = 0;
