@@ -240,22 +240,17 @@ public final class ConnRate {
     /**
      * Before a timed round: a full collection, so that no collection pauses the round, and a wait
      * until the JIT has compiled what the warm-up queued (its compilation time stops growing for
-     * 300 ms; at most 20 s), so that the round runs the compiled path without a compiler thread
-     * beside it, as a long-running application does.
+     * 300 ms; at most 20 s; at once where the JVM does not tell that time), so that the round runs
+     * the compiled path without a compiler thread beside it, as a long-running application does.
      */
     private static void settle() throws InterruptedException {
         System.gc();
-        CompilationMXBean jit = ManagementFactory.getCompilationMXBean();
-        if (jit == null || !jit.isCompilationTimeMonitoringSupported()) {
-            Thread.sleep(2_000);
-            return;
-        }
         long start = System.nanoTime();
-        long last = jit.getTotalCompilationTime();
+        long last = jitMillis();
         int quiet = 0;
         while (quiet < 3 && System.nanoTime() - start < 20_000_000_000L) {
             Thread.sleep(100);
-            long now = jit.getTotalCompilationTime();
+            long now = jitMillis();
             quiet = now == last ? quiet + 1 : 0;
             last = now;
         }
