@@ -35,7 +35,7 @@ class RecvRingTest {
     }
 
     @Test
-    void receivesLeaveInPostingOrderEachOnce() {
+    void DISC_02_receivesLeaveInPostingOrderEachOnce() {
         RecvRing ring = new RecvRing(8);
         assertNull(ring.take());
         assertTrue(ring.isEmpty());
@@ -124,7 +124,7 @@ class RecvRingTest {
 
     /** One producer thread and one consumer thread: every receive is taken once, in posting order. */
     @Test
-    void aConsumerThreadTakesEveryReceiveOnceInOrder() throws Exception {
+    void DISC_02_aConsumerThreadTakesEveryReceiveOnceInOrder() throws Exception {
         int max = 32;
         int count = 50_000;
         RecvRing ring = new RecvRing(max);
