@@ -323,8 +323,7 @@ public final class EmuEp extends EmuObject implements Endpoint {
         Link l = connection.link();
         if (l != null && l.postsReceivesWithoutLock() && flags != null && srq == null
                 && connection.state == EpState.CONNECTED && !isFreed()) {
-            WorkRequest.Recv r = DtoChecks.recv(this, iov, cookie, flags);
-            EpQueues.Posted posted = queues.addRecvIfConnected(r, attributes.maxRecvDtos(), l);
+            EpQueues.Posted posted = queues.addRecvIfConnected(iov, cookie, flags, attributes.maxRecvDtos(), l);
             if (posted == EpQueues.Posted.QUEUED_PEER_WAITS) {
                 ia.locked(this::receiveAvailable);
             }
@@ -484,11 +483,21 @@ public final class EmuEp extends EmuObject implements Endpoint {
      */
     public void completeRecv(WorkRequest.Recv r, DtoStatus status, long length, DtoOperation op, int rmrContext) {
         r.checkNotCompleted();
-        if (recvEvd != null && !(status == DtoStatus.SUCCESS && r.has(CompletionFlag.SUPPRESS))) {
-            ia.post(recvEvd, new DatEvent.DtoCompletion(recvEvd, this, r.cookie, status, length, op, rmrContext),
-                    !r.has(CompletionFlag.UNSIGNALLED));
-        }
+        completeTakenRecv(r.cookie, r.flagBits(), status, length, op, rmrContext);
         r.markCompleted();
+    }
+
+    /**
+     * Completes a receive from its cookie and completion flags: a send that took it from the head of
+     * this EP's {@link RecvRing} passes those the ring keeps beside the slot (taken once, it completes
+     * once), so the receive object the posting thread wrote is neither read nor written.
+     */
+    void completeTakenRecv(long cookie, int flagBits, DtoStatus status, long length, DtoOperation op,
+                           int rmrContext) {
+        if (recvEvd != null && !(status == DtoStatus.SUCCESS && WorkRequest.has(flagBits, CompletionFlag.SUPPRESS))) {
+            ia.post(recvEvd, new DatEvent.DtoCompletion(recvEvd, this, cookie, status, length, op, rmrContext),
+                    !WorkRequest.has(flagBits, CompletionFlag.UNSIGNALLED));
+        }
     }
 
     void postConnection(EventNumber number, byte[] privateData) {

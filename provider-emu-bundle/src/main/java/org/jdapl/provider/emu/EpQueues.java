@@ -1,7 +1,10 @@
 package org.jdapl.provider.emu;
 
 import java.util.ArrayDeque;
+import java.util.List;
+import java.util.Set;
 
+import org.jdapl.dat.CompletionFlag;
 import org.jdapl.dat.Dat;
 import org.jdapl.dat.DatException;
 import org.jdapl.dat.DatReturnSubtype;
@@ -10,6 +13,7 @@ import org.jdapl.dat.DtoOperation;
 import org.jdapl.dat.DtoStatus;
 import org.jdapl.dat.Endpoint;
 import org.jdapl.dat.EpState;
+import org.jdapl.dat.LmrTriplet;
 
 /**
  * The two work queues of one EP: the request queue (sends, RDMA Reads and Writes, RMR binds), which
@@ -108,19 +112,20 @@ final class EpQueues {
     }
 
     /**
-     * Queues a receive without the domain lock if the EP is connected: the check of the state and the
-     * append happen with the producer side claimed, which a disconnect's flush claims after the EP
+     * Checks and queues a receive without the domain lock if the EP is connected: the check of the
+     * state and the append happen with the producer side claimed (claimed first, so that its
+     * compare-and-set does not wait for the stores that make the receive), which a disconnect's flush claims after the EP
      * became DISCONNECTED, so the receive is flushed or taken, never lost (DISC_02, DISC_08). Whether
      * the peer's head send waits for a receive is read under the claim too, which such a send holds while
      * it looks at the ring and says that it waits ({@link #awaitReceive}): one of the two sees the other.
      */
-    Posted addRecvIfConnected(WorkRequest.Recv r, int max, Link link) {
+    Posted addRecvIfConnected(List<LmrTriplet> iov, long cookie, Set<CompletionFlag> flags, int max, Link link) {
         recvs.lockProducer();
         try {
             if (ep.state() != EpState.CONNECTED) {
                 return Posted.NOT_CONNECTED;
             }
-            addRecvClaimed(r, max);
+            addRecvClaimed(DtoChecks.recv(ep, iov, cookie, flags), max);
             return link.awaitsReceive(ep) ? Posted.QUEUED_PEER_WAITS : Posted.QUEUED;
         } finally {
             recvs.unlockProducer();
@@ -162,6 +167,11 @@ final class EpQueues {
         } finally {
             recvs.unlockProducer();
         }
+    }
+
+    /** The EP's own receive ring (without an SRQ), whose head the peer's sends take. */
+    RecvRing receives() {
+        return recvs;
     }
 
     /** The receive the next incoming send takes: the EP's first, or its SRQ's first. */

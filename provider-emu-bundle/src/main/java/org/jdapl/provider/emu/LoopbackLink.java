@@ -8,6 +8,7 @@ import java.util.concurrent.TimeUnit;
 import org.jdapl.dat.DtoOperation;
 import org.jdapl.dat.DtoStatus;
 import org.jdapl.dat.EpState;
+import org.jdapl.dat.LmrTriplet;
 import org.jdapl.dat.MemPriv;
 
 /**
@@ -104,10 +105,13 @@ final class LoopbackLink extends Link {
     public boolean trySend(EmuEp from, WorkRequest.Send send) {
         EmuEp peer = other(from);
         EpQueues receiver = peer.queues();
+        if (receiver.hasSrq()) {
+            return false;
+        }
         // A first look at the peer's next receive before the lock, as a hint: its loads overlap the wait of
         // the lock's compare-and-set for this thread's earlier stores. The look under the lock decides.
-        WorkRequest.Recv ahead = receiver.hasSrq() ? null : receiver.nextReceive();
-        if (ahead == null || ahead.capacity < send.length) {
+        RecvRing ring = receiver.receives();
+        if (ring.headCapacity() < send.length) {
             return false;
         }
         SendLock lock = from.queues().sendLock();
@@ -117,13 +121,16 @@ final class LoopbackLink extends Link {
                     || from.ia().held() || peer.ia().held()) {
                 return false;
             }
-            WorkRequest.Recv recv = receiver.nextReceive();
-            if (recv == null || !RcRules.acceptsAtOnce(send, recv)) {
+            long capacity = ring.headCapacity();
+            List<LmrTriplet> into = capacity < 0 ? null : ring.headIov();
+            if (into == null || !RcRules.acceptsAtOnce(send, capacity, into)) {
                 return false;
             }
-            receiver.takeReceive();
-            Segments.copy(send.iov, recv.iov, send.length);
-            peer.completeRecv(recv, DtoStatus.SUCCESS, send.length, DtoOperation.RECEIVE, 0);
+            long cookie = ring.headCookie();
+            int flags = ring.headFlags();
+            ring.take();
+            Segments.copy(send.iov, into, send.length);
+            peer.completeTakenRecv(cookie, flags, DtoStatus.SUCCESS, send.length, DtoOperation.RECEIVE, 0);
             from.completeRequest(send, DtoStatus.SUCCESS, send.length);
             return true;
         } finally {

@@ -1,10 +1,12 @@
 package org.jdapl.provider.emu;
 
 import java.lang.foreign.MemorySegment;
+import java.util.List;
 import java.util.concurrent.TimeUnit;
 
 import org.jdapl.dat.DtoOperation;
 import org.jdapl.dat.DtoStatus;
+import org.jdapl.dat.LmrTriplet;
 import org.jdapl.dat.MemPriv;
 
 /**
@@ -74,12 +76,12 @@ public final class RcRules {
     }
 
     /**
-     * Whether {@code recv} takes {@code send} successfully (OBJ_07): both sides' memory still
-     * registered, and the message within the receive. A send with invalidate is never taken at once.
+     * Whether a receive of {@code capacity} bytes into {@code recvIov} takes {@code send} successfully
+     * (OBJ_07): both sides' memory still registered, and the message within the receive. A send with
+     * invalidate is never taken at once.
      */
-    public static boolean acceptsAtOnce(WorkRequest.Send send, WorkRequest.Recv recv) {
-        return !send.invalidate && send.length <= recv.capacity && Segments.usable(send.iov)
-                && Segments.usable(recv.iov);
+    public static boolean acceptsAtOnce(WorkRequest.Send send, long capacity, List<LmrTriplet> recvIov) {
+        return !send.invalidate && send.length <= capacity && Segments.usable(send.iov) && Segments.usable(recvIov);
     }
 
     /**

@@ -2,6 +2,9 @@ package org.jdapl.provider.emu;
 
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
+import java.util.List;
+
+import org.jdapl.dat.LmrTriplet;
 
 /**
  * The receive queue of one EP: a ring of posted receives in posting order, filled by the EP's
@@ -19,6 +22,13 @@ import java.lang.invoke.VarHandle;
  * {@code maxRecvDtos + BLOCK} slots ({@link #resize}), so that a producer that respects the EP's
  * maximum always finds its slot cleared.
  *
+ * <p>Beside each slot the ring keeps what a sender needs of the receive: its segments ({@code iovs})
+ * and its capacity, cookie and completion flags ({@code words}, {@value #WORDS} longs a slot), written
+ * before the slot's release store ({@link #add}). A sender reads them at the head's index
+ * ({@link #headCapacity} and the like): loads that do not wait for the slot's contents, where reading
+ * the receive object the other CPU just wrote would be a second dependent miss per message. A receive
+ * the head's consumer takes leaves the ring once, so it completes once ({@link EmuEp#completeTakenRecv}).
+ *
  * <p>Behaviours: DISC_02, DISC_08: every receive posted while the EP is not DISCONNECTED enters the
  * ring and leaves it once, taken by a send or flushed ({@link EpQueues#flush}).
  */
@@ -31,12 +41,17 @@ final class RecvRing extends RecvRingShared {
 
     /** Slots cleared together by the consumer. */
     static final int BLOCK = RingSides.BLOCK;
+    /** Longs of a slot's {@code words}: the receive's capacity, cookie and completion flags. */
+    static final int WORDS = 4;
 
     @SuppressWarnings("unused")
     private long q0, q1, q2, q3, q4, q5, q6, q7;
 
     RecvRing(int maxRecvDtos) {
-        this.slots = new WorkRequest.Recv[slotsFor(maxRecvDtos)];
+        int n = slotsFor(maxRecvDtos);
+        this.slots = new WorkRequest.Recv[n];
+        this.iovs = new Object[n];
+        this.words = new long[n * WORDS];
     }
 
     private static int slotsFor(int maxRecvDtos) {
@@ -78,7 +93,13 @@ final class RecvRing extends RecvRingShared {
                 throw new IllegalStateException("receive ring of " + s.length + " slots is full");
             }
         }
-        SLOT.setRelease(s, (int) t & (s.length - 1), r);
+        int i = (int) t & (s.length - 1);
+        iovs[i] = r.iov;
+        long[] w = words;
+        w[i * WORDS] = r.capacity;
+        w[i * WORDS + 1] = r.cookie;
+        w[i * WORDS + 2] = r.flagBits();
+        SLOT.setRelease(s, i, r);
         TAIL.setRelease(this, t + 1);
     }
 
@@ -88,6 +109,36 @@ final class RecvRing extends RecvRingShared {
     WorkRequest.Recv peek() {
         WorkRequest.Recv[] s = slots;
         return (WorkRequest.Recv) SLOT.getAcquire(s, (int) head & (s.length - 1));
+    }
+
+    /**
+     * The capacity of the oldest receive, or -1 if none (by the one consumer of the moment): the slot
+     * and its words are read, not the receive object.
+     */
+    long headCapacity() {
+        WorkRequest.Recv[] s = slots;
+        int i = (int) head & (s.length - 1);
+        return SLOT.getAcquire(s, i) == null ? -1 : words[i * WORDS];
+    }
+
+    /** The segments of the oldest receive (one is queued; by its consumer). */
+    @SuppressWarnings("unchecked")
+    List<LmrTriplet> headIov() {
+        return (List<LmrTriplet>) iovs[headIndex()];
+    }
+
+    /** The cookie of the oldest receive (one is queued; by its consumer). */
+    long headCookie() {
+        return words[headIndex() * WORDS + 1];
+    }
+
+    /** The completion flags of the oldest receive, as {@link WorkRequest#flagBits} (one is queued). */
+    int headFlags() {
+        return (int) words[headIndex() * WORDS + 2];
+    }
+
+    private int headIndex() {
+        return (int) head & (slots.length - 1);
     }
 
     /** Takes the oldest receive, or returns null if none (by the one consumer of the moment). */
@@ -102,6 +153,7 @@ final class RecvRing extends RecvRingShared {
         long c = cleared;
         long nowCleared = RingSides.clearTaken(s, next, c);
         if (nowCleared != c) {
+            RingSides.clearTaken(iovs, next, c);
             CLEARED.setRelease(this, nowCleared);
         }
         HEAD.setRelease(this, next);
@@ -131,9 +183,17 @@ final class RecvRing extends RecvRingShared {
         long h = head;
         long t = tail;
         WorkRequest.Recv[] larger = new WorkRequest.Recv[Math.max(n, Integer.highestOneBit((int) (t - h)) << 2)];
+        Object[] largerIovs = new Object[larger.length];
+        long[] largerWords = new long[larger.length * WORDS];
         for (long i = h; i < t; i++) {
-            larger[(int) i & (larger.length - 1)] = old[(int) i & (old.length - 1)];
+            int from = (int) i & (old.length - 1);
+            int to = (int) i & (larger.length - 1);
+            larger[to] = old[from];
+            largerIovs[to] = iovs[from];
+            System.arraycopy(words, from * WORDS, largerWords, to * WORDS, WORDS);
         }
+        iovs = largerIovs;
+        words = largerWords;
         slots = larger;
         CLEARED.setRelease(this, h);
         clearedSeen = h;
@@ -182,4 +242,8 @@ abstract class RecvRingPadAfter extends RecvRingConsumer {
 /** Read by both sides, replaced only by {@link RecvRing#resize} while nobody consumes. */
 abstract class RecvRingShared extends RecvRingPadAfter {
     volatile WorkRequest.Recv[] slots;
+    /** Each slot's receive's segments (written before the slot; replaced with it). */
+    Object[] iovs;
+    /** {@link RecvRing#WORDS} longs a slot: capacity, cookie, flags (written before the slot; replaced with it). */
+    long[] words;
 }

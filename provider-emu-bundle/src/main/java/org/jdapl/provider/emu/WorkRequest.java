@@ -30,7 +30,17 @@ public abstract sealed class WorkRequest {
 
     /** Whether the request was posted with {@code flag}. */
     public final boolean has(CompletionFlag flag) {
-        return (flagBits & (1 << flag.ordinal())) != 0;
+        return has(flagBits, flag);
+    }
+
+    /** Whether the flag bits {@code bits} (see {@link #flagBits()}) hold {@code flag}. */
+    static boolean has(int bits, CompletionFlag flag) {
+        return (bits & (1 << flag.ordinal())) != 0;
+    }
+
+    /** The completion flags as a bit set of their ordinals. */
+    final int flagBits() {
+        return flagBits;
     }
 
     abstract DtoOperation operation();

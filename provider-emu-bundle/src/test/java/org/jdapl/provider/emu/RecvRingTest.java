@@ -11,6 +11,7 @@ import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 
+import org.jdapl.dat.CompletionFlag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -22,7 +23,16 @@ import org.junit.jupiter.api.Timeout;
 class RecvRingTest {
 
     private static WorkRequest.Recv recv(long cookie) {
-        return new WorkRequest.Recv(List.of(), 64, cookie, Set.of());
+        return new WorkRequest.Recv(List.of(), 64 + cookie % 7, cookie,
+                cookie % 2 == 0 ? Set.of() : Set.of(CompletionFlag.SUPPRESS));
+    }
+
+    /** What the ring keeps beside its head slot is the head receive's: capacity, cookie, flags, segments. */
+    private static void assertHeadIs(WorkRequest.Recv r, RecvRing ring) {
+        assertEquals(r.capacity, ring.headCapacity());
+        assertEquals(r.cookie, ring.headCookie());
+        assertEquals(r.flagBits(), ring.headFlags());
+        assertSame(r.iov, ring.headIov());
     }
 
     private static void add(RecvRing ring, WorkRequest.Recv r) {
@@ -47,9 +57,11 @@ class RecvRingTest {
         assertEquals(5, ring.size());
         for (WorkRequest.Recv r : posted) {
             assertSame(r, ring.peek());
+            assertHeadIs(r, ring);
             assertSame(r, ring.take());
         }
         assertNull(ring.take());
+        assertEquals(-1, ring.headCapacity(), "an empty ring has no head");
         assertEquals(0, ring.size());
     }
 
@@ -93,6 +105,7 @@ class RecvRingTest {
                 }
                 int take = 1 + lap % max;
                 for (int k = 0; k < take; k++) {
+                    assertEquals(expected, ring.headCookie(), "the words of a reused slot are the new receive's");
                     assertEquals(expected++, ring.take().cookie);
                 }
             }
@@ -117,6 +130,8 @@ class RecvRingTest {
             ring.unlockProducer();
         }
         for (int i = 0; i < 100; i++) {
+            assertEquals(i, ring.headCookie(), "the words move with their slots");
+            assertEquals(64 + i % 7, ring.headCapacity());
             assertEquals(i, ring.take().cookie);
         }
         assertNull(ring.take());
@@ -144,12 +159,18 @@ class RecvRingTest {
         });
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
         for (long expected = 0; expected < count; ) {
-            WorkRequest.Recv r = ring.take();
-            if (r == null) {
+            long capacity = ring.headCapacity();
+            if (capacity < 0) {
                 assertTrue(System.nanoTime() < deadline, "the producer stalled");
                 Thread.yield();
                 continue;
             }
+            // the words are visible once the slot is: they were written before its release store
+            assertEquals(64 + expected % 7, capacity);
+            assertEquals(expected, ring.headCookie());
+            int flags = ring.headFlags();
+            WorkRequest.Recv r = ring.take();
+            assertEquals(r.flagBits(), flags);
             assertEquals(expected++, r.cookie);
         }
         producer.get(30, TimeUnit.SECONDS);
