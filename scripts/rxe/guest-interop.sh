@@ -8,7 +8,8 @@
 #   - the connection rate: ConnRate (Java) and OFED's dtestcm, server on vCPU 0 and client on vCPU 1.
 # Writes $1/ofa-interop.txt ("name PASS|FAIL detail", one line per case and direction) and appends the
 # connection rate to $1/bench.txt. Exits 1 if a case failed. RXE_INTEROP_CASES (from env.sh) selects the
-# groups: "dtest peers rate" by default.
+# groups: "dtest peers rate" by default; RATE_CONNS, RATE_BURST, RATE_ROUNDS, RATE_WARMUP and
+# RATE_JAVA_OPTS set where run-guest-tests.sh runs reach the connection rate here too.
 R=$1
 . /mnt/work/env.sh
 D=/mnt/work/dapl
