@@ -476,11 +476,7 @@ public final class EmuEp extends EmuObject implements Endpoint {
         ia.post(requestEvd, event, !wr.has(CompletionFlag.UNSIGNALLED));
     }
 
-    /**
-     * Completes a receive once. The receive is marked after its event is queued: it was posted by
-     * another thread, and its line is written when that costs the completing thread no wait (the
-     * event's publication would otherwise wait for it); a second completion still fails before its event.
-     */
+    /** Completes a receive once: a second completion fails before its event, the mark follows the event. */
     public void completeRecv(WorkRequest.Recv r, DtoStatus status, long length, DtoOperation op, int rmrContext) {
         r.checkNotCompleted();
         completeTakenRecv(r.cookie, r.flagBits(), status, length, op, rmrContext);
@@ -488,9 +484,8 @@ public final class EmuEp extends EmuObject implements Endpoint {
     }
 
     /**
-     * Completes a receive from its cookie and completion flags: a send that took it from the head of
-     * this EP's {@link RecvRing} passes those the ring keeps beside the slot (taken once, it completes
-     * once), so the receive object the posting thread wrote is neither read nor written.
+     * Completes a receive from its cookie and flags: those a {@link RecvRing} keeps beside its head
+     * slot for the send that takes it (taken once, it completes once; its object is left untouched).
      */
     void completeTakenRecv(long cookie, int flagBits, DtoStatus status, long length, DtoOperation op,
                            int rmrContext) {

@@ -216,7 +216,7 @@ final class EventQueue {
 
     /**
      * {@code dat_evd_dequeue}: an empty queue is seen by one read of its head slot, with no lock;
-     * an event is taken by claiming the ring's consumer side ({@link EventRing#poll}), no lock either.
+     * an event is taken by one compare-and-set of the ring's head ({@link EventRing#poll}), no lock either.
      */
     Optional<DatEvent> dequeue() {
         evd.checkLive();

@@ -9,34 +9,40 @@ import org.jdapl.dat.DatEvent;
  * The events of one EVD in arrival order: a ring of slots, appended to by one producer at a time
  * and taken by consumers, neither taking a lock, so that a completion never takes a lock its
  * consumer takes (a loopback send completes into the peer's EVD while the peer spins on
- * {@code dat_evd_dequeue}). Consumers exclude each other by claiming their side with one
- * compare-and-set ({@code taking}), released by a plain store.
+ * {@code dat_evd_dequeue}).
+ *
+ * <p>Each slot holds an event and the index + 1 that publishes it ({@link Slots}). The producer
+ * writes the event, then the index by a release store; a consumer takes the event of index
+ * {@code head} when its slot names that index, by one compare-and-set of {@code head}: consumers
+ * exclude each other with that one instruction, and a consumer that loses it (another took the
+ * event) looks again. A slot is reused for index {@code i + length} only once {@code head} passed
+ * {@code i}, that is once its event was taken; a consumer that read a slot and then finds
+ * {@code head} moved discards what it read. So a dequeue costs one compare-and-set, and the only
+ * lines a hand-off moves are the slot's and the event's.
  *
  * <p>Producers exclude each other by claiming the producer side with one compare-and-set
  * ({@code producing}, on the producer's line): a completion is queued under the domain lock of the
  * EVD's IA, or, on the loopback fabric's common path, under the sending EP's {@link SendLock} only.
- * The producer's fields ({@code tail} and its cached views of the consumers' fields), the consumers'
- * ({@code head}, {@code cleared}) and the shared ones each sit on cache lines of their own, so that a
- * hand-off moves the slot's line and the event, and nothing else. An event is published by a release
- * store of its slot; a consumer sees an event by the slot being non-null (the only line it reads from
- * the producer on the fast path), takes it and advances {@code head}; taken slots are cleared a block
- * at a time. The producer reads the consumers' fields only when its cached views say the queue may
- * hold {@code qlen} events or fill the ring; a full ring grows (with the consumers' side claimed, so
- * that no consumer is taking meanwhile): events beyond {@code qlen} are queued, never dropped.
+ * The producer's fields ({@code tail} and its cached view of {@code head}), the consumers'
+ * ({@code head}) and the shared ones each sit on cache lines of their own. The producer reads
+ * {@code head} only when its cached view says the queue may hold {@code qlen} events, fill the ring,
+ * or let it forget a taken event: it clears the slot half a ring behind its tail once that slot's
+ * event was taken, so the ring keeps at most half a ring of taken events reachable. A full ring grows:
+ * the producer copies the queued events into slots twice as many and publishes them whole; a
+ * consumer still reading the old slots finds the next index unpublished there and looks again.
+ * Events beyond {@code qlen} are queued, never dropped.
  *
  * <p>Behaviours: OBJ_04: no event is lost; the crossing of {@code qlen} is reported once, again
  * only after the queue went back to {@code qlen} events or fewer (or was resized).
  */
 final class EventRing extends EventRingShared {
-    private static final VarHandle SLOT = MethodHandles.arrayElementVarHandle(DatEvent[].class);
+    private static final VarHandle PUBLISHED = MethodHandles.arrayElementVarHandle(long[].class);
     private static final VarHandle HEAD = RingSides.field(EventRingConsumer.class, "head", long.class);
     private static final VarHandle TAIL = RingSides.field(EventRingProducer.class, "tail", long.class);
-    private static final VarHandle CLEARED = RingSides.field(EventRingConsumer.class, "cleared", long.class);
-    private static final VarHandle TAKING = RingSides.field(EventRingConsumer.class, "taking", int.class);
     private static final VarHandle PRODUCING = RingSides.field(EventRingProducer.class, "producing", int.class);
 
-    /** Slots cleared together by the consumer. */
-    static final int BLOCK = RingSides.BLOCK;
+    /** Slots of a new ring at least. */
+    static final int MIN_SLOTS = 64;
     /** Slots of a new ring at most (it grows beyond when more events are queued). */
     static final int INITIAL_MAX = 1024;
 
@@ -45,7 +51,34 @@ final class EventRing extends EventRingShared {
 
     EventRing(int qlen) {
         this.qlen = qlen;
-        this.slots = new DatEvent[Math.max(4 * BLOCK, Integer.highestOneBit(Math.min(qlen, INITIAL_MAX)) << 1)];
+        this.slots = new Slots(Math.max(MIN_SLOTS, Integer.highestOneBit(Math.min(qlen, INITIAL_MAX)) << 1));
+    }
+
+    /** The ring's storage, replaced whole when it grows: per slot an event and the index + 1 it holds. */
+    static final class Slots {
+        final DatEvent[] events;
+        /** The index + 1 of the event in each slot, 0 before the first (release stores, after the event). */
+        final long[] published;
+        final int mask;
+
+        Slots(int n) {
+            events = new DatEvent[n];
+            published = new long[n];
+            mask = n - 1;
+        }
+
+        int length() {
+            return mask + 1;
+        }
+
+        /** Whether the slot of {@code index} holds that index's event (an acquire read). */
+        boolean holds(long index) {
+            return (long) PUBLISHED.getAcquire(published, (int) index & mask) == index + 1;
+        }
+
+        DatEvent event(long index) {
+            return events[(int) index & mask];
+        }
     }
 
     // ---------------------------------------------------------------- producers
@@ -84,20 +117,31 @@ final class EventRing extends EventRingShared {
     }
 
     /**
-     * Appends {@code event} (producer side claimed); a full ring first grows (claiming the consumers'
-     * side meanwhile). The event is published by release stores of its slot and {@code tail}.
+     * Appends {@code event} (producer side claimed); a full ring first grows. The event is published
+     * by a release store of its index into its slot, after the event.
      *
      * @return true if the queue just went over its length (OBJ_04), which the caller reports once
      */
     boolean append(DatEvent event) {
         long t = tail;
-        DatEvent[] s = slots;
-        if (t - clearedSeen >= s.length) {
-            clearedSeen = (long) CLEARED.getVolatile(this);
-            if (t - clearedSeen >= s.length) {
+        Slots s = slots;
+        if (t - headSeen >= s.length()) {
+            headSeen = (long) HEAD.getVolatile(this);
+            if (t - headSeen >= s.length()) {
                 s = grow(t);
             }
         }
+        boolean crossed = crosses(t);
+        int i = (int) t & s.mask;
+        s.events[i] = event;
+        PUBLISHED.setRelease(s.published, i, t + 1);
+        TAIL.setRelease(this, t + 1);
+        forgetTaken(s, t - (s.length() >> 1));
+        return crossed;
+    }
+
+    /** Whether the event of index {@code t} takes the queue over its length, not reported yet (OBJ_04). */
+    private boolean crosses(long t) {
         if (t - headSeen >= qlen) {
             headSeen = (long) HEAD.getVolatile(this);
         }
@@ -110,80 +154,76 @@ final class EventRing extends EventRingShared {
             overflowed = true;
             crossed = true;
         }
-        SLOT.setRelease(s, (int) t & (s.length - 1), event);
-        TAIL.setRelease(this, t + 1);
         return crossed;
     }
 
-    private DatEvent[] grow(long t) {
-        claim();
-        try {
-            long h = head;
-            DatEvent[] old = slots;
-            DatEvent[] larger = new DatEvent[old.length << 1];
-            for (long i = h; i < t; i++) {
-                larger[(int) i & (larger.length - 1)] = old[(int) i & (old.length - 1)];
-            }
-            slots = larger;
-            CLEARED.setRelease(this, h);
-            clearedSeen = h;
-            headSeen = h;
-            return larger;
-        } finally {
-            release();
+    /**
+     * Clears the slot of index {@code old} if its event was taken, so that the ring does not keep it
+     * reachable (producer side claimed; after the publication, so that the store never delays it). A
+     * consumer that still reads that slot for {@code old} finds {@code head} past it and discards it.
+     */
+    private void forgetTaken(Slots s, long old) {
+        if (old < 0) {
+            return;
         }
+        if (old >= headSeen) {
+            headSeen = (long) HEAD.getVolatile(this);
+        }
+        if (old < headSeen) {
+            s.events[(int) old & s.mask] = null;
+        }
+    }
+
+    /** Twice the slots, the queued events copied (from {@code head}, which consumers may move meanwhile). */
+    private Slots grow(long t) {
+        Slots old = slots;
+        Slots larger = new Slots(old.length() << 1);
+        long h = (long) HEAD.getVolatile(this);
+        for (long i = h; i < t; i++) {
+            int to = (int) i & larger.mask;
+            larger.events[to] = old.event(i);
+            larger.published[to] = i + 1;
+        }
+        slots = larger;
+        headSeen = h;
+        return larger;
     }
 
     // ---------------------------------------------------------------- consumers
 
-    /** Whether no event is queued now: one read of the head slot, no lock (a hint for a poller). */
+    /** Whether no event is queued now: one read of the head's slot, no lock (a hint for a poller). */
     boolean isEmpty() {
-        DatEvent[] s = slots;
-        return SLOT.getAcquire(s, (int) head & (s.length - 1)) == null;
+        while (true) {
+            Slots s = slots;
+            long h = head;
+            if (s.holds(h)) {
+                return false;
+            }
+            if (s == slots && h == head) {
+                return true;
+            }
+        }
     }
 
     /**
-     * Takes the oldest event, or null if none. Consumers (and a growing producer) claim their side by
-     * one compare-and-set, released by a plain store: a dequeue costs no lock and no fence of its own.
+     * Takes the oldest event, or null if none: the head's slot is read, and {@code head} moved past it
+     * by one compare-and-set, which a consumer racing for the same event loses (it looks again).
      */
     DatEvent poll() {
-        claim();
-        try {
-            return take();
-        } finally {
-            release();
-        }
-    }
-
-    /** Claims the consumers' side, held for a few instructions (or a growth's copy) at a time. */
-    private void claim() {
-        RingSides.claim(TAKING, this);
-    }
-
-    private void release() {
-        RingSides.release(TAKING, this);
-    }
-
-    /**
-     * Takes the oldest event, or null if none (the consumers' side claimed). Taken slots are cleared a block of
-     * {@link #BLOCK} at a time, once the block is done, so the producer's next stores into a block's
-     * line do not first fetch it back from the consumer after every event.
-     */
-    private DatEvent take() {
-        DatEvent[] s = slots;
-        long h = head;
-        int i = (int) h & (s.length - 1);
-        DatEvent e = (DatEvent) SLOT.getAcquire(s, i);
-        if (e != null) {
-            long next = h + 1;
-            long c = cleared;
-            long nowCleared = RingSides.clearTaken(s, next, c);
-            if (nowCleared != c) {
-                CLEARED.setRelease(this, nowCleared);
+        while (true) {
+            Slots s = slots;
+            long h = head;
+            if (!s.holds(h)) {
+                if (s == slots && h == head) {
+                    return null;
+                }
+                continue;
             }
-            HEAD.setRelease(this, next);
+            DatEvent e = s.event(h);
+            if (HEAD.compareAndSet(this, h, h + 1)) {
+                return e;
+            }
         }
-        return e;
     }
 
     /** Events queued (a count of the moment, exact under the domain lock). */
@@ -204,10 +244,10 @@ final class EventRing extends EventRingShared {
         if (n >= threshold) {
             return true;
         }
-        DatEvent[] s = slots;
+        Slots s = slots;
         long h = head;
         for (long i = h; i < h + n; i++) {
-            if (!(s[(int) i & (s.length - 1)] instanceof DatEvent.DtoCompletion)) {
+            if (s.holds(i) && !(s.event(i) instanceof DatEvent.DtoCompletion)) {
                 return true;
             }
         }
@@ -244,10 +284,8 @@ abstract class EventRingProducer extends EventRingPadBefore {
     int producing;
     /** The index the next event goes to; release stores, read by counting consumers. */
     long tail;
-    /** The producer's last read of {@code head} (for the length, {@code qlen}). */
+    /** The producer's last read of {@code head}. */
     long headSeen;
-    /** The producer's last read of {@code cleared} (for the room in the ring). */
-    long clearedSeen;
     /** Whether the crossing of {@code qlen} was reported and the queue has not gone back below. */
     boolean overflowed;
 }
@@ -257,14 +295,10 @@ abstract class EventRingPadMiddle extends EventRingProducer {
     long m0, m1, m2, m3, m4, m5, m6, m7;
 }
 
-/** Written by consumers only (with the consumers' side claimed through {@code taking}). */
+/** Written by consumers only, by compare-and-set. */
 abstract class EventRingConsumer extends EventRingPadMiddle {
     /** The index of the oldest event. */
     volatile long head;
-    /** Every slot of an index below this one is cleared (a multiple of the block, or a growth's head). */
-    volatile long cleared;
-    /** 1 while a consumer (or a growing producer) has claimed the consumers' side. */
-    int taking;
 }
 
 abstract class EventRingPadAfter extends EventRingConsumer {
@@ -274,6 +308,6 @@ abstract class EventRingPadAfter extends EventRingConsumer {
 
 /** Read by both sides, written rarely (growth; resize under both locks). */
 abstract class EventRingShared extends EventRingPadAfter {
-    volatile DatEvent[] slots;
+    volatile EventRing.Slots slots;
     int qlen;
 }

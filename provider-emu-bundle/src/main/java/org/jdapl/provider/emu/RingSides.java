@@ -4,10 +4,9 @@ import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 
 /**
- * What the lock-free rings ({@link EventRing}, {@link RecvRing}) share: the handles of their fields,
- * claiming one side of a ring
- * with a compare-and-set of an int field (0 free, 1 claimed), released by a release store, and the
- * consumer's clearing of taken slots a block at a time.
+ * What the lock-free rings ({@link EventRing}, {@link RecvRing}) share: the handles of their fields and
+ * claiming one side of a ring with a compare-and-set of an int field (0 free, 1 claimed), released by a
+ * release store; and the receive ring consumer's clearing of taken slots a block at a time.
  */
 final class RingSides {
     /** Slots cleared together by the consumer (a 64-byte line of compressed references). */

@@ -89,7 +89,7 @@ class EventRingTest {
         long next = 0;
         long expected = 0;
         for (int round = 0; round < 20_000; round++) {
-            int burst = 1 + round % (3 * EventRing.BLOCK);
+            int burst = 1 + round % (3 * EventRing.MIN_SLOTS / 2);
             for (int k = 0; k < burst; k++) {
                 ring.publish(event(next++));
             }
@@ -99,6 +99,20 @@ class EventRingTest {
             assertTrue(ring.isEmpty(), "round " + round);
             assertNull(take(ring), "round " + round);
         }
+    }
+
+    /** The ring forgets taken events: at most half a ring of them stays reachable from its slots. */
+    @Test
+    void aTakenEventIsKeptReachableAtMostHalfARing() {
+        EventRing ring = new EventRing(64);
+        int length = ring.slots.length();
+        for (long i = 0; i < 10 * length; i++) {
+            ring.publish(event(i));
+            assertEquals(i, number(take(ring)));
+            long kept = java.util.Arrays.stream(ring.slots.events).filter(java.util.Objects::nonNull).count();
+            assertTrue(kept <= length / 2 + 1, kept + " taken events kept after event " + i);
+        }
+        assertTrue(ring.isEmpty());
     }
 
     @Test
@@ -118,7 +132,7 @@ class EventRingTest {
     }
 
     /**
-     * One producer (as under the domain lock) against two consumers claiming the consumers' side,
+     * One producer (as under the domain lock) against two consumers racing for each head,
      * with a short queue so that the ring grows while they take: every event is taken exactly once,
      * and each consumer sees the events in publication order.
      */
