@@ -20,6 +20,8 @@ public final class Contexts {
 
     private final Map<Integer, RemoteTarget> remote = new HashMap<>();
     private final Set<Integer> local = new HashSet<>();
+    /** How many lmr_contexts were released: what a memo of checked segments depends on ({@link DtoChecks.Memo}). */
+    private volatile int released;
 
     /** A fresh rmr_context (not yet registered). */
     int newRmrContext() {
@@ -52,6 +54,12 @@ public final class Contexts {
 
     void releaseLmrContext(int ctx) {
         local.remove(ctx);
+        released++;
+    }
+
+    /** A count that changes whenever an LMR of the IA is unregistered (read without the domain lock). */
+    int lmrsReleased() {
+        return released;
     }
 
     /**
@@ -76,5 +84,6 @@ public final class Contexts {
     void clear() {
         remote.clear();
         local.clear();
+        released++;
     }
 }

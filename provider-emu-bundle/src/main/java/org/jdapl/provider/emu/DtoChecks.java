@@ -35,25 +35,62 @@ final class DtoChecks {
     /** A send (OBJ_07) of the local segments {@code iov}, at most the EP's maximum message size. */
     static WorkRequest.Send send(EmuEp ep, List<LmrTriplet> iov, long cookie, Set<CompletionFlag> flags,
                                  boolean invalidate, int rmrContext) {
-        List<LmrTriplet> checked = message(ep, iov, MemPriv.LOCAL_READ, ep.attributes().maxRequestIov(), "a message");
-        return new WorkRequest.Send(checked, Segments.total(checked), cookie, flags, invalidate, rmrContext);
+        Checked c = message(ep, iov, true);
+        return new WorkRequest.Send(c.iov, c.length, cookie, flags, invalidate, rmrContext);
     }
 
     /** A receive into the local segments {@code iov}, at most the EP's maximum message size. */
     static WorkRequest.Recv recv(EmuEp ep, List<LmrTriplet> iov, long cookie, Set<CompletionFlag> flags) {
-        List<LmrTriplet> checked = message(ep, iov, MemPriv.LOCAL_WRITE, ep.attributes().maxRecvIov(), "a receive");
-        return new WorkRequest.Recv(checked, Segments.total(checked), cookie, flags);
+        Checked c = message(ep, iov, false);
+        return new WorkRequest.Recv(c.iov, c.length, cookie, flags);
     }
 
-    /** The checked segments of a send or receive, at most the EP's maximum message size in all. */
-    private static List<LmrTriplet> message(EmuEp ep, List<LmrTriplet> iov, MemPriv needed, int maxIov, String what) {
-        List<LmrTriplet> checked = Segments.check(ep.ia(), ep.pz(), iov, needed, maxIov, 2);
-        long length = Segments.total(checked);
-        long max = ep.attributes().maxMessageSize();
-        if (length > max) {
-            throw DatException.invalidParameter(2, what + " of " + length + " bytes is over the EP's maximum " + max);
+    /**
+     * The checked segments of a send or receive, at most the EP's maximum message size in all: the
+     * EP's memo of its last ones if {@code iov} is that same immutable list and nothing it depends on
+     * changed, else checked now (and remembered if immutable).
+     */
+    private static Checked message(EmuEp ep, List<LmrTriplet> iov, boolean send) {
+        Memo memo = ep.queues().checkedLists();
+        Checked last = send ? memo.send : memo.recv;
+        EmuPz pz = ep.pz();
+        EpAttributes a = ep.attributes();
+        int released = ep.ia().contexts().lmrsReleased();
+        if (last != null && last.iov == iov && last.pz == pz && last.attributes == a && last.lmrsReleased == released) {
+            return last;
         }
-        return checked;
+        List<LmrTriplet> checked = Segments.check(ep.ia(), pz, iov, send ? MemPriv.LOCAL_READ : MemPriv.LOCAL_WRITE,
+                send ? a.maxRequestIov() : a.maxRecvIov(), 2);
+        long length = Segments.total(checked);
+        if (length > a.maxMessageSize()) {
+            throw DatException.invalidParameter(2, (send ? "a message" : "a receive") + " of " + length
+                    + " bytes is over the EP's maximum " + a.maxMessageSize());
+        }
+        Checked c = new Checked(checked, length, pz, a, released);
+        if (checked == iov) {
+            if (send) {
+                memo.send = c;
+            } else {
+                memo.recv = c;
+            }
+        }
+        return c;
+    }
+
+    /**
+     * An EP's last send and receive segment lists that passed the checks (LMR_04), with what the checks
+     * depended on. A consumer that posts the same immutable list again (a pre-registered buffer, a
+     * ping-pong) is not checked again while the EP's PZ and attributes stand and no LMR of the IA was
+     * unregistered since ({@link Contexts#lmrsReleased}). A mutable list is checked at every post.
+     * Posting threads may race on a memo harmlessly: each entry is immutable and replaced whole.
+     */
+    static final class Memo {
+        private Checked send;
+        private Checked recv;
+    }
+
+    /** A checked segment list, its length, and what its check depended on. */
+    private record Checked(List<LmrTriplet> iov, long length, EmuPz pz, EpAttributes attributes, int lmrsReleased) {
     }
 
     /**

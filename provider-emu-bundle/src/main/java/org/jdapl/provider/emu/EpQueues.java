@@ -31,6 +31,7 @@ final class EpQueues {
     private final RecvRing recvs;
     private final ArrayDeque<WorkRequest> requests = new ArrayDeque<>();
     private final SendLock sendLock = new SendLock();
+    private final DtoChecks.Memo checkedLists = new DtoChecks.Memo();
     private int srqBuffersUsed;
     private long srqBytesUsed;
     private int softHighWatermark = Dat.WATERMARK_INFINITE;
@@ -45,6 +46,11 @@ final class EpQueues {
     /** The lock of the EP's sending side (see {@link SendLock}). */
     SendLock sendLock() {
         return sendLock;
+    }
+
+    /** The memo of the segment lists the EP's last posts checked. */
+    DtoChecks.Memo checkedLists() {
+        return checkedLists;
     }
 
     /** Whether the EP takes its receives from an SRQ. */

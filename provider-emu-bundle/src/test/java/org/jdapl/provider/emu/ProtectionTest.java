@@ -175,6 +175,32 @@ class ProtectionTest {
         }
     }
 
+    /**
+     * The checks of a post are remembered for the same immutable segment list, but not past the free
+     * of an LMR of the IA: the list posted again then fails as a list of a freed LMR does.
+     */
+    @Test
+    void LMR_04_aListPostedAgainIsCheckedAgainOnceItsLmrIsFreed() {
+        try (Fixture f = new Fixture()) {
+            Endpoint[] eps = f.connect();
+            LocalMemoryRegion into = f.b.lmr(f.memory(64));
+            eps[1].postRecv(iov(into, 0, 8), 1, none());
+            eps[1].postRecv(iov(into, 8, 8), 2, none());
+            LocalMemoryRegion src = f.a.lmr(f.memory(64));
+            var list = iov(src, 0, 8);
+            eps[0].postSend(list, 3, none());
+            eps[0].postSend(list, 4, none());
+            assertEquals(DtoStatus.SUCCESS, f.b.nextDto().status());
+            assertEquals(DtoStatus.SUCCESS, f.b.nextDto().status());
+            assertEquals(DtoStatus.SUCCESS, f.a.nextDto().status());
+            assertEquals(DtoStatus.SUCCESS, f.a.nextDto().status());
+            src.free();
+            assertEquals(DatReturnType.PROTECTION_VIOLATION, assertThrows(DatException.class,
+                    () -> eps[0].postSend(list, 5, none())).type());
+            assertEquals(EpState.CONNECTED, eps[0].query().state());
+        }
+    }
+
     @Test
     void privateDataUpToTheMaximumArrivesAndLargerFails() {
         try (Fixture f = new Fixture()) {
