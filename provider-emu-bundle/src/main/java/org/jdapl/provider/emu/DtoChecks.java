@@ -50,7 +50,7 @@ final class DtoChecks {
      * EP's memo of its last ones if {@code iov} is that same immutable list and nothing it depends on
      * changed, else checked now (and remembered if immutable).
      */
-    private static Checked message(EmuEp ep, List<LmrTriplet> iov, boolean send) {
+    static Checked message(EmuEp ep, List<LmrTriplet> iov, boolean send) {
         Memo memo = ep.queues().checkedLists();
         Checked last = send ? memo.send : memo.recv;
         EmuPz pz = ep.pz();
@@ -90,7 +90,7 @@ final class DtoChecks {
     }
 
     /** A checked segment list, its length, and what its check depended on. */
-    private record Checked(List<LmrTriplet> iov, long length, EmuPz pz, EpAttributes attributes, int lmrsReleased) {
+    record Checked(List<LmrTriplet> iov, long length, EmuPz pz, EpAttributes attributes, int lmrsReleased) {
     }
 
     /**

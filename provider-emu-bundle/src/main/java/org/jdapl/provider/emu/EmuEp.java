@@ -80,19 +80,10 @@ public final class EmuEp extends EmuObject implements Endpoint {
     }
 
     private void setEvds(EmuEvd recv, EmuEvd request, EmuEvd connect) {
-        for (EmuEvd e : new EmuEvd[] {recvEvd, requestEvd, connectEvd}) {
-            if (e != null) {
-                e.unuse();
-            }
-        }
+        EmuEvd.changeUses(new EmuEvd[] {recvEvd, requestEvd, connectEvd}, new EmuEvd[] {recv, request, connect});
         recvEvd = recv;
         requestEvd = request;
         connectEvd = connect;
-        for (EmuEvd e : new EmuEvd[] {recvEvd, requestEvd, connectEvd}) {
-            if (e != null) {
-                e.use();
-            }
-        }
     }
 
     @Override
@@ -289,14 +280,14 @@ public final class EmuEp extends EmuObject implements Endpoint {
         postSendWithInvalidate(iov, cookie, flags, false, 0);
     }
 
-    /** Behaviours: OBJ_07, LMR_04. Without the domain lock if the link moves the send at once ({@link Link#trySend}). */
+    /** Behaviours: OBJ_07, LMR_04. Without the domain lock or a work request if the link moves it at once. */
     @Override
     public void postSendWithInvalidate(List<LmrTriplet> iov, long cookie, Set<CompletionFlag> flags,
                                        boolean invalidate, int rmrContext) {
         Link l = connection.link();
         if (l != null && flags != null && !invalidate && connection.state == EpState.CONNECTED && !isFreed()) {
-            WorkRequest.Send send = DtoChecks.send(this, iov, cookie, flags, false, 0);
-            if (l.trySend(this, send)) {
+            DtoChecks.Checked c = DtoChecks.message(this, iov, true);
+            if (l.trySend(this, c.iov(), c.length(), cookie, WorkRequest.bitsOf(flags))) {
                 return;
             }
         }
@@ -467,13 +458,19 @@ public final class EmuEp extends EmuObject implements Endpoint {
 
     public void completeRequest(WorkRequest wr, DtoStatus status, long length) {
         wr.markCompleted();
-        if (requestEvd == null || (status == DtoStatus.SUCCESS && wr.has(CompletionFlag.SUPPRESS))) {
-            return;
+        if (wr instanceof WorkRequest.Bind bind) {
+            if (requestEvd != null && !(status == DtoStatus.SUCCESS && wr.has(CompletionFlag.SUPPRESS))) {
+                ia.post(requestEvd, new DatEvent.RmrBindCompletion(requestEvd, bind.rmr, wr.cookie, status),
+                        !wr.has(CompletionFlag.UNSIGNALLED));
+            }
+        } else {
+            completeDto(wr.cookie, wr.flagBits(), status, length, wr.operation());
         }
-        DatEvent event = wr instanceof WorkRequest.Bind bind
-                ? new DatEvent.RmrBindCompletion(requestEvd, bind.rmr, wr.cookie, status)
-                : new DatEvent.DtoCompletion(requestEvd, this, wr.cookie, status, length, wr.operation(), 0);
-        ia.post(requestEvd, event, !wr.has(CompletionFlag.UNSIGNALLED));
+    }
+
+    /** Completes a DTO request from its cookie and flags (a loopback send moved at once has no work request). */
+    void completeDto(long cookie, int flagBits, DtoStatus status, long length, DtoOperation op) {
+        postDto(requestEvd, cookie, flagBits, status, length, op, 0);
     }
 
     /** Completes a receive once: a second completion fails before its event, the mark follows the event. */
@@ -483,14 +480,16 @@ public final class EmuEp extends EmuObject implements Endpoint {
         r.markCompleted();
     }
 
-    /**
-     * Completes a receive from its cookie and flags: those a {@link RecvRing} keeps beside its head
-     * slot for the send that takes it (taken once, it completes once; its object is left untouched).
-     */
+    /** Completes a receive from the cookie and flags a {@link RecvRing} keeps beside its head (taken once). */
     void completeTakenRecv(long cookie, int flagBits, DtoStatus status, long length, DtoOperation op,
                            int rmrContext) {
-        if (recvEvd != null && !(status == DtoStatus.SUCCESS && WorkRequest.has(flagBits, CompletionFlag.SUPPRESS))) {
-            ia.post(recvEvd, new DatEvent.DtoCompletion(recvEvd, this, cookie, status, length, op, rmrContext),
+        postDto(recvEvd, cookie, flagBits, status, length, op, rmrContext);
+    }
+
+    private void postDto(EmuEvd evd, long cookie, int flagBits, DtoStatus status, long length, DtoOperation op,
+                         int rmrContext) {
+        if (evd != null && !(status == DtoStatus.SUCCESS && WorkRequest.has(flagBits, CompletionFlag.SUPPRESS))) {
+            ia.post(evd, new DatEvent.DtoCompletion(evd, this, cookie, status, length, op, rmrContext),
                     !WorkRequest.has(flagBits, CompletionFlag.UNSIGNALLED));
         }
     }

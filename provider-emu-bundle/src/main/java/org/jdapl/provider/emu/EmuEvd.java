@@ -54,6 +54,20 @@ final class EmuEvd extends EmuObject implements EventDispatcher {
         users--;
     }
 
+    /** An EP's EVDs change from {@code before} to {@code after} (nulls for none): each is used or let go. */
+    static void changeUses(EmuEvd[] before, EmuEvd[] after) {
+        for (EmuEvd e : before) {
+            if (e != null) {
+                e.unuse();
+            }
+        }
+        for (EmuEvd e : after) {
+            if (e != null) {
+                e.use();
+            }
+        }
+    }
+
     /**
      * Queues an event (domain lock held; see {@link EventQueue#enqueue}). {@code notify} false queues
      * it without waking anyone (an unsignalled completion). Nothing is queued on a freed EVD.

@@ -1,5 +1,9 @@
 package org.jdapl.provider.emu;
 
+import java.util.List;
+
+import org.jdapl.dat.LmrTriplet;
+
 /**
  * An established connection of an EP, as the EP sees it: data moves only while it is open; the first
  * side that reaches DISCONNECTED closes it, so no byte moves on a half-closed connection. The loopback
@@ -33,14 +37,16 @@ public abstract class Link {
     public abstract void receivePosted(EmuEp from);
 
     /**
-     * Moves {@code send} (checked, not yet queued) from {@code from} to the peer at once and completes
-     * it, without the domain lock, if that can succeed now: nothing is queued before it and the peer has
-     * a receive that takes it. Called without the domain lock.
+     * Moves a send of the checked segments {@code iov} ({@code length} bytes, no invalidate) from
+     * {@code from} to the peer at once and completes it, without the domain lock, if that can succeed
+     * now: nothing is queued before it and the peer has a receive that takes it. No work request is made
+     * for it. Called without the domain lock.
      *
+     * @param flagBits the completion flags as {@link WorkRequest#bitsOf} gives them
      * @return false, with nothing changed, when the send must go through the request queue under the
      *         domain lock (the default)
      */
-    public boolean trySend(EmuEp from, WorkRequest.Send send) {
+    public boolean trySend(EmuEp from, List<LmrTriplet> iov, long length, long cookie, int flagBits) {
         return false;
     }
 

@@ -102,7 +102,7 @@ final class LoopbackLink extends Link {
      * <p>Behaviours: OBJ_07.
      */
     @Override
-    public boolean trySend(EmuEp from, WorkRequest.Send send) {
+    public boolean trySend(EmuEp from, List<LmrTriplet> iov, long length, long cookie, int flagBits) {
         EmuEp peer = other(from);
         EpQueues receiver = peer.queues();
         if (receiver.hasSrq()) {
@@ -111,7 +111,7 @@ final class LoopbackLink extends Link {
         // A first look at the peer's next receive before the lock, as a hint: its loads overlap the wait of
         // the lock's compare-and-set for this thread's earlier stores. The look under the lock decides.
         RecvRing ring = receiver.receives();
-        if (ring.headCapacity() < send.length) {
+        if (ring.headCapacity() < length) {
             return false;
         }
         SendLock lock = from.queues().sendLock();
@@ -123,15 +123,15 @@ final class LoopbackLink extends Link {
             }
             long capacity = ring.headCapacity();
             List<LmrTriplet> into = capacity < 0 ? null : ring.headIov();
-            if (into == null || !RcRules.acceptsAtOnce(send, capacity, into)) {
+            if (into == null || !RcRules.acceptsAtOnce(iov, length, capacity, into)) {
                 return false;
             }
-            long cookie = ring.headCookie();
-            int flags = ring.headFlags();
+            long recvCookie = ring.headCookie();
+            int recvFlags = ring.headFlags();
             ring.take();
-            Segments.copy(send.iov, into, send.length);
-            peer.completeTakenRecv(cookie, flags, DtoStatus.SUCCESS, send.length, DtoOperation.RECEIVE, 0);
-            from.completeRequest(send, DtoStatus.SUCCESS, send.length);
+            Segments.copy(iov, into, length);
+            peer.completeTakenRecv(recvCookie, recvFlags, DtoStatus.SUCCESS, length, DtoOperation.RECEIVE, 0);
+            from.completeDto(cookie, flagBits, DtoStatus.SUCCESS, length, DtoOperation.SEND);
             return true;
         } finally {
             lock.unlock();

@@ -76,12 +76,13 @@ public final class RcRules {
     }
 
     /**
-     * Whether a receive of {@code capacity} bytes into {@code recvIov} takes {@code send} successfully
-     * (OBJ_07): both sides' memory still registered, and the message within the receive. A send with
-     * invalidate is never taken at once.
+     * Whether a receive of {@code capacity} bytes into {@code recvIov} takes a send of {@code length}
+     * bytes from {@code sendIov} (without invalidate) successfully (OBJ_07): both sides' memory still
+     * registered, and the message within the receive.
      */
-    public static boolean acceptsAtOnce(WorkRequest.Send send, long capacity, List<LmrTriplet> recvIov) {
-        return !send.invalidate && send.length <= capacity && Segments.usable(send.iov) && Segments.usable(recvIov);
+    public static boolean acceptsAtOnce(List<LmrTriplet> sendIov, long length, long capacity,
+                                        List<LmrTriplet> recvIov) {
+        return length <= capacity && Segments.usable(sendIov) && Segments.usable(recvIov);
     }
 
     /**

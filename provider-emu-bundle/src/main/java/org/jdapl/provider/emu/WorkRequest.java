@@ -19,13 +19,18 @@ public abstract sealed class WorkRequest {
 
     WorkRequest(long cookie, Set<CompletionFlag> flags) {
         this.cookie = cookie;
+        this.flagBits = bitsOf(flags);
+    }
+
+    /** {@code flags} as a bit set of their ordinals. */
+    static int bitsOf(Set<CompletionFlag> flags) {
         int bits = 0;
         if (!flags.isEmpty()) {
             for (CompletionFlag f : flags) {
                 bits |= 1 << f.ordinal();
             }
         }
-        this.flagBits = bits;
+        return bits;
     }
 
     /** Whether the request was posted with {@code flag}. */

@@ -37,6 +37,11 @@ class LoopbackFastPathTest {
         return DtoChecks.send(ep, iov, cookie, none(), false, 0);
     }
 
+    /** The link's common send of {@code iov} from {@code ep}, with no completion flags. */
+    private static boolean trySend(EmuEp ep, List<LmrTriplet> iov, long cookie) {
+        return ep.connection().link().trySend(ep, iov, Segments.total(iov), cookie, 0);
+    }
+
     /** OBJ_07: a request queued before keeps its place; the send goes through the queue after it. */
     @Test
     void OBJ_07_aSendWithARequestQueuedBeforeItIsNotMovedAtOnce() {
@@ -49,12 +54,12 @@ class LoopbackFastPathTest {
             WorkRequest.Send queued = send(a, src, 1);
             a.ia().locked(() -> a.queues().addRequest(queued));
             try {
-                assertFalse(a.connection().link().trySend(a, send(a, src, 2)));
+                assertFalse(trySend(a, src, 2));
                 assertNotNull(b.queues().nextReceive(), "the receive is still there");
             } finally {
                 a.ia().locked(() -> a.requests().clear());
             }
-            assertTrue(a.connection().link().trySend(a, send(a, src, 3)));
+            assertTrue(trySend(a, src, 3));
             assertEquals(DtoStatus.SUCCESS, f.a.nextDto().status());
             assertEquals(5, f.b.nextDto().cookie());
         }
@@ -68,7 +73,7 @@ class LoopbackFastPathTest {
             EmuEp a = (EmuEp) eps[0];
             EmuEp b = (EmuEp) eps[1];
             eps[1].postRecv(iov(f.b.lmr(f.memory(8)), 0, 4), 5, none());
-            assertFalse(a.connection().link().trySend(a, send(a, iov(f.a.lmr(f.memory(8)), 0, 8), 1)));
+            assertFalse(trySend(a, iov(f.a.lmr(f.memory(8)), 0, 8), 1));
             assertNotNull(b.queues().nextReceive(), "nothing was taken");
             eps[0].postSend(iov(f.a.lmr(f.memory(8)), 0, 8), 2, none());
             assertEquals(DtoStatus.REMOTE_RESPONDER, f.a.nextDto().status());
@@ -95,7 +100,7 @@ class LoopbackFastPathTest {
             disconnect.get(10, TimeUnit.SECONDS);
             assertFalse(a.connection().link().isOpen());
             eps[1].postRecv(iov(f.b.lmr(f.memory(8)), 0, 8), 5, none());
-            assertFalse(a.connection().link().trySend(a, send(a, iov(f.a.lmr(f.memory(8)), 0, 8), 1)));
+            assertFalse(trySend(a, iov(f.a.lmr(f.memory(8)), 0, 8), 1));
         }
     }
 
