@@ -436,7 +436,7 @@ final class OfaEvd extends OfaHandle implements EventDispatcher, IaObjects.Owned
 
     /**
      * {@code dat_evd_dequeue}: polls the CQ, then takes the first event, if any; on an empty EVD without
-     * a CQ it yields the CPU, to the event thread that queues such events.
+     * a CQ it takes the IA's next rdma_cm event itself ({@link CmProgress}).
      */
     @Override
     public Optional<DatEvent> dequeue() {
@@ -470,10 +470,18 @@ final class OfaEvd extends OfaHandle implements EventDispatcher, IaObjects.Owned
             return dequeueQueued();
         }
         if (cqAddress == 0) {
-            // Nothing but other threads (mostly the IA's event thread) queue events on an EVD without a
-            // CQ: a consumer busy-polling it lets them run, should they share its CPU. Woken while the
-            // poller runs, the event thread would otherwise wait for the scheduler's next switch.
-            Thread.yield();
+            // Nothing but the rdma_cm events of the IA (and its device's events) fill an EVD without a
+            // CQ: a consumer busy-polling it takes the next rdma_cm event itself (CmProgress), which may
+            // be for this EVD. Where consumers do not (jdapl.ofa.pollerProgressMillis=0) it lets the
+            // event thread run, should they share its CPU: woken while the poller runs, the event thread
+            // would otherwise wait for the scheduler's next switch.
+            if (CmProgress.pollersTakeEvents()) {
+                if (router.cmProgress().poll() && (int) BUSY.getAcquire(this) != 0) {
+                    return dequeueQueued();
+                }
+            } else {
+                Thread.yield();
+            }
         }
         return Optional.empty();
     }

@@ -28,6 +28,14 @@ final class OfaEventLoop implements Runnable {
 
         /** The rdma_cm channel has events. */
         void cmEvents();
+
+        /**
+         * How long a polling consumer still takes the rdma_cm events itself, in nanoseconds ({@link
+         * CmProgress}); while it is positive the loop leaves the rdma_cm channel out of its poll.
+         */
+        default long cmLeaseNanos() {
+            return 0;
+        }
     }
 
     private final String name;
@@ -144,24 +152,33 @@ final class OfaEventLoop implements Runnable {
         int[] fds = {wakeFd, compFd, asyncFd, cmFd};
         try (Arena a = Arena.ofConfined()) {
             MemorySegment pfds = a.allocate(PollFd.S.size() * fds.length, 8);
+            MemorySegment[] slots = new MemorySegment[fds.length];
             for (int i = 0; i < fds.length; i++) {
-                MemorySegment p = pfds.asSlice(i * PollFd.S.size(), PollFd.S.size());
-                PollFd.FD.setInt(p, fds[i]);
-                PollFd.EVENTS.setU16(p, Libc.POLLIN);
+                slots[i] = pfds.asSlice(i * PollFd.S.size(), PollFd.S.size());
+                PollFd.FD.setInt(slots[i], fds[i]);
+                PollFd.EVENTS.setU16(slots[i], Libc.POLLIN);
             }
             while (!stopping) {
                 int timeout = runTimers();
                 if (stopping) {
                     break;
                 }
+                // While a polling consumer takes the rdma_cm events, an arriving one wakes nobody; the
+                // loop looks again when the consumer's lease would end.
+                long lease = handler.cmLeaseNanos();
+                PollFd.FD.setInt(slots[3], lease > 0 ? -1 : fds[3]);
+                if (lease > 0) {
+                    int leaseMillis = (int) Math.min(Integer.MAX_VALUE, (lease + 999_999) / 1_000_000);
+                    timeout = timeout < 0 ? leaseMillis : Math.min(timeout, leaseMillis);
+                }
                 Libc.poll(pfds, fds.length, timeout);
                 for (int i = 0; i < fds.length && !stopping; i++) {
-                    MemorySegment p = pfds.asSlice(i * PollFd.S.size(), PollFd.S.size());
+                    MemorySegment p = slots[i];
                     int revents = PollFd.REVENTS.getU16(p);
-                    PollFd.REVENTS.setU16(p, 0);
                     if (revents == 0 || fds[i] < 0) {
                         continue;
                     }
+                    PollFd.REVENTS.setU16(p, 0);
                     try {
                         switch (i) {
                             case 0 -> Libc.drain(wakeFd);

@@ -22,7 +22,7 @@ import org.slf4j.LoggerFactory;
  * handlers that use these maps ({@link OfaEventLoop.Handler}). Objects register and unregister
  * themselves here as they create and destroy their verbs and rdma_cm resources.
  */
-final class OfaRouter implements OfaEventLoop.Handler {
+final class OfaRouter implements OfaEventLoop.Handler, CmProgress.Taker {
     private static final Logger LOG = LoggerFactory.getLogger(OfaRouter.class);
     /** The IAs of each device context (shared by the IAs of a process), for the context's async events. */
     private static final Map<Long, Set<OfaIa>> BY_CONTEXT = new ConcurrentHashMap<>();
@@ -46,6 +46,8 @@ final class OfaRouter implements OfaEventLoop.Handler {
     private final MemorySegment asyncEvent = buffers.allocate(IbvAsyncEvent.S.size(), 8);
     /** Where rdma_get_cm_event writes the event's address. */
     private final MemorySegment cmEventSlot = buffers.allocate(8, 8);
+    /** Who takes the rdma_cm events: the event thread, or a consumer busy-polling (manual progress). */
+    private final CmProgress cmProgress = new CmProgress(this);
 
     /** A PSP, RSP or CSP: what a connect request at its listening ID becomes. */
     interface ServicePoint {
@@ -64,6 +66,7 @@ final class OfaRouter implements OfaEventLoop.Handler {
 
     /** After the event thread has stopped. */
     void stop() {
+        cmProgress.close();
         Set<OfaIa> peers = BY_CONTEXT.get(device.context.pointer().address());
         if (peers != null) {
             peers.remove(ia);
@@ -200,19 +203,42 @@ final class OfaRouter implements OfaEventLoop.Handler {
 
     // ---- rdma_cm events ----
 
+    /** Who takes the rdma_cm events (a consumer polling an EVD without a CQ calls its {@link CmProgress#poll}). */
+    CmProgress cmProgress() {
+        return cmProgress;
+    }
+
     /**
-     * The rdma_cm channel is readable: one event, copied and acknowledged before it is dispatched
-     * (rdma_destroy_id waits for that). One per wake-up, as OFED's cma provider takes them: the channel
-     * stays readable while more are queued, so the loop's next {@code poll(2)} returns at once for the
-     * next one, and no {@code rdma_get_cm_event} is spent finding the channel empty (a system call per
-     * wake-up, and a connection's establishment wakes each side three or four times).
+     * The rdma_cm channel is readable (event thread): one event. One per wake-up, as OFED's cma
+     * provider takes them: the channel stays readable while more are queued, so the loop's next
+     * {@code poll(2)} returns at once for the next one, and no {@code rdma_get_cm_event} is spent finding
+     * the channel empty (a system call per wake-up, and a connection's establishment wakes each side
+     * three or four times).
      */
     @Override
     public void cmEvents() {
+        cmProgress.take();
+    }
+
+    @Override
+    public long cmLeaseNanos() {
+        return cmProgress.leaseLeft();
+    }
+
+    /**
+     * Takes one event off the channel, copied and acknowledged before it is dispatched (rdma_destroy_id
+     * waits for that), and dispatches it; called under {@link CmProgress}'s lock, by the event thread or
+     * a polling consumer.
+     */
+    @Override
+    public boolean takeCmEvent() {
+        if (ia.cmChannel().equals(MemorySegment.NULL)) {
+            return false;
+        }
         RdmaCm cm = RdmaCm.get();
         RdmaCm.Pending p = cm.getCmEvent(ia.cmChannel(), cmEventSlot);
         if (p == null) {
-            return;
+            return false;
         }
         RdmaCm.CmEvent e = p.event();
         cm.ack(p);
@@ -221,6 +247,7 @@ final class OfaRouter implements OfaEventLoop.Handler {
         } catch (RuntimeException x) {
             LOG.warn("IA {}: handling rdma_cm event {} failed", ia.name(), e.name(), x);
         }
+        return true;
     }
 
     private void dispatch(RdmaCm.CmEvent e) {

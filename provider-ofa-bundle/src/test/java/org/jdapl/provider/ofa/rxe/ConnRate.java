@@ -185,6 +185,7 @@ public final class ConnRate {
     private static void connect(Endpoint[] eps, EventDispatcher conn, int burst, InetAddress server, boolean timed) {
         InetSocketAddress address = new InetSocketAddress(server, 0);
         long postNanos = 0;
+        mark();
         long start = System.nanoTime();
         for (int first = 0; first < eps.length; first += burst) {
             int end = Math.min(eps.length, first + burst);
@@ -198,6 +199,7 @@ public final class ConnRate {
             }
         }
         long connected = System.nanoTime();
+        mark();
         report("client");
         for (Endpoint ep : eps) {
             ep.disconnect(CloseFlag.ABRUPT);
@@ -271,6 +273,29 @@ public final class ConnRate {
             String account = ThreadTimes.now().since(roundStart, side + (polling ? " polling" : " waiting"));
             if (timedRound) {
                 System.out.print(account);
+            }
+        }
+    }
+
+    /** The instruction-count marker ({@code -Dconnrate.marker=<insn-marker.so>}), or null. */
+    private static final java.lang.invoke.MethodHandle MARKER = marker();
+
+    private static java.lang.invoke.MethodHandle marker() {
+        String lib = System.getProperty("connrate.marker");
+        if (lib == null) {
+            return null;
+        }
+        return java.lang.foreign.Linker.nativeLinker().downcallHandle(java.lang.foreign.SymbolLookup.libraryLookup(
+                java.nio.file.Path.of(lib), java.lang.foreign.Arena.global()).find("insn_marker").orElseThrow(),
+                java.lang.foreign.FunctionDescriptor.ofVoid());
+    }
+
+    private static void mark() {
+        if (MARKER != null) {
+            try {
+                MARKER.invokeExact();
+            } catch (Throwable t) {
+                throw new IllegalStateException(t);
             }
         }
     }
