@@ -8,8 +8,8 @@
 #   - the connection rate: ConnRate (Java) and OFED's dtestcm, server on vCPU 0 and client on vCPU 1.
 # Writes $1/ofa-interop.txt ("name PASS|FAIL detail", one line per case and direction) and appends the
 # connection rate to $1/bench.txt. Exits 1 if a case failed. RXE_INTEROP_CASES (from env.sh) selects the
-# groups: "dtest peers rate" by default; RATE_CONNS, RATE_BURST, RATE_ROUNDS, RATE_WARMUP and
-# RATE_JAVA_OPTS set where run-guest-tests.sh runs reach the connection rate here too.
+# groups: "dtest peers rate" by default; RATE_CONNS, RATE_BURST, RATE_ROUNDS, RATE_WARMUP,
+# RATE_TIMED and RATE_JAVA_OPTS set where run-guest-tests.sh runs reach the connection rate here too.
 R=$1
 . /mnt/work/env.sh
 D=/mnt/work/dapl
@@ -24,7 +24,8 @@ BURST=${INTEROP_BURST:-100}
 CONNS=${RATE_CONNS:-100}
 RATE_BURST=${RATE_BURST:-50}
 RATE_ROUNDS=${RATE_ROUNDS:-3}
-RATE_WARMUP=${RATE_WARMUP:-3}   # untimed cycles of ConnRate before its timed one (the JIT compiles the path)
+RATE_WARMUP=${RATE_WARMUP:-3}   # untimed cycles of ConnRate before its timed ones (the JIT compiles the path)
+RATE_TIMED=${RATE_TIMED:-3}     # timed rounds of each kind per ConnRate run, and dtestcm runs per round
 SERVER_CPU=0
 CLIENT_CPU=1
 # OFED's client of dtest opens the IA its server names, so OFED's dat.conf has jdapl's name too.
@@ -162,29 +163,36 @@ wait $JP_PID 2>/dev/null
 { echo "== Java peer"; cat $B/jp.log $B/jp.err 2>/dev/null; } >> $R/interop-peers.log
 fi
 
-# 4. The connection rate: ConnRate and dtestcm in interleaved rounds, each the median of its rounds.
+# 4. The connection rate: ConnRate and dtestcm in interleaved rounds. In each round one ConnRate run
+#    (a JVM per side) makes RATE_TIMED timed rounds of each kind after its warm-up, and dtestcm runs
+#    RATE_TIMED times; the figures are the medians of all their timed rounds (one round of 100
+#    connections takes a few hundred milliseconds, and on the emulated CPUs one in three or four is off
+#    by half or more, for both alike).
 has rate || exit $rc
 for round in $(seq 1 $RATE_ROUNDS); do
-  timeout 300 taskset -c $SERVER_CPU $RATE_JVM org.jdapl.provider.ofa.rxe.ConnRate $DEV server $CONNS $RATE_BURST $RATE_WARMUP \
-    > $B/rate-s.log 2>&1 &
+  timeout 600 taskset -c $SERVER_CPU $RATE_JVM org.jdapl.provider.ofa.rxe.ConnRate $DEV server $CONNS $RATE_BURST $RATE_WARMUP \
+    $RATE_TIMED > $B/rate-s.log 2>&1 &
   spid=$!
   if await_line $B/rate-s.log listening $spid; then
-    timeout 300 taskset -c $CLIENT_CPU $RATE_JVM org.jdapl.provider.ofa.rxe.ConnRate $DEV client $CONNS $RATE_BURST $RATE_WARMUP $ADDR \
-      > $B/rate-c.log 2>&1
+    timeout 600 taskset -c $CLIENT_CPU $RATE_JVM org.jdapl.provider.ofa.rxe.ConnRate $DEV client $CONNS $RATE_BURST $RATE_WARMUP \
+      $RATE_TIMED $ADDR > $B/rate-c.log 2>&1
   fi
   wait $spid
   awk '$1 == "connrate" && $2 == "poll" {print $5}' $B/rate-c.log >> $B/j.cps
   awk '$1 == "connrate" && $2 == "poll" {print $6}' $B/rate-c.log >> $B/j.full
   awk '$1 == "connrate" && $2 == "wait" {print $5}' $B/rate-c.log >> $B/j.wait
-  timeout 300 "${C[@]}" taskset -c $SERVER_CPU /mnt/work/dtestcm -s -P $CIA -c $CONNS -b $RATE_BURST > $B/cm-s.log 2>&1 &
-  spid=$!
-  await_port $spid
-  timeout 300 "${C[@]}" taskset -c $CLIENT_CPU /mnt/work/dtestcm -h $ADDR -P $CIA -c $CONNS -b $RATE_BURST > $B/cm-c.log 2>&1
-  wait $spid
-  # " Connections:  XXXX usec, CPS  YYYY Total ..."
-  sed -n 's/.*Connections: *[0-9.]* usec, CPS *\([0-9.]*\).*/\1/p' $B/cm-c.log >> $B/c.cps
-  echo "connection rate round $round: jdapl $(tail -1 $B/j.cps 2>/dev/null) (waiting $(tail -1 $B/j.wait 2>/dev/null)) dtestcm $(tail -1 $B/c.cps 2>/dev/null) per s"
-  cat $B/rate-s.log $B/rate-c.log $B/cm-s.log $B/cm-c.log >> $R/conn-rate.log
+  cat $B/rate-s.log $B/rate-c.log >> $R/conn-rate.log
+  for run in $(seq 1 $RATE_TIMED); do
+    timeout 300 "${C[@]}" taskset -c $SERVER_CPU /mnt/work/dtestcm -s -P $CIA -c $CONNS -b $RATE_BURST > $B/cm-s.log 2>&1 &
+    spid=$!
+    await_port $spid
+    timeout 300 "${C[@]}" taskset -c $CLIENT_CPU /mnt/work/dtestcm -h $ADDR -P $CIA -c $CONNS -b $RATE_BURST > $B/cm-c.log 2>&1
+    wait $spid
+    # " Connections:  XXXX usec, CPS  YYYY Total ..."
+    sed -n 's/.*Connections: *[0-9.]* usec, CPS *\([0-9.]*\).*/\1/p' $B/cm-c.log >> $B/c.cps
+    cat $B/cm-s.log $B/cm-c.log >> $R/conn-rate.log
+  done
+  echo "connection rate round $round: jdapl $(awk '$1 == "connrate" && $2 == "poll" {printf "%s ", $5}' $B/rate-c.log)(waiting $(awk '$1 == "connrate" && $2 == "wait" {printf "%s ", $5}' $B/rate-c.log)) dtestcm $(tail -$RATE_TIMED $B/c.cps 2>/dev/null | tr '\n' ' ')per s"
 done
 median() { [ -s $B/$1 ] && sort -g $B/$1 | awk '{v[NR] = $1} END {print v[int((NR + 1) / 2)]}'; }
 J=$(median j.cps); F=$(median j.full); O=$(median c.cps); W=$(median j.wait)
@@ -208,7 +216,7 @@ fi
   printf "%-34s %12s %10s %7s\n" "connections per second" "${J:-n/a}" "${O:-n/a}" "$ratio"
   printf "%-34s %12s %10s\n" "full cycles per second" "${F:-n/a}" "n/a"
   printf "%-34s %12s %10s\n" "connections/s, dat_evd_wait" "${W:-n/a}" "n/a"
-  echo "ratio = jdapl's rate over dtestcm's (above 1.00: jdapl connects faster); medians of $RATE_ROUNDS rounds:"
+  echo "ratio = jdapl's rate over dtestcm's (above 1.00: jdapl connects faster); medians of $RATE_ROUNDS x $RATE_TIMED timed rounds each:"
   echo "  jdapl: $(tr '\n' ' ' < $B/j.cps 2>/dev/null)| dtestcm: $(tr '\n' ' ' < $B/c.cps 2>/dev/null)| jdapl full: $(tr '\n' ' ' < $B/j.full 2>/dev/null)| jdapl waiting: $(tr '\n' ' ' < $B/j.wait 2>/dev/null)"
 } | tee -a $R/bench.txt
 exit $rc

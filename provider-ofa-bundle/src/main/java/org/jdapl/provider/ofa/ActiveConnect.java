@@ -32,7 +32,7 @@ final class ActiveConnect {
      * EP is made all the same: {@link #take} tries again and reports the error to the connect.
      */
     void prepare() {
-        if (!spare.equals(MemorySegment.NULL) || ep.ia.cmChannel().equals(MemorySegment.NULL)) {
+        if (spare.address() != 0 || ep.ia.cmChannel().address() == 0) {
             return;
         }
         try {
@@ -46,7 +46,7 @@ final class ActiveConnect {
     MemorySegment take() {
         MemorySegment id = spare;
         spare = MemorySegment.NULL;
-        if (!id.equals(MemorySegment.NULL)) {
+        if (id.address() != 0) {
             return id;
         }
         try {
@@ -80,7 +80,7 @@ final class ActiveConnect {
     /** At {@code dat_ep_free}: the timer stops and the unused ID goes. */
     void release() {
         cancelTimer();
-        if (!spare.equals(MemorySegment.NULL)) {
+        if (spare.address() != 0) {
             CmIds.destroyQuietly(spare);
             spare = MemorySegment.NULL;
         }

@@ -32,7 +32,7 @@ final class CmIds {
      * librdmacm, INSUFFICIENT_RESOURCES if rdma_cm refuses it, a bind error as {@link VerbsException}.
      */
     static MemorySegment bound(OfaIa ia, int port, String what) {
-        if (ia.cmChannel().equals(MemorySegment.NULL)) {
+        if (ia.cmChannel().address() == 0) {
             throw new DatException(DatReturnType.MODEL_NOT_SUPPORTED, what + " needs rdma_cm: "
                     + RdmaCm.unavailableReason());
         }

@@ -78,7 +78,7 @@ final class EpConnection {
 
     /** Whether {@code id} is the rdma_cm ID of the current connection. */
     boolean isCurrent(MemorySegment id) {
-        return cmId.equals(id);
+        return cmId.address() == id.address();
     }
 
     long localPort() {
@@ -143,7 +143,7 @@ final class EpConnection {
     private void whilePending(MemorySegment id, EventNumber event) {
         lock.lock();
         try {
-            if (cmId.equals(id) && ep.state == EpState.ACTIVE_CONNECTION_PENDING) {
+            if (cmId.address() == id.address() && ep.state == EpState.ACTIVE_CONNECTION_PENDING) {
                 fail(event, new byte[0]);
             }
         } finally {
@@ -159,7 +159,7 @@ final class EpConnection {
         }
         lock.lockFromEventThread();
         try {
-            if (ep.isFreed() || !cmId.equals(e.id())) {
+            if (ep.isFreed() || cmId.address() != e.id().address()) {
                 return;
             }
             dispatch(e);
@@ -370,7 +370,7 @@ final class EpConnection {
         gracefulWaiting = false;
         ep.queuePair().toError();
         terminal.start(event, new byte[0], isBroken);
-        if (!cmId.equals(MemorySegment.NULL)) {
+        if (cmId.address() != 0) {
             RdmaCm.get().disconnect(cmId);
         }
         if (!isBroken) {
@@ -435,7 +435,7 @@ final class EpConnection {
     }
 
     private void destroyCmId() {
-        if (!cmId.equals(MemorySegment.NULL)) {
+        if (cmId.address() != 0) {
             MemorySegment id = cmId;
             cmId = MemorySegment.NULL;
             ep.ia.router().removeCmId(id);

@@ -160,7 +160,7 @@ final class OfaCr extends OfaHandle implements ConnectionRequest, IaObjects.Owne
         byte[] pd = ia.wire.check(data, 2);
         synchronized (this) {
             live();
-            if (alive && !id.equals(MemorySegment.NULL)) {
+            if (alive && id.address() != 0) {
                 try {
                     RdmaCm.get().reject(id, ia.wire.consumerReject(pd));
                 } catch (VerbsException e) {
@@ -203,7 +203,7 @@ final class OfaCr extends OfaHandle implements ConnectionRequest, IaObjects.Owne
     /** Marks the request answered and destroys its ID (IA close, reject). */
     synchronized void consume() {
         markFreed();
-        if (!id.equals(MemorySegment.NULL)) {
+        if (id.address() != 0) {
             MemorySegment i = id;
             id = MemorySegment.NULL;
             ia.router().removeCr(i);

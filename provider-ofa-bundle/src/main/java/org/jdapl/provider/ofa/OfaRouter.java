@@ -124,7 +124,7 @@ final class OfaRouter implements OfaEventLoop.Handler, CmProgress.Taker {
         MemorySegment channel = ia.compChannel();
         while (true) {
             MemorySegment cq = v.getCqEvent(channel);
-            if (cq.equals(MemorySegment.NULL)) {
+            if (cq.address() == 0) {
                 return;
             }
             // Acknowledge before anything else: ibv_destroy_cq waits for it.
@@ -232,7 +232,7 @@ final class OfaRouter implements OfaEventLoop.Handler, CmProgress.Taker {
      */
     @Override
     public boolean takeCmEvent() {
-        if (ia.cmChannel().equals(MemorySegment.NULL)) {
+        if (ia.cmChannel().address() == 0) {
             return false;
         }
         RdmaCm cm = RdmaCm.get();

@@ -272,7 +272,7 @@ public final class RdmaCm {
             int type = RdmaCmEvent.EVENT.getInt(ev);
             MemorySegment pd = RdmaCmEvent.PRIVATE_DATA.getPointer(ev);
             int pdLen = RdmaCmEvent.PRIVATE_DATA_LEN.getU8(ev);
-            byte[] data = pd.equals(MemorySegment.NULL) || pdLen == 0 ? new byte[0]
+            byte[] data = pd.address() == 0 || pdLen == 0 ? new byte[0]
                     : pd.reinterpret(pdLen).toArray(java.lang.foreign.ValueLayout.JAVA_BYTE);
             CmEvent copy = new CmEvent(RdmaCmEvent.ID.getPointer(ev), RdmaCmEvent.LISTEN_ID.getPointer(ev), type,
                     RdmaCmEvent.STATUS.getInt(ev), data,

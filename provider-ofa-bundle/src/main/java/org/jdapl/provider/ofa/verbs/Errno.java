@@ -5,12 +5,13 @@ import java.lang.foreign.Linker;
 import java.lang.foreign.MemoryLayout;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.StructLayout;
-import java.lang.invoke.VarHandle;
+import java.lang.foreign.ValueLayout;
 
 /** The {@code errno} a downcall captured, one capture buffer per thread. */
 public final class Errno {
     private static final StructLayout LAYOUT = Linker.Option.captureStateLayout();
-    private static final VarHandle ERRNO = LAYOUT.varHandle(MemoryLayout.PathElement.groupElement("errno"));
+    /** Where errno lies in the capture buffer (read as a plain int: a layout's path handle costs more per call). */
+    private static final long ERRNO_OFFSET = LAYOUT.byteOffset(MemoryLayout.PathElement.groupElement("errno"));
     private static final ThreadLocal<MemorySegment> BUFFER =
             ThreadLocal.withInitial(() -> Arena.ofAuto().allocate(LAYOUT));
 
@@ -40,15 +41,17 @@ public final class Errno {
     private Errno() {
     }
 
-    /** This thread's capture buffer, to pass as the first argument of a downcall. */
+    /**
+     * This thread's capture buffer, to pass as the first argument of a downcall. The downcall writes
+     * the errno it finds after the call into it; {@link #last} is read only after a call that failed,
+     * which set errno.
+     */
     public static MemorySegment capture() {
-        MemorySegment b = BUFFER.get();
-        ERRNO.set(b, 0L, 0);
-        return b;
+        return BUFFER.get();
     }
 
     /** The errno the last downcall of this thread captured. */
     public static int last() {
-        return (int) ERRNO.get(BUFFER.get(), 0L);
+        return BUFFER.get().get(ValueLayout.JAVA_INT, ERRNO_OFFSET);
     }
 }

@@ -1,9 +1,15 @@
 package org.jdapl.provider.ofa.rxe;
 
+import java.lang.foreign.Arena;
+import java.lang.foreign.FunctionDescriptor;
+import java.lang.foreign.Linker;
+import java.lang.foreign.SymbolLookup;
+import java.lang.invoke.MethodHandle;
 import java.lang.management.CompilationMXBean;
 import java.lang.management.ManagementFactory;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
+import java.nio.file.Path;
 import java.util.Arrays;
 import java.util.EnumSet;
 import org.jdapl.dat.CloseFlag;
@@ -28,7 +34,7 @@ import org.jdapl.provider.ofa.OfaProvider;
  * ESTABLISHED events, as dtestcm's server does; then the client disconnects every EP and both take
  * every DISCONNECTED.
  *
- * <pre>ConnRate &lt;device&gt; server|client &lt;connections&gt; &lt;burst&gt; &lt;warm-up rounds&gt; [&lt;server address&gt;]</pre>
+ * <pre>ConnRate &lt;device&gt; server|client &lt;connections&gt; &lt;burst&gt; &lt;warm-up rounds&gt; &lt;timed rounds&gt; [&lt;server address&gt;]</pre>
  *
  * Both sides first run the whole cycle {@code warm-up rounds} times untimed (fresh EPs each round,
  * waiting and polling in turn), so that the connection path runs compiled, as in a long-running
@@ -38,8 +44,10 @@ import org.jdapl.provider.ofa.OfaProvider;
  * called once a round ({@code main}, {@code serve}, {@code connect}) interpreted, as a method called
  * once a round would otherwise reach its compile threshold, and be compiled, in a timed round.
  *
- * After the warm-up, one timed round waits for its events ({@code dat_evd_wait}) and one polls
- * them. For each the client prints {@code connrate wait|poll <n> <us per connection> <connections
+ * After the warm-up come {@code timed rounds} pairs of timed rounds: one waits for its events
+ * ({@code dat_evd_wait}), one polls them (a single round of 100 connections takes a few hundred
+ * milliseconds, and on an emulated CPU shared with the host's other work one round in three or four is
+ * off by half or more: the harness takes the median of many). For each the client prints {@code connrate wait|poll <n> <us per connection> <connections
  * per second> <full cycles per second>}: the first two as dtestcm's "Connections: ... usec, CPS ..." (the time until every
  * connection is established at the client), the last over the whole cycle (connect, accept,
  * established on both sides, disconnect, DISCONNECTED on both).
@@ -68,16 +76,17 @@ public final class ConnRate {
     }
 
     public static void main(String[] args) throws Exception {
-        if (args.length < 5 || (args[1].equals("client") && args.length < 6)) {
+        if (args.length < 6 || (args[1].equals("client") && args.length < 7)) {
             System.err.println("usage: ConnRate <device> server|client <connections> <burst> <warm-up rounds>"
-                    + " [<server address>]");
+                    + " <timed rounds> [<server address>]");
             System.exit(2);
         }
         boolean server = args[1].equals("server");
         int n = Integer.parseInt(args[2]);
         int burst = Math.min(n, Integer.parseInt(args[3]));
-        // warm-up rounds, then a timed round waiting for events (dat_evd_wait), then one polling them
-        int rounds = 2 + Integer.parseInt(args[4]);
+        int warmUp = Integer.parseInt(args[4]);
+        // warm-up rounds, then pairs of timed rounds: one waiting for events (dat_evd_wait), one polling them
+        int rounds = warmUp + 2 * Integer.parseInt(args[5]);
         OfaProvider provider = new OfaProvider();
         InterfaceAdapter ia = provider.open(new IaSpec("ofa-v2-" + args[0] + "-1-rate", args[0] + " 1", "", true,
                 "connrate"), 16);
@@ -94,7 +103,7 @@ public final class ConnRate {
             // The first rounds warm up (the JIT compiles the connection path, as a long-running
             // application has it compiled); the last one is timed.
             for (int round = 0; round < rounds; round++) {
-                timedRound = round >= rounds - 2;
+                timedRound = round >= warmUp;
                 if (timedRound) {
                     settle();
                 }
@@ -106,13 +115,13 @@ public final class ConnRate {
                     Thread.sleep(SERVER_SETTLE_MILLIS); // the server settles meanwhile
                 }
                 // the warm-up alternates, so that both ways of taking events run compiled
-                polling = timedRound ? round == rounds - 1 : round % 2 == 1;
+                polling = timedRound ? (round - warmUp) % 2 == 1 : round % 2 == 1;
                 roundStart = THREAD_TIMES ? ThreadTimes.now() : null;
                 jitAtStart = jitMillis();
                 if (server) {
                     serve(eps, conn, crEvd);
                 } else {
-                    connect(eps, conn, burst, InetAddress.getByName(args[5]), round >= rounds - 2);
+                    connect(eps, conn, burst, InetAddress.getByName(args[6]), timedRound);
                 }
                 for (Endpoint ep : eps) {
                     ep.free();
@@ -277,19 +286,24 @@ public final class ConnRate {
         }
     }
 
-    /** The instruction-count marker ({@code -Dconnrate.marker=<insn-marker.so>}), or null. */
-    private static final java.lang.invoke.MethodHandle MARKER = marker();
+    /**
+     * With {@code -Dconnrate.marker=<insn-marker.so>} (the harness's marker library), the client calls
+     * the instruction-counting plugin's marker when a round's connecting begins and when every
+     * connection is established, so that a boot with the plugin counts what each vCPU executed for the
+     * connections of each round (see insn-count-plugin.c).
+     */
+    private static final MethodHandle MARKER = marker();
 
-    private static java.lang.invoke.MethodHandle marker() {
+    private static MethodHandle marker() {
         String lib = System.getProperty("connrate.marker");
         if (lib == null) {
             return null;
         }
-        return java.lang.foreign.Linker.nativeLinker().downcallHandle(java.lang.foreign.SymbolLookup.libraryLookup(
-                java.nio.file.Path.of(lib), java.lang.foreign.Arena.global()).find("insn_marker").orElseThrow(),
-                java.lang.foreign.FunctionDescriptor.ofVoid());
+        return Linker.nativeLinker().downcallHandle(SymbolLookup.libraryLookup(Path.of(lib), Arena.global())
+                .find("insn_marker").orElseThrow(), FunctionDescriptor.ofVoid());
     }
 
+    /** Calls the marker, if there is one. */
     private static void mark() {
         if (MARKER != null) {
             try {
