@@ -24,7 +24,7 @@ BURST=${INTEROP_BURST:-100}
 CONNS=${RATE_CONNS:-100}
 RATE_BURST=${RATE_BURST:-50}
 RATE_ROUNDS=${RATE_ROUNDS:-3}
-RATE_WARMUP=${RATE_WARMUP:-3}   # untimed cycles of ConnRate before its timed ones (the JIT compiles the path)
+RATE_WARMUP=${RATE_WARMUP:-8}   # untimed cycles of ConnRate before its timed ones (the JIT compiles the path)
 RATE_TIMED=${RATE_TIMED:-3}     # timed rounds of each kind per ConnRate run, and dtestcm runs per round
 SERVER_CPU=0
 CLIENT_CPU=1
@@ -34,16 +34,18 @@ for name in $CIA $JIA; do
 done > $B/dat.conf
 C=(env DAT_OVERRIDE=$B/dat.conf LD_LIBRARY_PATH=$D)
 JVM="$JAVA --enable-native-access=ALL-UNNAMED -Xmx512m -XX:+UseSerialGC -XX:TieredStopAtLevel=1 -cp $CLASSPATH"
-# ConnRate's JVM compiles every method (C1) before its first run, so that the timed rounds run the
-# connection path compiled with no compiler beside them on the vCPU (at the usual counts, methods called
-# once a connection or once a round reach their thresholds in the timed rounds; ConnRate prints the
-# JIT's time per round). ConnRate's own methods called once a round run interpreted. The JVM starts with
-# its whole heap, so that no young collection falls into a timed round (-Xlog:gc shows them).
+# ConnRate's JVM runs C2 alone, at a tenth of its usual invocation counts, and the warm-up rounds
+# (RATE_WARMUP, 8 by default) run the connection path often enough that C2 has compiled it before the
+# timed rounds, as a long-running application has it compiled; ConnRate waits until the JIT is idle
+# before each timed round and prints the JIT's time per round (0 in the timed ones). ConnRate's own
+# methods called once a round run interpreted. The JVM starts with its whole heap, so that no young
+# collection falls into a timed round (-Xlog:gc shows them).
+RATE_JAVA_DEFAULT="-XX:-TieredCompilation -XX:CompileThresholdScaling=0.1"
 RATE_JVM="$JAVA --enable-native-access=ALL-UNNAMED -Xms512m -Xmx512m -XX:+UseSerialGC -Xlog:gc \
   -XX:CompileCommand=quiet -XX:CompileCommand=exclude,org/jdapl/provider/ofa/rxe/ConnRate.main \
   -XX:CompileCommand=exclude,org/jdapl/provider/ofa/rxe/ConnRate.serve \
   -XX:CompileCommand=exclude,org/jdapl/provider/ofa/rxe/ConnRate.connect \
-  ${RATE_JAVA_OPTS--XX:TieredStopAtLevel=1 -Xcomp} -cp $CLASSPATH"
+  ${RATE_JAVA_OPTS-$RATE_JAVA_DEFAULT} -cp $CLASSPATH"
 OUT=$R/ofa-interop.txt
 : > $OUT
 rc=0
@@ -183,6 +185,10 @@ for round in $(seq 1 $RATE_ROUNDS); do
   awk '$1 == "connrate" && $2 == "wait" {print $5}' $B/rate-c.log >> $B/j.wait
   cat $B/rate-s.log $B/rate-c.log >> $R/conn-rate.log
   for run in $(seq 1 $RATE_TIMED); do
+    # The kernel still retires the last run's connections (TIMEWAIT, then the QPs and IDs) for a second
+    # or two after dtestcm has exited; ConnRate's rounds begin once its DISCONNECTED events (which
+    # follow TIMEWAIT_EXIT) are in and after a pause of its own, so each dtestcm run begins as quietly.
+    sleep 3
     timeout 300 "${C[@]}" taskset -c $SERVER_CPU /mnt/work/dtestcm -s -P $CIA -c $CONNS -b $RATE_BURST > $B/cm-s.log 2>&1 &
     spid=$!
     await_port $spid
@@ -208,7 +214,7 @@ fi
   echo "client on vCPU $CLIENT_CPU; as OFED's dtestcm measures: EPs created first, the time until all are established"
   echo "at the client; full cycle: connect, accept, established on both sides, disconnect, DISCONNECTED on both;"
   echo "both busy-poll their EVDs (dtestcm's default; the dat_evd_wait row: jdapl waiting instead); jdapl's JVM"
-  echo "runs the cycle $RATE_WARMUP times untimed first, with ${RATE_JAVA_OPTS--XX:TieredStopAtLevel=1 -Xcomp},"
+  echo "runs the cycle $RATE_WARMUP times untimed first, with ${RATE_JAVA_OPTS-$RATE_JAVA_DEFAULT},"
   echo "so that its connection path runs compiled, then collects and waits until the JIT is idle before each"
   echo "timed round; the server accepts each request as it comes, then takes the"
   echo "ESTABLISHED events, as dtestcm's server does)"

@@ -93,6 +93,12 @@ final class CmIds {
         private final Arena arena = Arena.ofShared();
         private final MemorySegment param = arena.allocate(RdmaConnParam.S.size(), 8);
         private final MemorySegment privateData = arena.allocate(PrivateData.TRANSPORT_MAX + 8, 8);
+        private final MemorySegment destination = arena.allocate(RdmaCm.SOCKADDR_SIZE, 8);
+
+        /** A connect's destination as {@code rdma_resolve_addr} takes it. */
+        MemorySegment destination(InetSocketAddress address) {
+            return RdmaCm.sockaddr(destination, address);
+        }
 
         /**
          * The parameters with the private data as it goes on the wire, the RDMA Read depths within the

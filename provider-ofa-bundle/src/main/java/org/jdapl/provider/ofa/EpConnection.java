@@ -114,7 +114,8 @@ final class EpConnection {
         cmId = id;
         ia.router().addCmId(id, ep);
         try {
-            cm.resolveAddr(id, null, destination, (int) Math.min(RESOLVE_MILLIS, Math.max(1, timeoutMicros / 1000)));
+            cm.resolveAddr(id, connParam.destination(destination),
+                    (int) Math.min(RESOLVE_MILLIS, Math.max(1, timeoutMicros / 1000)));
         } catch (VerbsException e) {
             if (e.errno() != Errno.ENETUNREACH && e.errno() != Errno.EHOSTUNREACH
                     && e.errno() != Errno.EADDRNOTAVAIL && e.errno() != Errno.ENODEV) {

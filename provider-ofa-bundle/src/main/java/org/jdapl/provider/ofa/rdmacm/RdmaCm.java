@@ -13,6 +13,7 @@ import java.net.InetSocketAddress;
 import java.net.UnknownHostException;
 import java.util.ArrayList;
 import java.util.List;
+import org.jdapl.provider.ofa.verbs.CStruct;
 import org.jdapl.provider.ofa.verbs.Downcalls;
 import org.jdapl.provider.ofa.verbs.Errno;
 import org.jdapl.provider.ofa.verbs.NativeLibrary;
@@ -88,6 +89,9 @@ public final class RdmaCm {
     private final MethodHandle initQpAttr;
     private final MethodHandle establish;
     private final MethodHandle notify;
+
+    /** The size of a {@code struct sockaddr_in}. */
+    public static final long SOCKADDR_SIZE = SockaddrIn.S.size();
 
     private RdmaCm(NativeLibrary lib) {
         getDevices = lib.function("rdma_get_devices", FunctionDescriptor.of(ADDRESS, ADDRESS));
@@ -195,7 +199,7 @@ public final class RdmaCm {
         try (Arena a = Arena.ofConfined()) {
             MemorySegment id = a.allocate(ADDRESS);
             check("rdma_create_id", Downcalls.call3i(createId, channel, id, MemorySegment.NULL, PS_TCP));
-            return id.get(ADDRESS, 0).reinterpret(RdmaCmId.S.size());
+            return RdmaCmId.S.view(id.get(ADDRESS, 0));
         }
     }
 
@@ -218,7 +222,7 @@ public final class RdmaCm {
 
     /** The source address of a bound ID ({@code route.addr.src_addr}, IPv4). */
     public static InetSocketAddress sourceAddress(MemorySegment id) {
-        return inet(RdmaCmId.SRC_ADDR.slice(id.reinterpret(RdmaCmId.S.size()), SockaddrIn.S.size()));
+        return inet(RdmaCmId.SRC_ADDR.slice(RdmaCmId.S.view(id), SockaddrIn.S.size()));
     }
 
     /** A {@code struct sockaddr_in} (port in network byte order) as a socket address. */
@@ -235,12 +239,12 @@ public final class RdmaCm {
 
     /** The {@code struct ibv_context *} of a bound ID (NULL if bound to no device). */
     public static MemorySegment verbs(MemorySegment id) {
-        return RdmaCmId.VERBS.getPointer(id.reinterpret(RdmaCmId.S.size()));
+        return RdmaCmId.VERBS.getPointer(RdmaCmId.S.view(id));
     }
 
     /** The port number of a bound ID. */
     public static int portNum(MemorySegment id) {
-        return RdmaCmId.PORT_NUM.getU8(id.reinterpret(RdmaCmId.S.size()));
+        return RdmaCmId.PORT_NUM.getU8(RdmaCmId.S.view(id));
     }
 
     /** One event of {@code rdma_get_cm_event}, copied out before it was acknowledged. */
@@ -268,12 +272,12 @@ public final class RdmaCm {
                 }
                 throw new VerbsException("rdma_get_cm_event", e);
             }
-            MemorySegment ev = slot.get(ADDRESS, 0).reinterpret(RdmaCmEvent.S.size());
+            MemorySegment ev = RdmaCmEvent.S.view(slot.get(ADDRESS, 0));
             int type = RdmaCmEvent.EVENT.getInt(ev);
             MemorySegment pd = RdmaCmEvent.PRIVATE_DATA.getPointer(ev);
             int pdLen = RdmaCmEvent.PRIVATE_DATA_LEN.getU8(ev);
             byte[] data = pd.address() == 0 || pdLen == 0 ? new byte[0]
-                    : pd.reinterpret(pdLen).toArray(java.lang.foreign.ValueLayout.JAVA_BYTE);
+                    : CStruct.bytesAt(pd.address(), pdLen).toArray(java.lang.foreign.ValueLayout.JAVA_BYTE);
             CmEvent copy = new CmEvent(RdmaCmEvent.ID.getPointer(ev), RdmaCmEvent.LISTEN_ID.getPointer(ev), type,
                     RdmaCmEvent.STATUS.getInt(ev), data,
                     RdmaCmEvent.RESPONDER_RESOURCES.getU8(ev), RdmaCmEvent.INITIATOR_DEPTH.getU8(ev));
@@ -305,17 +309,13 @@ public final class RdmaCm {
     }
 
     /**
-     * {@code rdma_resolve_addr} from {@code source} (port 0: an ephemeral port; null: the address the ID
-     * is bound to) to {@code destination}.
+     * {@code rdma_resolve_addr} from the address the ID is bound to, to {@code destination} (a {@code
+     * struct sockaddr_in}, {@link #sockaddr(MemorySegment, InetSocketAddress)}).
      *
      * @throws VerbsException with the errno (ENETUNREACH, EHOSTUNREACH, EADDRNOTAVAIL, ...)
      */
-    public void resolveAddr(MemorySegment id, InetSocketAddress source, InetSocketAddress destination,
-                            int timeoutMillis) {
-        try (Arena a = Arena.ofConfined()) {
-            check("rdma_resolve_addr", Downcalls.call3i(resolveAddr, id,
-                    source == null ? MemorySegment.NULL : sockaddr(a, source), sockaddr(a, destination), timeoutMillis));
-        }
+    public void resolveAddr(MemorySegment id, MemorySegment destination, int timeoutMillis) {
+        check("rdma_resolve_addr", Downcalls.call3i(resolveAddr, id, MemorySegment.NULL, destination, timeoutMillis));
     }
 
     /** {@code rdma_resolve_route}. */
@@ -361,7 +361,7 @@ public final class RdmaCm {
 
     /** The destination address of an ID ({@code route.addr.dst_addr}, IPv4). */
     public static InetSocketAddress destinationAddress(MemorySegment id) {
-        return inet(RdmaCmId.DST_ADDR.slice(id.reinterpret(RdmaCmId.S.size()), SockaddrIn.S.size()));
+        return inet(RdmaCmId.DST_ADDR.slice(RdmaCmId.S.view(id), SockaddrIn.S.size()));
     }
 
     /** {@code rdma_event_str}. */
@@ -370,10 +370,18 @@ public final class RdmaCm {
     }
 
     private static MemorySegment sockaddr(Arena a, InetSocketAddress address) {
+        return sockaddr(a.allocate(SockaddrIn.S.size(), 4), address);
+    }
+
+    /**
+     * Writes {@code address} into {@code sa} (at least {@link #SOCKADDR_SIZE} bytes) as a {@code struct
+     * sockaddr_in}; only IPv4.
+     */
+    public static MemorySegment sockaddr(MemorySegment sa, InetSocketAddress address) {
         if (!(address.getAddress() instanceof Inet4Address v4)) {
             throw new VerbsException("rdma_bind_addr (only IPv4 addresses)", Errno.EINVAL);
         }
-        MemorySegment sa = a.allocate(SockaddrIn.S.size(), 4);
+        sa.asSlice(0, SockaddrIn.S.size()).fill((byte) 0);
         SockaddrIn.SIN_FAMILY.setU16(sa, AF_INET);
         int port = address.getPort();
         SockaddrIn.SIN_PORT.setU16(sa, ((port & 0xff) << 8) | ((port >> 8) & 0xff));

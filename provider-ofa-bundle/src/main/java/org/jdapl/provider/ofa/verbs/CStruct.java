@@ -56,9 +56,22 @@ public final class CStruct {
         return f;
     }
 
-    /** The struct at a native address, as a segment of {@link #size()} bytes. */
+    /**
+     * The whole address space as one segment, of which {@link #view} and {@link #bytesAt} take slices:
+     * a slice is a bounds check and a new segment, where {@code MemorySegment.reinterpret}, a restricted
+     * method, finds its caller by walking the stack on every call (the rdma_cm event of each connection
+     * step is read so).
+     */
+    private static final MemorySegment ALL = MemorySegment.NULL.reinterpret(Long.MAX_VALUE);
+
+    /** The struct at a native address (memory C owns), as a segment of {@link #size()} bytes. */
     public MemorySegment view(MemorySegment address) {
-        return address.reinterpret(size);
+        return ALL.asSlice(address.address(), size);
+    }
+
+    /** {@code length} bytes at a native address (memory C owns). */
+    public static MemorySegment bytesAt(long address, long length) {
+        return ALL.asSlice(address, length);
     }
 
     @Override

@@ -101,18 +101,20 @@ public final class ConnRate {
                 System.out.println("listening");
             }
             // The first rounds warm up (the JIT compiles the connection path, as a long-running
-            // application has it compiled); the last one is timed.
+            // application has it compiled); the rest are timed.
             for (int round = 0; round < rounds; round++) {
                 timedRound = round >= warmUp;
                 if (timedRound) {
                     settle();
+                    if (!server) {
+                        Thread.sleep(SERVER_SETTLE_MILLIS); // the server settles meanwhile
+                    }
                 }
+                // As dtestcm: the EPs are created, then connected at once (a pause between the two, with
+                // the vCPU idle, made the connections that followed it slower).
                 Endpoint[] eps = new Endpoint[n];
                 for (int i = 0; i < n; i++) {
                     eps[i] = ia.createEp(pz, dto, dto, conn, EpAttributes.defaults().withQueueDepths(1, 1));
-                }
-                if (timedRound && !server) {
-                    Thread.sleep(SERVER_SETTLE_MILLIS); // the server settles meanwhile
                 }
                 // the warm-up alternates, so that both ways of taking events run compiled
                 polling = timedRound ? (round - warmUp) % 2 == 1 : round % 2 == 1;
