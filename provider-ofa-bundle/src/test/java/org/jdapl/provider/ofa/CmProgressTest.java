@@ -122,15 +122,7 @@ class CmProgressTest {
         long leaseEnd = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(300);
         AtomicInteger inLease = new AtomicInteger();
         CountDownLatch taken = new CountDownLatch(1);
-        OfaEventLoop.Handler handler = new OfaEventLoop.Handler() {
-            @Override
-            public void completions() {
-            }
-
-            @Override
-            public void asyncEvents() {
-            }
-
+        OfaEventLoop.Handler handler = new OfaEventLoopTest.NoEvents() {
             @Override
             public void cmEvents() {
                 if (leaseEnd - System.nanoTime() > 0) {

@@ -14,7 +14,8 @@ import org.junit.jupiter.api.Test;
  * thread, a cancelled one never runs and leaves the queue at once, not at its deadline.
  */
 class OfaEventLoopTest {
-    private static final OfaEventLoop.Handler NONE = new OfaEventLoop.Handler() {
+    /** A handler that ignores every descriptor (tests override what they watch). */
+    static class NoEvents implements OfaEventLoop.Handler {
         @Override
         public void completions() {
         }
@@ -26,7 +27,9 @@ class OfaEventLoopTest {
         @Override
         public void cmEvents() {
         }
-    };
+    }
+
+    private static final OfaEventLoop.Handler NONE = new NoEvents();
 
     @Test
     void CONN_07_aCancelledTimerLeavesTheQueueAtOnceAndNeverRuns() throws Exception {
