@@ -8,7 +8,8 @@ import java.util.function.LongSupplier;
  * Who takes an IA's rdma_cm events off its channel: the IA's event thread, or a consumer
  * busy-polling an EVD that only other threads fill (connection, CR and asynchronous events), which
  * then drives the connections' progress itself, as libfabric's manual progress has the application's
- * polls drive the provider.
+ * polls drive the provider (CONN_03: the ESTABLISHED event reaches a busy-polling consumer through the
+ * rdma_cm event it takes).
  *
  * <p>A consumer that finds such an EVD empty holds a lease of the channel and takes the next ready
  * event itself, handling it inline ({@link #poll}). While a lease holds, the event thread leaves
