@@ -24,7 +24,7 @@ BURST=${INTEROP_BURST:-100}
 CONNS=${RATE_CONNS:-100}
 RATE_BURST=${RATE_BURST:-50}
 RATE_ROUNDS=${RATE_ROUNDS:-3}
-RATE_WARMUP=${RATE_WARMUP:-10}   # untimed cycles of ConnRate before its timed ones (the JIT compiles the path)
+RATE_WARMUP=${RATE_WARMUP:-3}   # untimed cycles of ConnRate before its timed ones (the JIT compiles the path)
 RATE_TIMED=${RATE_TIMED:-3}     # timed rounds of each kind per ConnRate run, and dtestcm runs per round
 SERVER_CPU=0
 CLIENT_CPU=1
@@ -34,15 +34,13 @@ for name in $CIA $JIA; do
 done > $B/dat.conf
 C=(env DAT_OVERRIDE=$B/dat.conf LD_LIBRARY_PATH=$D)
 JVM="$JAVA --enable-native-access=ALL-UNNAMED -Xmx512m -XX:+UseSerialGC -XX:TieredStopAtLevel=1 -cp $CLASSPATH"
-# ConnRate's JVM runs C2 alone at a twentieth of its usual invocation counts, and the warm-up rounds
-# (RATE_WARMUP, 10 by default: a thousand connections) run the connection path, and the EP creation
-# before it, often enough that C2 has compiled both before the timed rounds, as a long-running
-# application has them compiled (with fewer, C2 compiled what creating the EPs queued during the
-# connections that followed). ConnRate waits until the JIT is idle before each timed round and prints
-# the JIT's time per round (0 in the timed ones). ConnRate's own methods called once a round run
-# interpreted. The JVM starts with its whole heap, so that no young collection falls into a timed
-# round (-Xlog:gc shows them).
-RATE_JAVA_DEFAULT="-XX:-TieredCompilation -XX:CompileThresholdScaling=0.05"
+# ConnRate's JVM compiles every method (C1) before its first run, so that the timed rounds run the
+# connection path compiled with no compiler beside them on the vCPU (at the usual counts, methods called
+# once a connection or once a round reach their thresholds in the timed rounds, and a compilation
+# queued while the EPs are created runs during the connections that follow; ConnRate prints the JIT's
+# time per round). ConnRate's own methods called once a round run interpreted. The JVM starts with its
+# whole heap, so that no young collection falls into a timed round (-Xlog:gc shows them).
+RATE_JAVA_DEFAULT="-XX:TieredStopAtLevel=1 -Xcomp"
 RATE_JVM="$JAVA --enable-native-access=ALL-UNNAMED -Xms512m -Xmx512m -XX:+UseSerialGC -Xlog:gc \
   -XX:CompileCommand=quiet -XX:CompileCommand=exclude,org/jdapl/provider/ofa/rxe/ConnRate.main \
   -XX:CompileCommand=exclude,org/jdapl/provider/ofa/rxe/ConnRate.serve \
