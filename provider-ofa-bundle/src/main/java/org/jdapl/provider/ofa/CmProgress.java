@@ -68,7 +68,8 @@ final class CmProgress {
 
     /**
      * A consumer found an EVD without a CQ empty: renews its lease and, if no other thread is taking
-     * one, takes the next ready event and handles it (which may queue an event on that EVD). After a
+     * one, takes the next ready event and handles it (which may queue an event on that EVD); with
+     * leases off, yields the CPU to the event thread instead. After a
      * look that found the channel empty, the next is due after a pause that doubles from {@link
      * #BACKOFF_MIN_NANOS} to {@link #BACKOFF_MAX_NANOS} while nothing comes, and is 0 after a look that
      * took an event (events come in bursts): each look is a system call that takes the channel's
@@ -80,6 +81,9 @@ final class CmProgress {
      */
     boolean poll() {
         if (LEASE_NANOS <= 0) {
+            // Only the event thread takes events: let it run, should it share this CPU (woken while the
+            // consumer runs, it would otherwise wait for the scheduler's next switch).
+            Thread.yield();
             return false;
         }
         long now = clock.getAsLong();
@@ -97,11 +101,6 @@ final class CmProgress {
         } finally {
             lock.unlock();
         }
-    }
-
-    /** Whether consumers' polls take events (else only the event thread does, and a poll yields to it). */
-    static boolean pollersTakeEvents() {
-        return LEASE_NANOS > 0;
     }
 
     /** How long a consumer's lease still holds, in nanoseconds (0 or less: the channel is the event thread's). */

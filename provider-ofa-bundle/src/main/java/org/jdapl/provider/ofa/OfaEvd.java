@@ -469,19 +469,10 @@ final class OfaEvd extends OfaHandle implements EventDispatcher, IaObjects.Owned
         if ((int) BUSY.getAcquire(this) != 0) {
             return dequeueQueued();
         }
-        if (cqAddress == 0) {
-            // Nothing but the rdma_cm events of the IA (and its device's events) fill an EVD without a
-            // CQ: a consumer busy-polling it takes the next rdma_cm event itself (CmProgress), which may
-            // be for this EVD. Where consumers do not (jdapl.ofa.pollerProgressMillis=0) it lets the
-            // event thread run, should they share its CPU: woken while the poller runs, the event thread
-            // would otherwise wait for the scheduler's next switch.
-            if (CmProgress.pollersTakeEvents()) {
-                if (router.cmProgress().poll() && (int) BUSY.getAcquire(this) != 0) {
-                    return dequeueQueued();
-                }
-            } else {
-                Thread.yield();
-            }
+        // Only the IA's rdma_cm and device events fill an EVD without a CQ: a consumer busy-polling it
+        // takes the next rdma_cm event itself, which may be for this EVD.
+        if (cqAddress == 0 && router.cmProgress().poll() && (int) BUSY.getAcquire(this) != 0) {
+            return dequeueQueued();
         }
         return Optional.empty();
     }
