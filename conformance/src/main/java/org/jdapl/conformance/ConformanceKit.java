@@ -19,6 +19,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import org.jdapl.conformance.cases.ConnectCases;
 import org.jdapl.conformance.cases.DisconnectCases;
+import org.jdapl.conformance.cases.EndedConnectionCases;
 import org.jdapl.conformance.cases.EpFreeCases;
 import org.jdapl.conformance.cases.LmrFreeCases;
 import org.jdapl.conformance.cases.ObjectCases;
@@ -37,7 +38,7 @@ public final class ConformanceKit {
     private static final Logger LOG = LoggerFactory.getLogger(ConformanceKit.class);
     private static final List<String> SECTIONS = List.of("CONN", "DISC", "FREE", "LMR", "OBJ");
     private static final List<Class<?>> CASE_CLASSES = List.of(ConnectCases.class, DisconnectCases.class,
-            EpFreeCases.class, LmrFreeCases.class, ObjectCases.class);
+            EndedConnectionCases.class, EpFreeCases.class, LmrFreeCases.class, ObjectCases.class);
 
     private ConformanceKit() {
     }
