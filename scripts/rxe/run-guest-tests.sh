@@ -166,19 +166,21 @@ boot() { # parts log qemu-arguments...
   local what=$1 console=$2
   shift 2
   rm -rf "$share/reports"; mkdir -p "$share/reports"
+  # The connection rate's settings, each quoted for the shell that reads env.sh (RATE_JAVA_OPTS holds
+  # several options; an empty RATE_JAVA_OPTS means no options, the others are passed when not empty).
+  local rate_env="" v
+  for v in RATE_JAVA_OPTS RATE_WARMUP RATE_ROUNDS RATE_TIMED RATE_CONNS RATE_BURST; do
+    if [ -n "${!v}" ] || { [ "$v" = RATE_JAVA_OPTS ] && [ -n "${RATE_JAVA_OPTS+set}" ]; }; then
+      rate_env+="$v=$(printf %q "${!v}")"$'\n'
+    fi
+  done
   cat > "$share/env.sh" <<ENV
 RXE_PARTS="$what"
 RXE_KIT_ONLY="${RXE_KIT_ONLY:-.*}"
 RXE_SOAK_CYCLES="${RXE_SOAK_CYCLES:-1000}"
 RXE_BENCH_JAVA_OPTS="${RXE_BENCH_JAVA_OPTS:-}"
 RXE_INTEROP_CASES="${RXE_INTEROP_CASES:-dtest peers rate}"
-${RATE_JAVA_OPTS+RATE_JAVA_OPTS="$RATE_JAVA_OPTS"}
-${RATE_WARMUP:+RATE_WARMUP="$RATE_WARMUP"}
-${RATE_ROUNDS:+RATE_ROUNDS="$RATE_ROUNDS"}
-${RATE_TIMED:+RATE_TIMED="$RATE_TIMED"}
-${RATE_CONNS:+RATE_CONNS="$RATE_CONNS"}
-${RATE_BURST:+RATE_BURST="$RATE_BURST"}
-JAVA=$java_home/bin/java
+${rate_env}JAVA=$java_home/bin/java
 CLASSPATH=$classpath
 ENV
   log "booting the guest for:$what"
