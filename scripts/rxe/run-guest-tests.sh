@@ -170,8 +170,8 @@ boot() { # parts log qemu-arguments...
   # several options; an empty RATE_JAVA_OPTS means no options, the others are passed when not empty).
   local rate_env="" v
   for v in RATE_JAVA_OPTS RATE_WARMUP RATE_ROUNDS RATE_TIMED RATE_CONNS RATE_BURST; do
-    if [ -n "${!v}" ] || { [ "$v" = RATE_JAVA_OPTS ] && [ -n "${RATE_JAVA_OPTS+set}" ]; }; then
-      rate_env+="$v=$(printf %q "${!v}")"$'\n'
+    if [ -n "${!v-}" ] || { [ "$v" = RATE_JAVA_OPTS ] && [ -n "${RATE_JAVA_OPTS+set}" ]; }; then
+      rate_env+="$v=$(printf %q "${!v-}")"$'\n'
     fi
   done
   cat > "$share/env.sh" <<ENV
