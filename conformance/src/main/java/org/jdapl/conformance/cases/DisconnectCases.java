@@ -46,6 +46,18 @@ public final class DisconnectCases {
         return cookies;
     }
 
+    /**
+     * The peer (side B) of a connection that ended under it: one DISCONNECTED or BROKEN event, the EP
+     * DISCONNECTED, and its receives {@code recvs} flushed.
+     */
+    static void peerEnded(Rig rig, Link l, List<Long> recvs, String what) {
+        Events.connectionOneOf(l.b().connEvd, Set.of(EventNumber.CONNECTION_DISCONNECTED,
+                EventNumber.CONNECTION_BROKEN), l.epB(), rig.eventTimeout(), "at the peer of " + what);
+        Checks.state(l.epB(), EpState.DISCONNECTED, "the peer of " + what);
+        Events.allStatus(Events.completions(l.b().recvEvd, recvs, rig, "of the peer's receives"), DtoStatus.FLUSHED,
+                "the peer's receives at " + what);
+    }
+
     /** Waits for the one connection event {@code number} of {@code ep} and checks the EP ends DISCONNECTED. */
     static void ended(Side side, Endpoint ep, EventNumber number, String what) {
         Events.connection(ep.query().connectEvd(), number, ep, side.rig.eventTimeout(), what);

@@ -213,11 +213,7 @@ public final class EndedConnectionCases {
         ended(l.a(), l.epA(), EventNumber.CONNECTION_BROKEN, "after the transport broke");
         Events.allStatus(Events.completions(l.a().recvEvd, recvA, rig, "of receives"), DtoStatus.FLUSHED,
                 "receives at a broken transport");
-        Events.connectionOneOf(l.b().connEvd, Set.of(EventNumber.CONNECTION_BROKEN,
-                EventNumber.CONNECTION_DISCONNECTED), l.epB(), rig.eventTimeout(), "at the peer of a broken transport");
-        Checks.state(l.epB(), EpState.DISCONNECTED, "the peer after the transport broke");
-        Events.allStatus(Events.completions(l.b().recvEvd, recvB, rig, "of the peer's receives"), DtoStatus.FLUSHED,
-                "the peer's receives at a broken transport");
+        DisconnectCases.peerEnded(rig, l, recvB, "a broken transport");
         Events.none(l.a().connEvd, rig.grace(), "after BROKEN");
         Events.none(l.b().connEvd, Duration.ofMillis(1), "at the peer after the break");
     }

@@ -13,7 +13,6 @@ import org.jdapl.dat.DatEvent;
 import org.jdapl.dat.DatException;
 import org.jdapl.dat.DatReturnSubtype;
 import org.jdapl.dat.DatReturnType;
-import org.jdapl.dat.DtoStatus;
 import org.jdapl.dat.Endpoint;
 import org.jdapl.dat.EpAttributes;
 import org.jdapl.dat.EpState;
@@ -147,11 +146,7 @@ public final class EpFreeCases {
         Link l = Link.open(rig);
         List<Long> recvs = DisconnectCases.postReceives(l.b(), l.epB(), 4, 100);
         l.epA().free();
-        Events.connectionOneOf(l.b().connEvd, Set.of(EventNumber.CONNECTION_DISCONNECTED,
-                EventNumber.CONNECTION_BROKEN), l.epB(), rig.eventTimeout(), "at the peer of a freed EP");
-        Checks.state(l.epB(), EpState.DISCONNECTED, "the peer of a freed EP");
-        Events.allStatus(Events.completions(l.b().recvEvd, recvs, rig, "of the peer's receives"), DtoStatus.FLUSHED,
-                "the peer's receives");
+        DisconnectCases.peerEnded(rig, l, recvs, "a freed EP");
         Events.none(l.b().connEvd, rig.grace(), "at the peer after the teardown");
     }
 
