@@ -3,12 +3,14 @@ package org.jdapl.dat;
 import java.util.Optional;
 import java.util.concurrent.CompletionStage;
 import java.util.function.Consumer;
+import org.osgi.annotation.versioning.ProviderType;
 
 /**
  * DAT_CNO_HANDLE: a Consumer Notification Object, one place to wait for several EVDs. An EVD
  * attached to a CNO ({@link InterfaceAdapter#createEvd}, {@link EventDispatcher#modifyCno}) triggers
  * it when a notification event arrives and nobody waits on the EVD itself.
  */
+@ProviderType
 public interface Cno extends DatHandle {
     /**
      * {@code dat_cno_query}.

@@ -1,8 +1,10 @@
 package org.jdapl.dat;
 
 import java.net.SocketAddress;
+import org.osgi.annotation.versioning.ProviderType;
 
 /** DAT_CSP_HANDLE: a Common Service Point listening on a full transport address. */
+@ProviderType
 public interface CommonServicePoint extends ServicePoint {
     /**
      * {@code dat_csp_query}.

@@ -1,8 +1,10 @@
 package org.jdapl.dat;
 
 import java.net.SocketAddress;
+import org.osgi.annotation.versioning.ProviderType;
 
 /** DAT_CR_HANDLE: a connection request that arrived at a service point, to accept or reject once. */
+@ProviderType
 public interface ConnectionRequest extends DatHandle {
     /**
      * {@code dat_cr_query}.

@@ -2,11 +2,13 @@ package org.jdapl.dat;
 
 import java.util.EnumSet;
 import java.util.Set;
+import org.osgi.annotation.versioning.ProviderType;
 
 /**
  * A DAT flag bit. Flag sets are {@code Set}s of these enums in Java; {@link #bits} and
  * {@link #fromBits} convert to and from the numeric masks of {@code dat.h}.
  */
+@ProviderType
 public interface DatFlag {
     /** The flag's bit value in {@code dat.h}. */
     int value();

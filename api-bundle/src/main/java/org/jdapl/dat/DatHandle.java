@@ -1,10 +1,13 @@
 package org.jdapl.dat;
 
+import org.osgi.annotation.versioning.ProviderType;
+
 /**
  * A DAT_HANDLE: the object behind every DAT handle. A handle knows when it has been freed; every
  * call on a freed handle fails INVALID_HANDLE with the subtype of its kind. All handles are safe to
  * use from several threads.
  */
+@ProviderType
 public interface DatHandle {
     /**
      * {@code dat_get_handle_type}: the kind of object this handle stands for.

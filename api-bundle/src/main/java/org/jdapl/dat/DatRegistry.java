@@ -6,12 +6,14 @@ import java.util.ServiceLoader;
 import java.util.function.Consumer;
 import org.jdapl.dat.spi.DatProvider;
 import org.jdapl.dat.spi.RegistryFactory;
+import org.osgi.annotation.versioning.ProviderType;
 
 /**
  * The DAT registry: opens Interface Adapters by name as uDAPL's static registry does, from
  * dat.conf entries and the providers present. In OSGi it is a service; in plain Java
  * {@link #standalone()} finds the implementation on the class path.
  */
+@ProviderType
 public interface DatRegistry {
     /**
      * {@code dat_ia_open}: opens the IA named {@code iaName} for DAT 2.0. Entries of the name are

@@ -3,12 +3,14 @@ package org.jdapl.dat;
 import java.net.SocketAddress;
 import java.util.List;
 import java.util.Set;
+import org.osgi.annotation.versioning.ProviderType;
 
 /**
  * DAT_EP_HANDLE: an Endpoint, one end of a reliable connection, with its receive and request
  * queues. DTOs of one direction are processed in order and every posted DTO completes exactly once
  * (successfully or with an error status), also on disconnect, reset, free and transport failure.
  */
+@ProviderType
 public interface Endpoint extends DatHandle {
     /**
      * {@code dat_ep_query}.

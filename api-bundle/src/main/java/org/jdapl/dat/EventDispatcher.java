@@ -2,12 +2,14 @@ package org.jdapl.dat;
 
 import java.util.Optional;
 import java.util.Set;
+import org.osgi.annotation.versioning.ProviderType;
 
 /**
  * DAT_EVD_HANDLE: an Event Dispatcher, the queue where completions, connection events,
  * connection requests, asynchronous errors and software events arrive. Waiting blocks the thread
  * (it never spins) and is safe with several waiting threads; an overflow is reported, never silent.
  */
+@ProviderType
 public interface EventDispatcher extends DatHandle {
     /**
      * {@code dat_evd_query}.

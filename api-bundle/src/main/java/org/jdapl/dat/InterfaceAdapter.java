@@ -5,6 +5,7 @@ import java.net.SocketAddress;
 import java.util.List;
 import java.util.Set;
 import java.util.function.Consumer;
+import org.osgi.annotation.versioning.ProviderType;
 
 /**
  * DAT_IA_HANDLE: an open Interface Adapter, the consumer's view of one provider's device or
@@ -12,6 +13,7 @@ import java.util.function.Consumer;
  * creates every other object. Closing it ({@code dat_ia_close}) with {@link CloseFlag#ABRUPT} frees
  * all objects it created; {@link #close()} does that, so an IA fits try-with-resources.
  */
+@ProviderType
 public interface InterfaceAdapter extends DatHandle, AutoCloseable {
     /** The IA name it was opened by (the first field of its dat.conf entry). */
     String name();

@@ -2,11 +2,13 @@ package org.jdapl.dat;
 
 import java.lang.foreign.MemorySegment;
 import java.util.Set;
+import org.osgi.annotation.versioning.ProviderType;
 
 /**
  * DAT_LMR_HANDLE: a Local Memory Region, a registered {@link MemorySegment}. Its {@code lmr_context}
  * names it in local DTOs; its {@code rmr_context} lets peers RDMA into it when the privileges allow.
  */
+@ProviderType
 public interface LocalMemoryRegion extends DatHandle {
     /**
      * {@code dat_lmr_query}.

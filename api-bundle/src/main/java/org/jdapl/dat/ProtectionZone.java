@@ -1,6 +1,9 @@
 package org.jdapl.dat;
 
+import org.osgi.annotation.versioning.ProviderType;
+
 /** DAT_PZ_HANDLE: a Protection Zone; EPs, LMRs, RMRs and SRQs of one PZ may work together. */
+@ProviderType
 public interface ProtectionZone extends DatHandle {
     /**
      * {@code dat_pz_query}.

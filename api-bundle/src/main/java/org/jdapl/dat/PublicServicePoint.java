@@ -1,6 +1,9 @@
 package org.jdapl.dat;
 
+import org.osgi.annotation.versioning.ProviderType;
+
 /** DAT_PSP_HANDLE: a Public Service Point listening on a connection qualifier for many requests. */
+@ProviderType
 public interface PublicServicePoint extends ServicePoint {
     /**
      * {@code dat_psp_query}.

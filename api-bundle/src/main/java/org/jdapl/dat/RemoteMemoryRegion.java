@@ -1,11 +1,13 @@
 package org.jdapl.dat;
 
 import java.util.Set;
+import org.osgi.annotation.versioning.ProviderType;
 
 /**
  * DAT_RMR_HANDLE: a Remote Memory Region (memory window): a part of an LMR exposed to one peer
  * through an {@code rmr_context} that a bind creates and an unbind (a bind of length 0) revokes.
  */
+@ProviderType
 public interface RemoteMemoryRegion extends DatHandle {
     /**
      * {@code dat_rmr_query}.

@@ -1,9 +1,12 @@
 package org.jdapl.dat;
 
+import org.osgi.annotation.versioning.ProviderType;
+
 /**
  * DAT_RSP_HANDLE: a Reserved Service Point: one connection request for one reserved endpoint.
  * The RSP is destroyed by the arrival of its request.
  */
+@ProviderType
 public interface ReservedServicePoint extends ServicePoint {
     /**
      * {@code dat_rsp_query}.

@@ -1,6 +1,9 @@
 package org.jdapl.dat;
 
+import org.osgi.annotation.versioning.ProviderType;
+
 /** A service point where connection requests arrive: a PSP, an RSP or a CSP. */
+@ProviderType
 public interface ServicePoint extends DatHandle {
     /**
      * Frees the service point ({@code dat_psp_free}, {@code dat_rsp_free}, {@code dat_csp_free}):

@@ -1,8 +1,10 @@
 package org.jdapl.dat;
 
 import java.util.List;
+import org.osgi.annotation.versioning.ProviderType;
 
 /** DAT_SRQ_HANDLE: a Shared Receive Queue whose receives serve several endpoints. */
+@ProviderType
 public interface SharedReceiveQueue extends DatHandle {
     /**
      * {@code dat_srq_query}.

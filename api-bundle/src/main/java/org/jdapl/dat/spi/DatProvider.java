@@ -6,6 +6,7 @@ import java.util.Set;
 import org.jdapl.dat.DatException;
 import org.jdapl.dat.HandleType;
 import org.jdapl.dat.InterfaceAdapter;
+import org.osgi.annotation.versioning.ProviderType;
 
 /**
  * What a DAT provider implements and registers: in OSGi one service of this type per provider
@@ -13,6 +14,7 @@ import org.jdapl.dat.InterfaceAdapter;
  * {@link java.util.ServiceLoader} entry. The registry binds providers dynamically and opens IAs
  * through them by the dat.conf entries that name them.
  */
+@ProviderType
 public interface DatProvider {
     /** The service property naming the provider, e.g. {@code dat.provider=emu}. */
     String PROVIDER_PROPERTY = "dat.provider";

@@ -2,12 +2,14 @@ package org.jdapl.dat.spi;
 
 import java.util.Map;
 import org.jdapl.dat.DatRegistry;
+import org.osgi.annotation.versioning.ProviderType;
 
 /**
  * How {@link DatRegistry#standalone(Map)} makes a configured registry outside OSGi: the registry
  * implementation offers one through {@link java.util.ServiceLoader}
  * ({@code META-INF/services/org.jdapl.dat.spi.RegistryFactory}).
  */
+@ProviderType
 public interface RegistryFactory {
     /**
      * A registry with the providers found on the class path, configured by {@code configuration}:
