@@ -171,8 +171,8 @@ public final class ConnectCases {
             ep.connect(b.address(), q, rig.longConnectTimeoutMicros(), NONE);
             eps.add(ep);
         }
-        int requests = DisconnectCases.drainFor(crs, rig.grace()).size();
-        List<DatEvent> events = DisconnectCases.drainFor(conn, rig.grace());
+        int requests = Events.drainFor(crs, rig.grace()).size();
+        List<DatEvent> events = Events.drainFor(conn, rig.grace());
         if (events.isEmpty()) {
             Checks.equal(tries, requests, "connection requests delivered for " + tries + " connects");
             rig.note("no backlog limit reached with " + tries + " unanswered requests");

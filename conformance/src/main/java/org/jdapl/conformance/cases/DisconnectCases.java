@@ -267,32 +267,12 @@ public final class DisconnectCases {
         Events.allStatus(got, DtoStatus.FLUSHED, "requests outstanding at the abrupt disconnect");
         stall.release();
         Duration grace = rig.grace();
-        for (DatEvent e : drainFor(l.b().recvEvd, grace)) {
+        for (DatEvent e : Events.drainFor(l.b().recvEvd, grace)) {
             Checks.check(Events.status(e) != DtoStatus.SUCCESS, "the peer's receive completed SUCCESS with data"
                     + " of a flushed send: " + Events.describe(e));
         }
         stall.verifyUntouched();
         Events.none(l.a().connEvd, grace, "after DISCONNECTED");
-    }
-
-    /** Every event that arrives within {@code d}. */
-    static List<DatEvent> drainFor(EventDispatcher evd, Duration d) {
-        List<DatEvent> events = new ArrayList<>();
-        long deadline = System.nanoTime() + d.toNanos();
-        while (true) {
-            long left = deadline - System.nanoTime();
-            if (left <= 0) {
-                events.addAll(Events.drainNow(evd));
-                return events;
-            }
-            try {
-                events.add(evd.waitEvent(Math.max(1, left / 1000)));
-            } catch (DatException e) {
-                if (e.type() != DatReturnType.TIMEOUT_EXPIRED) {
-                    throw e;
-                }
-            }
-        }
     }
 
     @Conformance("DISC_06")

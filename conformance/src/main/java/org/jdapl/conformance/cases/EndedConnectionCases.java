@@ -21,7 +21,7 @@ import org.jdapl.dat.EpState;
 import org.jdapl.dat.EventNumber;
 import org.jdapl.dat.LocalMemoryRegion;
 
-import static org.jdapl.conformance.cases.DisconnectCases.drainFor;
+import static org.jdapl.conformance.cases.DisconnectCases.FILL;
 import static org.jdapl.conformance.cases.DisconnectCases.ended;
 import static org.jdapl.conformance.cases.DisconnectCases.postReceives;
 
@@ -32,8 +32,6 @@ import static org.jdapl.conformance.cases.DisconnectCases.postReceives;
  * The cases of the disconnect itself are {@link DisconnectCases}.
  */
 public final class EndedConnectionCases {
-    private static final byte FILL = DisconnectCases.FILL;
-
     @Conformance("DISC_13")
     public void remoteDisconnectIsIndicatedAndFlushesPeer(Rig rig) {
         long base = 100;
@@ -133,8 +131,8 @@ public final class EndedConnectionCases {
             if (flag == CloseFlag.GRACEFUL) {
                 Events.allStatus(got, DtoStatus.SUCCESS, "transfers at a graceful disconnect");
             }
-            drainFor(l.b().connEvd, rig.grace());
-            drainFor(l.b().recvEvd, rig.grace());
+            Events.drainFor(l.b().connEvd, rig.grace());
+            Events.drainFor(l.b().recvEvd, rig.grace());
             Bytes.same(atEvent[0], targetB.segment(), "the RDMA Write target at the peer after DISCONNECTED (" + flag + ")");
             Bytes.same(atEvent[1], sinkA.segment(), "the local RDMA Read sink after DISCONNECTED (" + flag + ")");
             Bytes.same(atEvent[2], recvB.segment(), "the peer's receive buffers after DISCONNECTED (" + flag + ")");
@@ -175,7 +173,7 @@ public final class EndedConnectionCases {
             ended(l.a(), l.epA(), EventNumber.CONNECTION_DISCONNECTED, "after a " + flag + " disconnect");
             tryMoves(rig, l.epA(), l.a(), srcA, memA, remoteB, "the side that disconnected (" + flag + ")");
             tryMoves(rig, l.epB(), l.b(), srcB, memB, remoteA, "the peer of a completed " + flag + " disconnect");
-            drainFor(l.b().connEvd, rig.grace());
+            Events.drainFor(l.b().connEvd, rig.grace());
             Bytes.all(memA.segment(), FILL, "the disconnecting side's memory");
             Bytes.all(memB.segment(), FILL, "the peer's memory");
         }

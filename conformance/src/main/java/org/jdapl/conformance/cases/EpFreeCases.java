@@ -216,7 +216,7 @@ public final class EpFreeCases {
                     Dat.COMPLETION_DEFAULT));
         }
         Checks.attempt("the peer's disconnect", () -> l.epB().disconnect(CloseFlag.ABRUPT));
-        DisconnectCases.drainFor(l.b().connEvd, rig.grace().multipliedBy(2));
+        Events.drainFor(l.b().connEvd, rig.grace().multipliedBy(2));
         Set<Long> seen = new HashSet<>();
         for (int i = 0; i < evds.length; i++) {
             List<DatEvent> events = Events.drainNow(evds[i]);

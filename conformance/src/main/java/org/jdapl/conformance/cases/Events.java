@@ -60,6 +60,26 @@ public final class Events {
         return events;
     }
 
+    /** Every event that arrives within {@code d}. */
+    public static List<DatEvent> drainFor(EventDispatcher evd, Duration d) {
+        List<DatEvent> events = new ArrayList<>();
+        long deadline = System.nanoTime() + d.toNanos();
+        while (true) {
+            long left = deadline - System.nanoTime();
+            if (left <= 0) {
+                events.addAll(drainNow(evd));
+                return events;
+            }
+            try {
+                events.add(evd.waitEvent(Math.max(1, left / 1000)));
+            } catch (DatException e) {
+                if (e.type() != DatReturnType.TIMEOUT_EXPIRED) {
+                    throw e;
+                }
+            }
+        }
+    }
+
     /** Waits for a connection event and fails unless it is {@code number} for {@code ep}. */
     public static DatEvent.Connection connection(EventDispatcher evd, EventNumber number, Endpoint ep,
                                                  Duration timeout, String what) {

@@ -181,7 +181,7 @@ public final class ObjectCases {
         }
         int delivered = Events.drainNow(small).size();
         if (posted > dqlen || delivered < posted) {
-            List<DatEvent> reports = DisconnectCases.drainFor(async, rig.grace());
+            List<DatEvent> reports = Events.drainFor(async, rig.grace());
             Checks.check(reports.stream().anyMatch(e -> e.number() == EventNumber.ASYNC_ERROR_EVD_OVERFLOW
                             && e instanceof DatEvent.AsyncError ae && ae.handle() == small),
                     posted + " completions for a request EVD of length " + dqlen + " (" + delivered
@@ -257,7 +257,7 @@ public final class ObjectCases {
         MemorySegment late = rig.segment(256, FILL);
         LocalMemoryRegion wsink = w.b().lmr(late, Dat.MEM_PRIV_ALL);
         w.epA().postSend(List.of(Link.local(wsrc, 0, 256)), 5, Dat.COMPLETION_DEFAULT);
-        List<DatEvent> early = DisconnectCases.drainFor(w.a().reqEvd, rig.grace());
+        List<DatEvent> early = Events.drainFor(w.a().reqEvd, rig.grace());
         w.epB().postRecv(List.of(Link.local(wsink, 0, 256)), 6, Dat.COMPLETION_DEFAULT);
         if (early.isEmpty()) {
             Events.allStatus(Events.completions(w.a().reqEvd, List.of(5L), rig, "of a send that waited for a receive"),
@@ -269,7 +269,7 @@ public final class ObjectCases {
             Checks.equal(1, early.size(), "completions of one send");
             Checks.check(Events.status(early.getFirst()) != DtoStatus.SUCCESS,
                     "a send completed SUCCESS while no receive was posted");
-            for (DatEvent e : DisconnectCases.drainFor(w.b().recvEvd, rig.grace())) {
+            for (DatEvent e : Events.drainFor(w.b().recvEvd, rig.grace())) {
                 Checks.check(Events.status(e) != DtoStatus.SUCCESS, "a receive posted after the send failed got data");
             }
             Bytes.all(late, FILL, "a receive posted after the send failed");
