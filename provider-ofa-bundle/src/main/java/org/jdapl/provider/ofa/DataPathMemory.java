@@ -2,6 +2,7 @@ package org.jdapl.provider.ofa;
 
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
+import org.jdapl.provider.ofa.verbs.CStruct;
 
 /**
  * Reads and writes of the provider's own data-path buffers (work requests, gather entries, work
@@ -12,7 +13,7 @@ import java.lang.foreign.ValueLayout;
  * the lock of its owner, after its last access.
  */
 final class DataPathMemory {
-    private static final MemorySegment ALL = MemorySegment.NULL.reinterpret(Long.MAX_VALUE);
+    private static final MemorySegment ALL = CStruct.ADDRESS_SPACE;
 
     private DataPathMemory() {
     }

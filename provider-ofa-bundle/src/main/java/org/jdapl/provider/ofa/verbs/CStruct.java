@@ -57,21 +57,22 @@ public final class CStruct {
     }
 
     /**
-     * The whole address space as one segment, of which {@link #view} and {@link #bytesAt} take slices:
-     * a slice is a bounds check and a new segment, where {@code MemorySegment.reinterpret}, a restricted
-     * method, finds its caller by walking the stack on every call (the rdma_cm event of each connection
-     * step is read so).
+     * The whole address space as one segment, of which {@link #view} and {@link #bytesAt} take slices
+     * (a slice is a bounds check and a new segment, where {@code MemorySegment.reinterpret}, a restricted
+     * method, finds its caller by walking the stack on every call: the rdma_cm event of each connection
+     * step is read so) and through which the data path reads and writes its own buffers by address.
+     * Only for memory C or the provider owns and keeps alive across the access.
      */
-    private static final MemorySegment ALL = MemorySegment.NULL.reinterpret(Long.MAX_VALUE);
+    public static final MemorySegment ADDRESS_SPACE = MemorySegment.NULL.reinterpret(Long.MAX_VALUE);
 
     /** The struct at a native address (memory C owns), as a segment of {@link #size()} bytes. */
     public MemorySegment view(MemorySegment address) {
-        return ALL.asSlice(address.address(), size);
+        return ADDRESS_SPACE.asSlice(address.address(), size);
     }
 
     /** {@code length} bytes at a native address (memory C owns). */
     public static MemorySegment bytesAt(long address, long length) {
-        return ALL.asSlice(address, length);
+        return ADDRESS_SPACE.asSlice(address, length);
     }
 
     @Override
