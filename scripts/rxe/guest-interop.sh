@@ -24,7 +24,7 @@ BURST=${INTEROP_BURST:-100}
 CONNS=${RATE_CONNS:-100}
 RATE_BURST=${RATE_BURST:-50}
 RATE_ROUNDS=${RATE_ROUNDS:-3}
-RATE_WARMUP=${RATE_WARMUP:-3}   # untimed cycles of ConnRate before its timed ones (the JIT compiles the path)
+RATE_WARMUP=${RATE_WARMUP:-10}  # untimed cycles of ConnRate before its timed ones (the JIT compiles the path)
 RATE_TIMED=${RATE_TIMED:-3}     # timed rounds of each kind per ConnRate run, and dtestcm runs per round
 SERVER_CPU=0
 CLIENT_CPU=1
@@ -34,13 +34,16 @@ for name in $CIA $JIA; do
 done > $B/dat.conf
 C=(env DAT_OVERRIDE=$B/dat.conf LD_LIBRARY_PATH=$D)
 JVM="$JAVA --enable-native-access=ALL-UNNAMED -Xmx512m -XX:+UseSerialGC -XX:TieredStopAtLevel=1 -cp $CLASSPATH"
-# ConnRate's JVM compiles every method (C1) before its first run, so that the timed rounds run the
-# connection path compiled with no compiler beside them on the vCPU (at the usual counts, methods called
-# once a connection or once a round reach their thresholds in the timed rounds, and a compilation
-# queued while the EPs are created runs during the connections that follow; ConnRate prints the JIT's
-# time per round). ConnRate's own methods called once a round run interpreted. The JVM starts with its
-# whole heap, so that no young collection falls into a timed round (-Xlog:gc shows them).
-RATE_JAVA_DEFAULT="-XX:TieredStopAtLevel=1 -Xcomp"
+# ConnRate's JVM runs C1 only, and its warm-up cycles take the connection path past C1's thresholds, so
+# that the timed rounds run it compiled with no compiler beside them on the vCPU (ConnRate waits until
+# the JIT is idle before each timed round and prints the JIT's time per round). It compiles what it
+# runs often and nothing else: with -Xcomp (every method compiled before its first run, the default
+# before) one ConnRate run of both JVMs made QEMU translate about 900 MB of guest code, against about
+# 410 MB without it, and QEMU flushes its 1 GiB translation cache when it is full, after which every
+# block of every program running, dtestcm's too, is translated anew (provider-ofa-bundle/BENCHMARK.md).
+# The JVM starts with its whole heap, so that no young collection falls into a timed round (-Xlog:gc
+# shows them).
+RATE_JAVA_DEFAULT="-XX:TieredStopAtLevel=1"
 RATE_JVM="$JAVA --enable-native-access=ALL-UNNAMED -Xms512m -Xmx512m -XX:+UseSerialGC -Xlog:gc \
   -XX:CompileCommand=quiet -XX:CompileCommand=exclude,org/jdapl/provider/ofa/rxe/ConnRate.main \
   -XX:CompileCommand=exclude,org/jdapl/provider/ofa/rxe/ConnRate.serve \
