@@ -40,10 +40,11 @@ JVM="$JAVA --enable-native-access=ALL-UNNAMED -Xmx512m -XX:+UseSerialGC -XX:Tier
 # per round: 0 to 55 ms; at the usual counts the first timed round still compiled for up to 409 ms).
 # It compiles what it runs often and nothing else: with -Xcomp (every method compiled before its first
 # run, the default before) one ConnRate run of both JVMs made QEMU translate about 900 MB of guest code,
-# against about 410 MB at C1's usual counts, and QEMU flushes its 1 GiB translation cache when it is full, after
-# which every block of every program running, dtestcm's too, is translated anew
-# (provider-ofa-bundle/BENCHMARK.md). The JVM starts with its whole heap, so that no young collection
-# falls into a timed round (-Xlog:gc shows them).
+# against about 410 MB at C1's usual counts, and QEMU flushes its 1 GiB translation cache when it is
+# full, after which every block of every program running, dtestcm's too, is translated anew
+# (provider-ofa-bundle/BENCHMARK.md). ConnRate's own methods called once a round run interpreted. The
+# JVM starts with its whole heap, so that no young collection falls into a timed round (-Xlog:gc shows
+# them).
 RATE_JAVA_DEFAULT="-XX:TieredStopAtLevel=1 -XX:CompileThresholdScaling=0.1"
 RATE_JVM="$JAVA --enable-native-access=ALL-UNNAMED -Xms512m -Xmx512m -XX:+UseSerialGC -Xlog:gc \
   -XX:CompileCommand=quiet -XX:CompileCommand=exclude,org/jdapl/provider/ofa/rxe/ConnRate.main \
