@@ -1,8 +1,8 @@
 package org.jdapl.provider.ofa;
 
-import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
-import org.jdapl.provider.ofa.verbs.CStruct;
+
+import static org.jdapl.provider.ofa.verbs.CStruct.ADDRESS_SPACE;
 
 /**
  * Reads and writes of the provider's own data-path buffers (work requests, gather entries, work
@@ -13,28 +13,26 @@ import org.jdapl.provider.ofa.verbs.CStruct;
  * the lock of its owner, after its last access.
  */
 final class DataPathMemory {
-    private static final MemorySegment ALL = CStruct.ADDRESS_SPACE;
-
     private DataPathMemory() {
     }
 
     static long getLong(long address) {
-        return ALL.get(ValueLayout.JAVA_LONG_UNALIGNED, address);
+        return ADDRESS_SPACE.get(ValueLayout.JAVA_LONG_UNALIGNED, address);
     }
 
     static int getInt(long address) {
-        return ALL.get(ValueLayout.JAVA_INT_UNALIGNED, address);
+        return ADDRESS_SPACE.get(ValueLayout.JAVA_INT_UNALIGNED, address);
     }
 
     static void putLong(long address, long value) {
-        ALL.set(ValueLayout.JAVA_LONG_UNALIGNED, address, value);
+        ADDRESS_SPACE.set(ValueLayout.JAVA_LONG_UNALIGNED, address, value);
     }
 
     static void putByte(long address, byte value) {
-        ALL.set(ValueLayout.JAVA_BYTE, address, value);
+        ADDRESS_SPACE.set(ValueLayout.JAVA_BYTE, address, value);
     }
 
     static void putInt(long address, int value) {
-        ALL.set(ValueLayout.JAVA_INT_UNALIGNED, address, value);
+        ADDRESS_SPACE.set(ValueLayout.JAVA_INT_UNALIGNED, address, value);
     }
 }
