@@ -26,7 +26,7 @@ import org.jdapl.dat.EventDispatcher;
  * no CPU to run on, say), waiters park at once and only every {@link #SPIN_PROBE}th wait spins again
  * to see whether spinning pays once more. Several threads may wait at once. A {@link #dequeue} that
  * finds the queue empty lets a fabric with an input of its own (tcp) read it at once, and, once the
- * consumer has polled a while, blocks briefly in that input ({@link PollSpin}), so a
+ * consumer has polled a while (or at once while large frames come), blocks briefly in that input ({@link PollSpin}), so a
  * polling consumer is served as promptly as a waiting one, on a loaded machine too. An event
  * arriving when the queue already holds {@code qlen} events is still queued (none is lost), and the
  * overflow is reported once by the caller.
@@ -253,15 +253,16 @@ final class EventQueue {
     /**
      * An empty dequeue on a fabric with input of its own: while the consumer has polled for less than
      * its spin ({@link PollSpin}: 10 µs, longer while answers take longer), the input is read without
-     * blocking; past that, the dequeue blocks in the input briefly, as a waiter would. Consumers race
-     * on {@code emptySince} harmlessly.
+     * blocking; past that, or at once while the input is large frames ({@link Fabric#largeInput}), the
+     * dequeue blocks in the input briefly, as a waiter would. Consumers race on {@code emptySince}
+     * harmlessly.
      */
     private void pollInput(Fabric fabric) {
         long now = System.nanoTime();
         if (emptySince == 0) {
             emptySince = now;
         }
-        if (now - emptySince < pollSpin.spinNanos()) {
+        if (now - emptySince < pollSpin.spinNanos() && !fabric.largeInput()) {
             fabric.pollNow();
         } else {
             fabric.pollBriefly(POLL_BLOCK_NANOS, queued);

@@ -87,6 +87,15 @@ public interface Fabric {
     }
 
     /**
+     * Whether the fabric's input is large frames now (the last payload it received was): a consumer
+     * polling an empty EVD then blocks in the input at once, as a waiter does, rather than reading it
+     * without blocking ({@link #pollBriefly}).
+     */
+    default boolean largeInput() {
+        return false;
+    }
+
+    /**
      * A waiter is about to poll: from now until its {@link #pollWhileWaiting} returns, an event for a
      * waiter makes the poll return ({@link #wakePoller}). Called with the EVD's queue lock held.
      */

@@ -9,10 +9,10 @@ import java.util.concurrent.TimeUnit;
  * dequeue to the dequeue that takes an event.
  *
  * <p>The spin is {@link #MIN_NANOS}, or one and a half times the recent episodes (a moving average)
- * if that is longer, up to {@link #MAX_NANOS}. It grows with the time answers take: a 1 MiB answer
- * takes a few hundred microseconds on loopback, and a consumer asleep in the sockets meanwhile is
- * woken onto the writer's CPU and reads only once the write has ended, where one that polls reads
- * the payload as it arrives, beside the writer. It never shrinks below the fixed spin (a spin that
+ * if that is longer, up to {@link #MAX_NANOS}. It grows with the time answers take, so that an
+ * answer a little slower than the fixed spin (a 64 B round trip on a loaded machine) is still read
+ * at once rather than after a wake-up. While large frames come there is no spin at all ({@link
+ * Fabric#largeInput}): reading beside the writer slows its write. It never shrinks below the fixed spin (a spin that
  * learnt to block at once made two consumers answering each other block for good with free CPUs),
  * and an episode longer than the maximum (a consumer waiting for input that is not coming) sets it
  * back to the fixed spin, so that such a consumer sleeps in the sockets. Consumers of one EVD race on

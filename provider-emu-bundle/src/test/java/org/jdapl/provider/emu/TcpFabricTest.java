@@ -83,6 +83,48 @@ class TcpFabricTest {
         }
     }
 
+    /**
+     * While large frames come, a consumer polling an empty EVD blocks in the sockets at once, as a
+     * waiter does, rather than reading them without blocking (a read beside the peer's write of a
+     * large frame slows that write): after a 64 KiB message its first empty dequeue sleeps (up to a
+     * millisecond), after a 64 B message it returns at once.
+     */
+    @Test
+    void aPollingConsumerBlocksAtOnceWhileLargeFramesCome() {
+        try (Fixture f = Fixture.tcp()) {
+            Endpoint[] eps = f.connect();
+            int large = 64 << 10;
+            LocalMemoryRegion sl = f.a.lmr(f.memory(large));
+            LocalMemoryRegion dl = f.b.lmr(f.memory(large));
+            long smallFirst = Long.MAX_VALUE;
+            long largeFirst = Long.MAX_VALUE;
+            for (int i = 0; i < 6; i++) {
+                int size = i % 2 == 0 ? 64 : large;
+                eps[1].postRecv(iov(dl, 0, large), i, none());
+                eps[0].postSend(iov(sl, 0, size), i, none());
+                assertEquals(i, f.a.nextDto().cookie());
+                Optional<DatEvent> e = Optional.empty();
+                long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+                while (e.isEmpty() && System.nanoTime() < deadline) {
+                    e = f.b.evd.dequeue();
+                }
+                assertEquals(size, assertInstanceOf(DatEvent.DtoCompletion.class, e.orElseThrow()).transferredLength());
+                long t0 = System.nanoTime();
+                assertTrue(f.b.evd.dequeue().isEmpty());
+                long first = System.nanoTime() - t0;
+                if (size == large) {
+                    largeFirst = Math.min(largeFirst, first);
+                } else {
+                    smallFirst = Math.min(smallFirst, first);
+                }
+            }
+            assertTrue(largeFirst > TimeUnit.MICROSECONDS.toNanos(300),
+                    "the first empty dequeue after a large message returned in " + largeFirst / 1000 + " us");
+            assertTrue(smallFirst < TimeUnit.MICROSECONDS.toNanos(300),
+                    "the first empty dequeue after a small message took " + smallFirst / 1000 + " us");
+        }
+    }
+
     @Test
     void badIaParamsAreRefused() {
         EmuProvider p = new EmuProvider();

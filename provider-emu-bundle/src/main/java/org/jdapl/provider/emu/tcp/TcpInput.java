@@ -244,6 +244,7 @@ final class TcpInput {
                 if (payloadLeft > 0) {
                     // An answer without payload (the ACK that rides before a reply) says nothing of the next.
                     expectLarge = payloadLeft >= DIRECT_LIMIT;
+                    c.fabric().largeInput(expectLarge);
                 }
                 progressAt = c.fabric().clock();
                 dest.clear();
