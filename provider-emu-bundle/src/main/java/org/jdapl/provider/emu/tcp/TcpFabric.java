@@ -138,7 +138,10 @@ public final class TcpFabric implements Fabric {
      * A consumer's thread reading a socket beside the peer's one gathering write of a large frame
      * slows that write more than the early reads gain: in a 1 MiB ping-pong on loopback, consumers
      * polling without blocking took 1.4 to 1.5 times as long per round trip as waiters, which sleep
-     * until the first piece wakes them and then read the rest as it comes ({@link TcpInput}).
+     * until the first piece wakes them and then read the rest as it comes ({@link TcpInput}). The
+     * flag is the IA's, as the consumer's poll is: on an IA whose connections carry large and small
+     * frames at once, the last payload received decides, and a small answer then reaches a polling
+     * consumer as fast as a waiter, not faster.
      */
     @Override
     public boolean largeInput() {
