@@ -8,6 +8,9 @@ import org.jdapl.dat.Cno;
 import org.jdapl.dat.DatEvent;
 import org.jdapl.dat.DatException;
 import org.jdapl.dat.DatReturnSubtype;
+import org.jdapl.dat.DtoOperation;
+import org.jdapl.dat.DtoStatus;
+import org.jdapl.dat.Endpoint;
 import org.jdapl.dat.EventDispatcher;
 import org.jdapl.dat.EvdFlag;
 import org.jdapl.dat.HandleType;
@@ -76,6 +79,12 @@ final class EmuEvd extends EmuObject implements EventDispatcher {
      */
     boolean enqueue(DatEvent event, boolean notify) {
         return !isFreed() && events.enqueue(event, notify);
+    }
+
+    /** Queues a DTO completion of {@code ep} ({@link EventQueue#enqueueDto}); otherwise as {@link #enqueue}. */
+    boolean enqueueDto(Endpoint ep, long cookie, DtoStatus status, long length, DtoOperation op, int rmrContext,
+                       boolean notify) {
+        return !isFreed() && events.enqueueDto(ep, cookie, status, length, op, rmrContext, notify);
     }
 
     /** A signalled event arrived and nobody waits: the CNO, if any, is triggered (domain lock held). */

@@ -19,6 +19,8 @@ import org.jdapl.dat.DatException;
 import org.jdapl.dat.DatHandle;
 import org.jdapl.dat.DatReturnSubtype;
 import org.jdapl.dat.DatReturnType;
+import org.jdapl.dat.DtoOperation;
+import org.jdapl.dat.DtoStatus;
 import org.jdapl.dat.Endpoint;
 import org.jdapl.dat.EpAttributes;
 import org.jdapl.dat.EpState;
@@ -166,12 +168,25 @@ public final class EmuIa extends EmuObject implements InterfaceAdapter {
     /** Queues an event; an overflow of the EVD is reported on the asynchronous EVD (fabric lock held). */
     void post(EmuEvd evd, DatEvent event, boolean notify) {
         if (evd.enqueue(event, notify)) {
-            if (evd != asyncEvd) {
-                asyncEvd.enqueue(new DatEvent.AsyncError(asyncEvd, EventNumber.ASYNC_ERROR_EVD_OVERFLOW, evd, 0,
-                        "the EVD holds more events than its length " + evd.query().qlen()), true);
-            } else {
-                LOG.warn("the asynchronous EVD of IA {} overflowed", name);
-            }
+            overflowed(evd);
+        }
+    }
+
+    /** Queues a DTO completion of {@code ep}; an overflow of the EVD is reported as by {@link #post}. */
+    void postDto(EmuEvd evd, EmuEp ep, long cookie, DtoStatus status, long length, DtoOperation op, int rmrContext,
+                 boolean notify) {
+        if (evd.enqueueDto(ep, cookie, status, length, op, rmrContext, notify)) {
+            overflowed(evd);
+        }
+    }
+
+    /** Reports that {@code evd} went over its length (OBJ_04) on the asynchronous EVD. */
+    private void overflowed(EmuEvd evd) {
+        if (evd != asyncEvd) {
+            asyncEvd.enqueue(new DatEvent.AsyncError(asyncEvd, EventNumber.ASYNC_ERROR_EVD_OVERFLOW, evd, 0,
+                    "the EVD holds more events than its length " + evd.query().qlen()), true);
+        } else {
+            LOG.warn("the asynchronous EVD of IA {} overflowed", name);
         }
     }
 

@@ -11,6 +11,9 @@ import org.jdapl.dat.DatEvent;
 import org.jdapl.dat.DatException;
 import org.jdapl.dat.DatReturnSubtype;
 import org.jdapl.dat.DatReturnType;
+import org.jdapl.dat.DtoOperation;
+import org.jdapl.dat.DtoStatus;
+import org.jdapl.dat.Endpoint;
 import org.jdapl.dat.EvdFlag;
 import org.jdapl.dat.EventDispatcher;
 
@@ -79,7 +82,7 @@ final class EventQueue {
     EventQueue(EmuEvd evd, EmuIa ia, int qlen) {
         this.evd = evd;
         this.ia = ia;
-        this.ring = new EventRing(qlen);
+        this.ring = new EventRing(qlen, evd);
     }
 
     /**
@@ -101,6 +104,29 @@ final class EventQueue {
         } finally {
             ring.releaseProducer();
         }
+        return queued(crossed, waiting, notify);
+    }
+
+    /**
+     * Queues a DTO completion of {@code ep} as its values, made into its event by the consumer that
+     * takes it ({@link EventRing#appendDto}); otherwise as {@link #enqueue}.
+     */
+    boolean enqueueDto(Endpoint ep, long cookie, DtoStatus status, long length, DtoOperation op, int rmrContext,
+                       boolean notify) {
+        boolean crossed;
+        int waiting;
+        ring.claimProducer();
+        try {
+            crossed = ring.appendDto(ep, cookie, status, length, op, rmrContext);
+            waiting = waiters;
+        } finally {
+            ring.releaseProducer();
+        }
+        return queued(crossed, waiting, notify);
+    }
+
+    /** After an event was queued: wakes whoever is to know (the waiter count read under the claim). */
+    private boolean queued(boolean crossed, int waiting, boolean notify) {
         if (notify && enabled) {
             if (waiting == 0) {
                 // Nobody waits (a poller, or nobody yet): no lock; a waiter arriving now sees the event,

@@ -4,6 +4,10 @@ import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 
 import org.jdapl.dat.DatEvent;
+import org.jdapl.dat.DtoStatus;
+import org.jdapl.dat.DtoOperation;
+import org.jdapl.dat.Endpoint;
+import org.jdapl.dat.EventDispatcher;
 
 /**
  * The events of one EVD in arrival order: a ring of slots, appended to by one producer at a time
@@ -19,6 +23,13 @@ import org.jdapl.dat.DatEvent;
  * {@code i}, that is once its event was taken; a consumer that read a slot and then finds
  * {@code head} moved discards what it read. So a dequeue costs one compare-and-set, and the only
  * lines a hand-off moves are the slot's and the event's.
+ *
+ * <p>A DTO completion, the event of the data path, is kept as values beside its slot ({@link
+ * #appendDto}: cookie, length, status, operation, RMR context, with its EP in the event's place), and
+ * the consumer that takes it makes its event: it reads lines whose addresses it knows from the
+ * index, all at once, where an event object the producer allocated is a miss that waits for the
+ * slot's. In the loopback ping-pong that took a round trip from 0.48 to 0.53 us down to 0.43 to 0.45
+ * (the two threads' lines a short way apart) and from 1.41 to 1.47 down to 1.17 to 1.18 (far apart).
  *
  * <p>Producers exclude each other by claiming the producer side with one compare-and-set
  * ({@code producing}, on the producer's line): a completion is queued under the domain lock of the
@@ -50,20 +61,34 @@ final class EventRing extends EventRingShared {
     private long q0, q1, q2, q3, q4, q5, q6, q7;
 
     EventRing(int qlen) {
+        this(qlen, null);
+    }
+
+    /** A ring of {@code evd}'s events: the EVD its DTO completions name ({@link #appendDto}). */
+    EventRing(int qlen, EventDispatcher evd) {
         this.qlen = qlen;
+        this.evd = evd;
         this.slots = new Slots(Math.max(MIN_SLOTS, Integer.highestOneBit(Math.min(qlen, INITIAL_MAX)) << 1));
     }
 
-    /** The ring's storage, replaced whole when it grows: per slot an event and the index + 1 it holds. */
+    /**
+     * The ring's storage, replaced whole when it grows: per slot an event and the index + 1 it holds.
+     * A DTO completion is kept as its EP in the event's place and its values in {@code words}
+     * ({@link #WORDS} longs a slot), and made into its event by the consumer that takes it.
+     */
     static final class Slots {
-        final DatEvent[] events;
+        /** A {@link DatEvent}, or the {@link Endpoint} of a DTO completion kept in {@link #words}. */
+        final Object[] events;
         /** The index + 1 of the event in each slot, 0 before the first (release stores, after the event). */
         final long[] published;
+        /** A DTO completion's cookie, transferred length, and status, operation and RMR context. */
+        final long[] words;
         final int mask;
 
         Slots(int n) {
-            events = new DatEvent[n];
+            events = new Object[n];
             published = new long[n];
+            words = new long[n * WORDS];
             mask = n - 1;
         }
 
@@ -76,10 +101,23 @@ final class EventRing extends EventRingShared {
             return (long) PUBLISHED.getAcquire(published, (int) index & mask) == index + 1;
         }
 
-        DatEvent event(long index) {
+        /** What the slot of {@code index} holds: an event, or the EP of a DTO completion in {@link #words}. */
+        Object entry(long index) {
             return events[(int) index & mask];
         }
+
+        /** Copies the entry of {@code index} from {@code from} into this storage's slot of that index. */
+        void copy(Slots from, long index) {
+            int f = (int) index & from.mask;
+            int to = (int) index & mask;
+            events[to] = from.events[f];
+            System.arraycopy(from.words, f * WORDS, words, to * WORDS, WORDS);
+            published[to] = index + 1;
+        }
     }
+
+    /** Longs of a slot's {@code words}. */
+    static final int WORDS = 4;
 
     // ---------------------------------------------------------------- producers
 
@@ -124,6 +162,36 @@ final class EventRing extends EventRingShared {
      */
     boolean append(DatEvent event) {
         long t = tail;
+        Slots s = room(t);
+        boolean crossed = crosses(t);
+        int i = (int) t & s.mask;
+        s.events[i] = event;
+        return publish(s, i, t, crossed);
+    }
+
+    /**
+     * Appends a DTO completion of {@code ep} as its values (producer side claimed), not as an event
+     * object: the consumer that takes it makes the event ({@link #poll}). It reads the values from the
+     * slot's words, whose addresses it knows, rather than from an object the producer's CPU has just
+     * written, whose address it learns only from the slot: one cache miss less, in a row, per hand-off.
+     *
+     * @return as {@link #append}
+     */
+    boolean appendDto(Endpoint ep, long cookie, DtoStatus status, long length, DtoOperation op, int rmrContext) {
+        long t = tail;
+        Slots s = room(t);
+        boolean crossed = crosses(t);
+        int i = (int) t & s.mask;
+        long[] w = s.words;
+        w[i * WORDS] = cookie;
+        w[i * WORDS + 1] = length;
+        w[i * WORDS + 2] = status.ordinal() | op.ordinal() << 8 | (long) rmrContext << 32;
+        s.events[i] = ep;
+        return publish(s, i, t, crossed);
+    }
+
+    /** The storage with a free slot for index {@code t}: the ring grows if it is full. */
+    private Slots room(long t) {
         Slots s = slots;
         if (t - headSeen >= s.length()) {
             headSeen = (long) HEAD.getVolatile(this);
@@ -131,9 +199,10 @@ final class EventRing extends EventRingShared {
                 s = grow(t);
             }
         }
-        boolean crossed = crosses(t);
-        int i = (int) t & s.mask;
-        s.events[i] = event;
+        return s;
+    }
+
+    private boolean publish(Slots s, int i, long t, boolean crossed) {
         PUBLISHED.setRelease(s.published, i, t + 1);
         TAIL.setRelease(this, t + 1);
         forgetTaken(s, t - (s.length() >> 1));
@@ -180,9 +249,7 @@ final class EventRing extends EventRingShared {
         Slots larger = new Slots(old.length() << 1);
         long h = (long) HEAD.getVolatile(this);
         for (long i = h; i < t; i++) {
-            int to = (int) i & larger.mask;
-            larger.events[to] = old.event(i);
-            larger.published[to] = i + 1;
+            larger.copy(old, i);
         }
         slots = larger;
         headSeen = h;
@@ -219,12 +286,26 @@ final class EventRing extends EventRingShared {
                 }
                 continue;
             }
-            DatEvent e = s.event(h);
+            Object e = s.entry(h);
+            if (e instanceof DatEvent event) {
+                if (HEAD.compareAndSet(this, h, h + 1)) {
+                    return event;
+                }
+                continue;
+            }
+            int w = ((int) h & s.mask) * WORDS;
+            long cookie = s.words[w];
+            long length = s.words[w + 1];
+            long meta = s.words[w + 2];
             if (HEAD.compareAndSet(this, h, h + 1)) {
-                return e;
+                return new DatEvent.DtoCompletion(evd, (Endpoint) e, cookie, STATUS[(int) meta & 0xff], length,
+                        OPERATION[(int) (meta >>> 8) & 0xff], (int) (meta >>> 32));
             }
         }
     }
+
+    private static final DtoStatus[] STATUS = DtoStatus.values();
+    private static final DtoOperation[] OPERATION = DtoOperation.values();
 
     /** Events queued (a count of the moment, exact under the domain lock). */
     int size() {
@@ -247,7 +328,8 @@ final class EventRing extends EventRingShared {
         Slots s = slots;
         long h = head;
         for (long i = h; i < h + n; i++) {
-            if (s.holds(i) && !(s.event(i) instanceof DatEvent.DtoCompletion)) {
+            Object e = s.entry(i);
+            if (s.holds(i) && e instanceof DatEvent && !(e instanceof DatEvent.DtoCompletion)) {
                 return true;
             }
         }
@@ -310,4 +392,6 @@ abstract class EventRingPadAfter extends EventRingConsumer {
 abstract class EventRingShared extends EventRingPadAfter {
     volatile EventRing.Slots slots;
     int qlen;
+    /** The EVD whose events these are (the DTO completions kept as values name it). */
+    EventDispatcher evd;
 }

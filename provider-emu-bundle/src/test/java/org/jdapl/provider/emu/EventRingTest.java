@@ -2,9 +2,11 @@ package org.jdapl.provider.emu;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.lang.reflect.Proxy;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -13,6 +15,8 @@ import java.util.concurrent.TimeUnit;
 import org.jdapl.dat.DatEvent;
 import org.jdapl.dat.DtoOperation;
 import org.jdapl.dat.DtoStatus;
+import org.jdapl.dat.Endpoint;
+import org.jdapl.dat.EventDispatcher;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -28,6 +32,36 @@ class EventRingTest {
 
     private static DatEvent dto(long n) {
         return new DatEvent.DtoCompletion(null, null, n, DtoStatus.SUCCESS, 0, DtoOperation.SEND, 0);
+    }
+
+    private static final Endpoint EP = proxy(Endpoint.class);
+    private static final EventDispatcher EVD = proxy(EventDispatcher.class);
+
+    private static <T> T proxy(Class<T> type) {
+        return type.cast(Proxy.newProxyInstance(type.getClassLoader(), new Class<?>[] {type}, (p, m, a) -> {
+            throw new UnsupportedOperationException(m.getName());
+        }));
+    }
+
+    /** Publishes DTO completion {@code n} as values ({@link EventRing#appendDto}), every field derived from n. */
+    private static boolean publishDto(EventRing ring, long n) {
+        ring.claimProducer();
+        try {
+            return ring.appendDto(EP, n, STATUS[(int) (n % STATUS.length)], 7 * n, OPERATION[(int) (n % OPERATION.length)],
+                    (int) (11 * n));
+        } finally {
+            ring.releaseProducer();
+        }
+    }
+
+    private static final DtoStatus[] STATUS = DtoStatus.values();
+    private static final DtoOperation[] OPERATION = DtoOperation.values();
+
+    /** Checks that {@code e} is DTO completion {@code n} of {@link #publishDto}, of the ring's EVD. */
+    private static void assertDto(long n, DatEvent e) {
+        DatEvent.DtoCompletion d = assertInstanceOf(DatEvent.DtoCompletion.class, e, () -> "event " + n);
+        assertEquals(new DatEvent.DtoCompletion(EVD, EP, n, STATUS[(int) (n % STATUS.length)], 7 * n,
+                OPERATION[(int) (n % OPERATION.length)], (int) (11 * n)), d);
     }
 
     private static long number(DatEvent e) {
@@ -115,6 +149,44 @@ class EventRingTest {
         assertTrue(ring.isEmpty());
     }
 
+    /**
+     * DTO completions kept as values and events kept as objects, interleaved beyond the ring's first
+     * size (it grows twice): each comes out once, in order, a DTO completion with every field it went
+     * in with and the ring's EVD; the crossing of the length counts both kinds (OBJ_04).
+     */
+    @Test
+    void obj04DtoCompletionsKeptAsValuesComeOutWholeInOrderAcrossGrowth() {
+        EventRing ring = new EventRing(100, EVD);
+        int crossings = 0;
+        for (long i = 0; i < 300; i++) {
+            if (i % 3 == 0 ? ring.publish(event(i)) : publishDto(ring, i)) {
+                crossings++;
+            }
+        }
+        assertEquals(1, crossings);
+        for (long i = 0; i < 300; i++) {
+            DatEvent e = take(ring);
+            if (i % 3 == 0) {
+                assertEquals(i, number(e));
+            } else {
+                assertDto(i, e);
+            }
+        }
+        assertNull(take(ring));
+    }
+
+    @Test
+    void obj03ThresholdCountsDtoCompletionsKeptAsValuesToo() {
+        EventRing ring = new EventRing(8, EVD);
+        publishDto(ring, 0);
+        ring.publish(dto(1));
+        publishDto(ring, 2);
+        assertTrue(ring.ready(3));
+        assertFalse(ring.ready(4), "three DTO completions do not serve a threshold of four");
+        ring.publish(event(3));
+        assertTrue(ring.ready(8), "a software event is not held back by the threshold");
+    }
+
     @Test
     void obj03ThresholdCountsDtoCompletionsAndAnyOtherEventServesAWaiter() {
         EventRing ring = new EventRing(8);
@@ -134,11 +206,12 @@ class EventRingTest {
     /**
      * One producer (as under the domain lock) against two consumers racing for each head,
      * with a short queue so that the ring grows while they take: every event is taken exactly once,
-     * and each consumer sees the events in publication order.
+     * and each consumer sees the events in publication order; every other one is a DTO completion kept
+     * as values, which comes out whole.
      */
     @Test
     void aProducerRacingTwoConsumersLosesAndDuplicatesNothing() throws Exception {
-        EventRing ring = new EventRing(8);
+        EventRing ring = new EventRing(8, EVD);
         int total = 400_000;
         List<CompletableFuture<List<Long>>> consumers = new ArrayList<>();
         CompletableFuture<Void> produced = new CompletableFuture<>();
@@ -156,7 +229,11 @@ class EventRingTest {
                     }
                     DatEvent e = take(ring);
                     if (e != null) {
-                        seen.add(number(e));
+                        long n = number(e);
+                        if (n % 2 == 1) {
+                            assertDto(n, e);
+                        }
+                        seen.add(n);
                     }
                 }
                 throw new AssertionError("consumer timed out");
@@ -164,7 +241,11 @@ class EventRingTest {
         }
         Thread producer = Thread.ofPlatform().start(() -> {
             for (long i = 0; i < total; i++) {
-                ring.publish(event(i));
+                if (i % 2 == 0) {
+                    ring.publish(event(i));
+                } else {
+                    publishDto(ring, i);
+                }
                 if (i % 1000 == 0) {
                     Thread.yield();
                 }
