@@ -488,9 +488,10 @@ public final class EmuEp extends EmuObject implements Endpoint {
 
     private void postDto(EmuEvd evd, long cookie, int flagBits, DtoStatus status, long length, DtoOperation op,
                          int rmrContext) {
-        if (evd != null && !(status == DtoStatus.SUCCESS && WorkRequest.has(flagBits, CompletionFlag.SUPPRESS))) {
-            ia.postDto(evd, this, cookie, status, length, op, rmrContext,
-                    !WorkRequest.has(flagBits, CompletionFlag.UNSIGNALLED));
+        if (evd != null && !(status == DtoStatus.SUCCESS && WorkRequest.has(flagBits, CompletionFlag.SUPPRESS))
+                && evd.enqueueDto(this, cookie, status, length, op, rmrContext,
+                        !WorkRequest.has(flagBits, CompletionFlag.UNSIGNALLED))) {
+            ia.overflowed(evd);
         }
     }
 

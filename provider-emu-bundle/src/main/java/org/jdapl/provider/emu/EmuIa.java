@@ -19,8 +19,6 @@ import org.jdapl.dat.DatException;
 import org.jdapl.dat.DatHandle;
 import org.jdapl.dat.DatReturnSubtype;
 import org.jdapl.dat.DatReturnType;
-import org.jdapl.dat.DtoOperation;
-import org.jdapl.dat.DtoStatus;
 import org.jdapl.dat.Endpoint;
 import org.jdapl.dat.EpAttributes;
 import org.jdapl.dat.EpState;
@@ -172,16 +170,8 @@ public final class EmuIa extends EmuObject implements InterfaceAdapter {
         }
     }
 
-    /** Queues a DTO completion of {@code ep}; an overflow of the EVD is reported as by {@link #post}. */
-    void postDto(EmuEvd evd, EmuEp ep, long cookie, DtoStatus status, long length, DtoOperation op, int rmrContext,
-                 boolean notify) {
-        if (evd.enqueueDto(ep, cookie, status, length, op, rmrContext, notify)) {
-            overflowed(evd);
-        }
-    }
-
     /** Reports that {@code evd} went over its length (OBJ_04) on the asynchronous EVD. */
-    private void overflowed(EmuEvd evd) {
+    void overflowed(EmuEvd evd) {
         if (evd != asyncEvd) {
             asyncEvd.enqueue(new DatEvent.AsyncError(asyncEvd, EventNumber.ASYNC_ERROR_EVD_OVERFLOW, evd, 0,
                     "the EVD holds more events than its length " + evd.query().qlen()), true);
