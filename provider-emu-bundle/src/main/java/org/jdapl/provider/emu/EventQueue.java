@@ -29,10 +29,10 @@ import org.jdapl.dat.EventDispatcher;
  * no CPU to run on, say), waiters park at once and only every {@link #SPIN_PROBE}th wait spins again
  * to see whether spinning pays once more. Several threads may wait at once. A {@link #dequeue} that
  * finds the queue empty lets a fabric with an input of its own (tcp) read it at once, and, once the
- * consumer has polled a while (or at once while large frames come), blocks briefly in that input ({@link PollSpin}), so a
- * polling consumer is served as promptly as a waiting one, on a loaded machine too. An event
- * arriving when the queue already holds {@code qlen} events is still queued (none is lost), and the
- * overflow is reported once by the caller.
+ * consumer has polled a while (or at once while large frames come), blocks briefly in that input
+ * ({@link PollSpin}), so a polling consumer is served as promptly as a waiting one, on a loaded
+ * machine too. An event arriving when the queue already holds {@code qlen} events is still queued
+ * (none is lost), and the overflow is reported once by the caller.
  */
 final class EventQueue {
     private final EmuEvd evd;

@@ -12,11 +12,11 @@ import java.util.concurrent.TimeUnit;
  * if that is longer, up to {@link #MAX_NANOS}. It grows with the time answers take, so that an
  * answer a little slower than the fixed spin (a 64 B round trip on a loaded machine) is still read
  * at once rather than after a wake-up. While large frames come there is no spin at all ({@link
- * Fabric#largeInput}): reading beside the writer slows its write. It never shrinks below the fixed spin (a spin that
- * learnt to block at once made two consumers answering each other block for good with free CPUs),
- * and an episode longer than the maximum (a consumer waiting for input that is not coming) sets it
- * back to the fixed spin, so that such a consumer sleeps in the sockets. Consumers of one EVD race on
- * it harmlessly (a plain field: the worst is a spin of a stale length).
+ * Fabric#largeInput}): reading beside the writer slows its write. It never shrinks below the fixed
+ * spin (a spin that learnt to block at once made two consumers answering each other block for good
+ * with free CPUs), and an episode longer than the maximum (a consumer waiting for input that is not
+ * coming) sets it back to the fixed spin, so that such a consumer sleeps in the sockets. Consumers of
+ * one EVD race on it harmlessly (a plain field: the worst is a spin of a stale length).
  */
 final class PollSpin {
     /**
