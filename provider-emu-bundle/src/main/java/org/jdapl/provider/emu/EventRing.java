@@ -328,8 +328,7 @@ final class EventRing extends EventRingShared {
         Slots s = slots;
         long h = head;
         for (long i = h; i < h + n; i++) {
-            Object e = s.entry(i);
-            if (s.holds(i) && e instanceof DatEvent && !(e instanceof DatEvent.DtoCompletion)) {
+            if (s.holds(i) && s.entry(i) instanceof DatEvent e && !(e instanceof DatEvent.DtoCompletion)) {
                 return true;
             }
         }
