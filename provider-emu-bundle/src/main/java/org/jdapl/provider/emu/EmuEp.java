@@ -12,7 +12,6 @@ import org.jdapl.dat.CloseFlag;
 import org.jdapl.dat.CompletionFlag;
 import org.jdapl.dat.ConnectFlag;
 import org.jdapl.dat.Dat;
-import org.jdapl.dat.DatEvent;
 import org.jdapl.dat.DatException;
 import org.jdapl.dat.DatReturnSubtype;
 import org.jdapl.dat.DatReturnType;
@@ -22,7 +21,6 @@ import org.jdapl.dat.Endpoint;
 import org.jdapl.dat.EpAttributes;
 import org.jdapl.dat.EpState;
 import org.jdapl.dat.EventDispatcher;
-import org.jdapl.dat.EventNumber;
 import org.jdapl.dat.HandleType;
 import org.jdapl.dat.LmrTriplet;
 import org.jdapl.dat.LocalMemoryRegion;
@@ -35,7 +33,7 @@ import org.jdapl.dat.VaType;
 /**
  * An emulated Endpoint: the DAT object (attributes, PZ, EVDs, free), its posts and their
  * completions; its two work queues are its {@link EpQueues}, its connection state machine its
- * {@link EpConnection}. Every method runs
+ * {@link EpConnection}, its EVDs and the events it queues on them its {@link EpEvds}. Every method runs
  * under the lock domain of the IA, so state changes, data movement and event posting of both ends of
  * a connection are ordered; only the common send and receive of a loopback connection take locks of
  * their own EP instead (see {@link LoopbackLink}).
@@ -52,9 +50,7 @@ public final class EmuEp extends EmuObject implements Endpoint {
     private final EmuSrq srq;
     private final boolean providerCreated;
     private volatile EmuPz pz;
-    private EmuEvd recvEvd;
-    private EmuEvd requestEvd;
-    private EmuEvd connectEvd;
+    private final EpEvds evds;
     private EpAttributes attributes;
     private final EpConnection connection;
     private final EpQueues queues;
@@ -70,20 +66,14 @@ public final class EmuEp extends EmuObject implements Endpoint {
         this.connection = new EpConnection(this, ia, initial);
         this.queues = new EpQueues(this, srq, attributes.maxRecvDtos());
         this.providerCreated = providerCreated;
-        setEvds(recvEvd, requestEvd, connectEvd);
+        this.evds = new EpEvds(this, ia);
+        evds.set(recvEvd, requestEvd, connectEvd);
         if (pz != null) {
             pz.use();
         }
         if (srq != null) {
             srq.attach(this);
         }
-    }
-
-    private void setEvds(EmuEvd recv, EmuEvd request, EmuEvd connect) {
-        EmuEvd.changeUses(new EmuEvd[] {recvEvd, requestEvd, connectEvd}, new EmuEvd[] {recv, request, connect});
-        recvEvd = recv;
-        requestEvd = request;
-        connectEvd = connect;
     }
 
     @Override
@@ -108,8 +98,9 @@ public final class EmuEp extends EmuObject implements Endpoint {
         return providerCreated;
     }
 
-    EmuEvd connectEvd() {
-        return connectEvd;
+    /** The EP's EVDs and the events it queues on them. */
+    EpEvds evds() {
+        return evds;
     }
 
     // ---------------------------------------------------------------- queries
@@ -119,8 +110,8 @@ public final class EmuEp extends EmuObject implements Endpoint {
         return ia.locked(() -> {
             checkLive();
             return new EpParam(ia, connection.state, ia.address(), connection.localPortQual,
-                    connection.remoteAddress, connection.remotePortQual, pz, recvEvd,
-                    requestEvd, connectEvd, srq, attributes);
+                    connection.remoteAddress, connection.remotePortQual, pz, evds.recv(),
+                    evds.request(), evds.connect(), srq, attributes);
         });
     }
 
@@ -167,9 +158,9 @@ public final class EmuEp extends EmuObject implements Endpoint {
             }
             EmuPz z = newPz == null ? pz : ia.own(newPz, EmuPz.class, HandleType.PZ);
             EpAttributes attrs = newAttributes == null ? attributes : EmuLimits.checkEpAttributes(newAttributes, srq != null);
-            EmuEvd r = recv == null ? recvEvd : ia.ownEvd(recv, DatReturnSubtype.INVALID_HANDLE_EVD_RECV);
-            EmuEvd q = request == null ? requestEvd : ia.ownEvd(request, DatReturnSubtype.INVALID_HANDLE_EVD_REQUEST);
-            EmuEvd c = connect == null ? connectEvd : ia.ownEvd(connect, DatReturnSubtype.INVALID_HANDLE_EVD_CONN);
+            EmuEvd r = recv == null ? evds.recv() : ia.ownEvd(recv, DatReturnSubtype.INVALID_HANDLE_EVD_RECV);
+            EmuEvd q = request == null ? evds.request() : ia.ownEvd(request, DatReturnSubtype.INVALID_HANDLE_EVD_REQUEST);
+            EmuEvd c = connect == null ? evds.connect() : ia.ownEvd(connect, DatReturnSubtype.INVALID_HANDLE_EVD_CONN);
             EmuEvd.checkStreams(r, q, c);
             if (z != pz) {
                 if (srq != null && srq.pz() != z) {
@@ -186,7 +177,7 @@ public final class EmuEp extends EmuObject implements Endpoint {
                 queues.resizeReceives(attrs.maxRecvDtos());
             }
             attributes = attrs;
-            setEvds(r, q, c);
+            evds.set(r, q, c);
         });
     }
 
@@ -263,7 +254,7 @@ public final class EmuEp extends EmuObject implements Endpoint {
     }
 
     void detach() {
-        setEvds(null, null, null);
+        evds.set(null, null, null);
         if (pz != null) {
             pz.unuse();
         }
@@ -459,10 +450,7 @@ public final class EmuEp extends EmuObject implements Endpoint {
     public void completeRequest(WorkRequest wr, DtoStatus status, long length) {
         wr.markCompleted();
         if (wr instanceof WorkRequest.Bind bind) {
-            if (requestEvd != null && !(status == DtoStatus.SUCCESS && wr.has(CompletionFlag.SUPPRESS))) {
-                ia.post(requestEvd, new DatEvent.RmrBindCompletion(requestEvd, bind.rmr, wr.cookie, status),
-                        !wr.has(CompletionFlag.UNSIGNALLED));
-            }
+            evds.bindCompleted(bind, status);
         } else {
             completeDto(wr.cookie, wr.flagBits(), status, length, wr.operation());
         }
@@ -470,7 +458,7 @@ public final class EmuEp extends EmuObject implements Endpoint {
 
     /** Completes a DTO request from its cookie and flags (a loopback send moved at once has no work request). */
     void completeDto(long cookie, int flagBits, DtoStatus status, long length, DtoOperation op) {
-        postDto(requestEvd, cookie, flagBits, status, length, op, 0);
+        evds.requestCompleted(cookie, flagBits, status, length, op);
     }
 
     /** Completes a receive once: a second completion fails before its event, the mark follows the event. */
@@ -483,21 +471,6 @@ public final class EmuEp extends EmuObject implements Endpoint {
     /** Completes a receive from the cookie and flags a {@link RecvRing} keeps beside its head (taken once). */
     void completeTakenRecv(long cookie, int flagBits, DtoStatus status, long length, DtoOperation op,
                            int rmrContext) {
-        postDto(recvEvd, cookie, flagBits, status, length, op, rmrContext);
-    }
-
-    private void postDto(EmuEvd evd, long cookie, int flagBits, DtoStatus status, long length, DtoOperation op,
-                         int rmrContext) {
-        if (evd != null && !(status == DtoStatus.SUCCESS && WorkRequest.has(flagBits, CompletionFlag.SUPPRESS))
-                && evd.enqueueDto(this, cookie, status, length, op, rmrContext,
-                        !WorkRequest.has(flagBits, CompletionFlag.UNSIGNALLED))) {
-            ia.overflowed(evd);
-        }
-    }
-
-    void postConnection(EventNumber number, byte[] privateData) {
-        if (connectEvd != null && !isFreed()) {
-            ia.post(connectEvd, new DatEvent.Connection(connectEvd, number, this, privateData), true);
-        }
+        evds.recvCompleted(cookie, flagBits, status, length, op, rmrContext);
     }
 }

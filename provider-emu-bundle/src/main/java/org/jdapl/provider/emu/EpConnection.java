@@ -168,7 +168,7 @@ public final class EpConnection {
             throw DatException.invalidParameter(4, "timeout " + timeoutMicros + " is not positive");
         }
         byte[] data = EmuLimits.privateData(privateData, 5);
-        if (ep.connectEvd() == null) {
+        if (ep.evds().connect() == null) {
             throw DatException.invalidState(DatReturnSubtype.INVALID_STATE_EP_EVD_CONNECT,
                     "the EP has no connect EVD to report the outcome on");
         }
@@ -232,7 +232,7 @@ public final class EpConnection {
     }
 
     void checkCanAccept() {
-        if (ep.connectEvd() == null) {
+        if (ep.evds().connect() == null) {
             throw DatException.invalidState(DatReturnSubtype.INVALID_STATE_EP_EVD_CONNECT,
                     "the EP has no connect EVD to report the connection on");
         }
@@ -273,7 +273,7 @@ public final class EpConnection {
         pending = null;
         link = l;
         state = EpState.CONNECTED;
-        ep.postConnection(EventNumber.CONNECTION_ESTABLISHED, privateData);
+        ep.evds().connection(EventNumber.CONNECTION_ESTABLISHED, privateData);
         ep.kick();
     }
 
@@ -411,7 +411,7 @@ public final class EpConnection {
         }
         ep.queues().flush();
         if (event != null) {
-            ep.postConnection(event, privateData);
+            ep.evds().connection(event, privateData);
         }
     }
 
