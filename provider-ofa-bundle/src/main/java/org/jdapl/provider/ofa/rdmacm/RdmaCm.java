@@ -2,6 +2,7 @@ package org.jdapl.provider.ofa.rdmacm;
 
 import static java.lang.foreign.ValueLayout.ADDRESS;
 import static java.lang.foreign.ValueLayout.JAVA_INT;
+import static org.jdapl.provider.ofa.verbs.Downcalls.POINTER;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.FunctionDescriptor;
@@ -98,23 +99,23 @@ public final class RdmaCm {
         freeDevices = lib.function("rdma_free_devices", FunctionDescriptor.ofVoid(ADDRESS));
         createEventChannel = lib.function("rdma_create_event_channel", FunctionDescriptor.of(ADDRESS));
         destroyEventChannel = lib.function("rdma_destroy_event_channel", FunctionDescriptor.ofVoid(ADDRESS));
-        createId = lib.function("rdma_create_id", FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS, ADDRESS, JAVA_INT));
-        destroyId = lib.function("rdma_destroy_id", FunctionDescriptor.of(JAVA_INT, ADDRESS));
-        bindAddr = lib.function("rdma_bind_addr", FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS));
-        listen = lib.function("rdma_listen", FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_INT));
-        getCmEvent = lib.function("rdma_get_cm_event", FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS));
-        ackCmEvent = lib.function("rdma_ack_cm_event", FunctionDescriptor.of(JAVA_INT, ADDRESS));
-        reject = lib.function("rdma_reject", FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS, JAVA_INT));
+        createId = lib.function("rdma_create_id", FunctionDescriptor.of(JAVA_INT, POINTER, POINTER, POINTER, JAVA_INT));
+        destroyId = lib.function("rdma_destroy_id", FunctionDescriptor.of(JAVA_INT, POINTER));
+        bindAddr = lib.function("rdma_bind_addr", FunctionDescriptor.of(JAVA_INT, POINTER, POINTER));
+        listen = lib.function("rdma_listen", FunctionDescriptor.of(JAVA_INT, POINTER, JAVA_INT));
+        getCmEvent = lib.function("rdma_get_cm_event", FunctionDescriptor.of(JAVA_INT, POINTER, POINTER));
+        ackCmEvent = lib.function("rdma_ack_cm_event", FunctionDescriptor.of(JAVA_INT, POINTER));
+        reject = lib.function("rdma_reject", FunctionDescriptor.of(JAVA_INT, POINTER, POINTER, JAVA_INT));
         eventStr = lib.function("rdma_event_str", FunctionDescriptor.of(ADDRESS, JAVA_INT));
         resolveAddr = lib.function("rdma_resolve_addr",
-                FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS, ADDRESS, JAVA_INT));
-        resolveRoute = lib.function("rdma_resolve_route", FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_INT));
-        connect = lib.function("rdma_connect", FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS));
-        accept = lib.function("rdma_accept", FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS));
-        disconnect = lib.function("rdma_disconnect", FunctionDescriptor.of(JAVA_INT, ADDRESS));
-        initQpAttr = lib.function("rdma_init_qp_attr", FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS, ADDRESS));
-        establish = lib.function("rdma_establish", FunctionDescriptor.of(JAVA_INT, ADDRESS));
-        notify = lib.function("rdma_notify", FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_INT));
+                FunctionDescriptor.of(JAVA_INT, POINTER, POINTER, POINTER, JAVA_INT));
+        resolveRoute = lib.function("rdma_resolve_route", FunctionDescriptor.of(JAVA_INT, POINTER, JAVA_INT));
+        connect = lib.function("rdma_connect", FunctionDescriptor.of(JAVA_INT, POINTER, POINTER));
+        accept = lib.function("rdma_accept", FunctionDescriptor.of(JAVA_INT, POINTER, POINTER));
+        disconnect = lib.function("rdma_disconnect", FunctionDescriptor.of(JAVA_INT, POINTER));
+        initQpAttr = lib.function("rdma_init_qp_attr", FunctionDescriptor.of(JAVA_INT, POINTER, POINTER, POINTER));
+        establish = lib.function("rdma_establish", FunctionDescriptor.of(JAVA_INT, POINTER));
+        notify = lib.function("rdma_notify", FunctionDescriptor.of(JAVA_INT, POINTER, JAVA_INT));
     }
 
     /**

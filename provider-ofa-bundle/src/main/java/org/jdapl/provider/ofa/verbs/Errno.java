@@ -12,8 +12,7 @@ public final class Errno {
     private static final StructLayout LAYOUT = Linker.Option.captureStateLayout();
     /** Where errno lies in the capture buffer (read as a plain int: a layout's path handle costs more per call). */
     private static final long ERRNO_OFFSET = LAYOUT.byteOffset(MemoryLayout.PathElement.groupElement("errno"));
-    private static final ThreadLocal<MemorySegment> BUFFER =
-            ThreadLocal.withInitial(() -> Arena.ofAuto().allocate(LAYOUT));
+    private static final ThreadLocal<Buffer> BUFFER = ThreadLocal.withInitial(Buffer::new);
     /**
      * The buffer of the thread that asked last, in front of {@link #BUFFER}: the calls of a connection's
      * establishment come in runs from one thread (the consumer that polls, or the event thread), and a
@@ -22,7 +21,24 @@ public final class Errno {
      */
     private static volatile Recent recent;
 
-    private record Recent(Thread thread, MemorySegment buffer) {
+    private record Recent(Thread thread, Buffer buffer) {
+    }
+
+    /**
+     * A thread's capture buffer: memory of an automatic arena (freed once the thread and its buffer are
+     * gone), passed to downcalls as a view of the same address without an arena of its own, whose
+     * acquire and release around each call do nothing (a shared arena's are atomic operations).
+     */
+    private static final class Buffer {
+        /** Owns the memory: {@link #capture} is valid while this is reachable. */
+        @SuppressWarnings("unused")
+        private final MemorySegment memory;
+        private final MemorySegment capture;
+
+        Buffer() {
+            memory = Arena.ofAuto().allocate(LAYOUT);
+            capture = MemorySegment.ofAddress(memory.address()).reinterpret(LAYOUT.byteSize());
+        }
     }
 
     /** EAGAIN. */
@@ -60,11 +76,11 @@ public final class Errno {
         Thread t = Thread.currentThread();
         Recent r = recent;
         if (r != null && r.thread == t) {
-            return r.buffer;
+            return r.buffer.capture;
         }
-        MemorySegment b = BUFFER.get();
+        Buffer b = BUFFER.get();
         recent = new Recent(t, b);
-        return b;
+        return b.capture;
     }
 
     /** The errno the last downcall of this thread captured. */

@@ -146,8 +146,8 @@ public final class Verbs {
         getCqEvent = lib.function("ibv_get_cq_event", FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS, ADDRESS));
         ackCqEvents = lib.function("ibv_ack_cq_events", FunctionDescriptor.ofVoid(ADDRESS, JAVA_INT));
         createQp = lib.function("ibv_create_qp", FunctionDescriptor.of(ADDRESS, ADDRESS, ADDRESS));
-        destroyQp = lib.function("ibv_destroy_qp", FunctionDescriptor.of(JAVA_INT, ADDRESS));
-        modifyQp = lib.function("ibv_modify_qp", FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS, JAVA_INT));
+        destroyQp = lib.function("ibv_destroy_qp", FunctionDescriptor.of(JAVA_INT, Downcalls.POINTER));
+        modifyQp = lib.function("ibv_modify_qp", FunctionDescriptor.of(JAVA_INT, Downcalls.POINTER, Downcalls.POINTER, JAVA_INT));
         createSrq = lib.function("ibv_create_srq", FunctionDescriptor.of(ADDRESS, ADDRESS, ADDRESS));
         destroySrq = lib.function("ibv_destroy_srq", FunctionDescriptor.of(JAVA_INT, ADDRESS));
         modifySrq = lib.function("ibv_modify_srq", FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS, JAVA_INT));
