@@ -6,6 +6,7 @@ import java.lang.foreign.MemoryLayout;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.StructLayout;
 import java.lang.foreign.ValueLayout;
+import java.lang.ref.WeakReference;
 
 /** The {@code errno} a downcall captured, one capture buffer per thread. */
 public final class Errno {
@@ -18,10 +19,14 @@ public final class Errno {
      * establishment come in runs from one thread (the consumer that polls, or the event thread), and a
      * {@code ThreadLocal} lookup costs each call a hash probe and, in code C1 compiled, a call into the
      * JVM ({@code Reference.refersTo}), about 250 instructions.
+     *
+     * <p>It names the thread by its id and holds the buffer weakly, so that it keeps neither alive: once
+     * the thread has ended, its buffer is freed (the thread's {@code ThreadLocal} held it strongly),
+     * whether or not another thread has asked since.
      */
     private static volatile Recent recent;
 
-    private record Recent(Thread thread, Buffer buffer) {
+    private record Recent(long threadId, WeakReference<Buffer> buffer) {
     }
 
     /**
@@ -73,13 +78,16 @@ public final class Errno {
      * which set errno.
      */
     public static MemorySegment capture() {
-        Thread t = Thread.currentThread();
+        long id = Thread.currentThread().threadId();
         Recent r = recent;
-        if (r != null && r.thread == t) {
-            return r.buffer.capture;
+        if (r != null && r.threadId == id) {
+            Buffer b = r.buffer.get();
+            if (b != null) {
+                return b.capture;
+            }
         }
         Buffer b = BUFFER.get();
-        recent = new Recent(t, b);
+        recent = new Recent(id, new WeakReference<>(b));
         return b.capture;
     }
 
