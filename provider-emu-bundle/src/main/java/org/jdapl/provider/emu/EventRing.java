@@ -60,10 +60,6 @@ final class EventRing extends EventRingShared {
     @SuppressWarnings("unused")
     private long q0, q1, q2, q3, q4, q5, q6, q7;
 
-    EventRing(int qlen) {
-        this(qlen, null);
-    }
-
     /** A ring of {@code evd}'s events: the EVD its DTO completions name ({@link #appendDto}). */
     EventRing(int qlen, EventDispatcher evd) {
         this.qlen = qlen;

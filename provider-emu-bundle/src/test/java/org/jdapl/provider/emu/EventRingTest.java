@@ -74,7 +74,7 @@ class EventRingTest {
 
     @Test
     void obj04EventsBeyondTheLengthAndTheRingAreKeptInOrder() {
-        EventRing ring = new EventRing(4);
+        EventRing ring = new EventRing(4, EVD);
         int crossings = 0;
         for (long i = 0; i < 1000; i++) {
             if (ring.publish(event(i))) {
@@ -94,7 +94,7 @@ class EventRingTest {
 
     @Test
     void obj04TheOverflowIsReportedAgainOnlyAfterTheQueueWentBackToItsLength() {
-        EventRing ring = new EventRing(2);
+        EventRing ring = new EventRing(2, EVD);
         assertFalse(ring.publish(event(0)));
         assertFalse(ring.publish(event(1)));
         assertTrue(ring.publish(event(2)), "3 events in a queue of 2");
@@ -119,7 +119,7 @@ class EventRingTest {
 
     @Test
     void aSlotTakenLapsAgoIsNeverTakenAgain() {
-        EventRing ring = new EventRing(1);
+        EventRing ring = new EventRing(1, EVD);
         long next = 0;
         long expected = 0;
         for (int round = 0; round < 20_000; round++) {
@@ -138,7 +138,7 @@ class EventRingTest {
     /** The ring forgets taken events: at most half a ring of them stays reachable from its slots. */
     @Test
     void aTakenEventIsKeptReachableAtMostHalfARing() {
-        EventRing ring = new EventRing(64);
+        EventRing ring = new EventRing(64, EVD);
         int length = ring.slots.length();
         for (long i = 0; i < 10 * length; i++) {
             ring.publish(event(i));
@@ -189,7 +189,7 @@ class EventRingTest {
 
     @Test
     void obj03ThresholdCountsDtoCompletionsAndAnyOtherEventServesAWaiter() {
-        EventRing ring = new EventRing(8);
+        EventRing ring = new EventRing(8, EVD);
         assertFalse(ring.ready(1));
         ring.publish(dto(0));
         ring.publish(dto(1));
