@@ -10,7 +10,6 @@ import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.concurrent.locks.LockSupport;
 
 import org.jdapl.dat.CompletionFlag;
 import org.jdapl.dat.Dat;
@@ -65,8 +64,8 @@ public final class EmuLoopbackBench {
     }
 
     private void run() throws Exception {
-        Measure spin = () -> SpinPark.pingPong(true, nanos);
-        Measure park = () -> SpinPark.pingPong(false, nanos);
+        Measure spin = () -> HandOffs.pingPong(HandOffs.Kind.SPIN, nanos);
+        Measure park = () -> HandOffs.pingPong(HandOffs.Kind.PARK, nanos);
         Measure copy = () -> copyGBs(1 << 20, nanos);
         List<Measure> all = new ArrayList<>(List.of(spin, park,
             () -> EmuPingPong.run(LOOPBACK, 64, true, false, nanos).median(),
@@ -76,7 +75,9 @@ public final class EmuLoopbackBench {
             () -> EmuPingPong.run(TCP, 64, true, false, nanos).median(),
             () -> EmuPingPong.run(TCP, 64, false, false, nanos).median(),
             () -> EmuPingPong.run(TCP, 1 << 20, false, false, nanos).median(),
-            () -> EmuPingPong.run(TCP, 1 << 20, true, false, nanos).median()));
+            () -> EmuPingPong.run(TCP, 1 << 20, true, false, nanos).median(),
+            () -> HandOffs.pingPong(HandOffs.Kind.SPIN_64B, nanos),
+            () -> EmuPingPong.oneThread(64, nanos).median()));
         for (int pairs : PAIRS) {
             all.add(() -> Streams.rate(pairs, nanos));
         }
@@ -99,21 +100,30 @@ public final class EmuLoopbackBench {
         String lb = "emu loopback";
         header();
         ratio("64 B ping-pong, polling", lb, v[2], "volatile spin", v[0], "us", 3, false);
+        // What the polling ping-pong is made of: the least a 64 B message moves between two CPUs, and
+        // the provider's own work of a round trip, with no CPU crossed (both ends in one thread).
+        ratio("64 B hand-off, polling", "volatile spin + 64 B", v[13], "volatile spin", v[0], "us", 0, false);
+        ratio("64 B ping-pong, one thread", lb, v[14], "volatile spin", v[0], "us", 0, false);
+        double[] floor = new double[rounds];
+        for (int r = 0; r < rounds; r++) {
+            floor[r] = v[13][r] + v[14][r];
+        }
+        ratio("64 B ping-pong, polling", lb, v[2], "the two above added", floor, "us", 0, false);
         ratio("64 B ping-pong, waiting", lb, v[3], "park/unpark", v[1], "us", 1.2, false);
         ratio("64 B RDMA Write, polling", lb, v[4], "volatile spin", v[0], "us", 3, false);
         ratio("64 B RDMA Write, waiting", lb, v[5], "park/unpark", v[1], "us", 1.2, false);
         ratio("1 MiB RDMA Write", lb, v[7], "MemorySegment.copy", v[6], "GB/s", 0.8, true);
         ratio("1 MiB RDMA Read", lb, v[8], "MemorySegment.copy", v[6], "GB/s", 0.8, true);
         for (int k = 0; k < PAIRS.length; k++) {
-            ratio("64 B sends, " + PAIRS[k] + " pair(s)", lb, v[13 + k], "1 pair", v[13], "msg/s",
+            ratio("64 B sends, " + PAIRS[k] + " pair(s)", lb, v[15 + k], "1 pair", v[15], "msg/s",
                     k == 0 ? 0 : 0.9, true);
         }
         ratio("64 B ping-pong, tcp", "polling", v[9], "waiting", v[10], "us", 1, false);
         ratio("1 MiB ping-pong, tcp", "polling", v[12], "waiting", v[11], "us", 1, false);
         // fi_pingpong spins on fi_cq_read for every completion: it is compared with a polling consumer.
         if (fabric) {
-            ratio("64 B ping-pong, tcp", "emu tcp polling", v[9], "fi_pingpong", v[17], "us", 1, false);
-            ratio("1 MiB ping-pong, tcp", "emu tcp polling", v[12], "fi_pingpong", v[18], "us", 1, false);
+            ratio("64 B ping-pong, tcp", "emu tcp polling", v[9], "fi_pingpong", v[19], "us", 1, false);
+            ratio("1 MiB ping-pong, tcp", "emu tcp polling", v[12], "fi_pingpong", v[20], "us", 1, false);
         } else {
             table.add("| 64 B / 1 MiB ping-pong, tcp | emu tcp polling | " + fmt(v[9]) + " / " + fmt(v[12])
                     + " us | fi_pingpong | absent (install libfabric-bin) | | |");
@@ -303,63 +313,6 @@ public final class EmuLoopbackBench {
                     s.ia().close();
                 }
             }
-        }
-    }
-
-    // ------------------------------------------------------------------ bare hand-offs
-
-    /** Two threads handing a turn back and forth: spinning on a volatile field, or park/unpark. */
-    static final class SpinPark {
-        private volatile long turn;
-        private volatile boolean stop;
-
-        private SpinPark() {
-        }
-
-        /** Median microseconds of a round trip (ping's turn to pong's and back). */
-        static double pingPong(boolean spin, long nanos) throws Exception {
-            SpinPark s = new SpinPark();
-            Thread ping = Thread.currentThread();
-            Thread pong = Thread.ofPlatform().name("bench-pong").start(() -> {
-                long seen = 0;
-                long lastYield = System.nanoTime();
-                while (!s.stop) {
-                    if (s.turn == seen + 1) {
-                        seen += 2;
-                        s.turn = seen;
-                        if (!spin) {
-                            LockSupport.unpark(ping);
-                        }
-                    } else if (spin) {
-                        lastYield = EmuPingPong.spin(System.nanoTime(), lastYield);
-                    } else {
-                        LockSupport.parkNanos(1_000_000);
-                    }
-                }
-            });
-            EmuTcpBench.RoundTrips rtt = new EmuTcpBench.RoundTrips(nanos);
-            long t0 = System.nanoTime();
-            long mine = 0;
-            do {
-                s.turn = mine + 1;
-                if (!spin) {
-                    LockSupport.unpark(pong);
-                }
-                mine += 2;
-                long lastYield = System.nanoTime();
-                while (s.turn != mine) {
-                    if (spin) {
-                        lastYield = EmuPingPong.spin(System.nanoTime(), lastYield);
-                    } else {
-                        LockSupport.parkNanos(1_000_000);
-                    }
-                }
-                t0 = rtt.add(t0);
-            } while (!rtt.done());
-            s.stop = true;
-            LockSupport.unpark(pong);
-            pong.join();
-            return rtt.result().median();
         }
     }
 }

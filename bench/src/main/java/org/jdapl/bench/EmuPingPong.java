@@ -112,6 +112,54 @@ final class EmuPingPong {
         }
     }
 
+    /** Round trips timed together by {@link #oneThread}, so that its figure holds no clock reads. */
+    private static final int ONE_THREAD_BATCH = 32;
+
+    /**
+     * Round trips of the same ping-pong on the loopback fabric with both ends driven by the calling
+     * thread: the provider's own work of a round trip (two sends, two dequeues, two reposted receives)
+     * with no CPU crossed, since a loopback send completes before its post returns. Round trips are
+     * timed {@value #ONE_THREAD_BATCH} at a time and the figures divided, so that the loop's clock
+     * reads, which the two-thread loops pay on their waits, are not counted as the provider's work.
+     */
+    static EmuTcpBench.Result oneThread(int size, long nanos) throws Exception {
+        EmuProvider p = new EmuProvider();
+        BenchSide a = BenchSide.open(p, "bench-a", "loopback");
+        BenchSide b = BenchSide.open(p, "bench-b", "loopback");
+        try (Arena arena = Arena.ofShared()) {
+            Endpoint[] eps = BenchSide.connect(a, b);
+            List<LmrTriplet> sendA = triplet(a.lmr(arena.allocate(size, 64)), size);
+            List<LmrTriplet> recvA = triplet(a.lmr(arena.allocate(size, 64)), size);
+            List<LmrTriplet> sendB = triplet(b.lmr(arena.allocate(size, 64)), size);
+            List<LmrTriplet> recvB = triplet(b.lmr(arena.allocate(size, 64)), size);
+            eps[0].postRecv(recvA, 0, Dat.COMPLETION_DEFAULT);
+            eps[1].postRecv(recvB, 0, Dat.COMPLETION_DEFAULT);
+            EmuTcpBench.RoundTrips rtt = new EmuTcpBench.RoundTrips(nanos);
+            long t0 = System.nanoTime();
+            do {
+                for (int i = 0; i < ONE_THREAD_BATCH; i++) {
+                    eps[0].postSend(sendA, 0, SUPPRESS);
+                    BenchSide.success(queued(b.recv()));
+                    eps[1].postRecv(recvB, 0, Dat.COMPLETION_DEFAULT);
+                    eps[1].postSend(sendB, 0, SUPPRESS);
+                    BenchSide.success(queued(a.recv()));
+                    eps[0].postRecv(recvA, 0, Dat.COMPLETION_DEFAULT);
+                }
+                t0 = rtt.add(t0);
+            } while (!rtt.done());
+            EmuTcpBench.Result r = rtt.result();
+            return new EmuTcpBench.Result(r.median() / ONE_THREAD_BATCH, r.mean() / ONE_THREAD_BATCH);
+        } finally {
+            a.ia().close();
+            b.ia().close();
+        }
+    }
+
+    /** The event a completed post queued on {@code evd}. */
+    private static DatEvent queued(EventDispatcher evd) {
+        return evd.dequeue().orElseThrow(() -> new IllegalStateException("a loopback post left no event"));
+    }
+
     /**
      * One turn of a polling loop at time {@code now}: a spin-wait hint, and a yield once the poller has
      * spun {@link #YIELD_AFTER_NANOS} since its last yield, so that a poller sharing its CPU with the
