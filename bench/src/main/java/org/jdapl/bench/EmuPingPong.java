@@ -63,13 +63,12 @@ final class EmuPingPong {
         BenchSide a = BenchSide.open(p, "bench-a", iaParams);
         BenchSide b = BenchSide.open(p, "bench-b", iaParams);
         try (Arena arena = Arena.ofShared()) {
-            Endpoint[] eps = BenchSide.connect(a, b);
-            List<LmrTriplet> sendA = triplet(a.lmr(arena.allocate(size, 64)), size);
-            List<LmrTriplet> recvA = triplet(a.lmr(arena.allocate(size, 64)), size);
-            List<LmrTriplet> sendB = triplet(b.lmr(arena.allocate(size, 64)), size);
-            List<LmrTriplet> recvB = triplet(b.lmr(arena.allocate(size, 64)), size);
-            eps[0].postRecv(recvA, 0, Dat.COMPLETION_DEFAULT);
-            eps[1].postRecv(recvB, 0, Dat.COMPLETION_DEFAULT);
+            Ends ends = Ends.connect(a, b, arena, size);
+            Endpoint[] eps = ends.eps();
+            List<LmrTriplet> sendA = ends.sendA();
+            List<LmrTriplet> recvA = ends.recvA();
+            List<LmrTriplet> sendB = ends.sendB();
+            List<LmrTriplet> recvB = ends.recvB();
             CompletableFuture<Void> echo = new CompletableFuture<>();
             int cpu = pin ? CpuPinning.currentCpu() : -1;
             Thread server = Thread.ofPlatform().name("bench-echo").start(() -> {
@@ -112,6 +111,22 @@ final class EmuPingPong {
         }
     }
 
+    /**
+     * The connected EPs of a ping-pong ({@code a}'s first) and each end's send and receive buffers of
+     * {@code size} bytes, a receive pre-posted at each end.
+     */
+    private record Ends(Endpoint[] eps, List<LmrTriplet> sendA, List<LmrTriplet> recvA, List<LmrTriplet> sendB,
+                        List<LmrTriplet> recvB) {
+        static Ends connect(BenchSide a, BenchSide b, Arena arena, int size) {
+            Ends e = new Ends(BenchSide.connect(a, b), triplet(a.lmr(arena.allocate(size, 64)), size),
+                    triplet(a.lmr(arena.allocate(size, 64)), size), triplet(b.lmr(arena.allocate(size, 64)), size),
+                    triplet(b.lmr(arena.allocate(size, 64)), size));
+            e.eps[0].postRecv(e.recvA, 0, Dat.COMPLETION_DEFAULT);
+            e.eps[1].postRecv(e.recvB, 0, Dat.COMPLETION_DEFAULT);
+            return e;
+        }
+    }
+
     /** Round trips timed together by {@link #oneThread}, so that its figure holds no clock reads. */
     private static final int ONE_THREAD_BATCH = 32;
 
@@ -127,23 +142,17 @@ final class EmuPingPong {
         BenchSide a = BenchSide.open(p, "bench-a", "loopback");
         BenchSide b = BenchSide.open(p, "bench-b", "loopback");
         try (Arena arena = Arena.ofShared()) {
-            Endpoint[] eps = BenchSide.connect(a, b);
-            List<LmrTriplet> sendA = triplet(a.lmr(arena.allocate(size, 64)), size);
-            List<LmrTriplet> recvA = triplet(a.lmr(arena.allocate(size, 64)), size);
-            List<LmrTriplet> sendB = triplet(b.lmr(arena.allocate(size, 64)), size);
-            List<LmrTriplet> recvB = triplet(b.lmr(arena.allocate(size, 64)), size);
-            eps[0].postRecv(recvA, 0, Dat.COMPLETION_DEFAULT);
-            eps[1].postRecv(recvB, 0, Dat.COMPLETION_DEFAULT);
+            Ends e = Ends.connect(a, b, arena, size);
             EmuTcpBench.RoundTrips rtt = new EmuTcpBench.RoundTrips(nanos);
             long t0 = System.nanoTime();
             do {
                 for (int i = 0; i < ONE_THREAD_BATCH; i++) {
-                    eps[0].postSend(sendA, 0, SUPPRESS);
+                    e.eps[0].postSend(e.sendA, 0, SUPPRESS);
                     BenchSide.success(queued(b.recv()));
-                    eps[1].postRecv(recvB, 0, Dat.COMPLETION_DEFAULT);
-                    eps[1].postSend(sendB, 0, SUPPRESS);
+                    e.eps[1].postRecv(e.recvB, 0, Dat.COMPLETION_DEFAULT);
+                    e.eps[1].postSend(e.sendB, 0, SUPPRESS);
                     BenchSide.success(queued(a.recv()));
-                    eps[0].postRecv(recvA, 0, Dat.COMPLETION_DEFAULT);
+                    e.eps[0].postRecv(e.recvA, 0, Dat.COMPLETION_DEFAULT);
                 }
                 t0 = rtt.add(t0);
             } while (!rtt.done());
