@@ -13,7 +13,7 @@ import java.util.concurrent.locks.LockSupport;
  *
  * <p>The last one is the least a 64-byte message moves between two CPUs: the turn's line, and beside
  * it a line of payload per direction, written by {@code MemorySegment.copy} from the sender's native
- * memory before the turn's release store and copied out into the receiver's after the turn is seen.
+ * memory before the turn is handed over and copied out into the receiver's after the turn is seen.
  * Against the plain spin it shows what the message's second line costs on the machine at hand.
  */
 final class HandOffs {
@@ -41,12 +41,14 @@ final class HandOffs {
         this.shared = shared;
     }
 
+    /** The turn, read as a volatile field is. */
     private long turn() {
-        return (long) LONG.getAcquire(shared, TURN);
+        return (long) LONG.getVolatile(shared, TURN);
     }
 
+    /** Hands the turn over, written as a volatile field is. */
     private void pass(long turn) {
-        LONG.setRelease(shared, TURN, turn);
+        LONG.setVolatile(shared, TURN, turn);
     }
 
     /** Median microseconds of a round trip (ping's turn to pong's and back). */
