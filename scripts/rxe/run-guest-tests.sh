@@ -14,6 +14,8 @@
 # Needs root for apt-get (or the packages of install-host-packages.sh vm already installed).
 # Every step is bounded in time; the whole run takes a few minutes.
 set -euo pipefail
+# depmod, modprobe and the like live in sbin, which a minimal PATH (env -i PATH=/usr/bin:/bin) lacks.
+export PATH="$PATH:/usr/sbin:/sbin"
 
 start=$(date +%s)
 here=$(cd "$(dirname "$0")" && pwd)
