@@ -469,7 +469,7 @@ public final class EpConnection {
     /**
      * Ends the connection whatever its state as the EP is destroyed: establishment is aborted, a
      * connection closed (the peer gets DISCONNECTED, or BROKEN when {@code broken}); the EP is
-     * DISCONNECTED. The caller flushes the queues.
+     * DISCONNECTED and keeps no link. The caller flushes the queues.
      *
      * <p>Behaviours: FREE_03, FREE_04, FREE_06.
      */
@@ -491,5 +491,7 @@ public final class EpConnection {
             c.abandon();
         }
         state = EpState.DISCONNECTED;
+        // A handle the consumer still holds keeps no connection (on tcp, its buffers) reachable.
+        link = null;
     }
 }

@@ -432,7 +432,11 @@ public final class TcpConnection extends Link implements Inbound {
         open = false;
         out.clear();
         if (key != null) {
+            // The key can outlive the connection (its selector deregisters it at its next select or
+            // close, and a handle of the closed IA keeps the selector reachable): it must not keep this
+            // connection and its buffers reachable.
             key.cancel();
+            key.attach(null);
         }
         try {
             channel.close();

@@ -392,7 +392,9 @@ public final class TcpFabric implements Fabric {
             accept((ServerSocketChannel) k.channel(), port);
             return;
         }
-        TcpConnection c = (TcpConnection) k.attachment();
+        if (!(k.attachment() instanceof TcpConnection c)) {
+            return;
+        }
         int ready = k.readyOps();
         if ((ready & SelectionKey.OP_CONNECT) != 0) {
             c.onConnectable();
