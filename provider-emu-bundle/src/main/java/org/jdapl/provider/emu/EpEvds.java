@@ -59,9 +59,9 @@ final class EpEvds {
 
     /** An RMR bind posted on the EP completed. */
     void bindCompleted(WorkRequest.Bind bind, DtoStatus status) {
-        if (request != null && !(status == DtoStatus.SUCCESS && bind.has(CompletionFlag.SUPPRESS))) {
+        if (request != null && reported(status, bind.flagBits())) {
             ia.post(request, new DatEvent.RmrBindCompletion(request, bind.rmr, bind.cookie, status),
-                    !bind.has(CompletionFlag.UNSIGNALLED));
+                    signalled(bind.flagBits()));
         }
     }
 
@@ -74,10 +74,19 @@ final class EpEvds {
 
     private void dto(EmuEvd evd, long cookie, int flagBits, DtoStatus status, long length, DtoOperation op,
                      int rmrContext) {
-        if (evd != null && !(status == DtoStatus.SUCCESS && WorkRequest.has(flagBits, CompletionFlag.SUPPRESS))
-                && evd.enqueueDto(ep, cookie, status, length, op, rmrContext,
-                        !WorkRequest.has(flagBits, CompletionFlag.UNSIGNALLED))) {
+        if (evd != null && reported(status, flagBits)
+                && evd.enqueueDto(ep, cookie, status, length, op, rmrContext, signalled(flagBits))) {
             ia.overflowed(evd);
         }
+    }
+
+    /** Whether a completion is queued at all: not one that succeeded with SUPPRESS. */
+    private static boolean reported(DtoStatus status, int flagBits) {
+        return status != DtoStatus.SUCCESS || !WorkRequest.has(flagBits, CompletionFlag.SUPPRESS);
+    }
+
+    /** Whether a queued completion wakes waiters: not an UNSIGNALLED one. */
+    private static boolean signalled(int flagBits) {
+        return !WorkRequest.has(flagBits, CompletionFlag.UNSIGNALLED);
     }
 }
