@@ -26,6 +26,20 @@ public final class Dat {
     public static final int HW_DEFAULT = WATERMARK_INFINITE;
     /** DAT_SRQ_LW_DEFAULT: the default SRQ low watermark. */
     public static final int SRQ_LW_DEFAULT = 0;
+    /**
+     * DAT_SRQ_LOW_WATERMARK_EVENT, a DAT_SRQ_ASYNC_ERROR_REASON: the reason of an
+     * {@link EventNumber#ASYNC_SRQ_LOW_WATERMARK} event.
+     *
+     * @since 1.2
+     */
+    public static final int SRQ_LOW_WATERMARK_EVENT = 2;
+    /**
+     * DAT_SRQ_SOFT_HIGH_WATERMARK_EVENT, a DAT_EP_ASYNC_ERROR_REASON: the reason of an
+     * {@link EventNumber#ASYNC_SRQ_SOFT_HIGH_WATERMARK} event.
+     *
+     * @since 1.2
+     */
+    public static final int SRQ_SOFT_HIGH_WATERMARK_EVENT = 2;
     /** DAT_VALUE_UNKNOWN. */
     public static final int VALUE_UNKNOWN = -2;
 

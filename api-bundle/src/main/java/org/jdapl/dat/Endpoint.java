@@ -176,9 +176,14 @@ public interface Endpoint extends DatHandle {
     RecvQuery recvQuery();
 
     /**
-     * {@code dat_ep_set_watermark}: the soft and hard high watermarks for an EP on an SRQ.
+     * {@code dat_ep_set_watermark}: the soft and hard high watermarks for an EP on an SRQ. The soft one
+     * is armed: the first time the receive buffers the EP took exceed it (during this call, or when
+     * the EP takes one), an {@link EventNumber#ASYNC_SRQ_SOFT_HIGH_WATERMARK} event
+     * ({@link DatEvent.AsyncError} naming this EP, reason {@link Dat#SRQ_SOFT_HIGH_WATERMARK_EVENT})
+     * arrives on the IA's asynchronous EVD, once per setting; {@link Dat#WATERMARK_INFINITE} is none.
      *
-     * @throws DatException INVALID_HANDLE; INVALID_PARAMETER; MODEL_NOT_SUPPORTED
+     * @throws DatException INVALID_HANDLE; INVALID_PARAMETER; MODEL_NOT_SUPPORTED if the provider
+     *         cannot raise the event
      */
     void setWatermark(int softHighWatermark, int hardHighWatermark);
 

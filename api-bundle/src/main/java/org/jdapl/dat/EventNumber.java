@@ -1,6 +1,12 @@
 package org.jdapl.dat;
 
-/** DAT_EVENT_NUMBER: what an event reports, with the values of {@code dat.h}. */
+/**
+ * DAT_EVENT_NUMBER: what an event reports, with the values of {@code dat.h}. The two watermark
+ * events ({@link #ASYNC_SRQ_LOW_WATERMARK}, {@link #ASYNC_SRQ_SOFT_HIGH_WATERMARK}) have no number of
+ * their own in DAT 2.0's {@code dat.h}, which names them only as reasons of
+ * DAT_ASYNCH_ERROR_EVENT_DATA; they take the next values of the asynchronous range, and their
+ * {@link DatEvent.AsyncError} carries the affiliated handle and {@code dat.h}'s reason.
+ */
 public enum EventNumber {
     /** DAT_DTO_COMPLETION_EVENT. */
     DTO_COMPLETION(0x00001),
@@ -34,6 +40,23 @@ public enum EventNumber {
     ASYNC_ERROR_TIMED_OUT(0x08004),
     /** DAT_ASYNC_ERROR_PROVIDER_INTERNAL_ERROR. */
     ASYNC_ERROR_PROVIDER_INTERNAL_ERROR(0x08005),
+    /**
+     * DAT_SRQ_LOW_WATERMARK_EVENT ({@code dat_srq_set_lw}): the buffers on an SRQ dropped below its low
+     * watermark. The handle is the SRQ, the reason {@link Dat#SRQ_LOW_WATERMARK_EVENT}. Not in
+     * {@code dat.h}'s DAT_EVENT_NUMBER (see the class comment).
+     *
+     * @since 1.2
+     */
+    ASYNC_SRQ_LOW_WATERMARK(0x08006),
+    /**
+     * DAT_SRQ_SOFT_HIGH_WATERMARK_EVENT ({@code dat_ep_set_watermark}): the receive buffers an EP took
+     * from its SRQ went over its soft high watermark. The handle is the EP, the reason
+     * {@link Dat#SRQ_SOFT_HIGH_WATERMARK_EVENT}. Not in {@code dat.h}'s DAT_EVENT_NUMBER (see the
+     * class comment).
+     *
+     * @since 1.2
+     */
+    ASYNC_SRQ_SOFT_HIGH_WATERMARK(0x08007),
     /** DAT_HA_DOWN_TO_1. */
     HA_DOWN_TO_1(0x08101),
     /** DAT_HA_UP_TO_MULTI_PATH. */
@@ -70,6 +93,8 @@ public enum EventNumber {
             case CONNECTION_REQUEST -> "DAT_CONNECTION_REQUEST_EVENT";
             case SOFTWARE -> "DAT_SOFTWARE_EVENT";
             case HA_DOWN_TO_1, HA_UP_TO_MULTI_PATH -> "DAT_" + name();
+            case ASYNC_SRQ_LOW_WATERMARK -> "DAT_SRQ_LOW_WATERMARK_EVENT";
+            case ASYNC_SRQ_SOFT_HIGH_WATERMARK -> "DAT_SRQ_SOFT_HIGH_WATERMARK_EVENT";
             default -> isConnectionEvent()
                     ? "DAT_CONNECTION_EVENT_" + name().substring("CONNECTION_".length())
                     : "DAT_" + name();

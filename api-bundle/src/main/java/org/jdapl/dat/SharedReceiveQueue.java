@@ -37,9 +37,14 @@ public interface SharedReceiveQueue extends DatHandle {
     void resize(int maxRecvDtos);
 
     /**
-     * {@code dat_srq_set_lw}: an asynchronous SRQ low watermark event fires when fewer receives remain.
+     * {@code dat_srq_set_lw}: sets the low watermark and arms it. The first time fewer receives than
+     * {@code lowWatermark} remain on the SRQ (during this call, or when an EP takes one), an
+     * {@link EventNumber#ASYNC_SRQ_LOW_WATERMARK} event ({@link DatEvent.AsyncError} naming this SRQ,
+     * reason {@link Dat#SRQ_LOW_WATERMARK_EVENT}) arrives on the IA's asynchronous EVD, once per
+     * setting; {@link Dat#SRQ_LW_DEFAULT} (0) is none.
      *
-     * @throws DatException INVALID_HANDLE; INVALID_PARAMETER
+     * @throws DatException INVALID_HANDLE; INVALID_PARAMETER over max_recv_dtos or negative;
+     *         MODEL_NOT_SUPPORTED if the provider has no SRQ low watermark
      */
     void setLowWatermark(int lowWatermark);
 

@@ -21,6 +21,12 @@ class EventRecordsTest {
         assertEquals(0x08001, EventNumber.ASYNC_ERROR_EVD_OVERFLOW.value());
         assertEquals(0x08005, EventNumber.ASYNC_ERROR_PROVIDER_INTERNAL_ERROR.value());
         assertEquals(0x10001, EventNumber.SOFTWARE.value());
+        assertEquals(0x08006, EventNumber.ASYNC_SRQ_LOW_WATERMARK.value());
+        assertEquals(0x08007, EventNumber.ASYNC_SRQ_SOFT_HIGH_WATERMARK.value());
+        assertEquals("DAT_SRQ_LOW_WATERMARK_EVENT", EventNumber.ASYNC_SRQ_LOW_WATERMARK.datName());
+        assertEquals("DAT_SRQ_SOFT_HIGH_WATERMARK_EVENT", EventNumber.ASYNC_SRQ_SOFT_HIGH_WATERMARK.datName());
+        assertEquals(2, Dat.SRQ_LOW_WATERMARK_EVENT);
+        assertEquals(2, Dat.SRQ_SOFT_HIGH_WATERMARK_EVENT);
         assertEquals("DAT_CONNECTION_EVENT_TIMED_OUT", EventNumber.CONNECTION_TIMED_OUT.datName());
         assertEquals("DAT_ASYNC_ERROR_EP_BROKEN", EventNumber.ASYNC_ERROR_EP_BROKEN.datName());
         assertEquals("DAT_DTO_COMPLETION_EVENT", EventNumber.DTO_COMPLETION.datName());

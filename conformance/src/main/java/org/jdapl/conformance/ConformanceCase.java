@@ -28,7 +28,7 @@ public final class ConformanceCase {
         return id + "_" + method.getName();
     }
 
-    /** The section of the ID: CONN, DISC, FREE, LMR or OBJ. */
+    /** The section of the ID: CONN, DISC, FREE, LMR, OBJ, SRQ or EP. */
     public String section() {
         return id.substring(0, id.indexOf('_'));
     }

@@ -24,6 +24,7 @@ import org.jdapl.conformance.cases.EpFreeCases;
 import org.jdapl.conformance.cases.LmrFreeCases;
 import org.jdapl.conformance.cases.ObjectCases;
 import org.jdapl.conformance.cases.Rig;
+import org.jdapl.conformance.cases.WatermarkCases;
 import org.jdapl.dat.DatException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -36,16 +37,17 @@ import org.slf4j.LoggerFactory;
  */
 public final class ConformanceKit {
     private static final Logger LOG = LoggerFactory.getLogger(ConformanceKit.class);
-    private static final List<String> SECTIONS = List.of("CONN", "DISC", "FREE", "LMR", "OBJ");
+    private static final List<String> SECTIONS = List.of("CONN", "DISC", "FREE", "LMR", "OBJ", "SRQ", "EP");
     private static final List<Class<?>> CASE_CLASSES = List.of(ConnectCases.class, DisconnectCases.class,
-            EndedConnectionCases.class, EpFreeCases.class, LmrFreeCases.class, ObjectCases.class);
+            EndedConnectionCases.class, EpFreeCases.class, LmrFreeCases.class, ObjectCases.class,
+            WatermarkCases.class);
 
     private ConformanceKit() {
     }
 
     /**
-     * Every case of the kit, in the order of the conformance list (CONN, DISC, FREE, LMR, OBJ, by
-     * number).
+     * Every case of the kit, in the order of the conformance list (CONN, DISC, FREE, LMR, OBJ, SRQ,
+     * EP, by number).
      *
      * @throws IllegalStateException if two cases claim one ID (a defect of the kit)
      */

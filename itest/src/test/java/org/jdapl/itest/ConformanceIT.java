@@ -21,7 +21,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The whole conformance kit (CONN, DISC, FREE, LMR, OBJ) inside the container, against the
+ * The whole conformance kit (CONN, DISC, FREE, LMR, OBJ, SRQ, EP) inside the container, against the
  * emulated provider reached through the registry service, with the report in
  * {@code itest/target/conformance/emu-osgi.txt}.
  */

@@ -170,6 +170,14 @@ public final class EmuIa extends EmuObject implements InterfaceAdapter {
         }
     }
 
+    /**
+     * Raises an asynchronous event affiliated with {@code handle} on the asynchronous EVD (domain lock
+     * held). Behaviours: SRQ_01, EP_01: the watermark events.
+     */
+    void raiseAsync(EventNumber number, DatHandle handle, int reason, String detail) {
+        post(asyncEvd, new DatEvent.AsyncError(asyncEvd, number, handle, reason, detail), true);
+    }
+
     /** Reports that {@code evd} went over its length (OBJ_04) on the asynchronous EVD. */
     void overflowed(EmuEvd evd) {
         if (evd != asyncEvd) {

@@ -7,9 +7,11 @@ import java.util.List;
 import java.util.Set;
 
 import org.jdapl.dat.CompletionFlag;
+import org.jdapl.dat.Dat;
 import org.jdapl.dat.DatException;
 import org.jdapl.dat.DatReturnSubtype;
 import org.jdapl.dat.DatReturnType;
+import org.jdapl.dat.EventNumber;
 import org.jdapl.dat.HandleType;
 import org.jdapl.dat.LmrTriplet;
 import org.jdapl.dat.MemPriv;
@@ -21,6 +23,14 @@ import org.jdapl.dat.SrqState;
  * An emulated Shared Receive Queue: receives any of its EPs consumes, in posting order. A receive
  * taken by an EP completes on that EP's receive EVD. Receives still queued when the SRQ is freed
  * are flushed (reported to nobody: no EP owns them).
+ *
+ * <p>The low watermark ({@code dat_srq_set_lw}, or the attribute at creation; 0 is none) is armed
+ * when it is set: the first time the receives on the SRQ drop below it, during the call or when an
+ * EP takes one, an {@link EventNumber#ASYNC_SRQ_LOW_WATERMARK} event with this SRQ and
+ * {@link Dat#SRQ_LOW_WATERMARK_EVENT} goes to the IA's asynchronous EVD, and the watermark is
+ * disarmed until it is set again.
+ *
+ * <p>Behaviours: SRQ_01, SRQ_02, SRQ_03.
  */
 final class EmuSrq extends EmuObject implements SharedReceiveQueue {
     private final EmuIa ia;
@@ -30,6 +40,8 @@ final class EmuSrq extends EmuObject implements SharedReceiveQueue {
     private final Set<EmuEp> eps = new LinkedHashSet<>();
     private int maxRecvDtos;
     private int lowWatermark;
+    /** Whether the low watermark event is still to be raised for the current setting. */
+    private boolean lowWatermarkArmed;
 
     EmuSrq(EmuIa ia, EmuPz pz, SrqAttributes attributes) {
         super(HandleType.SRQ);
@@ -38,6 +50,7 @@ final class EmuSrq extends EmuObject implements SharedReceiveQueue {
         this.maxRecvDtos = attributes.maxRecvDtos();
         this.maxRecvIov = attributes.maxRecvIov();
         this.lowWatermark = attributes.lowWatermark();
+        this.lowWatermarkArmed = lowWatermark > 0;
     }
 
     @Override
@@ -61,8 +74,22 @@ final class EmuSrq extends EmuObject implements SharedReceiveQueue {
         return queue.peekFirst();
     }
 
+    /** Takes the first receive for an EP (domain lock held); SRQ_01: may cross the low watermark. */
     WorkRequest.Recv take() {
-        return queue.pollFirst();
+        WorkRequest.Recv r = queue.pollFirst();
+        if (r != null) {
+            checkLowWatermark();
+        }
+        return r;
+    }
+
+    /** SRQ_01, SRQ_02: raises the event once per setting, when fewer receives than the watermark remain. */
+    private void checkLowWatermark() {
+        if (lowWatermarkArmed && queue.size() < lowWatermark) {
+            lowWatermarkArmed = false;
+            ia.raiseAsync(EventNumber.ASYNC_SRQ_LOW_WATERMARK, this, Dat.SRQ_LOW_WATERMARK_EVENT,
+                    queue.size() + " receive(s) on the SRQ, below its low watermark " + lowWatermark);
+        }
     }
 
     @Override
@@ -129,6 +156,8 @@ final class EmuSrq extends EmuObject implements SharedReceiveQueue {
                 throw DatException.invalidParameter(2, "low watermark " + lw + " is not in 0.." + maxRecvDtos);
             }
             lowWatermark = lw;
+            lowWatermarkArmed = lw > 0;
+            checkLowWatermark();
         });
     }
 }

@@ -36,11 +36,17 @@ final class EpQueues {
     private long srqBytesUsed;
     private int softHighWatermark = Dat.WATERMARK_INFINITE;
     private int hardHighWatermark = Dat.HW_DEFAULT;
+    /** Whether the soft high watermark event is still to be raised for the current setting. */
+    private boolean softHighWatermarkArmed;
 
-    EpQueues(EmuEp ep, EmuSrq srq, int maxRecvDtos) {
+    EpQueues(EmuEp ep, EmuSrq srq, int maxRecvDtos, int srqSoftHighWatermark) {
         this.ep = ep;
         this.srq = srq;
         this.recvs = new RecvRing(srq != null ? 0 : maxRecvDtos);
+        if (srq != null && srqSoftHighWatermark >= 0) {
+            softHighWatermark = srqSoftHighWatermark;
+            softHighWatermarkArmed = true;
+        }
     }
 
     /** The lock of the EP's sending side (see {@link SendLock}). */
@@ -191,6 +197,7 @@ final class EpQueues {
             WorkRequest.Recv r = srq.take();
             srqBuffersUsed++;
             srqBytesUsed += r.capacity;
+            checkSoftHighWatermark();
         } else {
             recvs.take();
         }
@@ -206,10 +213,15 @@ final class EpQueues {
     }
 
     /**
-     * {@code dat_ep_set_watermark}: the values are kept with the EP. DAT 2.0 defines no event for an
-     * EP's share of its SRQ crossing them ({@code DAT_EVENT_NUMBER} has none, and neither has
-     * {@link org.jdapl.dat.EventNumber}), so nothing is raised; providers use them as hints.
-     * MODEL_NOT_SUPPORTED without an SRQ; INVALID_PARAMETER below -1 (infinite).
+     * {@code dat_ep_set_watermark}: sets both watermarks and arms the soft one. The first time the
+     * receives the EP took from its SRQ (what {@code dat_ep_recv_query} reports) exceed the soft high
+     * watermark, during this call or when the EP takes one, an
+     * {@link org.jdapl.dat.EventNumber#ASYNC_SRQ_SOFT_HIGH_WATERMARK} event with the EP and
+     * {@link Dat#SRQ_SOFT_HIGH_WATERMARK_EVENT} goes to the IA's asynchronous EVD, once per setting.
+     * The hard high watermark is kept only (the provider breaks no connection for it).
+     * MODEL_NOT_SUPPORTED without an SRQ; INVALID_PARAMETER below -1 (infinite). Domain lock held.
+     *
+     * <p>Behaviours: EP_01, EP_02.
      */
     void setWatermark(int soft, int hard) {
         if (srq == null) {
@@ -220,6 +232,18 @@ final class EpQueues {
         }
         softHighWatermark = soft;
         hardHighWatermark = hard;
+        softHighWatermarkArmed = soft != Dat.WATERMARK_INFINITE;
+        checkSoftHighWatermark();
+    }
+
+    /** EP_01: raises the soft high watermark event once per setting (domain lock held). */
+    private void checkSoftHighWatermark() {
+        if (softHighWatermarkArmed && srqBuffersUsed > softHighWatermark) {
+            softHighWatermarkArmed = false;
+            ep.ia().raiseAsync(org.jdapl.dat.EventNumber.ASYNC_SRQ_SOFT_HIGH_WATERMARK, ep,
+                    Dat.SRQ_SOFT_HIGH_WATERMARK_EVENT, "the EP took " + srqBuffersUsed
+                    + " receive(s) from its SRQ, over its soft high watermark " + softHighWatermark);
+        }
     }
 
     /**

@@ -39,6 +39,8 @@ final class OfaRouter implements OfaEventLoop.Handler, CmProgress.Taker {
     private final Map<Long, OfaEp> epByCmId = new ConcurrentHashMap<>();
     /** rdma_cm ID address to an unanswered request. */
     private final Map<Long, OfaCr> crByCmId = new ConcurrentHashMap<>();
+    /** SRQ address to SRQ, for SRQ async events. */
+    private final Map<Long, OfaSrq> srqBySrq = new ConcurrentHashMap<>();
     /** Listening rdma_cm ID address to its service point. */
     private final Map<Long, ServicePoint> listeners = new ConcurrentHashMap<>();
     /** Native buffers of the event thread, freed at close. */
@@ -90,6 +92,14 @@ final class OfaRouter implements OfaEventLoop.Handler, CmProgress.Taker {
     void removeQp(OfaEp ep, MemorySegment qp, int qpNum) {
         epByQpNum.remove(qpNum, ep);
         epByQp.remove(qp.address(), ep);
+    }
+
+    void addSrq(MemorySegment srq, OfaSrq s) {
+        srqBySrq.put(srq.address(), s);
+    }
+
+    void removeSrq(MemorySegment srq) {
+        srqBySrq.remove(srq.address());
     }
 
     void addCmId(MemorySegment cmId, OfaEp ep) {
@@ -168,7 +178,10 @@ final class OfaRouter implements OfaEventLoop.Handler, CmProgress.Taker {
         }
     }
 
-    /** One device event for this IA (DISC_17: a broken QP or port breaks its connections). */
+    /**
+     * One device event for this IA (DISC_17: a broken QP or port breaks its connections; SRQ_01: an
+     * SRQ's limit reached is its low watermark event).
+     */
     private void deviceEvent(int type, long element, String what) {
         if (ia.isFreed()) {
             return;
@@ -182,6 +195,12 @@ final class OfaRouter implements OfaEventLoop.Handler, CmProgress.Taker {
                 }
             }
             case 4 -> LOG.debug("IA {}: communication established on a queue pair", ia.name()); // IBV_EVENT_COMM_EST
+            case 15 -> { // IBV_EVENT_SRQ_LIMIT_REACHED: the SRQ's low watermark (the device disarmed it)
+                OfaSrq srq = srqBySrq.get(element);
+                if (srq != null) {
+                    srq.limitReached();
+                }
+            }
             case 10 -> { // IBV_EVENT_PORT_ERR: the link is down, every connection of the port is broken
                 if ((int) element == device.port) {
                     for (OfaEp ep : List.copyOf(epByQp.values())) {

@@ -4,9 +4,12 @@ import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.util.List;
 import java.util.concurrent.locks.ReentrantLock;
+import org.jdapl.dat.Dat;
+import org.jdapl.dat.DatEvent;
 import org.jdapl.dat.DatException;
 import org.jdapl.dat.DatReturnSubtype;
 import org.jdapl.dat.DatReturnType;
+import org.jdapl.dat.EventNumber;
 import org.jdapl.dat.HandleType;
 import org.jdapl.dat.LmrTriplet;
 import org.jdapl.dat.SharedReceiveQueue;
@@ -22,6 +25,16 @@ import org.jdapl.provider.ofa.verbs.Verbs;
  * {@code ibv_context.ops}) any EP created on it consumes; the completion arrives on that EP's receive
  * EVD. Receives are tracked by slot, since EPs consume them in any order. Receives still posted when
  * the SRQ is freed (no EP uses it then) are dropped with the queue, as verbs do.
+ *
+ * <p>The low watermark (the attribute at creation, or {@code dat_srq_set_lw}; 0 is none) is the
+ * {@code ibv_srq}'s limit: the device raises IBV_EVENT_SRQ_LIMIT_REACHED once when fewer receives
+ * than the limit remain and disarms it, and the IA's router makes it an
+ * {@link EventNumber#ASYNC_SRQ_LOW_WATERMARK} event with this SRQ and
+ * {@link Dat#SRQ_LOW_WATERMARK_EVENT} on the IA's asynchronous EVD ({@link #limitReached}). A
+ * watermark set above the receives already posted raises the event at once, as
+ * {@code dat_srq_set_lw(3DAT)} asks (a device only checks its limit when it takes a receive).
+ *
+ * <p>Behaviours: SRQ_01, SRQ_02, SRQ_03.
  */
 final class OfaSrq extends OfaHandle implements SharedReceiveQueue, IaObjects.Owned {
     private static final int IBV_SRQ_LIMIT = 2;
@@ -43,6 +56,8 @@ final class OfaSrq extends OfaHandle implements SharedReceiveQueue, IaObjects.Ow
     private final int[] free;
     private int freeCount;
     private int lowWatermark;
+    /** Whether the low watermark event is still to be raised for the current setting. */
+    private boolean lowWatermarkArmed;
     /** EPs created on the SRQ. Guarded by the IA lock. */
     int users;
 
@@ -75,6 +90,11 @@ final class OfaSrq extends OfaHandle implements SharedReceiveQueue, IaObjects.Ow
                     attributes.lowWatermark());
             p.users++;
             ia.objects().add(HandleType.SRQ, q);
+            ia.router().addSrq(srq, q);
+            if (attributes.lowWatermark() > 0) {
+                // The limit of ibv_create_srq is ignored by some devices: armed as dat_srq_set_lw arms it.
+                q.setLowWatermark(attributes.lowWatermark());
+            }
             return q;
         });
     }
@@ -126,6 +146,7 @@ final class OfaSrq extends OfaHandle implements SharedReceiveQueue, IaObjects.Ow
     @Override
     public void destroy() {
         retire();
+        ia.router().removeSrq(srq);
         if (ia.objects().remove(HandleType.SRQ, this)) {
             pz.users--;
         }
@@ -203,24 +224,59 @@ final class OfaSrq extends OfaHandle implements SharedReceiveQueue, IaObjects.Ow
                 "dat_srq_resize: rdma_rxe and most verbs devices cannot resize an SRQ (IBV_SRQ_MAX_WR)");
     }
 
-    /** {@code dat_srq_set_lw}: {@code ibv_modify_srq} with IBV_SRQ_LIMIT. */
+    /**
+     * {@code dat_srq_set_lw}: {@code ibv_modify_srq} with IBV_SRQ_LIMIT arms the device's limit event
+     * (0 disarms it). If fewer receives than {@code lw} are posted already, the event is raised now
+     * and the device's limit stays disarmed (SRQ_02).
+     */
     @Override
     public void setLowWatermark(int lw) {
         live();
         if (lw < 0 || lw > maxRecvDtos) {
             throw DatException.invalidParameter(2, "low watermark " + lw + " outside 0.." + maxRecvDtos);
         }
-        try (Arena a = Arena.ofConfined()) {
-            MemorySegment attr = a.allocate(IbvSrqAttr.S.size(), 8);
-            IbvSrqAttr.SRQ_LIMIT.setInt(attr, lw);
-            Verbs.get().modifySrq(srq, attr, IBV_SRQ_LIMIT);
-        }
         lock.lock();
         try {
+            live();
+            int posted = maxRecvDtos - freeCount;
+            boolean below = lw > 0 && posted < lw;
+            try (Arena a = Arena.ofConfined()) {
+                MemorySegment attr = a.allocate(IbvSrqAttr.S.size(), 8);
+                IbvSrqAttr.SRQ_LIMIT.setInt(attr, below ? 0 : lw);
+                Verbs.get().modifySrq(srq, attr, IBV_SRQ_LIMIT);
+            }
             lowWatermark = lw;
+            lowWatermarkArmed = lw > 0;
+            if (below) {
+                raise(posted);
+            }
         } finally {
             lock.unlock();
         }
+    }
+
+    /** IBV_EVENT_SRQ_LIMIT_REACHED (event thread): the low watermark event, once per setting (SRQ_01). */
+    void limitReached() {
+        lock.lock();
+        try {
+            if (!isFreed()) {
+                raise(maxRecvDtos - freeCount);
+            }
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** Raises the low watermark event if it is armed, and disarms it (lock held). */
+    private void raise(int posted) {
+        if (!lowWatermarkArmed) {
+            return;
+        }
+        lowWatermarkArmed = false;
+        OfaEvd async = ia.asyncEvd();
+        async.enqueue(new DatEvent.AsyncError(async, EventNumber.ASYNC_SRQ_LOW_WATERMARK, this,
+                Dat.SRQ_LOW_WATERMARK_EVENT, "fewer receives on the SRQ than its low watermark " + lowWatermark
+                + " (" + posted + " posted and not completed)"));
     }
 
     /** Marks the SRQ freed under its lock, so that no post is between its check and its downcall. */
