@@ -56,12 +56,19 @@ final class OfaCsp extends OfaHandle implements CommonServicePoint, IaObjects.Ow
 
     @Override
     public boolean request(RdmaCm.CmEvent e, InetSocketAddress from, int localPort, byte[] data) {
-        if (isFreed()) {
-            return false;
+        // Under the IA's lock, as OfaPsp#request: never a CR that the IA's close has gone past.
+        ia.lock().lock();
+        try {
+            if (isFreed() || ia.isFreed()) {
+                return false;
+            }
+            OfaCr cr = OfaCr.arrived(ia, e.id(), from, localPort, data, e.responderResources(), e.initiatorDepth(),
+                    null);
+            evd.enqueue(new DatEvent.ConnectionRequest(evd, this, ia.address(), address.getPort(), cr, false));
+            return true;
+        } finally {
+            ia.lock().unlock();
         }
-        OfaCr cr = OfaCr.arrived(ia, e.id(), from, localPort, data, e.responderResources(), e.initiatorDepth(), null);
-        evd.enqueue(new DatEvent.ConnectionRequest(evd, this, ia.address(), address.getPort(), cr, false));
-        return true;
     }
 
     @Override

@@ -55,25 +55,37 @@ final class OfaPsp extends OfaHandle implements PublicServicePoint, IaObjects.Ow
         });
     }
 
-    /** A connect request at the PSP (event thread): a CR event, with a provider-created EP for a PROVIDER PSP. */
+    /**
+     * A connect request at the PSP (event thread, or a consumer polling for rdma_cm events): a CR
+     * event, with a provider-created EP for a PROVIDER PSP. Under the IA's lock, as the IA's close
+     * destroys its objects under it: a request either becomes a CR before the close starts (and the
+     * close frees it) or finds the PSP freed and is refused, never a CR the close has gone past
+     * (OBJ_01, OBJ_06).
+     */
     @Override
     public boolean request(RdmaCm.CmEvent e, InetSocketAddress from, int localPort, byte[] data) {
-        if (isFreed()) {
-            return false;
-        }
-        OfaEp ep = null;
-        if (flag == PspFlag.PROVIDER) {
-            ep = ProviderEps.create(ia, evd.flags().contains(EvdFlag.CONNECTION) ? evd : null);
-            if (ep == null) {
+        ia.lock().lock();
+        try {
+            if (isFreed() || ia.isFreed()) {
                 return false;
             }
+            OfaEp ep = null;
+            if (flag == PspFlag.PROVIDER) {
+                ep = ProviderEps.create(ia, evd.flags().contains(EvdFlag.CONNECTION) ? evd : null);
+                if (ep == null) {
+                    return false;
+                }
+            }
+            OfaCr cr = OfaCr.arrived(ia, e.id(), from, localPort, data, e.responderResources(), e.initiatorDepth(),
+                    ep);
+            if (ep != null) {
+                ep.connection().reservation().requestArrived(cr);
+            }
+            evd.enqueue(new DatEvent.ConnectionRequest(evd, this, ia.address(), connQual, cr, false));
+            return true;
+        } finally {
+            ia.lock().unlock();
         }
-        OfaCr cr = OfaCr.arrived(ia, e.id(), from, localPort, data, e.responderResources(), e.initiatorDepth(), ep);
-        if (ep != null) {
-            ep.connection().reservation().requestArrived(cr);
-        }
-        evd.enqueue(new DatEvent.ConnectionRequest(evd, this, ia.address(), connQual, cr, false));
-        return true;
     }
 
     /** A request handed off to this PSP ({@code dat_cr_handoff}); IA lock held. */
