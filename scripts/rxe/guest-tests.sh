@@ -37,7 +37,7 @@ if [[ " $parts " == *" tests "* ]]; then
   [ $trc = 0 ] || rc=1
 fi
 
-# 2. The conformance kit against the OFA provider (report ofa-rxe).
+# 2. The conformance kit against the OFA provider (reports ofa-rxe, and ofa-v2-rxe for CONN_10 and CONN_13).
 if [[ " $parts " == *" kit "* ]]; then
   $JVM -Dorg.slf4j.simpleLogger.defaultLogLevel=warn org.jdapl.provider.ofa.rxe.OfaRxeKit \
     $R/ofa-rxe.txt "${RXE_KIT_ONLY:-.*}" 2>&1 | tee $R/kit.log

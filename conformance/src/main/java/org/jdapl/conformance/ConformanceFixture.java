@@ -82,6 +82,28 @@ public interface ConformanceFixture extends AutoCloseable {
         return arena.allocate(size, 4096);
     }
 
+    /** A message of a connection's setup that carries private data. */
+    enum PrivateDataCarrier {
+        /** The connect request ({@code dat_ep_connect}). */
+        CONNECT,
+        /** The accept ({@code dat_cr_accept}). */
+        ACCEPT,
+        /** The consumer's reject ({@code dat_cr_reject}). */
+        REJECT
+    }
+
+    /**
+     * What the remote consumer gets when {@code sent} is the private data of a connect, accept or
+     * reject (CONN_10, CONN_13): by default exactly the bytes sent. A provider whose wire carries a
+     * fixed-size buffer and no length (OFED uDAPL's convention on IB and RoCE) hands the remote
+     * consumer that whole buffer: the bytes sent, byte for byte, then zeros.
+     *
+     * @since 1.1
+     */
+    default byte[] deliveredPrivateData(PrivateDataCarrier carrier, byte[] sent) {
+        return sent;
+    }
+
     /** The time bounds for this provider; {@link Timing#DEFAULT} unless a provider is slower. */
     default Timing timing() {
         return Timing.DEFAULT;

@@ -1,5 +1,9 @@
 package org.jdapl.conformance.cases;
 
+import static org.jdapl.conformance.ConformanceFixture.PrivateDataCarrier.ACCEPT;
+import static org.jdapl.conformance.ConformanceFixture.PrivateDataCarrier.CONNECT;
+import static org.jdapl.conformance.ConformanceFixture.PrivateDataCarrier.REJECT;
+
 import java.net.SocketAddress;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -8,6 +12,7 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
 import org.jdapl.conformance.Conformance;
+import org.jdapl.conformance.ConformanceFixture;
 import org.jdapl.conformance.Skip;
 import org.jdapl.dat.CloseFlag;
 import org.jdapl.dat.ConnectFlag;
@@ -277,13 +282,15 @@ public final class ConnectCases {
         ep1.connect(b.address(), q, rig.longConnectTimeoutMicros(), full.clone());
         var cr1 = Events.request(b.crEvd, rig.eventTimeout(), "with " + max + " bytes of private data");
         Checks.check(!cr1.truncated(), "the request says its private data was truncated");
-        Bytes.same(full, cr1.request().query().privateData(), "the private data of the request");
+        Bytes.same(delivered(rig, CONNECT, full), cr1.request().query().privateData(),
+                "the private data of the request");
         cr1.request().reject(NONE);
         Events.connection(a.connEvd, EventNumber.CONNECTION_PEER_REJECTED, ep1, rig.eventTimeout(), "after reject");
         Endpoint ep2 = a.ep();
         ep2.connect(b.address(), q, rig.longConnectTimeoutMicros(), NONE);
         var cr2 = Events.request(b.crEvd, rig.eventTimeout(), "without private data");
-        Checks.equal(0, cr2.request().query().privateData().length, "private data bytes of a request without any");
+        Bytes.same(delivered(rig, CONNECT, NONE), cr2.request().query().privateData(),
+                "the private data of a request without any");
         cr2.request().reject(NONE);
         Events.connection(a.connEvd, EventNumber.CONNECTION_PEER_REJECTED, ep2, rig.eventTimeout(), "after reject");
         Endpoint ep3 = a.ep();
@@ -371,14 +378,14 @@ public final class ConnectCases {
         cr1.request().accept(b.ep(), acceptData.clone());
         var est = Events.connection(a.connEvd, EventNumber.CONNECTION_ESTABLISHED, ep1, rig.eventTimeout(),
                 "after accept with private data");
-        Bytes.same(acceptData, est.privateData(), "the accept private data at the active side");
+        Bytes.same(delivered(rig, ACCEPT, acceptData), est.privateData(), "the accept private data at the active side");
         Endpoint ep2 = a.ep();
         ep2.connect(b.address(), q, rig.longConnectTimeoutMicros(), NONE);
         var cr2 = Events.request(b.crEvd, rig.eventTimeout(), "of the second connect");
         cr2.request().reject(rejectData.clone());
         var rej = Events.connection(a.connEvd, EventNumber.CONNECTION_PEER_REJECTED, ep2, rig.eventTimeout(),
                 "after reject with private data");
-        Bytes.same(rejectData, rej.privateData(), "the reject private data at the active side");
+        Bytes.same(delivered(rig, REJECT, rejectData), rej.privateData(), "the reject private data at the active side");
         Endpoint ep3 = a.ep();
         ep3.connect(b.address(), q, rig.longConnectTimeoutMicros(), NONE);
         var cr3 = Events.request(b.crEvd, rig.eventTimeout(), "of the third connect");
@@ -387,5 +394,15 @@ public final class ConnectCases {
         Checks.fails(DatReturnType.INVALID_PARAMETER, null, "dat_cr_accept with " + (max + 1) + " bytes",
                 () -> cr3.request().accept(b.ep(), new byte[max + 1]));
         Events.none(a.connEvd, rig.grace(), "after refused answers");
+    }
+
+    /** What the remote consumer gets for {@code sent}, as the fixture says its provider delivers it (CONN_10, CONN_13). */
+    private static byte[] delivered(Rig rig, ConformanceFixture.PrivateDataCarrier carrier, byte[] sent) {
+        byte[] d = rig.fixture().deliveredPrivateData(carrier, sent.clone());
+        for (int i = sent.length; i < d.length; i++) {
+            Checks.check(d[i] == 0, "the fixture pads private data with byte " + d[i] + ", not zeros");
+        }
+        Checks.check(d.length >= sent.length, "the fixture says private data arrives shorter than sent");
+        return d;
     }
 }

@@ -22,20 +22,50 @@ import org.jdapl.provider.ofa.OfaProvider;
  * (rdma_cm connects them over the port's IPv4 address, through rxe's loopback), an unreachable
  * address of the subnet that no host answers ARP for, and a broken transport made by a fatal QP
  * error. The device comes from {@code JDAPL_RXE_DEVICE} (rxe0).
+ *
+ * <p>Its IAs are named {@code jdapl-*} (jdapl's private data convention: the receiver gets exactly
+ * the bytes sent), or, with {@link #OfaRxeFixture(boolean) ofedWire}, {@code ofa-v2-*} as OFED's
+ * dat.conf names them (OFED uDAPL's convention: the receiver gets rdma_cm's whole buffer, the bytes
+ * sent and then zeros, which {@link #deliveredPrivateData} tells the kit).
  */
 public final class OfaRxeFixture implements ConformanceFixture {
     private static final String DEVICE = System.getenv().getOrDefault("JDAPL_RXE_DEVICE", "rxe0");
 
+    /** The private data buffers of a REQ, a REP and a REJ (less OFED's 4-byte reject header) on RoCE. */
+    private static final int REQ_BUFFER = 56;
+    private static final int REP_BUFFER = 196;
+    private static final int REJ_BUFFER = 148 - 4;
+
     private final OfaProvider provider = new OfaProvider();
     private final AtomicInteger opened = new AtomicInteger();
+    private final boolean ofedWire;
 
-    /** A fixture on the device of {@code JDAPL_RXE_DEVICE}. */
+    /** A fixture on the device of {@code JDAPL_RXE_DEVICE}, with jdapl-* IAs. */
     public OfaRxeFixture() {
+        this(false);
+    }
+
+    /** A fixture on the device of {@code JDAPL_RXE_DEVICE}, with ofa-v2-* IAs if {@code ofedWire}. */
+    public OfaRxeFixture(boolean ofedWire) {
+        this.ofedWire = ofedWire;
     }
 
     @Override
     public String name() {
-        return "ofa-rxe";
+        return ofedWire ? "ofa-v2-rxe" : "ofa-rxe";
+    }
+
+    /** CONN_10, CONN_13: exactly the bytes sent, or on ofa-v2-* IAs the whole buffer of the message. */
+    @Override
+    public byte[] deliveredPrivateData(PrivateDataCarrier carrier, byte[] sent) {
+        if (!ofedWire) {
+            return sent;
+        }
+        return java.util.Arrays.copyOf(sent, switch (carrier) {
+            case CONNECT -> REQ_BUFFER;
+            case ACCEPT -> REP_BUFFER;
+            case REJECT -> REJ_BUFFER;
+        });
     }
 
     @Override
@@ -44,10 +74,9 @@ public final class OfaRxeFixture implements ConformanceFixture {
     }
 
     private InterfaceAdapter open() {
-        // Not ofa-v2-*: such IAs speak OFED's private data convention, where a receiver gets rdma_cm's
-        // whole buffer (CONN_10 and CONN_13 ask for the consumer's exact bytes; jdapl's own convention
-        // gives them). The ofa-v2 convention is proven against OFED's uDAPL (scripts/rxe/guest-interop.sh).
-        String name = "jdapl-" + DEVICE + "-1-" + opened.incrementAndGet();
+        // ofa-v2-* IAs speak OFED's private data convention (also proven against OFED's uDAPL,
+        // scripts/rxe/guest-interop.sh), any other name jdapl's.
+        String name = (ofedWire ? "ofa-v2-" : "jdapl-") + DEVICE + "-1-" + opened.incrementAndGet();
         return provider.open(new IaSpec(name, DEVICE + " 1", "", true, "conformance"), 256);
     }
 

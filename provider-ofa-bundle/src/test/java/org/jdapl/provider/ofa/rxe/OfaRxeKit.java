@@ -11,7 +11,9 @@ import org.jdapl.conformance.Outcome;
 
 /**
  * Runs the conformance kit against {@link OfaRxeFixture} in the Soft-RoCE guest, printing each
- * report line as its case ends (a run takes minutes under an emulated CPU), and writes the report.
+ * report line as its case ends (a run takes minutes under an emulated CPU), and writes the report;
+ * then the cases whose outcome depends on the IA name's private data convention (CONN_10, CONN_13)
+ * again on ofa-v2-* IAs (OFED uDAPL's convention), into {@code ofa-v2-rxe.txt} beside the report.
  * {@code java ... OfaRxeKit <report-file> [id-regex]}; the exit status is 1 if a case failed.
  */
 public final class OfaRxeKit {
@@ -26,8 +28,19 @@ public final class OfaRxeKit {
     public static void main(String[] args) {
         Path report = Path.of(args[0]);
         Pattern only = Pattern.compile(args.length > 1 ? args[1] : ".*");
+        List<CaseResult> results = run(new OfaRxeFixture(), only, report);
+        Pattern ofedWireCases = Pattern.compile("CONN_1[03]");
+        List<CaseResult> ofed = run(new OfaRxeFixture(true),
+                Pattern.compile("(?=(?:" + only.pattern() + ")$)" + ofedWireCases.pattern()),
+                report.resolveSibling("ofa-v2-rxe.txt"));
+        boolean failed = results.stream().anyMatch(r -> r.outcome() == Outcome.FAIL)
+                || ofed.stream().anyMatch(r -> r.outcome() == Outcome.FAIL);
+        System.exit(failed ? 1 : 0);
+    }
+
+    private static List<CaseResult> run(OfaRxeFixture fixture, Pattern only, Path report) {
         List<CaseResult> results = new ArrayList<>();
-        try (OfaRxeFixture fixture = new OfaRxeFixture()) {
+        try (fixture) {
             for (ConformanceCase c : ConformanceKit.cases()) {
                 if (!only.matcher(c.id()).matches()) {
                     continue;
@@ -35,7 +48,8 @@ public final class OfaRxeKit {
                 long t0 = System.nanoTime();
                 CaseResult r = ConformanceKit.runCase(c, fixture);
                 results.add(r);
-                System.out.println(r.reportLine() + "   [" + (System.nanoTime() - t0) / 1_000_000 + " ms]");
+                System.out.println(fixture.name() + ": " + r.reportLine() + "   ["
+                        + (System.nanoTime() - t0) / 1_000_000 + " ms]");
                 if (r.outcome() == Outcome.FAIL && r.reportLine().contains("did not end")) {
                     // Where the case hangs: the stacks of the kit's and the provider's threads.
                     Thread.getAllStackTraces().forEach((t, stack) -> {
@@ -51,7 +65,7 @@ public final class OfaRxeKit {
             }
         }
         ConformanceKit.writeReport(report, results);
-        System.out.println(ConformanceKit.summary(results) + " -> " + report);
-        System.exit(results.stream().anyMatch(r -> r.outcome() == Outcome.FAIL) ? 1 : 0);
+        System.out.println(fixture.name() + ": " + ConformanceKit.summary(results) + " -> " + report);
+        return results;
     }
 }
