@@ -92,8 +92,14 @@ final class OfaSrq extends OfaHandle implements SharedReceiveQueue, IaObjects.Ow
             ia.objects().add(HandleType.SRQ, q);
             ia.router().addSrq(srq, q);
             if (attributes.lowWatermark() > 0) {
-                // The limit of ibv_create_srq is ignored by some devices: armed as dat_srq_set_lw arms it.
-                q.setLowWatermark(attributes.lowWatermark());
+                // Some devices ignore the limit of ibv_create_srq: armed again as dat_srq_set_lw arms it,
+                // to fire when an EP takes a receive (the SRQ starts empty: no event at creation).
+                try {
+                    q.arm(attributes.lowWatermark());
+                } catch (DatException e) {
+                    q.destroy();
+                    throw e;
+                }
             }
             return q;
         });
@@ -240,11 +246,7 @@ final class OfaSrq extends OfaHandle implements SharedReceiveQueue, IaObjects.Ow
             live();
             int posted = maxRecvDtos - freeCount;
             boolean below = lw > 0 && posted < lw;
-            try (Arena a = Arena.ofConfined()) {
-                MemorySegment attr = a.allocate(IbvSrqAttr.S.size(), 8);
-                IbvSrqAttr.SRQ_LIMIT.setInt(attr, below ? 0 : lw);
-                Verbs.get().modifySrq(srq, attr, IBV_SRQ_LIMIT);
-            }
+            modifyLimit(below ? 0 : lw);
             lowWatermark = lw;
             lowWatermarkArmed = lw > 0;
             if (below) {
@@ -252,6 +254,28 @@ final class OfaSrq extends OfaHandle implements SharedReceiveQueue, IaObjects.Ow
             }
         } finally {
             lock.unlock();
+        }
+    }
+
+    /** Arms the low watermark of the attributes at creation (IA lock held). */
+    private void arm(int lw) {
+        lock.lock();
+        try {
+            modifyLimit(lw);
+            lowWatermarkArmed = true;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    private void modifyLimit(int limit) {
+        try (Arena a = Arena.ofConfined()) {
+            MemorySegment attr = a.allocate(IbvSrqAttr.S.size(), 8);
+            IbvSrqAttr.SRQ_LIMIT.setInt(attr, limit);
+            Verbs.get().modifySrq(srq, attr, IBV_SRQ_LIMIT);
+        } catch (org.jdapl.provider.ofa.verbs.VerbsException e) {
+            throw new DatException(DatReturnType.MODEL_NOT_SUPPORTED, DatReturnSubtype.NO_SUBTYPE,
+                    "dat_srq_set_lw: ibv_modify_srq with IBV_SRQ_LIMIT " + limit + " failed: " + e.getMessage(), e);
         }
     }
 
