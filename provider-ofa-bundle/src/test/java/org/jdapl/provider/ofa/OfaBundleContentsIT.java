@@ -32,7 +32,7 @@ class OfaBundleContentsIT {
         try (JarFile file = new JarFile(jar("jdapl.bundle.jar"))) {
             List<String> classes = entries(file);
             assertTrue(classes.contains("org/jdapl/provider/ofa/OfaProvider.class"), "not the provider's jar");
-            List<String> hooks = classes.stream().filter(n -> n.contains("/faults/") || n.contains("FaultHooks")
+            List<String> hooks = classes.stream().filter(n -> n.contains("/faults/") || n.contains("Fault")
                     || n.contains("IaLocks")).toList();
             assertEquals(List.of(), hooks, "test hooks in the production bundle");
             Attributes m = file.getManifest().getMainAttributes();
