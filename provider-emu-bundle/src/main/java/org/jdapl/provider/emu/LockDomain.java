@@ -12,6 +12,27 @@ import java.util.concurrent.locks.ReentrantLock;
  * that acquired the absorbed lock retries on the survivor. Merges happen with no domain lock held by
  * the merging thread and are serialised among themselves, so no thread ever waits for a second domain
  * lock while holding one (no lock-order cycle).
+ *
+ * <h2>Lock order</h2>
+ *
+ * The provider's locks are taken in this order only, each held lock allowing those after it:
+ * <ol>
+ * <li>a tcp IA's poller lock ({@code TcpPoller}), held by the thread that selects its sockets;</li>
+ * <li>the domain lock (this class), reentrant;</li>
+ * <li>an EP's {@link SendLock} (reentrant; several only under the domain lock, closing a link);</li>
+ * <li>a receive ring's producer claim ({@link RecvRing#lockProducer});</li>
+ * <li>an EVD's queue lock ({@link EventQueue});</li>
+ * <li>a CNO's lock ({@link EmuCno});</li>
+ * <li>leaves, under which nothing is taken: an event ring's producer claim ({@link EventRing}), the
+ *     IA's thread lock ({@link IaThreads}), the loopback fabric's address table.</li>
+ * </ol>
+ * A thread that holds a send lock without the domain lock (the loopback send that moves without it,
+ * {@link LoopbackLink#trySend}) therefore never takes the domain lock, nor calls anything that may:
+ * it copies, takes the peer's receive and queues both completions, and the report of an EVD that went
+ * over its length reads the length without a lock ({@link EmuIa#overflowed}). Everything that needs
+ * the domain lock and a send lock (request queue changes, the link's engine, disconnects, flushes,
+ * RDMA, queued sends) takes the domain lock first. With assertions enabled (the tests), {@link #acquire}
+ * fails a thread that asks for a domain lock it does not hold while it holds a send lock.
  */
 public final class LockDomain {
     private static final Object MERGES = new Object();
@@ -33,6 +54,8 @@ public final class LockDomain {
      * Locks the current domain and returns its lock, which the caller unlocks.
      */
     ReentrantLock acquire() {
+        assert !SendLock.anyHeldByCurrentThread() || isHeldByCurrentThread()
+                : "a domain lock asked for under a send lock (lock order: domain lock first)";
         while (true) {
             LockDomain d = current();
             d.lock.lock();
