@@ -27,7 +27,9 @@ import org.slf4j.LoggerFactory;
  * whether one still does). Each ready key is handled under the IA's domain lock as the selector
  * reports it. Answers (ACKs, read responses) wait for the next frame a consumer posts or for the
  * selecting thread to block again ({@link #flushLater}), so that an answer often shares a write with
- * the consumer's reply.
+ * the consumer's reply; answers a consumer's thread deferred leave at the latest when that thread
+ * next polls any tcp IA ({@link #sendOwed}), so that one thread polling the EVDs of several IAs (both
+ * ends of a connection, say) never waits for an I/O thread's turn for the answer it owes.
  */
 final class TcpPoller {
     private static final Logger LOG = LoggerFactory.getLogger(TcpPoller.class);
@@ -37,6 +39,12 @@ final class TcpPoller {
     private static final long BUSY_POLL_NANOS = TcpFabric.BUSY_POLL_NANOS;
     /** One look in this many of a polling consumer selects even where it could read the socket directly. */
     private static final int SELECT_EVERY = 8;
+
+    /**
+     * The pollers in which the current thread, a consumer's, deferred answers ({@link #flushLater}): it
+     * sends them before it next polls ({@link #sendOwed}).
+     */
+    private static final ThreadLocal<ArrayList<TcpPoller>> OWED = ThreadLocal.withInitial(ArrayList::new);
 
     private final TcpFabric fabric;
     private final Selector selector;
@@ -87,6 +95,42 @@ final class TcpPoller {
         if (!flushLater.contains(c)) {
             flushLater.add(c);
             answersDeferred = true;
+        }
+        if (consumerReads()) {
+            ArrayList<TcpPoller> owed = OWED.get();
+            if (!owed.contains(this)) {
+                owed.add(this);
+            }
+        }
+    }
+
+    /**
+     * Sends the answers the current thread deferred in any poller (no domain lock held): called as a
+     * consumer's thread begins to poll, so that the answers of what it took in one IA leave before it
+     * looks at another (whose input may be waiting for them), not when an I/O thread next selects.
+     */
+    static void sendOwed() {
+        ArrayList<TcpPoller> owed = OWED.get();
+        if (owed.isEmpty()) {
+            return;
+        }
+        for (int i = 0; i < owed.size(); i++) {
+            owed.get(i).sendDeferredAnswersNow();
+        }
+        owed.clear();
+    }
+
+    /** Sends the deferred answers, if any, under the domain lock. */
+    private void sendDeferredAnswersNow() {
+        if (answersDeferred) {
+            lock.lock();
+            try {
+                if (fabric.running()) {
+                    sendDeferredAnswers();
+                }
+            } finally {
+                lock.unlock();
+            }
         }
     }
 
@@ -176,14 +220,7 @@ final class TcpPoller {
      * key set.
      */
     private void selectAndProcess(long timeoutMillis, long spinNanos) throws IOException {
-        if (answersDeferred) {
-            lock.lock();
-            try {
-                sendDeferredAnswers();
-            } finally {
-                lock.unlock();
-            }
-        }
+        sendDeferredAnswersNow();
         int ready = 0;
         if (timeoutMillis <= 0 && spinNanos == 0 && (++polls & SELECT_EVERY - 1) != 0 && readSole()) {
             ready = 1;
@@ -264,6 +301,7 @@ final class TcpPoller {
     }
 
     boolean pollWhileWaiting(long maxNanos) {
+        sendOwed();
         try {
             return pollAsWaiter(maxNanos);
         } finally {
@@ -320,6 +358,7 @@ final class TcpPoller {
      * its own thread, not when the I/O thread next looks.
      */
     void pollNow() {
+        sendOwed();
         if (!fabric.running()) {
             return;
         }
@@ -351,6 +390,7 @@ final class TcpPoller {
      * ends a select ({@link #wakePoller}), and skipped if {@code done} already holds then.
      */
     void pollBriefly(long maxNanos, java.util.function.BooleanSupplier done) {
+        sendOwed();
         announcePoll();
         try {
             long end = System.nanoTime() + maxNanos;
