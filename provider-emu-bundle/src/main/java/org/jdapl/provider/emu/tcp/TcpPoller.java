@@ -28,8 +28,9 @@ import org.slf4j.LoggerFactory;
  * reports it. Answers (ACKs, read responses) wait for the next frame a consumer posts or for the
  * selecting thread to block again ({@link #flushLater}), so that an answer often shares a write with
  * the consumer's reply; answers a consumer's thread deferred leave at the latest when that thread
- * next polls any tcp IA ({@link #sendOwed}), so that one thread polling the EVDs of several IAs (both
- * ends of a connection, say) never waits for an I/O thread's turn for the answer it owes.
+ * next polls any tcp IA ({@link #sendOwed}), and those the I/O thread deferred before it parks to
+ * leave the sockets to consumers, so that one thread polling the EVDs of several IAs (both ends of a
+ * connection, say) never waits for an I/O thread's turn for an answer.
  */
 final class TcpPoller {
     private static final Logger LOG = LoggerFactory.getLogger(TcpPoller.class);
@@ -174,14 +175,17 @@ final class TcpPoller {
             while (fabric.running()) {
                 // Threads waiting on EVDs poll the sockets and process whatever is ready, for every
                 // connection of the IA. Stay out of their way until none has polled for the grace time.
+                // The answers of what this thread read leave before it parks, as before it blocks in a select.
                 Thread p = poller;
                 if (pollWanted || (p != null && p != me) || intending.get() > 0) {
                     pollWanted = false;
+                    sendDeferredAnswersNow();
                     LockSupport.parkNanos(WAITER_GRACE_NANOS);
                     continue;
                 }
                 long sinceWaiter = System.nanoTime() - lastWaiterPoll;
                 if (sinceWaiter < WAITER_GRACE_NANOS) {
+                    sendDeferredAnswersNow();
                     LockSupport.parkNanos(Math.max(WAITER_GRACE_NANOS / 8, WAITER_GRACE_NANOS - sinceWaiter));
                     continue;
                 }
