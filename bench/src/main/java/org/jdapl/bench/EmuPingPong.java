@@ -164,6 +164,37 @@ final class EmuPingPong {
         }
     }
 
+    /**
+     * Messages of {@code size} bytes on IAs opened with {@code iaParams}, both ends driven by the
+     * calling thread by polling, as an event loop serving several EVDs does: a receive posted on B, a
+     * send (signalled) on A, B's receive EVD polled until the receive completes, then A's request EVD
+     * until the send completes. On tcp the send completes with the peer's ACK, so each message is a
+     * round trip on the wire; the figure is the time per message.
+     */
+    static EmuTcpBench.Result pollingOneThread(String iaParams, int size, long nanos) throws Exception {
+        EmuProvider p = new EmuProvider();
+        BenchSide a = BenchSide.open(p, "bench-a", iaParams);
+        BenchSide b = BenchSide.open(p, "bench-b", iaParams);
+        try (Arena arena = Arena.ofShared()) {
+            Endpoint[] eps = BenchSide.connect(a, b);
+            List<LmrTriplet> send = triplet(a.lmr(arena.allocate(size, 64)), size);
+            List<LmrTriplet> recv = triplet(b.lmr(arena.allocate(size, 64)), size);
+            EmuTcpBench.RoundTrips rtt = new EmuTcpBench.RoundTrips(nanos);
+            long t0 = System.nanoTime();
+            do {
+                eps[1].postRecv(recv, 0, Dat.COMPLETION_DEFAULT);
+                eps[0].postSend(send, 0, Dat.COMPLETION_DEFAULT);
+                BenchSide.success(next(b.recv(), true));
+                BenchSide.success(next(a.req(), true));
+                t0 = rtt.add(t0);
+            } while (!rtt.done());
+            return rtt.result();
+        } finally {
+            a.ia().close();
+            b.ia().close();
+        }
+    }
+
     /** The event a completed post queued on {@code evd}. */
     private static DatEvent queued(EventDispatcher evd) {
         return evd.dequeue().orElseThrow(() -> new IllegalStateException("a loopback post left no event"));

@@ -26,7 +26,9 @@ import org.jdapl.provider.emu.EmuProvider;
 /**
  * The emulated provider's tcp fabric against plain NIO on loopback, in one run: send/recv ping-pong
  * latency at 64 B, and RDMA Write bandwidth at 4 KiB, 64 KiB and 1 MiB against a stream of the same
- * message sizes over blocking {@link SocketChannel}s. Prints a table with the ratios emu/NIO.
+ * message sizes over blocking {@link SocketChannel}s. Prints a table with the ratios emu/NIO, and two
+ * of emu against emu: a polling consumer against a waiting one, and one thread polling the EVDs of
+ * both ends of a connection (64 B send/recv) against the two-thread polling round trip.
  *
  * <p>Usage: {@code java -jar jdapl-bench-all.jar [seconds-per-measurement [rounds]]} (default 1.5 s, 3
  * rounds). Emu and NIO measurements alternate, and the table shows the median of the rounds, so that
@@ -78,6 +80,19 @@ public final class EmuTcpBench {
             System.out.printf("  round %d: unbound ping-pong RTT median polling %.1f us, waiting %.1f us%n", r + 1,
                     polling[r], waiting[r]);
         }
+        // One thread polling the EVDs of both ends (an event loop) against the two-thread polling round trip,
+        // compared by their means: a message that waits for an I/O thread's turn now and then shows there.
+        double[] oneThread = new double[rounds];
+        double[] twoThreads = new double[rounds];
+        for (int r = 0; r < rounds; r++) {
+            Result one = EmuPingPong.pollingOneThread("tcp 127.0.0.1:0", 64, nanos);
+            Result two = EmuPingPong.run("tcp 127.0.0.1:0", 64, true, false, nanos);
+            oneThread[r] = one.mean();
+            twoThreads[r] = two.mean();
+            System.out.printf("  round %d: 64 B send/recv mean (median), one thread polling both EVDs %.1f (%.1f) us per "
+                    + "message, two threads polling %.1f (%.1f) us per round trip, ratio of means %.2f%n", r + 1,
+                    one.mean(), one.median(), two.mean(), two.median(), one.mean() / two.mean());
+        }
         for (int size : new int[] {4 << 10, 64 << 10, 1 << 20}) {
             double[] emu = new double[rounds];
             double[] nio = new double[rounds];
@@ -103,6 +118,12 @@ public final class EmuTcpBench {
                 "emu waiting", "pol/wait", "goal");
         System.out.println("|--------------------------|--------|--------------|--------------|---------|---------------|");
         System.out.printf("| %-24s | %-6s | %12s | %12s | %7s | %-13s |%n", (Object[]) p);
+        System.out.println();
+        String[] o = row("send/recv, polling, mean", "64 B", median(oneThread), median(twoThreads), "us", 2.0, false);
+        System.out.printf("| %-24s | %-6s | %12s | %12s | %7s | %-13s |%n", "measurement", "size", "one thread",
+                "two threads", "one/two", "goal");
+        System.out.println("|--------------------------|--------|--------------|--------------|---------|---------------|");
+        System.out.printf("| %-24s | %-6s | %12s | %12s | %7s | %-13s |%n", (Object[]) o);
     }
 
     private static double median(double[] values) {

@@ -99,6 +99,11 @@ final class EmuEvd extends EmuObject implements EventDispatcher {
         events.wakeWaiters();
     }
 
+    /** The EVD's length now, read without a lock (for the overflow report, see {@link EmuIa#overflowed}). */
+    int qlen() {
+        return events.qlen();
+    }
+
     @Override
     public EvdParam query() {
         checkLive();

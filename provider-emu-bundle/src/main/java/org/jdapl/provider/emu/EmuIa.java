@@ -178,11 +178,15 @@ public final class EmuIa extends EmuObject implements InterfaceAdapter {
         post(asyncEvd, new DatEvent.AsyncError(asyncEvd, number, handle, reason, detail), true);
     }
 
-    /** Reports that {@code evd} went over its length (OBJ_04) on the asynchronous EVD. */
+    /**
+     * Reports that {@code evd} went over its length (OBJ_04) on the asynchronous EVD. Called under the
+     * domain lock or, for a loopback send's completions, under its EP's {@link SendLock} only: so it takes
+     * no domain lock (see {@link LockDomain}, lock order).
+     */
     void overflowed(EmuEvd evd) {
         if (evd != asyncEvd) {
             asyncEvd.enqueue(new DatEvent.AsyncError(asyncEvd, EventNumber.ASYNC_ERROR_EVD_OVERFLOW, evd, 0,
-                    "the EVD holds more events than its length " + evd.query().qlen()), true);
+                    "the EVD holds more events than its length " + evd.qlen()), true);
         } else {
             LOG.warn("the asynchronous EVD of IA {} overflowed", name);
         }

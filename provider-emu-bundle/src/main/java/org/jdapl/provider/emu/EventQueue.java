@@ -180,6 +180,11 @@ final class EventQueue {
         ia.fabric().wakePoller();
     }
 
+    /** The queue's length, read without a lock (a value of the moment while a resize runs). */
+    int qlen() {
+        return ring.qlen();
+    }
+
     /** The EVD's parameters, read at once under the queue lock. */
     EventDispatcher.EvdParam param(EmuCno cno, Set<EvdFlag> flags) {
         queueLock.lock();

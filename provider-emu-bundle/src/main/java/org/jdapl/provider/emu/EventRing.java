@@ -36,9 +36,15 @@ import org.jdapl.dat.EventDispatcher;
  * EVD's IA, or, on the loopback fabric's common path, under the sending EP's {@link SendLock} only.
  * The producer's fields ({@code tail} and its cached view of {@code head}), the consumers'
  * ({@code head}) and the shared ones each sit on cache lines of their own. The producer reads
- * {@code head} only when its cached view says the queue may hold {@code qlen} events, fill the ring,
- * or let it forget a taken event: it clears the slot half a ring behind its tail once that slot's
- * event was taken, so the ring keeps at most half a ring of taken events reachable. A full ring grows:
+ * {@code head} only when its cached view says the queue may hold {@code qlen} events or fill the ring.
+ *
+ * <p>A taken event leaves the ring at once: the consumer that took it clears its slot ({@link #vacate}),
+ * so a dequeued completion keeps neither its event nor its EP reachable (a freed EP is not kept by the
+ * EVDs its events went to). The slot's published word says who owns it: {@code i + 1} while it holds
+ * index {@code i}, {@link #CLEARING} while the one that claimed the clearing (by a compare-and-set of
+ * that word) empties it, {@code -(i + 1)} once it is empty. The producer reuses a slot only once it is
+ * empty, and clears a taken one itself if its consumer has not yet begun, so no clearing ever lands on
+ * a newer event. A full ring grows:
  * the producer copies the queued events into slots twice as many and publishes them whole; a
  * consumer still reading the old slots finds the next index unpublished there and looks again.
  * Events beyond {@code qlen} are queued, never dropped.
@@ -92,6 +98,19 @@ final class EventRing extends EventRingShared {
             return mask + 1;
         }
 
+        /**
+         * Empties the slot of the taken {@code index} unless another did or does: the compare-and-set of
+         * its published word from {@code index + 1} claims the clearing, and the release store of
+         * {@code -(index + 1)} after it says that the slot may be reused.
+         */
+        void clear(long index) {
+            int i = (int) index & mask;
+            if (PUBLISHED.compareAndSet(published, i, index + 1, CLEARING)) {
+                events[i] = null;
+                PUBLISHED.setRelease(published, i, -(index + 1));
+            }
+        }
+
         /** Whether the slot of {@code index} holds that index's event (an acquire read). */
         boolean holds(long index) {
             return (long) PUBLISHED.getAcquire(published, (int) index & mask) == index + 1;
@@ -114,6 +133,10 @@ final class EventRing extends EventRingShared {
 
     /** Longs of a slot's {@code words}. */
     static final int WORDS = 4;
+    /** The published word of a slot being emptied by the one that claimed it. */
+    static final long CLEARING = Long.MIN_VALUE;
+    /** How often the producer looks again at a slot being emptied before it grows the ring instead. */
+    private static final int CLEARING_SPINS = 128;
 
     // ---------------------------------------------------------------- producers
 
@@ -186,22 +209,49 @@ final class EventRing extends EventRingShared {
         return publish(s, i, t, crossed);
     }
 
-    /** The storage with a free slot for index {@code t}: the ring grows if it is full. */
+    /**
+     * The storage with an empty slot for index {@code t}: the ring grows if it is full, or if the slot's
+     * taken event is still being cleared by its consumer after a brief wait.
+     */
     private Slots room(long t) {
         Slots s = slots;
         if (t - headSeen >= s.length()) {
             headSeen = (long) HEAD.getVolatile(this);
             if (t - headSeen >= s.length()) {
-                s = grow(t);
+                return grow(t);
             }
         }
-        return s;
+        return emptied(s, t - s.length()) ? s : grow(t);
+    }
+
+    /**
+     * Whether the slot of the taken index {@code old} is empty (or never held it), clearing it if its
+     * consumer has not begun to: false only while its consumer is between its two stores, for longer
+     * than a brief wait.
+     */
+    private static boolean emptied(Slots s, long old) {
+        if (old < 0) {
+            return true;
+        }
+        int i = (int) old & s.mask;
+        for (int spins = 0; ; spins++) {
+            long p = (long) PUBLISHED.getAcquire(s.published, i);
+            if (p == -(old + 1) || p == 0) {
+                return true;
+            }
+            if (p == old + 1) {
+                s.clear(old);
+            } else if (spins < CLEARING_SPINS) {
+                Thread.onSpinWait();
+            } else {
+                return false;
+            }
+        }
     }
 
     private boolean publish(Slots s, int i, long t, boolean crossed) {
         PUBLISHED.setRelease(s.published, i, t + 1);
         TAIL.setRelease(this, t + 1);
-        forgetTaken(s, t - (s.length() >> 1));
         return crossed;
     }
 
@@ -223,23 +273,11 @@ final class EventRing extends EventRingShared {
     }
 
     /**
-     * Clears the slot of index {@code old} if its event was taken, so that the ring does not keep it
-     * reachable (producer side claimed; after the publication, so that the store never delays it). A
-     * consumer that still reads that slot for {@code old} finds {@code head} past it and discards it.
+     * Twice the slots, the queued events copied (from {@code head}, which consumers may move meanwhile).
+     * An event taken from the old slots while they were copied is cleared in the new ones: here if
+     * {@code head} shows it taken once they are published, else by its consumer, which looks at the
+     * slots in use after its compare-and-set ({@link #vacate}).
      */
-    private void forgetTaken(Slots s, long old) {
-        if (old < 0) {
-            return;
-        }
-        if (old >= headSeen) {
-            headSeen = (long) HEAD.getVolatile(this);
-        }
-        if (old < headSeen) {
-            s.events[(int) old & s.mask] = null;
-        }
-    }
-
-    /** Twice the slots, the queued events copied (from {@code head}, which consumers may move meanwhile). */
     private Slots grow(long t) {
         Slots old = slots;
         Slots larger = new Slots(old.length() << 1);
@@ -248,7 +286,11 @@ final class EventRing extends EventRingShared {
             larger.copy(old, i);
         }
         slots = larger;
-        headSeen = h;
+        long taken = (long) HEAD.getVolatile(this);
+        for (long i = h; i < taken; i++) {
+            larger.clear(i);
+        }
+        headSeen = taken;
         return larger;
     }
 
@@ -285,6 +327,7 @@ final class EventRing extends EventRingShared {
             Object e = s.entry(h);
             if (e instanceof DatEvent event) {
                 if (HEAD.compareAndSet(this, h, h + 1)) {
+                    vacate(s, h);
                     return event;
                 }
                 continue;
@@ -294,9 +337,24 @@ final class EventRing extends EventRingShared {
             long length = s.words[w + 1];
             long meta = s.words[w + 2];
             if (HEAD.compareAndSet(this, h, h + 1)) {
+                vacate(s, h);
                 return new DatEvent.DtoCompletion(evd, (Endpoint) e, cookie, STATUS[(int) meta & 0xff], length,
                         OPERATION[(int) (meta >>> 8) & 0xff], (int) (meta >>> 32));
             }
+        }
+    }
+
+    /**
+     * Clears the slot of {@code h}, just taken from {@code s}, and of any newer slots a growth copied it
+     * into, so that the ring keeps nothing of a dequeued event. A growth that copied it publishes its
+     * slots before it reads {@code head} again, and this reads the slots in use after the
+     * compare-and-set that moved {@code head}: one of the two sees the other and clears the copy.
+     */
+    private void vacate(Slots s, long h) {
+        s.clear(h);
+        for (Slots now = slots; now != s; now = slots) {
+            s = now;
+            s.clear(h);
         }
     }
 

@@ -9,7 +9,8 @@ import java.util.concurrent.locks.LockSupport;
  * the poster's thread, the taking of the peer's receives. The EP's posting threads take it on the
  * common send path without the IA's domain lock, so it is a line of its own (padded on both sides)
  * that stays in the cache of the thread that sends; the link's engine and the connection's rare
- * paths (close, flush) take it under the domain lock, never the other way round.
+ * paths (close, flush) take it under the domain lock, never the other way round: the lock order of
+ * the provider is written down once, in {@link LockDomain}.
  *
  * <p>Reentrant: an error completion under it may break the connection, which closes the link, which
  * takes the locks of both ends. A contended acquire spins briefly, then yields, then parks for short
@@ -26,8 +27,25 @@ final class SendLock extends SendLockFields {
         }
     }
 
+    /**
+     * How many send locks each thread holds, counted only with assertions enabled (the tests), for the
+     * lock-order check of {@link LockDomain#acquire}.
+     */
+    private static final ThreadLocal<int[]> HELD = ThreadLocal.withInitial(() -> new int[1]);
+
     @SuppressWarnings("unused")
     private long a0, a1, a2, a3, a4, a5, a6, a7;
+
+    /** Counts a send lock taken (+1) or released (-1) by this thread; true, for use in an assert. */
+    private static boolean count(int delta) {
+        HELD.get()[0] += delta;
+        return true;
+    }
+
+    /** Whether this thread holds a send lock (known only with assertions enabled; false otherwise). */
+    static boolean anyHeldByCurrentThread() {
+        return HELD.get()[0] > 0;
+    }
 
     void lock() {
         Thread self = Thread.currentThread();
@@ -46,6 +64,7 @@ final class SendLock extends SendLockFields {
             }
         }
         holds = 1;
+        assert count(1);
     }
 
     void unlock() {
@@ -54,6 +73,7 @@ final class SendLock extends SendLockFields {
         }
         if (--holds == 0) {
             OWNER.setRelease(this, null);
+            assert count(-1);
         }
     }
 

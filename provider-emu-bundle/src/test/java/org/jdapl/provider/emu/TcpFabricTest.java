@@ -271,4 +271,49 @@ class TcpFabricTest {
             f.a.nextConnection(EventNumber.CONNECTION_UNREACHABLE);
         }
     }
+
+    /**
+     * One thread drives both ends of a connection by polling: it posts a receive on B, a send on A,
+     * dequeues B's EVD until the receive completes, then A's until the send completes. The ACK of the
+     * send, which B's input deferred so that it could share a write with a reply, leaves with that
+     * thread's next poll (of A's EVD here), not at B's I/O thread's next turn: B's I/O thread is kept
+     * from selecting throughout (as while a waiter polls), and the send completes all the same.
+     */
+    @Test
+    void OBJ_07_theAckOfAFrameAPollingThreadTookLeavesWithItsNextPollNotWithTheIoThread() {
+        try (Fixture f = Fixture.tcp()) {
+            Endpoint[] eps = f.connect();
+            LocalMemoryRegion src = f.a.lmr(f.memory(64));
+            LocalMemoryRegion dst = f.b.lmr(f.memory(64));
+            Fabric bFabric = ((EmuIa) f.b.ia).fabric();
+            bFabric.announcePoll();
+            try {
+                for (int round = 0; round < 3; round++) {
+                    eps[1].postRecv(iov(dst, 0, 64), round, none());
+                    eps[0].postSend(iov(src, 0, 64), round, none());
+                    DatEvent.DtoCompletion recv = polled(f.b.evd, "the receive of round " + round);
+                    assertEquals(DtoStatus.SUCCESS, recv.status(), "the receive of round " + round);
+                    DatEvent.DtoCompletion send = polled(f.a.evd, "the send of round " + round);
+                    int r = round;
+                    assertEquals(DtoStatus.SUCCESS, send.status(), () -> "the send of round " + r + " completed "
+                            + send.status() + ": its ACK was left for B's I/O thread, and A judged B silent");
+                    assertEquals(round, send.cookie());
+                }
+            } finally {
+                bFabric.pollWhileWaiting(0);
+            }
+        }
+    }
+
+    /** The next event of {@code evd}, dequeued by polling for up to 10 s (a bound, not a timing). */
+    private static DatEvent.DtoCompletion polled(EventDispatcher evd, String what) {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (System.nanoTime() - deadline < 0) {
+            Optional<DatEvent> e = evd.dequeue();
+            if (e.isPresent()) {
+                return assertInstanceOf(DatEvent.DtoCompletion.class, e.get());
+            }
+        }
+        throw new AssertionError(what + " did not complete within 10 s of polling");
+    }
 }

@@ -27,7 +27,10 @@ import org.slf4j.LoggerFactory;
  * whether one still does). Each ready key is handled under the IA's domain lock as the selector
  * reports it. Answers (ACKs, read responses) wait for the next frame a consumer posts or for the
  * selecting thread to block again ({@link #flushLater}), so that an answer often shares a write with
- * the consumer's reply.
+ * the consumer's reply; answers a consumer's thread deferred leave at the latest when that thread
+ * next polls any tcp IA ({@link #sendOwed}), and those the I/O thread deferred before it parks to
+ * leave the sockets to consumers, so that one thread polling the EVDs of several IAs (both ends of a
+ * connection, say) never waits for an I/O thread's turn for an answer.
  */
 final class TcpPoller {
     private static final Logger LOG = LoggerFactory.getLogger(TcpPoller.class);
@@ -37,6 +40,12 @@ final class TcpPoller {
     private static final long BUSY_POLL_NANOS = TcpFabric.BUSY_POLL_NANOS;
     /** One look in this many of a polling consumer selects even where it could read the socket directly. */
     private static final int SELECT_EVERY = 8;
+
+    /**
+     * The pollers in which the current thread, a consumer's, deferred answers ({@link #flushLater}): it
+     * sends them before it next polls ({@link #sendOwed}).
+     */
+    private static final ThreadLocal<ArrayList<TcpPoller>> OWED = ThreadLocal.withInitial(ArrayList::new);
 
     private final TcpFabric fabric;
     private final Selector selector;
@@ -88,6 +97,42 @@ final class TcpPoller {
             flushLater.add(c);
             answersDeferred = true;
         }
+        if (consumerReads()) {
+            ArrayList<TcpPoller> owed = OWED.get();
+            if (!owed.contains(this)) {
+                owed.add(this);
+            }
+        }
+    }
+
+    /**
+     * Sends the answers the current thread deferred in any poller (no domain lock held): called as a
+     * consumer's thread begins to poll, so that the answers of what it took in one IA leave before it
+     * looks at another (whose input may be waiting for them), not when an I/O thread next selects.
+     */
+    static void sendOwed() {
+        ArrayList<TcpPoller> owed = OWED.get();
+        if (owed.isEmpty()) {
+            return;
+        }
+        for (int i = 0; i < owed.size(); i++) {
+            owed.get(i).sendDeferredAnswersNow();
+        }
+        owed.clear();
+    }
+
+    /** Sends the deferred answers, if any, under the domain lock. */
+    private void sendDeferredAnswersNow() {
+        if (answersDeferred) {
+            lock.lock();
+            try {
+                if (fabric.running()) {
+                    sendDeferredAnswers();
+                }
+            } finally {
+                lock.unlock();
+            }
+        }
     }
 
     /** {@code c} has written everything it had, deferred answers included (lock held). */
@@ -130,14 +175,17 @@ final class TcpPoller {
             while (fabric.running()) {
                 // Threads waiting on EVDs poll the sockets and process whatever is ready, for every
                 // connection of the IA. Stay out of their way until none has polled for the grace time.
+                // The answers of what this thread read leave before it parks, as before it blocks in a select.
                 Thread p = poller;
                 if (pollWanted || (p != null && p != me) || intending.get() > 0) {
                     pollWanted = false;
+                    sendDeferredAnswersNow();
                     LockSupport.parkNanos(WAITER_GRACE_NANOS);
                     continue;
                 }
                 long sinceWaiter = System.nanoTime() - lastWaiterPoll;
                 if (sinceWaiter < WAITER_GRACE_NANOS) {
+                    sendDeferredAnswersNow();
                     LockSupport.parkNanos(Math.max(WAITER_GRACE_NANOS / 8, WAITER_GRACE_NANOS - sinceWaiter));
                     continue;
                 }
@@ -176,14 +224,7 @@ final class TcpPoller {
      * key set.
      */
     private void selectAndProcess(long timeoutMillis, long spinNanos) throws IOException {
-        if (answersDeferred) {
-            lock.lock();
-            try {
-                sendDeferredAnswers();
-            } finally {
-                lock.unlock();
-            }
-        }
+        sendDeferredAnswersNow();
         int ready = 0;
         if (timeoutMillis <= 0 && spinNanos == 0 && (++polls & SELECT_EVERY - 1) != 0 && readSole()) {
             ready = 1;
@@ -264,6 +305,7 @@ final class TcpPoller {
     }
 
     boolean pollWhileWaiting(long maxNanos) {
+        sendOwed();
         try {
             return pollAsWaiter(maxNanos);
         } finally {
@@ -320,6 +362,7 @@ final class TcpPoller {
      * its own thread, not when the I/O thread next looks.
      */
     void pollNow() {
+        sendOwed();
         if (!fabric.running()) {
             return;
         }
@@ -351,6 +394,7 @@ final class TcpPoller {
      * ends a select ({@link #wakePoller}), and skipped if {@code done} already holds then.
      */
     void pollBriefly(long maxNanos, java.util.function.BooleanSupplier done) {
+        sendOwed();
         announcePoll();
         try {
             long end = System.nanoTime() + maxNanos;
