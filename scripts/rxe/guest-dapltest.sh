@@ -12,7 +12,7 @@ R=${1:?reports directory}
 APP=${DAPLTEST_APP:-/mnt/work/jdapl}
 IA=${DAPLTEST_IA:-ofa-v2-rxe0-1}
 # user.home: the shell keeps its history there (the guest's /root is read-only).
-JVM=("$JAVA" --enable-native-access=ALL-UNNAMED --sun-misc-unsafe-memory-access=allow -Xmx384m -XX:+UseSerialGC
+JVM=("$JAVA" --enable-native-access=ALL-UNNAMED --sun-misc-unsafe-memory-access=deny -Xmx384m -XX:+UseSerialGC
      -XX:TieredStopAtLevel=1 -Duser.home=/tmp -jar "$APP/lib/jdapl-launcher.jar")
 now() { cut -d' ' -f1 /proc/uptime; }
 fail() { echo "DAPLTEST: FAILED: $*"; exit 1; }

@@ -59,7 +59,7 @@ public interface EventDispatcher extends DatHandle {
      * @throws DatException TIMEOUT_EXPIRED if nothing came in time; INTERRUPTED_CALL if the thread is
      *         interrupted; INVALID_PARAMETER for a negative timeout or a threshold under 1 or over the
      *         queue length; INVALID_STATE (INVALID_STATE_EVD_UNWAITABLE) if the EVD is unwaitable or
-     *         becomes so while waiting; INVALID_HANDLE
+     *         becomes so while waiting; ABORT if the IA is closed while the thread waits; INVALID_HANDLE
      */
     DatEvent waitEvent(long timeoutMicros, int threshold);
 

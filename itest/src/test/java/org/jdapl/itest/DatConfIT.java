@@ -56,7 +56,7 @@ public class DatConfIT extends JdaplContainerTest {
     private ConfigurationAdmin configAdmin;
     private DatRegistry registry;
     private DatProvider emu;
-    /** The source in effect without configuration (built-in, or the machine's /etc/dat.conf). */
+    /** The source in effect without configuration (the tests' empty dat.conf, named by -Ddat.conf). */
     private String unconfiguredSource;
 
     @Before

@@ -98,6 +98,8 @@ final class KarafContainer {
                 systemProperty("jdapl.itest.target").value(target),
                 systemProperty("jdapl.version").value(jdaplVersion()),
                 systemProperty("karaf.version").value(karafVersion)));
+        // The registry in Karaf reads the tests' empty dat.conf (jdapl.test.datConf), not the machine's.
+        options.add(systemProperty("dat.conf").value(JdaplContainerTest.requiredProperty("dat.conf")));
         if (bootFeatures.length > 0) {
             options.add(features(maven().groupId("org.jdapl").artifactId("jdapl-features").version(jdaplVersion())
                     .classifier("features").type("xml"), bootFeatures));

@@ -79,8 +79,9 @@ public class KarafShellCommandsIT extends JdaplContainerTest {
     @Test
     public void theRegistrysGogoCommandsAndTheToolsRunBesideTheKarafCommands() throws Exception {
         KarafShell shell = shell();
-        assertTrue(shell.run("dat:source").contains("built-in"));
-        assertTrue(shell.run("dat:reload").contains("built-in"));
+        String datConf = JdaplContainerTest.requiredProperty("dat.conf");
+        assertTrue(shell.run("dat:source").contains(datConf + " (system property dat.conf)"));
+        assertTrue(shell.run("dat:reload").contains(datConf + " (system property dat.conf)"));
         ServiceReference<?> gogo = context.getServiceReferences("org.jdapl.registry.DatCommands", null)[0];
         assertEquals("the plain Gogo component keeps source and reload in Karaf", List.of("source", "reload"),
                 Arrays.asList((String[]) gogo.getProperty("osgi.command.function")));

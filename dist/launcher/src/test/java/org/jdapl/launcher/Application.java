@@ -66,6 +66,18 @@ final class Application {
         }
     }
 
+    /** The name of the empty dat.conf {@link #start} hands the application. */
+    static final String EMPTY_DAT_CONF = "empty-dat.conf";
+
+    /** The empty dat.conf in {@code work}, written if missing. */
+    static Path emptyDatConf(Path work) throws IOException {
+        Path conf = work.resolve(EMPTY_DAT_CONF);
+        if (!Files.exists(conf)) {
+            Files.writeString(conf, "# no entries: the providers' default IAs only\n");
+        }
+        return conf;
+    }
+
     static Path home() {
         String app = System.getProperty("jdapl.app");
         if (app == null) {
@@ -78,14 +90,20 @@ final class Application {
         List<String> command = new ArrayList<>();
         command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
         command.add("--enable-native-access=ALL-UNNAMED");
-        command.add("--sun-misc-unsafe-memory-access=allow");
+        // As ./jdapl runs it: Felix works without sun.misc.Unsafe (ApplicationIT.noSunMiscUnsafeWarningOnJava25).
+        command.add("--sun-misc-unsafe-memory-access=deny");
         command.add("-Xmx512m");
         command.add("-jar");
         command.add(home().resolve("lib/jdapl-launcher.jar").toString());
         return command;
     }
 
-    /** Starts {@code command} (a full command line) with extra environment variables; stdin is empty. */
+    /**
+     * Starts {@code command} (a full command line) with extra environment variables; stdin is empty.
+     * Unless {@code environment} names another, the registry reads an empty dat.conf of the test's
+     * ({@link #EMPTY_DAT_CONF} in {@code work}, through DAT_OVERRIDE), never the machine's
+     * /etc/dat.conf or DAT_OVERRIDE: the IAs are the providers' defaults wherever the test runs.
+     */
     static Running start(List<String> command, Map<String, String> environment, Path work, String stdin)
             throws IOException {
         Files.createDirectories(work);
@@ -95,7 +113,7 @@ final class Application {
         Files.writeString(in, stdin == null ? "" : stdin);
         ProcessBuilder builder = new ProcessBuilder(command).redirectOutput(out.toFile()).redirectError(err.toFile())
                 .redirectInput(in.toFile());
-        builder.environment().remove("DAT_OVERRIDE");
+        builder.environment().put("DAT_OVERRIDE", emptyDatConf(work).toString());
         builder.environment().putAll(environment);
         return new Running(builder.start(), out, err);
     }

@@ -30,7 +30,8 @@ import org.jdapl.provider.ofa.verbs.VerbsException;
  * streams, a completion queue whose completion events arrive on the IA's completion channel and
  * are drained by the IA's event thread. Software, connection, CR and asynchronous events are queued
  * directly. An EVD that is too small reports overflow (OBJ_04); a wait with nothing queued times
- * out (OBJ_03).
+ * out (OBJ_03). A waiter blocks on a {@link Condition} (a virtual thread leaves its carrier) and the
+ * IA's close releases it with DAT_ABORT (OBJ_11).
  *
  * <p>Longer than 500 lines by choice: the event queue, the CQ poll and the waits share one lock
  * protocol (a poll hands its event to the thread dequeuing, a waiter arms the CQ before it blocks,
@@ -38,6 +39,16 @@ import org.jdapl.provider.ofa.verbs.VerbsException;
  */
 final class OfaEvd extends OfaHandle implements EventDispatcher, IaObjects.Owned {
     private static final VarHandle BUSY = VarHandles.field(MethodHandles.lookup(), "busy", int.class);
+
+    static {
+        // A virtual thread that loads or initializes a class stays on its carrier meanwhile, and waits
+        // pinned while another thread initializes it: the errors that released waiters of EVDs and CNOs
+        // return are made once here, when the IA's asynchronous EVD is, before any thread can wait
+        // (OBJ_11). Else 1,000 waiters released at once by a close all load them on their carriers.
+        new DatException(DatReturnType.ABORT, "").getMessage();
+        DatException.invalidState(DatReturnSubtype.INVALID_STATE_CNO_DEAD, "").getMessage();
+        HandleType.EVD.invalid("").getMessage();
+    }
 
     private final OfaIa ia;
     /** Where polled work completions go (the IA's router). */
@@ -510,7 +521,7 @@ final class OfaEvd extends OfaHandle implements EventDispatcher, IaObjects.Owned
                     throw DatException.invalidParameter(3, "threshold " + threshold + " is outside 1.." + qlen);
                 }
                 if (isFreed()) {
-                    throw HandleType.EVD.invalid("EVD was freed while waiting");
+                    throw new DatException(DatReturnType.ABORT, "the EVD was freed while waiting (IA closed)");
                 }
                 if (!waitable) {
                     throw DatException.invalidState(DatReturnSubtype.INVALID_STATE_EVD_UNWAITABLE,
