@@ -44,8 +44,8 @@ class ReadmeSamplesIT {
     void providersPrintsWhatTheApplicationReadmeShows() throws Exception {
         // The sample is of a host without /etc/dat.conf and without an RDMA device.
         org.junit.jupiter.api.Assumptions.assumeFalse(Files.exists(Path.of("/etc/dat.conf")), "/etc/dat.conf exists");
-        org.junit.jupiter.api.Assumptions.assumeFalse(Files.isDirectory(Path.of("/sys/class/infiniband"))
-                && Files.list(Path.of("/sys/class/infiniband")).findAny().isPresent(), "an RDMA device is present");
+        String[] devices = Path.of("/sys/class/infiniband").toFile().list();
+        org.junit.jupiter.api.Assumptions.assumeTrue(devices == null || devices.length == 0, "an RDMA device is present");
         assertShape(sample(ROOT.resolve("dist/README.md"), "$ ./jdapl providers"), "providers");
     }
 
