@@ -63,6 +63,17 @@ class ReadmeSamplesIT {
                 "-i", "20");
     }
 
+    @Test
+    void errorsPrintWhatTheApplicationReadmeShows() throws Exception {
+        org.junit.jupiter.api.Assumptions.assumeFalse(Files.exists(Path.of("/etc/dat.conf")), "/etc/dat.conf exists");
+        List<String> section = ReadmeDapltestIT.section(Files.readAllLines(ROOT.resolve("dist/README.md")), "### Errors");
+        List<List<ReadmeDapltestIT.Command>> blocks = ReadmeDapltestIT.commandBlocks(section, "./jdapl ");
+        assertEquals(1, blocks.size(), blocks::toString);
+        for (ReadmeDapltestIT.Command command : blocks.getFirst()) {
+            ReadmeDapltestIT.runAndCompare(work, "", command, command.line());
+        }
+    }
+
     private Application.Result jdapl(String... args) throws Exception {
         List<String> command = new ArrayList<>(List.of(ROOT.resolve("jdapl").toString()));
         command.addAll(List.of(args));
@@ -99,6 +110,41 @@ class ReadmeSamplesIT {
             }
         }
         throw new AssertionError(readme + " has no ```text block starting with '" + command + "'");
+    }
+
+    /**
+     * Whether {@code actual} has the shape {@code sample}, where a sample line {@code ...} stands for any
+     * lines and {@code ...} within a line for any text.
+     */
+    static boolean matches(List<String> sample, List<String> actual) {
+        return matches(sample, 0, actual, 0);
+    }
+
+    private static boolean matches(List<String> sample, int s, List<String> actual, int a) {
+        if (s == sample.size()) {
+            return a == actual.size();
+        }
+        if (sample.get(s).equals("...")) {
+            for (int skip = a; skip <= actual.size(); skip++) {
+                if (matches(sample, s + 1, actual, skip)) {
+                    return true;
+                }
+            }
+            return false;
+        }
+        return a < actual.size() && lineMatches(sample.get(s), actual.get(a)) && matches(sample, s + 1, actual, a + 1);
+    }
+
+    /** A sample line matches the same line, or, where it elides with {@code ...}, a line with anything there. */
+    private static boolean lineMatches(String sample, String actual) {
+        if (!sample.contains("...")) {
+            return sample.equals(actual);
+        }
+        List<String> parts = new ArrayList<>();
+        for (String part : sample.split("\\.\\.\\.", -1)) {
+            parts.add(Pattern.quote(part));
+        }
+        return actual.matches(String.join(".*", parts));
     }
 
     /**
