@@ -11,7 +11,9 @@ import org.osgi.service.component.annotations.Reference;
  * Shell commands for operators (Apache Felix Gogo, scope {@code dat}): {@code dat:list} prints the
  * registry's IAs as a table, {@code dat:source} the configuration in effect and the skipped lines,
  * {@code dat:providers} the providers present with their open IAs, {@code dat:reload} reads dat.conf
- * again. Each returns its text; Gogo prints it.
+ * again. Each writes its text to standard output (the session's, in a Gogo shell) and returns
+ * nothing: a command channel that does not print results (Karaf's SSH {@code exec} channel, so
+ * {@code bin/client} and {@code ssh host COMMAND}) shows the text as a console does.
  */
 @Component(service = DatCommands.class, property = {"osgi.command.scope=dat", "osgi.command.function=list",
     "osgi.command.function=source", "osgi.command.function=providers", "osgi.command.function=reload"})
@@ -25,12 +27,35 @@ public class DatCommands {
     }
 
     /** {@code dat:list}: every IA the registry knows, whether it can be opened, and why (not). */
-    public String list() {
-        return RegistryTable.format(registry.entries());
+    public void list() {
+        print(listText());
     }
 
     /** {@code dat:source}: where the entries come from, and what was skipped. */
-    public String source() {
+    public void source() {
+        print(sourceText());
+    }
+
+    /** {@code dat:providers}: the providers present, their open IAs, what each says of itself. */
+    public void providers() {
+        print(providersText());
+    }
+
+    /** {@code dat:reload}: reads dat.conf again and says what is in effect. */
+    public void reload() {
+        print(reloadText());
+    }
+
+    private static void print(String text) {
+        System.out.print(text);
+        System.out.flush();
+    }
+
+    String listText() {
+        return RegistryTable.format(registry.entries());
+    }
+
+    String sourceText() {
         StringBuilder sb = new StringBuilder(registry.configurationSource()).append('\n');
         if (registry instanceof ProviderRegistry r) {
             for (String problem : r.problems()) {
@@ -40,11 +65,8 @@ public class DatCommands {
         return sb.toString();
     }
 
-    /**
-     * {@code dat:providers}: the providers present, how many IAs each has open, and what each says
-     * of itself (e.g. why it can open nothing).
-     */
-    public String providers() {
+    /** The providers present, how many IAs each has open, and what each says of itself (e.g. why it can open nothing). */
+    String providersText() {
         if (!(registry instanceof ProviderRegistry r)) {
             return "provider details are not available from " + registry.getClass().getName() + "\n";
         }
@@ -65,12 +87,11 @@ public class DatCommands {
         return sb.toString();
     }
 
-    /** {@code dat:reload}: reads dat.conf again and says what is in effect. */
-    public String reload() {
+    String reloadText() {
         if (!(registry instanceof ProviderRegistry r)) {
             return "reload is not available for " + registry.getClass().getName() + "\n";
         }
         r.reload();
-        return source();
+        return sourceText();
     }
 }

@@ -6,12 +6,12 @@ import org.jdapl.dat.RegistryEntry;
 
 /** Formats the registry's listing as a text table for people (shell commands, tools). */
 public final class RegistryTable {
-    private static final String[] HEADERS = {"IA NAME", "API", "PROVIDER", "THREADS", "SOURCE", "STATUS"};
+    private static final String[] HEADERS = {"IA NAME", "API", "PROVIDER", "THREADS", "SOURCE", "STATUS", "REASON"};
 
     private RegistryTable() {
     }
 
-    /** One row per entry: IA name, API version, provider, thread safety, source, and status. */
+    /** One row per entry: IA name, API version, provider, thread safety, source, status, and its reason. */
     public static String format(List<RegistryEntry> entries) {
         List<String[]> rows = new ArrayList<>();
         rows.add(HEADERS);
@@ -20,9 +20,9 @@ public final class RegistryTable {
             if (!e.libPath().equals(e.provider())) {
                 provider += " (" + e.libPath() + ")";
             }
-            String status = (e.openable() ? "OPENABLE " : e.present() ? "present  " : "absent   ") + e.status();
+            String status = e.openable() ? "OPENABLE" : e.present() ? "present" : "absent";
             rows.add(new String[] {e.iaName(), e.apiVersion() + (e.isDefault() ? "" : " nondefault"), provider,
-                e.threadSafe() ? "threadsafe" : "nonthreadsafe", e.source(), status});
+                e.threadSafe() ? "threadsafe" : "nonthreadsafe", e.source(), status, e.status()});
         }
         int[] widths = new int[HEADERS.length];
         for (String[] row : rows) {
@@ -34,7 +34,7 @@ public final class RegistryTable {
         for (String[] row : rows) {
             for (int i = 0; i < row.length; i++) {
                 sb.append(row[i]);
-                if (i < row.length - 1) {
+                if (i < row.length - 1 && !row[i + 1].isEmpty()) {
                     sb.append(" ".repeat(widths[i] - row[i].length() + 2));
                 }
             }

@@ -44,7 +44,7 @@ class MixedDatConfListingTest {
         registry.addProvider(new TestProvider("ofa", Set.of(), true, List.of(),
                 spec -> spec.iaParams().startsWith("mlx4_0")));
         List<RegistryEntry> entries = registry.entries();
-        String listing = "dat:source\n" + new DatCommands(registry).source().replace(dir.toString(), "$DIR")
+        String listing = "dat:source\n" + new DatCommands(registry).sourceText().replace(dir.toString(), "$DIR")
                 + "\ndat:list\n" + RegistryTable.format(entries.stream().map(e -> new RegistryEntry(e.iaName(),
                         e.apiVersion(), e.threadSafe(), e.isDefault(), e.libPath(), e.providerVersion(), e.iaParams(),
                         e.platformParams(), e.provider(), e.present(), e.openable(), e.status(),

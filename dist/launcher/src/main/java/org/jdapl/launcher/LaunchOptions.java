@@ -27,6 +27,7 @@ record LaunchOptions(String logLevel, Path logFile, Map<String, String> properti
                                       providers            the IAs of the registry (dat:source, dat:list, dat:providers)
                                       dtest [--help]       uDAPL's dtest (self-contained, -s server, -h client)
                                       dapltest [--help]    uDAPL's dapltest (-T T transaction, -T P performance)
+                                      soak [--help]        many connections streaming checked DTOs while faults are injected
                                       any other Gogo command, e.g. lb, scr:list, dat:list
                                     without a command: the interactive Gogo shell (dat:dtest, dat:dapltest, ...)
               --log-level LEVEL     off, error, warn (default), info, debug or trace

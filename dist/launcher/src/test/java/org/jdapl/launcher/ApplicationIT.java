@@ -190,15 +190,35 @@ class ApplicationIT {
         assertFalse(r.out().contains("DEBUG"), r::toString);
     }
 
+    /** What dist/README.md's "The shell" shows a user typing after {@code ./jdapl}, typed on standard input. */
     @Test
     void theShellRunsTheSameCommandsAsDat() throws Exception {
-        List<String> command = Application.javaCommand();
-        try (Application.Running shell = Application.start(command, Map.of(), work,
-                "dat:dtest -C -B 5\ndat:list\n")) {
+        Path root = Path.of(System.getProperty("jdapl.root")).toAbsolutePath().normalize();
+        List<String> readme = Files.readAllLines(root.resolve("dist/README.md"));
+        int block = -1;
+        for (int i = 0; i + 1 < readme.size() && block < 0; i++) {
+            if (readme.get(i).equals("```text") && readme.get(i + 1).equals("$ ./jdapl")) {
+                block = i + 2;
+            }
+        }
+        assertTrue(block > 0, "dist/README.md has no ```text block starting with '$ ./jdapl'");
+        StringBuilder typed = new StringBuilder();
+        for (int i = block; !readme.get(i).equals("```"); i++) {
+            if (readme.get(i).startsWith("g! ")) {
+                // What follows two spaces and a parenthesis is the README's comment, not typed.
+                typed.append(readme.get(i).substring(3).replaceFirst(" {2,}\\(.*$", "")).append('\n');
+            }
+        }
+        assertEquals("dat:dtest -C\ndat:list\nlb\nexit 0\n", typed.toString());
+        List<String> command = List.of(root.resolve("jdapl").toString());
+        try (Application.Running shell = Application.start(command,
+                Map.of("JDAPL_NO_BUILD", "1", "JAVA_HOME", System.getProperty("java.home")), work, typed.toString())) {
             Application.Result r = shell.await(RUN);
             assertEquals(0, r.status(), r::toString);
+            assertTrue(r.out().contains("Welcome to Apache Felix Gogo"), r::toString);
             assertTrue(r.out().contains("dtest: PASSED"), r::toString);
             assertTrue(r.out().contains("OPENABLE"), r::toString);
+            assertTrue(r.out().contains("|Apache Felix Gogo Runtime ("), r::toString);
         }
     }
 

@@ -95,28 +95,6 @@ class CrossProcessDapltestIT {
         assertTrue(limits.out().contains("every object freed, the IA closed gracefully"), limits::toString);
     }
 
-    @Test
-    void badCommandLinesAndAnUnreachableServer() throws Exception {
-        Path conf = work.resolve("dat.conf");
-        Files.writeString(conf, "emu-tcp u2.0 threadsafe default emu dapl.2.0 \"tcp 127.0.0.1:0\" \"\"\n");
-        Map<String, String> env = Map.of("DAT_OVERRIDE", conf.toString());
-        for (List<String> bad : List.of(List.of("-T", "Z"), List.of("-T", "T", "-x"), List.of("-T", "P", "-m", "q"),
-                List.of("-T", "F", "-f", "nothing"), List.of("-T", "Q"), List.of("-T", "L", "-i", "5"))) {
-            List<String> args = new java.util.ArrayList<>(List.of("dapltest"));
-            args.addAll(bad);
-            Application.Result r = Application.run(work, env, RUN, args.toArray(String[]::new));
-            assertEquals(2, r.status(), bad + "\n" + r);
-            assertTrue(r.err().contains("usage: dapltest"), bad + "\n" + r);
-        }
-        long start = System.nanoTime();
-        // A port of 127.0.0.1 where no IA listens: the connection fails, within the 3 s timeout.
-        Application.Result r = Application.run(work, env, RUN, "dapltest", "-T", "T", "-s", "127.0.0.1:1", "-D", "emu-tcp",
-                "-W", "3");
-        assertEquals(1, r.status(), r::toString);
-        assertTrue(r.err().contains("the dapltest server: no connection to /127.0.0.1:1 (conn_qual 0xbabb1e)"), r::toString);
-        assertTrue(System.nanoTime() - start < Duration.ofSeconds(60).toNanos(), r::toString);
-    }
-
     private static int count(String text, String what) {
         int n = 0;
         for (int i = text.indexOf(what); i >= 0; i = text.indexOf(what, i + 1)) {

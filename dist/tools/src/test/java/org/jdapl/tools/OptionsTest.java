@@ -86,7 +86,8 @@ class OptionsTest {
                 List.of("-T", "P", "-t", "2"), List.of("-T", "F"), List.of("-T", "F", "-f", "nope"),
                 List.of("-T", "L", "-m", "p"), List.of("-T", "S", "-s", "h"), List.of("-T", "T", "-s", ":5"),
                 List.of("-T", "L", "extra"), List.of("-T", "P", "server", "RW", "64"), List.of("-T", "T", "-R", "XX"),
-                List.of("-T", "P", "-P"), List.of("-T", "L", "-R", "BE"))) {
+                List.of("-T", "P", "-P"), List.of("-T", "L", "-R", "BE"), List.of("-T", "Z"), List.of("-T", "T", "-x"),
+                List.of("-T", "F", "-f", "nothing"), List.of("-T", "L", "-i", "5"))) {
             ToolException e = assertThrows(ToolException.class, () -> DapltestOptions.parse(args), args.toString());
             assertEquals(ToolException.USAGE, e.status(), e.getMessage());
         }

@@ -207,6 +207,9 @@ public final class Dtest {
                         Units.duration(e.mean()), Units.bandwidth((double) e.count() * options.bufLen(), e.nanos()));
             }
             data.print(out, "");
+            out.printf("dtest: timed after an untimed round of each (%d pings, %d RDMA writes and reads); every wait "
+                    + "is a dat_evd_wait, so a round trip includes waking a blocked thread on each side%n",
+                    Math.max(options.burst(), DtestClient.WARM_UP_PINGS), options.burst());
         }
         out.println();
         out.println("dtest: PASSED" + (options.validate() ? " (data validated)" : ""));

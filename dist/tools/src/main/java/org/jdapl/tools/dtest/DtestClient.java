@@ -35,7 +35,7 @@ final class DtestClient extends DtestSide {
 
     /** The operations a full run does, for the progress line. */
     long totalOperations() {
-        return options.connectOnly() ? 0 : 6L * options.burst();
+        return options.connectOnly() ? 0 : 5L * options.burst() + Math.max(options.burst(), WARM_UP_PINGS);
     }
 
     /** Creates the IA and its objects (before the server's address is known, so that they are measured alone). */
@@ -199,20 +199,27 @@ final class DtestClient extends DtestSide {
         return System.nanoTime() - start;
     }
 
-    /** One untimed round of each measurement. */
+    /**
+     * One untimed round of each RDMA measurement, and at least {@link #WARM_UP_PINGS} untimed pings:
+     * a round trip is short, so a burst of 100 leaves it to code the JIT has not compiled yet (in one
+     * JVM on the loopback fabric: hundreds of microseconds instead of tens).
+     */
     private void warmUp() {
         burst(DtoOperation.RDMA_WRITE);
         burst(DtoOperation.RDMA_READ);
-        pings();
+        pings(Math.max(options.burst(), WARM_UP_PINGS));
     }
+
+    /** The fewest untimed pings before the timed ones. */
+    static final int WARM_UP_PINGS = 2_000;
 
     private void pingPong() {
-        timings.add("message round trip", options.burst(), pings());
+        timings.add("message round trip", options.burst(), pings(options.burst()));
     }
 
-    private long pings() {
+    private long pings(int count) {
         long start = System.nanoTime();
-        for (int i = 0; i < options.burst(); i++) {
+        for (int i = 0; i < count; i++) {
             send(Wire.MSG_PING, i, 0, 0, options.msgLen());
             Wire.Message pong = receive(Wire.MSG_PONG);
             if (pong.value() != i) {

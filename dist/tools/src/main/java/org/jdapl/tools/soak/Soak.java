@@ -16,7 +16,6 @@ import org.jdapl.dat.DatException;
 import org.jdapl.dat.DatRegistry;
 import org.jdapl.dat.InterfaceAdapter;
 import org.jdapl.dat.ProtectionZone;
-import org.jdapl.tools.Progress;
 import org.jdapl.tools.Table;
 import org.jdapl.tools.ToolException;
 import org.jdapl.tools.Units;
@@ -29,15 +28,30 @@ import org.jdapl.tools.Units;
  * 0, or the run fails.
  */
 public final class Soak {
+    /** How often a run prints its progress line. */
+    static final long PROGRESS_MILLIS = 5_000;
+
     private final DatRegistry registry;
     private final PrintStream out;
     private final InputStream in;
+    private final PrintStream progress;
+    private final long progressMillis;
 
-    /** A soak command printing to {@code out}; {@code --serve} reads its commands from {@code in}. */
+    /**
+     * A soak command printing its results to {@code out} and, every 5 s while it runs, a progress
+     * line to standard error; {@code --serve} reads its commands from {@code in}.
+     */
     public Soak(DatRegistry registry, PrintStream out, InputStream in) {
+        this(registry, out, in, System.err, PROGRESS_MILLIS);
+    }
+
+    /** A soak command printing a progress line to {@code progress} every {@code progressMillis}. */
+    Soak(DatRegistry registry, PrintStream out, InputStream in, PrintStream progress, long progressMillis) {
         this.registry = registry;
         this.out = out;
         this.in = in;
+        this.progress = progress;
+        this.progressMillis = progressMillis;
     }
 
     /**
@@ -136,21 +150,13 @@ public final class Soak {
                 threads.add(Thread.ofPlatform().name("soak-stream").start(s));
             }
             Thread faults = Thread.ofPlatform().daemon().name("soak-faults").start(injector);
-            long total = options.operations() > 0 ? options.operations() : options.durationSeconds();
-            try (Progress progress = Progress.start(out, "soak", total, () -> options.operations() > 0
-                    ? ledger.posted.sum() : TimeUnit.NANOSECONDS.toSeconds(System.nanoTime() - began))) {
-                long lastLine = System.nanoTime();
-                for (Thread t : threads) {
-                    while (t.isAlive()) {
-                        t.join(1_000);
-                        if (!Progress.isTerminal() && System.nanoTime() - lastLine > TimeUnit.SECONDS.toNanos(30)) {
-                            lastLine = System.nanoTime();
-                            System.err.println(String.format(Locale.ROOT,
-                                    "soak: %.0f s, %d DTOs posted, %d completed, %d faults, %d reconnections",
-                                    (System.nanoTime() - began) / 1e9, ledger.posted.sum(),
-                                    ledger.completedOk.sum() + ledger.flushed.sum(), inj.total(),
-                                    ledger.reconnections.sum()));
-                        }
+            long nextLine = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(progressMillis);
+            for (Thread t : threads) {
+                while (t.isAlive()) {
+                    t.join(Math.min(progressMillis, 1_000));
+                    if (System.nanoTime() - nextLine >= 0) {
+                        nextLine = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(progressMillis);
+                        progressLine(began, ledger, inj);
                     }
                 }
             }
@@ -184,6 +190,16 @@ public final class Soak {
         report(options, ledger, injector, canaries, start, end, elapsed);
     }
 
+    /** {@code soak: 25 s, 1234567 DTOs posted (49383/s), 1234000 completed, 57 faults, 40 reconnections}. */
+    private void progressLine(long began, Ledger ledger, Injector injector) {
+        double seconds = (System.nanoTime() - began) / 1e9;
+        progress.println(String.format(Locale.ROOT, "soak: %.0f s, %d DTOs posted (%.0f/s), %d completed, %d faults, "
+                        + "%d reconnections", seconds, ledger.posted.sum(), ledger.posted.sum() / seconds,
+                ledger.completedOk.sum() + ledger.flushed.sum() + ledger.errors().values().stream()
+                        .mapToLong(Long::longValue).sum(), injector.total(), ledger.reconnections.sum()));
+        progress.flush();
+    }
+
     private void report(SoakOptions options, Ledger ledger, Injector injector, long canaries, Resources start,
                         Resources end, long elapsed) {
         Table t = new Table().column("measure").numeric("value").column("");
@@ -211,13 +227,17 @@ public final class Soak {
         out.println();
         t.print(out, "");
         out.println();
-        Table r = new Table().column("resource").numeric("start").numeric("end");
-        r.row("heap in use", Units.size(start.heapBytes()), Units.size(end.heapBytes()));
-        r.row("native memory (NMT committed)", start.nativeCommittedBytes() < 0 ? "off" : Units.size(start.nativeCommittedBytes()),
-                end.nativeCommittedBytes() < 0 ? "off" : Units.size(end.nativeCommittedBytes()));
-        r.row("direct buffers", Units.size(start.directBytes()), Units.size(end.directBytes()));
-        r.row("threads", start.threads(), end.threads());
-        r.row("file descriptors", start.fds(), end.fds());
+        Table r = new Table().column("resource").numeric("start").numeric("end").column("");
+        r.row("heap in use", Units.size(start.heapBytes()), Units.size(end.heapBytes()), "after a GC");
+        boolean nmt = start.nativeCommittedBytes() >= 0 && end.nativeCommittedBytes() >= 0;
+        r.row("native memory (NMT committed)", nmt ? Units.size(start.nativeCommittedBytes()) : "off",
+                nmt ? Units.size(end.nativeCommittedBytes()) : "off", nmt ? "grows mostly with the JIT's code cache"
+                        : "on with the JVM option -XX:NativeMemoryTracking=summary (./jdapl: JDAPL_JAVA_OPTS)");
+        r.row("direct buffers", Units.size(start.directBytes()), Units.size(end.directBytes()),
+                "NIO direct buffers: 128 KiB per open tcp-fabric connection; "
+                        + "a few bytes under ./jdapl are the OSGi application's, not the provider's");
+        r.row("threads", start.threads(), end.threads(), "");
+        r.row("file descriptors", start.fds(), end.fds(), "/proc/self/fd");
         r.print(out, "");
         out.println();
         double seconds = elapsed / 1e9;

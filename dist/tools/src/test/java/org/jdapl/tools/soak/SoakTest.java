@@ -60,6 +60,41 @@ class SoakTest {
         assertTrue(row(out, "bytes verified") > 0, out);
     }
 
+    /**
+     * A long run shows where it is while it runs: a progress line with the elapsed time, the DTOs
+     * posted and their rate, completions, faults and reconnections, on its own stream (standard error
+     * in the tool), never in the results.
+     */
+    @Test
+    void aRunPrintsProgressWhileItRuns() {
+        ByteArrayOutputStream results = new ByteArrayOutputStream();
+        ByteArrayOutputStream progress = new ByteArrayOutputStream();
+        try (PrintStream out = new PrintStream(results, true, StandardCharsets.UTF_8);
+             PrintStream err = new PrintStream(progress, true, StandardCharsets.UTF_8)) {
+            new Soak(DatRegistry.standalone(), out, new ByteArrayInputStream(new byte[0]), err, 50)
+                    .run(List.of("-D", "emu0", "-t", "3", "-c", "2", "-i", "50", "-f", "epfree,abrupt"));
+        }
+        String lines = progress.toString(StandardCharsets.UTF_8);
+        Matcher m = Pattern.compile("(?m)^soak: \\d+ s, (\\d+) DTOs posted \\((\\d+)/s\\), (\\d+) completed, (\\d+) faults, "
+                + "(\\d+) reconnections$").matcher(lines);
+        int count = 0;
+        long lastPosted = -1;
+        while (m.find()) {
+            count++;
+            long posted = Long.parseLong(m.group(1));
+            assertTrue(posted >= lastPosted, lines);
+            lastPosted = posted;
+        }
+        assertTrue(count >= 2, "progress lines of a 3 s run every 50 ms:\n" + lines);
+        assertTrue(lastPosted > 0, lines);
+        String out = results.toString(StandardCharsets.UTF_8);
+        assertTrue(out.contains("soak: PASSED") && !out.contains("DTOs posted ("), "the results hold no progress:\n" + out);
+        // The resource table says what its rows are, and how to turn native memory tracking on.
+        assertTrue(Pattern.compile("(?m)^native memory \\(NMT committed\\) +off +off +on with the JVM option "
+                + "-XX:NativeMemoryTracking=summary").matcher(out).find(), out);
+        assertTrue(Pattern.compile("(?m)^direct buffers .*NIO direct buffers: 128 KiB per open tcp-fabric connection").matcher(out).find(), out);
+    }
+
     @Test
     void everyDtoCompletesExactlyOnceOnLoopbackUnderApiFaults() {
         String out = run(DatRegistry.standalone(), "-D", "emu0", "-n", "20000", "-c", "6", "-i", "20", "-F", "5",
