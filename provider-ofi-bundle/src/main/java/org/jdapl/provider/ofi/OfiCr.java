@@ -96,12 +96,13 @@ final class OfiCr extends OfiObject implements ConnectionRequest {
         freed = true;
         Fi.get().freeinfo(info);
         ia.removed(this);
+        listener.requestDone();
     }
 
     @Override
     synchronized void destroy() {
         if (!freed) {
-            if (!listener.freed) {
+            if (!listener.freed || reserved != null) {
                 FiCalls.reject(listener.pep, FiCalls.word(info + FiLayouts.INFO_HANDLE), 0, 0);
             }
             consume();

@@ -86,8 +86,8 @@ abstract class OfiListener extends OfiObject implements ServicePoint, OfiIa.CmTa
                 return;
             }
             OfiCr cr = new OfiCr(this, info, pd, FiInfo.destAddr(info), reservedEp());
-            evd.enqueue(new DatEvent.ConnectionRequest(evd, this, ia.address, connQual, cr, false));
             consumed();
+            evd.enqueue(new DatEvent.ConnectionRequest(evd, this, ia.address, connQual, cr, false));
         }
     }
 
@@ -103,6 +103,22 @@ abstract class OfiListener extends OfiObject implements ServicePoint, OfiIa.CmTa
 
     /** After a request: an RSP is used up. */
     void consumed() {
+    }
+
+    /** A request of this listener was accepted, rejected or dropped. */
+    void requestDone() {
+    }
+
+    /** Stops taking requests; the passive endpoint stays for the request that is still open. */
+    void stopListening() {
+        freed = true;
+        ia.cmTargets.remove(key);
+        evd.users.decrementAndGet();
+        ia.removed(this);
+    }
+
+    void closePep() {
+        OfiIa.closeQuietly(pep);
     }
 
     @Override

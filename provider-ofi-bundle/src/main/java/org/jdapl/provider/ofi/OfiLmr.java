@@ -20,9 +20,10 @@ import org.jdapl.provider.ofi.fabric.FiLayouts;
  * An LMR: one {@code fi_mr_reg} of the consumer's native segment. The domain's {@code mr_mode}
  * decides the rest: with {@code FI_MR_PROV_KEY} the key is the provider's ({@code fi_mr_key}), else
  * a key of the IA's own counter is requested; with {@code FI_MR_VIRT_ADDR} remote addresses are
- * virtual addresses, else they are offsets from the registration's {@code offset}, which is the
- * segment's address for {@link VaType#VA} (so peers address the region by virtual address either
- * way) and 0 for {@link VaType#ZB}. The descriptor ({@code fi_mr_desc}) goes with every local
+ * virtual addresses, else offsets from the region's start (libfabric's {@code ofi_mr_map_verify}
+ * adds the region's base; the {@code offset} argument of {@code fi_mr_reg} is reserved): the LMR's
+ * registered address is then 0 whatever its {@link VaType}, and a peer addresses it from 0, as the
+ * kit's RDMA targets do ({@code registeredAddress + offset}). The descriptor ({@code fi_mr_desc}) goes with every local
  * segment of a DTO ({@code FI_MR_LOCAL}). lmr_context and rmr_context are the key.
  *
  * <p>Behaviours: OBJ_05, LMR_01, LMR_02, LMR_03, LMR_04, LMR_05.
@@ -63,9 +64,8 @@ final class OfiLmr extends OfiObject implements LocalMemoryRegion {
                     "zero-based regions are not possible: the provider addresses by virtual address (FI_MR_VIRT_ADDR)");
         }
         long address = segment.address();
-        long offset = (ia.mrMode & Fi.FI_MR_VIRT_ADDR) != 0 ? 0 : vaType == VaType.VA ? address : 0;
         try {
-            mr = FiCalls.mrReg(ia.domain, address, segment.byteSize(), access(this.privileges, true), offset,
+            mr = FiCalls.mrReg(ia.domain, address, segment.byteSize(), access(this.privileges, true), 0,
                     KEYS.getAndIncrement(), 0);
         } catch (FiException e) {
             throw FiErrors.toDat(e);
@@ -78,7 +78,7 @@ final class OfiLmr extends OfiObject implements LocalMemoryRegion {
         }
         key = (int) k;
         desc = FiCalls.word(mr + FiLayouts.MR_MEM_DESC);
-        registeredAddress = vaType == VaType.VA ? address : 0;
+        registeredAddress = (ia.mrMode & Fi.FI_MR_VIRT_ADDR) != 0 && vaType == VaType.VA ? address : 0;
         pz.users.incrementAndGet();
         ia.added(this);
     }
@@ -122,9 +122,9 @@ final class OfiLmr extends OfiObject implements LocalMemoryRegion {
         pz.users.decrementAndGet();
     }
 
+    /** The consumer's segment; it stays the consumer's, so it is returned after free too (LMR_02). */
     @Override
     public MemorySegment segment() {
-        live();
         return segment;
     }
 }

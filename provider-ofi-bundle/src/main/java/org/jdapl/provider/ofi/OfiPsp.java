@@ -65,14 +65,15 @@ final class OfiPsp extends OfiListener implements PublicServicePoint {
             return ep;
         }
 
+        /** The RSP is used up by its request: its handle is freed at once, its passive endpoint when the CR is done. */
         @Override
         void consumed() {
-            ia.progress.later(() -> {
-                if (!freed) {
-                    destroy();
-                    ia.removed(this);
-                }
-            });
+            stopListening();
+        }
+
+        @Override
+        void requestDone() {
+            closePep();
         }
 
         @Override

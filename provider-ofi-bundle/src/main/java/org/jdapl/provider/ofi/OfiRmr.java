@@ -86,10 +86,9 @@ final class OfiRmr extends OfiObject implements RemoteMemoryRegion {
             return 0;
         }
         long address = l.segment.address() + off;
-        long regOffset = (ia.mrMode & Fi.FI_MR_VIRT_ADDR) != 0 ? 0 : va == VaType.VA ? address : 0;
         long m;
         try {
-            m = FiCalls.mrReg(ia.domain, address, len, OfiLmr.access(privs, false), regOffset, KEYS.getAndIncrement(), 0);
+            m = FiCalls.mrReg(ia.domain, address, len, OfiLmr.access(privs, false), 0, KEYS.getAndIncrement(), 0);
         } catch (FiException e) {
             throw FiErrors.toDat(e);
         }
