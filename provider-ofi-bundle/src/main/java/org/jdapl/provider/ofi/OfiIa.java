@@ -149,14 +149,10 @@ final class OfiIa extends OfiObject implements InterfaceAdapter {
         }
         long info;
         try {
-            // The first entry with an IPv4 source address; fi_dupinfo copies it alone.
-            long pick = list;
-            for (long i = list; i != 0; i = FiCalls.word(i + INFO_NEXT)) {
-                if (FiInfo.srcAddr(i) != null
-                        && (params.domain() == null || params.domain().equals(FiInfo.domainName(i)))) {
-                    pick = i;
-                    break;
-                }
+            long pick = FiInfo.pick(list, params.domain());
+            if (pick == 0) {
+                throw new DatException(DatReturnType.INSUFFICIENT_RESOURCES, DatReturnSubtype.RESOURCE_DEVICE,
+                        "libfabric offers no MSG endpoint of " + params);
             }
             long next = FiCalls.word(pick + INFO_NEXT);
             FiCalls.MEM.set(ValueLayout.JAVA_LONG, pick + INFO_NEXT, 0L);

@@ -121,11 +121,13 @@ public final class OfiProvider implements DatProvider {
         }
         try {
             long info = FiInfo.query(p.provider(), p.domain());
-            if (info == 0) {
-                return ProviderStatus.cannot("libfabric offers no FI_EP_MSG endpoint of provider " + p.provider()
-                        + (p.domain() == null ? "" : " in domain " + p.domain()));
-            }
+            long entry = FiInfo.pick(info, p.domain());
             Fi.get().freeinfo(info);
+            if (entry == 0) {
+                return ProviderStatus.cannot("libfabric offers no FI_EP_MSG endpoint of provider " + p.provider()
+                        + (p.domain() == null ? "" : " in domain " + p.domain()) + " (fi_info -p " + p.provider()
+                        + " -t FI_EP_MSG lists what there is)");
+            }
             return ProviderStatus.ok("libfabric " + p);
         } catch (FiException e) {
             return ProviderStatus.cannot("fi_getinfo failed: " + e.getMessage());

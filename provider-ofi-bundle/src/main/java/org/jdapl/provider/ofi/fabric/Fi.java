@@ -73,6 +73,8 @@ public final class Fi {
     public static final int FI_ECANCELED = 125;
 
     private static final Linker LINKER = Linker.nativeLinker();
+    /** The library loaded: {@code libfabric.so.1}, or {@code -Djdapl.ofi.library}. */
+    static final String LIBRARY = System.getProperty("jdapl.ofi.library", "libfabric.so.1");
     private static volatile Fi instance;
     private static volatile String unavailable;
 
@@ -109,11 +111,11 @@ public final class Fi {
             if (instance == null && unavailable == null) {
                 try {
                     keepJvmSignalHandlers();
-                    instance = new Fi(SymbolLookup.libraryLookup("libfabric.so.1", Arena.global()));
+                    instance = new Fi(SymbolLookup.libraryLookup(LIBRARY, Arena.global()));
                     int v = instance.version();
                     LOG.debug("libfabric {}.{} loaded", v >>> 16, v & 0xffff);
                 } catch (Throwable e) {
-                    unavailable = "libfabric.so.1 cannot be loaded (" + e.getMessage()
+                    unavailable = LIBRARY + " cannot be loaded (" + e.getMessage()
                             + "); install libfabric1 (scripts/ofi/install-host-packages.sh runtime)";
                 }
             }

@@ -73,6 +73,20 @@ public final class FiInfo {
         }
     }
 
+    /**
+     * The entry of {@code list} for {@code domain} (null: any) with an IPv4 source address, or 0.
+     * Some providers (tcp) do not narrow {@code fi_getinfo} by the hints' domain name, so the list is
+     * searched here.
+     */
+    public static long pick(long list, String domain) {
+        for (long i = list; i != 0; i = word(i + INFO_NEXT)) {
+            if (srcAddr(i) != null && (domain == null || domain.equals(domainName(i)))) {
+                return i;
+            }
+        }
+        return 0;
+    }
+
     /** Every provider/domain pair that offers MSG endpoints over IPv4. */
     public static List<Domain> msgDomains() {
         List<Domain> out = new ArrayList<>();
