@@ -225,13 +225,12 @@ final class EpConnection implements OfiIa.CmTarget {
      * After a completion (the EP's lock held): an error other than a flush breaks the connection; the
      * last request of a graceful disconnect lets it go on. Both run on the progress thread.
      */
-    boolean afterCompletion(int err) {
+    void afterCompletion(int err) {
         if (err != 0 && err != Fi.FI_ECANCELED && state == EpState.CONNECTED) {
             ep.ia.progress.later(() -> terminate(EventNumber.CONNECTION_BROKEN, null));
         } else if (state == EpState.DISCONNECT_PENDING && ep.data.requestIdle()) {
             ep.ia.progress.later(() -> terminate(EventNumber.CONNECTION_DISCONNECTED, null));
         }
-        return false;
     }
 
     void disconnect(CloseFlag flag) {

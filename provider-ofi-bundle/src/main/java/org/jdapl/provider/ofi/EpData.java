@@ -1,7 +1,6 @@
 package org.jdapl.provider.ofi;
 
-import static org.jdapl.provider.ofi.fabric.FiLayouts.IOV_BASE;
-import static org.jdapl.provider.ofi.fabric.FiLayouts.IOV_LEN;
+import static org.jdapl.provider.ofi.fabric.FiLayouts.*;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -40,6 +39,8 @@ final class EpData {
     private final Arena arena = Arena.ofShared();
     private final MemorySegment iov;
     private final MemorySegment desc;
+    private final MemorySegment rmaIov;
+    private final MemorySegment msgRma;
 
     EpData(OfiEp ep, int id, int recvDepth, int requestDepth) {
         this.ep = ep;
@@ -49,6 +50,12 @@ final class EpData {
         request = new DtoQueue(id, true, requestLimit);
         iov = arena.allocate(16L * OfiIa.MAX_IOV, 8);
         desc = arena.allocate(8L * OfiIa.MAX_IOV, 8);
+        rmaIov = arena.allocate(FI_RMA_IOV.size(), 8);
+        msgRma = arena.allocate(FI_MSG_RMA.size(), 8);
+        msgRma.set(ValueLayout.JAVA_LONG, MSG_RMA_MSG_IOV, iov.address());
+        msgRma.set(ValueLayout.JAVA_LONG, MSG_RMA_DESC, desc.address());
+        msgRma.set(ValueLayout.JAVA_LONG, MSG_RMA_RMA_IOV, rmaIov.address());
+        msgRma.set(ValueLayout.JAVA_LONG, MSG_RMA_RMA_IOV_COUNT, 1);
     }
 
     void close() {
@@ -122,8 +129,7 @@ final class EpData {
         int n = segments.size();
         long rc = switch (op) {
             case SEND -> FiCalls.sendv(fid, iov.address(), desc.address(), n, ctx);
-            case RDMA_WRITE -> FiCalls.writev(fid, iov.address(), desc.address(), n, remote.targetAddress(),
-                    remote.rmrContext() & 0xffffffffL, ctx);
+            case RDMA_WRITE -> write(fid, n, total, remote, ctx);
             case RDMA_READ -> FiCalls.readv(fid, iov.address(), desc.address(), n, remote.targetAddress(),
                     remote.rmrContext() & 0xffffffffL, ctx);
             default -> throw new IllegalArgumentException(op.toString());
@@ -137,6 +143,20 @@ final class EpData {
             }
             throw FiErrors.toDat(rc, op.toString());
         }
+    }
+
+    /**
+     * An RDMA Write through {@code fi_writemsg} with {@code FI_DELIVERY_COMPLETE}: it completes only
+     * once the target has placed it (and fails if the target refuses it: a freed key, bounds,
+     * rights), as a DAT RDMA Write completion means.
+     */
+    private long write(long fid, int n, long total, RmrTriplet remote, long ctx) {
+        rmaIov.set(ValueLayout.JAVA_LONG, RMA_IOV_ADDR, remote.targetAddress());
+        rmaIov.set(ValueLayout.JAVA_LONG, RMA_IOV_LEN, total);
+        rmaIov.set(ValueLayout.JAVA_LONG, RMA_IOV_KEY, remote.rmrContext() & 0xffffffffL);
+        msgRma.set(ValueLayout.JAVA_LONG, MSG_RMA_IOV_COUNT, n);
+        msgRma.set(ValueLayout.JAVA_LONG, MSG_RMA_CONTEXT, ctx);
+        return FiCalls.writemsg(fid, msgRma.address(), Fi.FI_COMPLETION | Fi.FI_DELIVERY_COMPLETE);
     }
 
     /** Posts a receive; without an endpoint ({@code fid} 0) it waits in its slot for one. */

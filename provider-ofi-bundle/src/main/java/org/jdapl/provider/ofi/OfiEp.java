@@ -108,16 +108,9 @@ final class OfiEp extends OfiObject implements Endpoint {
     }
 
     /** A completion read from a CQ (the CQ's lock is held). */
-    void completed(long context, int err, long len) {
-        boolean drainDone;
-        synchronized (this) {
-            if (!data.completed(context, err, len)) {
-                return;
-            }
-            drainDone = conn.afterCompletion(err);
-        }
-        if (drainDone) {
-            ia.progress.deadlines.remove(this);
+    synchronized void completed(long context, int err, long len) {
+        if (data.completed(context, err, len)) {
+            conn.afterCompletion(err);
         }
     }
 

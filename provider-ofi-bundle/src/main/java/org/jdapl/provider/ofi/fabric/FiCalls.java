@@ -295,6 +295,15 @@ public final class FiCalls {
         }
     }
 
+    /** {@code fi_writemsg(ep, msg, flags)}. */
+    public static long writemsg(long ep, long msg, long flags) {
+        try {
+            return (long) J_JJJ.invokeExact(op(word(ep + EP_RMA), OPS_RMA_WRITEMSG, "fi_writemsg"), ep, msg, flags);
+        } catch (Throwable t) {
+            throw fail(t);
+        }
+    }
+
     /** {@code fi_readv(ep, iov, desc, count, src_addr, addr, key, context)}. */
     public static long readv(long ep, long iov, long desc, long count, long addr, long key, long context) {
         try {

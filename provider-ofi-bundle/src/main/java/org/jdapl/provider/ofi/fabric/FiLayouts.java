@@ -134,6 +134,23 @@ public final class FiLayouts {
     public static final long OPS_RMA_READV = FI_OPS_RMA.field("readv", 16, P);
     public static final long OPS_RMA_WRITEV = FI_OPS_RMA.field("writev", 40, P);
 
+    public static final long OPS_RMA_WRITEMSG = FI_OPS_RMA.field("writemsg", 48, P);
+
+    public static final FiStruct FI_RMA_IOV = new FiStruct("fi_rma_iov", 24);
+    public static final long RMA_IOV_ADDR = FI_RMA_IOV.field("addr", 0, 8);
+    public static final long RMA_IOV_LEN = FI_RMA_IOV.field("len", 8, 8);
+    public static final long RMA_IOV_KEY = FI_RMA_IOV.field("key", 16, 8);
+
+    public static final FiStruct FI_MSG_RMA = new FiStruct("fi_msg_rma", 64);
+    public static final long MSG_RMA_MSG_IOV = FI_MSG_RMA.field("msg_iov", 0, P);
+    public static final long MSG_RMA_DESC = FI_MSG_RMA.field("desc", 8, P);
+    public static final long MSG_RMA_IOV_COUNT = FI_MSG_RMA.field("iov_count", 16, 8);
+    public static final long MSG_RMA_ADDR = FI_MSG_RMA.field("addr", 24, 8);
+    public static final long MSG_RMA_RMA_IOV = FI_MSG_RMA.field("rma_iov", 32, P);
+    public static final long MSG_RMA_RMA_IOV_COUNT = FI_MSG_RMA.field("rma_iov_count", 40, 8);
+    public static final long MSG_RMA_CONTEXT = FI_MSG_RMA.field("context", 48, P);
+    public static final long MSG_RMA_DATA = FI_MSG_RMA.field("data", 56, 8);
+
     public static final FiStruct FI_EQ_ATTR = new FiStruct("fi_eq_attr", 32);
     public static final long EQ_ATTR_SIZE = FI_EQ_ATTR.field("size", 0, 8);
     public static final long EQ_ATTR_FLAGS = FI_EQ_ATTR.field("flags", 8, 8);
@@ -190,6 +207,6 @@ public final class FiLayouts {
     /** Every struct above, for the layout probe. */
     public static final List<FiStruct> ALL = List.of(FI_INFO, FI_TX_ATTR, FI_RX_ATTR, FI_EP_ATTR, FI_DOMAIN_ATTR,
             FI_FABRIC_ATTR, FID, FI_OPS, FID_FABRIC, FI_OPS_FABRIC, FID_DOMAIN, FI_OPS_DOMAIN, FI_OPS_MR, FID_MR,
-            FID_EP, FID_PEP, FI_OPS_EP, FI_OPS_CM, FI_OPS_MSG, FI_OPS_RMA, FI_EQ_ATTR, FID_EQ, FI_OPS_EQ,
+            FID_EP, FID_PEP, FI_OPS_EP, FI_OPS_CM, FI_OPS_MSG, FI_OPS_RMA, FI_RMA_IOV, FI_MSG_RMA, FI_EQ_ATTR, FID_EQ, FI_OPS_EQ,
             FI_EQ_CM_ENTRY, FI_EQ_ERR_ENTRY, FI_CQ_ATTR, FID_CQ, FI_OPS_CQ, FI_CQ_DATA_ENTRY, FI_CQ_ERR_ENTRY, IOVEC);
 }

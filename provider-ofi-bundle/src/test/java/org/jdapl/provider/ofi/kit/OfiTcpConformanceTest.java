@@ -73,8 +73,8 @@ class OfiTcpConformanceTest {
             Map.entry("DISC_05", "a send flushed by an abrupt disconnect still completes a receive at the peer"),
             Map.entry("DISC_15", "an RDMA Write cut by an abrupt disconnect completes SUCCESS before all its bytes"
                     + " are at the peer (the tcp provider's RMA completion is not delivery complete)"),
-            Map.entry("LMR_05", "an RDMA Write to a freed LMR's key completes SUCCESS at the initiator: the target's"
-                    + " key check fails, but the tcp provider completed the write at transmit"),
+            Map.entry("LMR_05", "an RDMA Write to a freed LMR's key completes FLUSHED, not REMOTE_ACCESS: the tcp"
+                    + " provider's target drops the connection on a key it refuses and sends no error status"),
             Map.entry("LMR_06", "as LMR_05, for an RDMA Write past an LMR's end"));
 
     private void run(ConformanceCase c) {
