@@ -53,7 +53,10 @@ final class OfiCr extends OfiObject implements ConnectionRequest {
             throw DatException.invalidParameter(3, pd.length + " bytes of private data, at most " + ia.maxPrivateData);
         }
         if (reserved != null && e != reserved) {
-            throw DatException.invalidParameter(2, "the request is for the RSP's EP");
+            throw DatException.invalidParameter(2, "the request is for the EP the RSP or PSP names");
+        }
+        if (e.pz() == null) {
+            throw DatException.invalidParameter(2, "the provider-created EP has no PZ yet (dat_ep_modify gives it one)");
         }
         e.conn.accept(info, pd, peer);
         consume();
@@ -77,10 +80,16 @@ final class OfiCr extends OfiObject implements ConnectionRequest {
             }
         }
         if (reserved != null) {
+            boolean providers;
             synchronized (reserved) {
+                providers = reserved.conn.state() == EpState.TENTATIVE_CONNECTION_PENDING;
                 if (reserved.conn.state() == EpState.PASSIVE_CONNECTION_PENDING) {
                     reserved.conn.setState(EpState.UNCONNECTED);
                 }
+            }
+            if (providers && !reserved.freed) {
+                reserved.destroy();
+                ia.removed(reserved);
             }
         }
         consume();

@@ -23,6 +23,7 @@ import org.jdapl.dat.EventNumber;
 import org.jdapl.dat.HandleType;
 import org.jdapl.dat.LmrTriplet;
 import org.jdapl.dat.MemPriv;
+import org.jdapl.dat.ProtectionZone;
 import org.jdapl.dat.Qos;
 import org.jdapl.dat.RmrTriplet;
 import org.jdapl.dat.VaType;
@@ -39,7 +40,7 @@ import org.jdapl.provider.ofi.fabric.FiInfo;
  */
 final class OfiEp extends OfiObject implements Endpoint {
     final int id;
-    private final OfiPz pz;
+    private volatile OfiPz pz;
     private volatile OfiEvd recvEvd;
     private volatile OfiEvd requestEvd;
     private volatile OfiEvd connectEvd;
@@ -63,7 +64,9 @@ final class OfiEp extends OfiObject implements Endpoint {
                 e.users.incrementAndGet();
             }
         }
-        pz.users.incrementAndGet();
+        if (pz != null) {
+            pz.users.incrementAndGet();
+        }
         ia.eps.put(id, this);
         ia.added(this);
     }
@@ -123,12 +126,35 @@ final class OfiEp extends OfiObject implements Endpoint {
                 recvEvd, requestEvd, connectEvd, null, attributes);
     }
 
+    /**
+     * {@code dat_ep_modify} with a PZ: an UNCONNECTED EP, or a provider-created one in
+     * TENTATIVE_CONNECTION_PENDING (which has none until then), moves to {@code newPz}.
+     */
+    @Override
+    public synchronized void modify(ProtectionZone newPz, EpAttributes attrs, EventDispatcher recv,
+                                    EventDispatcher request, EventDispatcher connect) {
+        live();
+        OfiPz p = newPz == null ? null : OfiPz.of(ia, newPz, 1);
+        modify(attrs, recv, request, connect);
+        if (p != null && p != pz) {
+            if (!data.recvIdle() || !data.requestIdle()) {
+                throw DatException.invalidState(EpConnection.subtype(conn.state()), "DTOs are outstanding");
+            }
+            p.users.incrementAndGet();
+            OfiPz old = pz;
+            pz = p;
+            if (old != null) {
+                old.users.decrementAndGet();
+            }
+        }
+    }
+
     @Override
     public synchronized void modify(EpAttributes attrs, EventDispatcher recv, EventDispatcher request,
                                     EventDispatcher connect) {
         live();
         EpState s = conn.state();
-        if (s != EpState.UNCONNECTED) {
+        if (s != EpState.UNCONNECTED && s != EpState.TENTATIVE_CONNECTION_PENDING) {
             throw DatException.invalidState(EpConnection.subtype(s), "dat_ep_modify in " + s);
         }
         if (attrs != null && (attrs.maxRecvDtos() != attributes.maxRecvDtos()
@@ -332,7 +358,10 @@ final class OfiEp extends OfiObject implements Endpoint {
                 e.users.decrementAndGet();
             }
         }
-        pz.users.decrementAndGet();
+        OfiPz p = pz;
+        if (p != null) {
+            p.users.decrementAndGet();
+        }
         data.close();
     }
 

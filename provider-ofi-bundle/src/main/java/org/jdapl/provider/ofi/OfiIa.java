@@ -232,7 +232,7 @@ final class OfiIa extends OfiObject implements InterfaceAdapter {
                         "provider", FiInfo.providerName(info), "domain", FiInfo.domainName(info)));
         ProviderAttributes p = new ProviderAttributes(OfiProvider.NAME, 2, 0, Dat.VERSION_MAJOR, Dat.VERSION_MINOR, true,
                 Set.of(Qos.BEST_EFFORT), EnumSet.of(CompletionFlag.SUPPRESS, CompletionFlag.UNSIGNALLED),
-                false, maxPrivateData, 64, true, false, Map.of("rmr", "registration of the bound range", "srq",
+                true, maxPrivateData, 64, true, false, Map.of("rmr", "registration of the bound range", "srq",
                 "not supported"));
         return new IaQuery(asyncEvd, a, p);
     }

@@ -2,15 +2,19 @@ package org.jdapl.provider.ofi;
 
 import org.jdapl.dat.DatException;
 import org.jdapl.dat.DatReturnType;
+import org.jdapl.dat.EpAttributes;
 import org.jdapl.dat.EpState;
+import org.jdapl.dat.EvdFlag;
 import org.jdapl.dat.HandleType;
 import org.jdapl.dat.PspFlag;
 import org.jdapl.dat.PublicServicePoint;
 import org.jdapl.dat.ReservedServicePoint;
 
 /**
- * A PSP: a listener whose requests the consumer accepts on EPs of its choosing. Provider-created EPs
- * ({@link PspFlag#PROVIDER}) are not offered.
+ * A PSP: a listener whose requests the consumer accepts on EPs of its choosing, or, with
+ * {@link PspFlag#PROVIDER}, on the EP the provider creates for each request.
+ *
+ * <p>Behaviours: DISC_11, FREE_02, FREE_07.
  */
 final class OfiPsp extends OfiListener implements PublicServicePoint {
     private final PspFlag flag;
@@ -23,9 +27,6 @@ final class OfiPsp extends OfiListener implements PublicServicePoint {
     static OfiPsp create(OfiIa ia, long connQual, OfiEvd evd, PspFlag flag, Object unused) {
         if (flag == null) {
             throw DatException.invalidParameter(3, "null PSP flag");
-        }
-        if (flag == PspFlag.PROVIDER) {
-            throw new DatException(DatReturnType.MODEL_NOT_SUPPORTED, "the ofi provider does not create EPs for a PSP");
         }
         return new OfiPsp(ia, connQual, evd, flag);
     }
@@ -40,6 +41,22 @@ final class OfiPsp extends OfiListener implements PublicServicePoint {
             ep.conn.setState(EpState.RESERVED);
             return r;
         }
+    }
+
+    /**
+     * With {@link PspFlag#PROVIDER}, each request gets an EP of the provider's, as OFED's cma provider
+     * does: no PZ and no DTO EVDs, the PSP's EVD as connect EVD if it has the connection stream, in
+     * TENTATIVE_CONNECTION_PENDING. The consumer gives it a PZ and EVDs with dat_ep_modify and accepts
+     * (the libfabric endpoint is created then); a reject frees it.
+     */
+    @Override
+    OfiEp reservedEp() {
+        if (flag != PspFlag.PROVIDER) {
+            return null;
+        }
+        OfiEp ep = new OfiEp(ia, null, null, null, evd.has(EvdFlag.CONNECTION) ? evd : null, EpAttributes.defaults());
+        ep.conn.setState(EpState.TENTATIVE_CONNECTION_PENDING);
+        return ep;
     }
 
     @Override

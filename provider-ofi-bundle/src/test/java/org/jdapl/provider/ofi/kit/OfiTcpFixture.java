@@ -9,6 +9,9 @@ import java.util.List;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.jdapl.conformance.ConformanceFixture;
 import org.jdapl.conformance.IaPair;
+import org.jdapl.conformance.Skip;
+import org.jdapl.dat.Endpoint;
+import org.jdapl.provider.ofi.OfiHost;
 import org.jdapl.conformance.Timing;
 import org.jdapl.dat.InterfaceAdapter;
 import org.jdapl.dat.spi.IaSpec;
@@ -44,6 +47,31 @@ public final class OfiTcpFixture implements ConformanceFixture {
                     new InetSocketAddress(InetAddress.getByName("239.1.2.3"), 0));
         } catch (UnknownHostException e) {
             throw new IllegalStateException(e);
+        }
+    }
+
+    /**
+     * Breaks the TCP connection under {@code ep} as a dead peer host does: {@code ss -K} destroys
+     * both of its sockets (the kernel's sock_diag destroy; needs root and CONFIG_INET_DIAG_DESTROY).
+     */
+    @Override
+    public void breakTransport(Endpoint ep) {
+        long port = ep.query().localPortQual();
+        if (port <= 0) {
+            throw new Skip("the EP has no local port to break");
+        }
+        String filter = "( sport = :" + port + " or dport = :" + port + " )";
+        try {
+            OfiHost.Result r = OfiHost.run(List.of("ss", "-K", "-t", filter), 30);
+            if (r.exit() != 0 || !r.output().contains(":" + port)) {
+                throw new Skip("ss -K could not destroy the connection's sockets (needs root and "
+                        + "CONFIG_INET_DIAG_DESTROY): " + r.output().strip());
+            }
+        } catch (java.io.IOException e) {
+            throw new Skip("cannot run ss -K: " + e.getMessage());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new Skip("interrupted");
         }
     }
 
