@@ -209,6 +209,22 @@ final class EpConnection implements OfiIa.CmTarget {
         }
     }
 
+    /**
+     * A completion of the EP is read before the EQ's {@code FI_CONNECTED} of an accepted connection
+     * (the CQ and the EQ are read apart): the connection is established, and ESTABLISHED goes first,
+     * so that no DTO completion of the connection precedes it on any EVD (the EP's lock is held).
+     */
+    void completionBeforeConnected() {
+        if (state == EpState.COMPLETION_PENDING) {
+            state = EpState.CONNECTED;
+            ep.ia.progress.deadlines.remove(ep);
+            OfiEvd c = ep.connectEvd();
+            if (c != null) {
+                c.enqueue(new DatEvent.Connection(c, EventNumber.CONNECTION_ESTABLISHED, ep, new byte[0]));
+            }
+        }
+    }
+
     void checkCanPost() {
         if (state != EpState.CONNECTED) {
             throw DatException.invalidState(subtype(state), "posting in " + state);

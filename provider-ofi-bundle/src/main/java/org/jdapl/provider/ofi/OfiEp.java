@@ -112,6 +112,7 @@ final class OfiEp extends OfiObject implements Endpoint {
 
     /** A completion read from a CQ (the CQ's lock is held). */
     synchronized void completed(long context, int err, long len) {
+        conn.completionBeforeConnected();
         if (data.completed(context, err, len)) {
             conn.afterCompletion(err);
         }
