@@ -408,11 +408,16 @@ final class OfiIa extends OfiObject implements InterfaceAdapter {
         return new InetSocketAddress(in.getAddress(), port(connQual));
     }
 
-    /** The TCP port of a connection qualifier, as OFED uDAPL's SID_TO_PORT maps it. */
+    /**
+     * The port of a connection qualifier: 1..65535 is the port itself, 0 lets the provider choose;
+     * a larger one folds into 1024..32767, below Linux's ephemeral ports (32768..60999), so that a
+     * listener does not collide with the local ports of other connections on the host (OFED's
+     * {@code SID_TO_PORT} folds into 33534..65534, which is rdma_cm's own port space, not TCP's).
+     */
     static int port(long connQual) {
         if (connQual >= 0 && connQual <= 65535) {
             return (int) connQual;
         }
-        return (int) (Long.remainderUnsigned(connQual, 32001) + 33534);
+        return (int) (Long.remainderUnsigned(connQual, 31744) + 1024);
     }
 }

@@ -70,6 +70,8 @@ class OfiTcpConformanceTest {
                     + "at the passive side before it sees the closed socket"),
             Map.entry("DISC_12", "as CONN_07, after an abrupt disconnect during establishment"),
             Map.entry("DISC_02", "a flushed send's bytes still reach the peer's receive buffer"),
+            Map.entry("DISC_03", "on some runs (a loaded machine) the peer's sends do not complete within 5 s after an"
+                    + " abrupt disconnect: the peer's FI_SHUTDOWN comes late or not at all"),
             Map.entry("DISC_05", "a send flushed by an abrupt disconnect still completes a receive at the peer"),
             Map.entry("DISC_15", "an RDMA Write cut by an abrupt disconnect completes SUCCESS before all its bytes"
                     + " are at the peer (the tcp provider's RMA completion is not delivery complete)"),
