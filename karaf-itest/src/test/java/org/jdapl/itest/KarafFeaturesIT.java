@@ -30,7 +30,8 @@ import org.osgi.framework.Bundle;
  * the feature repository, {@code feature:install jdapl-emu}, then {@code jdapl-ofa} and
  * {@code jdapl-tools}. Every bundle the features installed is ACTIVE, the providers are discovered
  * as services, an IA opens through the {@link DatRegistry} service, and on a host without an RDMA
- * device the OFA provider is registered and the listing says why nothing opens.
+ * device the OFA provider is registered and the listing says why nothing opens; {@code jdapl-ofi}
+ * registers the libfabric provider, whose tcp IAs are listed where libfabric is installed.
  */
 @RunWith(PaxExam.class)
 @ExamReactorStrategy(PerClass.class)
@@ -74,6 +75,16 @@ public class KarafFeaturesIT extends JdaplContainerTest {
         assertJdaplBundlesActive(List.of("org.jdapl.api", "org.jdapl.registry", OFA_BSN));
 
         Installed.ofaIsRegisteredAndSaysWhyNothingOpens(this, shell);
+    }
+
+    @Test
+    public void installJdaplOfiRegistersTheLibfabricProviderAndListsItsIas() throws Exception {
+        KarafShell shell = new KarafShell(awaitService(SessionFactory.class, null));
+        shell.run("feature:repo-add " + KarafContainer.featureRepository());
+        shell.run("feature:install jdapl-ofi");
+        assertJdaplBundlesActive(List.of("org.jdapl.api", "org.jdapl.registry", "org.jdapl.provider.ofi"));
+
+        Installed.ofiIsRegisteredAndListed(this, shell);
     }
 
     @Test
@@ -152,6 +163,29 @@ public class KarafFeaturesIT extends JdaplContainerTest {
                     .noneMatch(l -> l.startsWith("ofa") && l.contains("\tOPENABLE\t")));
             ContainerIT.assertAllZero(ofa.openObjects());
         }
+
+        /** With libfabric its tcp domains are listed (ofi-v2-tcp-lo); without it the listing says why. */
+        static void ofiIsRegisteredAndListed(JdaplContainerTest test, KarafShell shell) throws Exception {
+            DatProvider ofi = test.awaitService(DatProvider.class, "(dat.provider=ofi)");
+            String providers = shell.run("dat:providers --no-format");
+            List<String> row = KarafShellCommandsIT.row(providers, "ofi");
+            assertEquals("no IA open:\n" + providers, "0", row.get(2));
+            String listing = shell.run("dat:list --no-format");
+            if (hasLibfabric()) {
+                assertTrue("tcp on lo is offered: " + ofi.defaultIas(),
+                        ofi.defaultIas().stream().anyMatch(s -> s.iaName().equals("ofi-v2-tcp-lo")));
+                assertTrue("dat:list lists ofi-v2-tcp-lo:\n" + listing, listing.lines()
+                        .anyMatch(l -> l.startsWith("ofi-v2-tcp-lo")));
+            } else {
+                assertTrue("dat:providers says why ofi opens nothing:\n" + providers,
+                        row.size() > 4 && row.get(4).contains("libfabric"));
+            }
+            ContainerIT.assertAllZero(ofi.openObjects());
+        }
+    }
+
+    static boolean hasLibfabric() {
+        return Files.exists(Path.of("/usr/lib/x86_64-linux-gnu/libfabric.so.1"));
     }
 
     static boolean hasRdmaDevice() {

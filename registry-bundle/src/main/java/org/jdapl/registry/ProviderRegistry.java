@@ -43,7 +43,8 @@ import org.slf4j.LoggerFactory;
  * configurations, then provider defaults for names no entry declares) and the first provider that
  * opens the IA wins. Field 5 names the provider by its {@link DatProvider#name() name} or one of its
  * {@link DatProvider#libraryAliases() aliases}; uDAPL's OFA libraries ({@link #OFA_LIBRARIES}) map
- * onto the provider named {@value #OFA}.
+ * onto the provider named {@value #OFA}, {@code libdaplofi.so.2} ({@link #OFI_LIBRARIES}) onto {@value #OFI},
+ * so that their lines are listed with the provider's name even while it is absent.
  *
  * <p>The registry counts the IAs opened through each provider (an IA stops counting once its
  * consumer closes it) and, when a provider is removed, has the provider break them
@@ -55,6 +56,10 @@ public class ProviderRegistry implements DatRegistry {
     public static final Set<String> OFA_LIBRARIES = Set.of("libdaplofa.so.2", "libdaploscm.so.2", "libdaploucm.so.2");
     /** The name of the OFA verbs provider. */
     public static final String OFA = "ofa";
+    /** The library name of jdapl's libfabric provider in dat.conf, in OFED's style. */
+    public static final Set<String> OFI_LIBRARIES = Set.of("libdaplofi.so.2");
+    /** The name of the libfabric (OFI) provider. */
+    public static final String OFI = "ofi";
 
     private static final Logger LOG = LoggerFactory.getLogger(ProviderRegistry.class);
 
@@ -474,17 +479,18 @@ public class ProviderRegistry implements DatRegistry {
         }
     }
 
-    /** Maps an entry's field 5 onto a provider: a name, then an alias, then uDAPL's OFA libraries. */
+    /** Maps an entry's field 5 onto a provider: a name, then an alias, then the known library names (OFA, OFI). */
     private Resolved resolve(DatConfEntry entry) {
         String lib = entry.libPath();
         ProviderBinding binding = providers.get(lib);
         if (binding == null) {
             binding = providers.values().stream().filter(b -> b.aliases().contains(lib)).findFirst().orElse(null);
         }
-        if (binding == null && OFA_LIBRARIES.contains(lib)) {
-            binding = providers.get(OFA);
+        String known = OFA_LIBRARIES.contains(lib) ? OFA : OFI_LIBRARIES.contains(lib) ? OFI : null;
+        if (binding == null && known != null) {
+            binding = providers.get(known);
         }
-        String providerName = binding != null ? binding.name : OFA_LIBRARIES.contains(lib) ? OFA : null;
+        String providerName = binding != null ? binding.name : known;
         return new Resolved(entry, binding, providerName);
     }
 

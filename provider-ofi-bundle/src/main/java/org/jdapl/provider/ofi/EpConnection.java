@@ -1,0 +1,389 @@
+package org.jdapl.provider.ofi;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.net.InetSocketAddress;
+import java.util.Arrays;
+import org.jdapl.dat.CloseFlag;
+import org.jdapl.dat.Dat;
+import org.jdapl.dat.DatEvent;
+import org.jdapl.dat.DatException;
+import org.jdapl.dat.DatReturnSubtype;
+import org.jdapl.dat.EpState;
+import org.jdapl.dat.EventNumber;
+import org.jdapl.provider.ofi.fabric.Fi;
+import org.jdapl.provider.ofi.fabric.FiCalls;
+import org.jdapl.provider.ofi.fabric.FiException;
+import org.jdapl.provider.ofi.fabric.FiInfo;
+
+/**
+ * The DAT connection state machine of one EP over libfabric's connection management: the endpoint
+ * ({@code fi_endpoint}, bound to the IA's EQ and the EVDs' CQs, enabled, the waiting receives
+ * posted), {@code fi_connect}/{@code fi_accept} with private data, and the EQ's entries:
+ * {@code FI_CONNECTED} is ESTABLISHED (with the accept's private data on the active side),
+ * {@code FI_SHUTDOWN} the peer's disconnect (DISCONNECTED) and an error entry a rejection
+ * ({@code ECONNREFUSED}: PEER_REJECTED when the reject carries jdapl's header byte, else
+ * NON_PEER_REJECTED), an unreachable peer ({@code EHOSTUNREACH}, {@code ENETUNREACH},
+ * {@code ETIMEDOUT}: UNREACHABLE), a failed accept (ACCEPT_COMPLETION_ERROR) or a broken connection
+ * (BROKEN).
+ *
+ * <p>The disconnect follows the DAT rules and the NetworkDirect scheme: a graceful disconnect waits
+ * in DISCONNECT_PENDING until the last outstanding request completes; then, and at once for an
+ * abrupt one or the peer's, the connection is shut down ({@code fi_shutdown}), the completions the
+ * CQs already hold are read, every DTO still outstanding completes FLUSHED, the endpoint is closed,
+ * and only then the one terminal event is queued: all completions precede it, and no byte moves
+ * after it. The endpoint is never reused: a reset EP gets a new one at its next connection.
+ *
+ * <p>Behaviours: CONN_02, CONN_03, CONN_04, CONN_05, CONN_07, CONN_10, CONN_11, CONN_13, DISC_01,
+ * DISC_04, DISC_05, DISC_06, DISC_08, DISC_10, DISC_11, DISC_12, DISC_13, DISC_14, DISC_16, DISC_18,
+ * FREE_03, FREE_04.
+ */
+final class EpConnection implements OfiIa.CmTarget {
+    /** The first byte of a consumer's reject private data. */
+    static final byte REJECT_HEADER = 0x52;
+
+    private final OfiEp ep;
+    private EpState state = EpState.UNCONNECTED;
+    private long fid;
+    private long cmKey;
+    private long localPort;
+    private InetSocketAddress remote;
+    private long remotePort;
+
+    EpConnection(OfiEp ep) {
+        this.ep = ep;
+    }
+
+    EpState state() {
+        return state;
+    }
+
+    long fid() {
+        return fid;
+    }
+
+    long localPort() {
+        return localPort;
+    }
+
+    InetSocketAddress remoteAddress() {
+        return remote;
+    }
+
+    long remotePort() {
+        return remotePort;
+    }
+
+    void setState(EpState s) {
+        state = s;
+    }
+
+    static DatReturnSubtype subtype(EpState s) {
+        return switch (s) {
+            case UNCONNECTED -> DatReturnSubtype.INVALID_STATE_EP_UNCONNECTED;
+            case RESERVED -> DatReturnSubtype.INVALID_STATE_EP_RESERVED;
+            case PASSIVE_CONNECTION_PENDING -> DatReturnSubtype.INVALID_STATE_EP_PASSCONNPENDING;
+            case TENTATIVE_CONNECTION_PENDING -> DatReturnSubtype.INVALID_STATE_EP_TENTCONNPENDING;
+            case ACTIVE_CONNECTION_PENDING -> DatReturnSubtype.INVALID_STATE_EP_ACTCONNPENDING;
+            case COMPLETION_PENDING -> DatReturnSubtype.INVALID_STATE_EP_COMPLPENDING;
+            case CONNECTED -> DatReturnSubtype.INVALID_STATE_EP_CONNECTED;
+            case DISCONNECT_PENDING -> DatReturnSubtype.INVALID_STATE_EP_DISCPENDING;
+            case DISCONNECTED -> DatReturnSubtype.INVALID_STATE_EP_DISCONNECTED;
+            default -> DatReturnSubtype.INVALID_STATE_EP_NOTREADY;
+        };
+    }
+
+    /** Creates, binds and enables the endpoint; posts the receives that waited. The EP's lock is held. */
+    private void open(long info) {
+        long key = ep.ia.nextId();
+        long f;
+        FiInfo.deliveryComplete(info);
+        try {
+            f = FiCalls.endpoint(ep.ia.domain, info, key);
+        } catch (FiException e) {
+            throw FiErrors.toDat(e);
+        }
+        ep.ia.cmTargets.put(key, this);
+        try {
+            FiCalls.bind(f, ep.ia.eq, 0);
+            OfiEvd r = ep.recvEvd();
+            OfiEvd q = ep.requestEvd();
+            if (r != null && r == q) {
+                FiCalls.bind(f, r.cq, Fi.FI_TRANSMIT | Fi.FI_RECV);
+            } else {
+                if (r != null) {
+                    FiCalls.bind(f, r.cq, Fi.FI_RECV);
+                }
+                if (q != null) {
+                    FiCalls.bind(f, q.cq, Fi.FI_TRANSMIT);
+                }
+            }
+            FiCalls.enable(f);
+            fid = f;
+            cmKey = key;
+            ep.data.postDeferred(f, ep.attributes().maxRecvIov());
+        } catch (FiException | DatException e) {
+            ep.ia.cmTargets.remove(key);
+            OfiIa.closeQuietly(f);
+            fid = 0;
+            throw e instanceof FiException fe ? FiErrors.toDat(fe) : (DatException) e;
+        }
+    }
+
+    /** Closes the endpoint (after {@code fi_shutdown} if asked). The EP's lock is held. */
+    private void close(boolean shutdown) {
+        if (fid != 0) {
+            if (shutdown) {
+                FiCalls.shutdown(fid, 0);
+            }
+            ep.ia.cmTargets.remove(cmKey);
+            OfiIa.closeQuietly(fid);
+            fid = 0;
+        }
+    }
+
+    private byte[] wire(byte[] pd) {
+        return pd == null ? new byte[0] : pd;
+    }
+
+    void connect(InetSocketAddress target, long timeoutMicros, byte[] privateData) {
+        synchronized (ep) {
+            ep.live();
+            if (state != EpState.UNCONNECTED) {
+                throw DatException.invalidState(subtype(state), "dat_ep_connect in " + state);
+            }
+            open(ep.ia.info);
+            try (Arena a = Arena.ofConfined()) {
+                MemorySegment addr = a.allocate(16, 8);
+                FiInfo.putSockaddr(addr.address(), target);
+                byte[] pd = wire(privateData);
+                int rc = FiCalls.connect(fid, addr.address(), OfiEp.nativeBytes(a, pd).address(), pd.length);
+                if (rc < 0) {
+                    close(false);
+                    throw FiErrors.toDat(rc, "fi_connect");
+                }
+                localPort = name(a);
+            }
+            remote = target;
+            remotePort = target.getPort();
+            state = EpState.ACTIVE_CONNECTION_PENDING;
+            if (timeoutMicros != Dat.TIMEOUT_INFINITE && timeoutMicros < Long.MAX_VALUE / 1000) {
+                ep.ia.progress.deadlines.put(ep, System.nanoTime() + timeoutMicros * 1000);
+            }
+        }
+    }
+
+    private long name(Arena a) {
+        MemorySegment sa = a.allocate(128, 8);
+        MemorySegment len = a.allocate(8, 8);
+        len.set(ValueLayout.JAVA_LONG, 0, 128);
+        if (FiCalls.getname(fid, sa.address(), len.address()) == 0) {
+            InetSocketAddress s = FiInfo.sockaddr(sa.address(), len.get(ValueLayout.JAVA_LONG, 0));
+            return s == null ? 0 : s.getPort();
+        }
+        return 0;
+    }
+
+    /** The passive side accepts a request ({@code info} of the FI_CONNREQ entry) on this EP. */
+    void accept(long info, byte[] privateData, InetSocketAddress peer) {
+        synchronized (ep) {
+            ep.live();
+            if (state != EpState.UNCONNECTED && state != EpState.PASSIVE_CONNECTION_PENDING
+                    && state != EpState.TENTATIVE_CONNECTION_PENDING) {
+                throw DatException.invalidState(subtype(state), "dat_cr_accept on an EP in " + state);
+            }
+            open(info);
+            try (Arena a = Arena.ofConfined()) {
+                byte[] pd = wire(privateData);
+                int rc = FiCalls.accept(fid, OfiEp.nativeBytes(a, pd).address(), pd.length);
+                if (rc < 0) {
+                    close(false);
+                    throw FiErrors.toDat(rc, "fi_accept");
+                }
+                localPort = name(a);
+            }
+            remote = peer;
+            remotePort = peer == null ? 0 : peer.getPort();
+            state = EpState.COMPLETION_PENDING;
+        }
+    }
+
+    /**
+     * A completion of the EP is read before the EQ's {@code FI_CONNECTED} of an accepted connection
+     * (the CQ and the EQ are read apart): the connection is established, and ESTABLISHED goes first,
+     * so that no DTO completion of the connection precedes it on any EVD (the EP's lock is held).
+     */
+    void completionBeforeConnected() {
+        if (state == EpState.COMPLETION_PENDING) {
+            state = EpState.CONNECTED;
+            ep.ia.progress.deadlines.remove(ep);
+            OfiEvd c = ep.connectEvd();
+            if (c != null) {
+                c.enqueue(new DatEvent.Connection(c, EventNumber.CONNECTION_ESTABLISHED, ep, new byte[0]));
+            }
+        }
+    }
+
+    void checkCanPost() {
+        if (state != EpState.CONNECTED) {
+            throw DatException.invalidState(subtype(state), "posting in " + state);
+        }
+    }
+
+    void checkCanBind() {
+        if (state == EpState.DISCONNECT_PENDING) {
+            throw DatException.invalidState(subtype(state), "binding in " + state);
+        }
+    }
+
+    /**
+     * After a completion (the EP's lock held): an error other than a flush breaks the connection; the
+     * last request of a graceful disconnect lets it go on. Both run on the progress thread.
+     */
+    void afterCompletion(int err) {
+        if (err != 0 && err != Fi.FI_ECANCELED && state == EpState.CONNECTED) {
+            ep.ia.progress.later(() -> terminate(EventNumber.CONNECTION_BROKEN, null));
+        } else if (state == EpState.DISCONNECT_PENDING && ep.data.requestIdle()) {
+            ep.ia.progress.later(() -> terminate(EventNumber.CONNECTION_DISCONNECTED, null));
+        }
+    }
+
+    void disconnect(CloseFlag flag) {
+        synchronized (ep) {
+            switch (state) {
+                case UNCONNECTED, RESERVED, PASSIVE_CONNECTION_PENDING, TENTATIVE_CONNECTION_PENDING ->
+                        throw DatException.invalidState(subtype(state), "dat_ep_disconnect in " + state);
+                case DISCONNECTED -> {
+                    return;
+                }
+                case DISCONNECT_PENDING -> {
+                    if (flag == CloseFlag.GRACEFUL) {
+                        return;
+                    }
+                }
+                case CONNECTED -> {
+                    if (flag == CloseFlag.GRACEFUL && !ep.data.requestIdle()) {
+                        state = EpState.DISCONNECT_PENDING;
+                        return;
+                    }
+                }
+                default -> {
+                }
+            }
+        }
+        terminate(EventNumber.CONNECTION_DISCONNECTED, null);
+    }
+
+    /**
+     * Ends the connection with {@code number}: reads what the EP's CQs hold, shuts the endpoint down,
+     * flushes what is left and queues the event. Called with no lock held (or only the EQ's).
+     */
+    void terminate(EventNumber number, byte[] privateData) {
+        OfiEvd r = ep.recvEvd();
+        OfiEvd q = ep.requestEvd();
+        if (r != null) {
+            r.drainCq();
+        }
+        if (q != null && q != r) {
+            q.drainCq();
+        }
+        synchronized (ep) {
+            if (ep.freed || state == EpState.DISCONNECTED || state == EpState.UNCONNECTED
+                    || state == EpState.RESERVED) {
+                return;
+            }
+            boolean wasConnected = state == EpState.CONNECTED || state == EpState.DISCONNECT_PENDING;
+            state = EpState.DISCONNECTED;
+            ep.ia.progress.deadlines.remove(ep);
+            close(wasConnected);
+            ep.data.flush();
+            OfiEvd c = ep.connectEvd();
+            if (c != null) {
+                c.enqueue(new DatEvent.Connection(c, number, ep, privateData));
+            }
+        }
+    }
+
+    void timedOut() {
+        synchronized (ep) {
+            if (state != EpState.ACTIVE_CONNECTION_PENDING) {
+                return;
+            }
+        }
+        terminate(EventNumber.CONNECTION_TIMED_OUT, null);
+    }
+
+    @Override
+    public void cmEvent(int event, long entry, long length) {
+        if (event == Fi.FI_CONNECTED) {
+            byte[] pd = OfiEp.bytes(entry + 16, length - 16);
+            synchronized (ep) {
+                if (ep.freed || (state != EpState.ACTIVE_CONNECTION_PENDING && state != EpState.COMPLETION_PENDING)) {
+                    return;
+                }
+                boolean active = state == EpState.ACTIVE_CONNECTION_PENDING;
+                state = EpState.CONNECTED;
+                ep.ia.progress.deadlines.remove(ep);
+                OfiEvd c = ep.connectEvd();
+                if (c != null) {
+                    c.enqueue(new DatEvent.Connection(c, EventNumber.CONNECTION_ESTABLISHED, ep,
+                            active ? pd : new byte[0]));
+                }
+            }
+        } else if (event == Fi.FI_SHUTDOWN) {
+            EventNumber n;
+            synchronized (ep) {
+                n = switch (state) {
+                    case ACTIVE_CONNECTION_PENDING -> EventNumber.CONNECTION_NON_PEER_REJECTED;
+                    case COMPLETION_PENDING -> EventNumber.CONNECTION_ACCEPT_COMPLETION_ERROR;
+                    default -> EventNumber.CONNECTION_DISCONNECTED;
+                };
+            }
+            terminate(n, null);
+        }
+    }
+
+    @Override
+    public void cmError(int err, byte[] data) {
+        EventNumber n;
+        byte[] pd = null;
+        synchronized (ep) {
+            switch (state) {
+                case ACTIVE_CONNECTION_PENDING -> {
+                    if (err == 111 && data.length >= 1 && data[0] == REJECT_HEADER) {
+                        n = EventNumber.CONNECTION_PEER_REJECTED;
+                        pd = Arrays.copyOfRange(data, 1, data.length);
+                    } else if (err == 113 || err == 101 || err == 110) {
+                        n = EventNumber.CONNECTION_UNREACHABLE;
+                    } else {
+                        n = EventNumber.CONNECTION_NON_PEER_REJECTED;
+                    }
+                }
+                case COMPLETION_PENDING -> n = EventNumber.CONNECTION_ACCEPT_COMPLETION_ERROR;
+                case CONNECTED, DISCONNECT_PENDING -> n = EventNumber.CONNECTION_BROKEN;
+                default -> {
+                    return;
+                }
+            }
+        }
+        terminate(n, pd);
+    }
+
+    /** The EP is freed (its lock held): the connection goes without an event. */
+    void release() {
+        boolean wasConnected = state == EpState.CONNECTED || state == EpState.DISCONNECT_PENDING;
+        close(wasConnected);
+        state = EpState.DISCONNECTED;
+    }
+
+    void reset() {
+        if (state != EpState.DISCONNECTED) {
+            throw DatException.invalidState(subtype(state), "dat_ep_reset in " + state);
+        }
+        state = EpState.UNCONNECTED;
+        remote = null;
+        remotePort = 0;
+        localPort = 0;
+    }
+}

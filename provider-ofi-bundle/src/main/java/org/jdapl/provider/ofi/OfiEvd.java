@@ -1,0 +1,430 @@
+package org.jdapl.provider.ofi;
+
+import static org.jdapl.provider.ofi.fabric.FiLayouts.*;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.util.ArrayDeque;
+import java.util.EnumSet;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.locks.ReentrantLock;
+import org.jdapl.dat.Cno;
+import org.jdapl.dat.DatEvent;
+import org.jdapl.dat.DatException;
+import org.jdapl.dat.DatReturnSubtype;
+import org.jdapl.dat.DatReturnType;
+import org.jdapl.dat.EventDispatcher;
+import org.jdapl.dat.EventNumber;
+import org.jdapl.dat.EvdFlag;
+import org.jdapl.dat.HandleType;
+import org.jdapl.provider.ofi.fabric.Fi;
+import org.jdapl.provider.ofi.fabric.FiCalls;
+import org.jdapl.provider.ofi.fabric.FiException;
+
+/**
+ * An EVD: a queue of DAT events, and for the DTO stream a libfabric CQ ({@code FI_CQ_FORMAT_DATA},
+ * errors through {@code fi_cq_readerr}) that the EPs using the EVD are bound to. {@link #dequeue} and
+ * {@link #waitEvent} read the CQ (and, for connection streams, the IA's EQ) in the caller's thread, so
+ * a consumer that polls never depends on the progress thread; a waiter parks between looks and is
+ * woken by the progress thread when it queues an event. Each operation's context names its EP and
+ * queue slot ({@link DtoQueue}); the completion goes to that EP, which queues its event here.
+ * Posting DTOs reserves room here ({@link #reserve}): a post that could overflow the EVD fails
+ * INSUFFICIENT_RESOURCES, and an event that finds the queue full anyway is reported as
+ * ASYNC_ERROR_EVD_OVERFLOW on the async EVD.
+ *
+ * <p>Behaviours: OBJ_03, OBJ_04, OBJ_09.
+ */
+final class OfiEvd extends OfiObject implements EventDispatcher {
+    private static final int BATCH = 16;
+
+    private final Set<EvdFlag> flags;
+    private final boolean async;
+    private final ArrayDeque<DatEvent> queue = new ArrayDeque<>();
+    private volatile int qlen;
+    private volatile OfiCno cno;
+    private volatile boolean enabled = true;
+    private volatile boolean waitable = true;
+    private Thread waiter;
+    private boolean overflowReported;
+    final AtomicInteger users = new AtomicInteger();
+    private final AtomicInteger reserved = new AtomicInteger();
+    final long cq;
+    private final int cqSize;
+    private final ReentrantLock cqLock = new ReentrantLock();
+    private final Arena arena;
+    private final MemorySegment cqBuf;
+    private final MemorySegment errBuf;
+
+    OfiEvd(OfiIa ia, int qlen, OfiCno cno, Set<EvdFlag> flags, boolean async) {
+        super(ia, HandleType.EVD);
+        this.flags = EnumSet.copyOf(flags);
+        this.async = async;
+        this.qlen = qlen;
+        this.cno = cno;
+        if (flags.contains(EvdFlag.DTO)) {
+            arena = Arena.ofShared();
+            cqSize = Math.max(qlen * 2, 256);
+            try {
+                MemorySegment attr = arena.allocate(FI_CQ_ATTR.size(), 8);
+                attr.set(ValueLayout.JAVA_LONG, CQ_ATTR_SIZE, cqSize);
+                attr.set(ValueLayout.JAVA_INT, CQ_ATTR_FORMAT, Fi.FI_CQ_FORMAT_DATA);
+                attr.set(ValueLayout.JAVA_INT, CQ_ATTR_WAIT_OBJ, Fi.FI_WAIT_NONE);
+                cq = FiCalls.cqOpen(ia.domain, attr.address(), 0);
+            } catch (FiException e) {
+                arena.close();
+                throw FiErrors.toDat(e);
+            }
+            cqBuf = arena.allocate(FI_CQ_DATA_ENTRY.size() * BATCH, 8);
+            errBuf = arena.allocate(FI_CQ_ERR_ENTRY.size(), 8);
+            ia.progress.cqEvds.add(this);
+        } else {
+            arena = null;
+            cq = 0;
+            cqSize = 0;
+            cqBuf = null;
+            errBuf = null;
+        }
+        if (cno != null) {
+            cno.users.incrementAndGet();
+        }
+        if (!async) {
+            ia.added(this);
+        }
+    }
+
+    static OfiEvd of(OfiIa ia, EventDispatcher evd, DatReturnSubtype sub) {
+        if (evd == null) {
+            return null;
+        }
+        if (!(evd instanceof OfiEvd e) || e.ia != ia || e.freed) {
+            throw DatException.invalidHandle(sub, "not a live EVD of this IA");
+        }
+        return e;
+    }
+
+    static OfiEvd crEvd(OfiIa ia, EventDispatcher evd) {
+        OfiEvd e = of(ia, evd, DatReturnSubtype.INVALID_HANDLE_EVD_CR);
+        if (e == null || !e.flags.contains(EvdFlag.CR)) {
+            throw DatException.invalidParameter(2, "the EVD has no connection request stream");
+        }
+        return e;
+    }
+
+    boolean has(EvdFlag f) {
+        return flags.contains(f);
+    }
+
+    /**
+     * Sets room aside for one completion; false when the EVD could overflow (the post then fails
+     * INSUFFICIENT_RESOURCES).
+     */
+    boolean reserve() {
+        while (true) {
+            int r = reserved.get();
+            if (r >= qlen) {
+                return false;
+            }
+            if (reserved.compareAndSet(r, r + 1)) {
+                return true;
+            }
+        }
+    }
+
+    /** Gives back room set aside for a completion that queues no event (a suppressed one). */
+    void unreserve() {
+        reserved.decrementAndGet();
+    }
+
+    /** Queues an event that had room set aside. */
+    void enqueueReserved(DatEvent e) {
+        enqueue(e, true);
+    }
+
+    /** Queues an event; if the EVD is full the event is lost and reported as an overflow. */
+    void enqueue(DatEvent e) {
+        enqueue(e, false);
+    }
+
+    private void enqueue(DatEvent e, boolean hadRoom) {
+        OfiCno notify = null;
+        boolean overflow = false;
+        synchronized (this) {
+            if (freed) {
+                return;
+            }
+            if (!hadRoom && !reserveNow()) {
+                overflow = !overflowReported;
+                overflowReported = true;
+            } else {
+                queue.add(e);
+                if (waiter == null && enabled) {
+                    notify = cno;
+                }
+                notifyAll();
+            }
+        }
+        if (overflow && !async) {
+            ia.asyncEvd.enqueue(new DatEvent.AsyncError(ia.asyncEvd, EventNumber.ASYNC_ERROR_EVD_OVERFLOW, this, 0,
+                    "EVD overflow: an event was lost"));
+        }
+        if (notify != null) {
+            notify.trigger(this);
+        }
+    }
+
+    private boolean reserveNow() {
+        return reserve();
+    }
+
+    /** Reads up to a batch of completions from the CQ and hands them to their EPs; the number read. */
+    int pollCq() {
+        if (cq == 0 || freed || !cqLock.tryLock()) {
+            return 0;
+        }
+        try {
+            if (freed) {
+                return 0;
+            }
+            long n = FiCalls.cqRead(cq, cqBuf.address(), BATCH);
+            if (n > 0) {
+                long base = cqBuf.address();
+                for (int i = 0; i < n; i++) {
+                    long e = base + i * FI_CQ_DATA_ENTRY.size();
+                    complete(FiCalls.word(e + CQE_OP_CONTEXT), 0, FiCalls.word(e + CQE_LEN));
+                }
+                return (int) n;
+            }
+            if (n == -Fi.FI_EAVAIL) {
+                errBuf.fill((byte) 0);
+                if (FiCalls.cqReaderr(cq, errBuf.address(), 0) > 0) {
+                    int err = errBuf.get(ValueLayout.JAVA_INT, CQ_ERR_ERR);
+                    complete(errBuf.get(ValueLayout.JAVA_LONG, CQ_ERR_OP_CONTEXT), err == 0 ? 265 : err,
+                            errBuf.get(ValueLayout.JAVA_LONG, CQ_ERR_LEN));
+                    return 1;
+                }
+            }
+            return 0;
+        } finally {
+            cqLock.unlock();
+        }
+    }
+
+    /** Reads the CQ until it is empty (before an EP flushes what is left). */
+    void drainCq() {
+        if (cq == 0) {
+            return;
+        }
+        cqLock.lock();
+        try {
+            // pollCq's tryLock succeeds: the lock is reentrant.
+            while (pollCq() > 0) {
+                // more
+            }
+        } finally {
+            cqLock.unlock();
+        }
+    }
+
+    private void complete(long context, int err, long len) {
+        OfiEp ep = ia.eps.get(DtoQueue.epId(context));
+        if (ep != null) {
+            ep.completed(context, err, len);
+        }
+    }
+
+    private void progress() {
+        if (cq != 0) {
+            pollCq();
+        }
+        if (flags.contains(EvdFlag.CONNECTION) || flags.contains(EvdFlag.CR) || async) {
+            ia.progress.pollEq();
+        }
+    }
+
+    @Override
+    public EvdParam query() {
+        live();
+        return new EvdParam(ia, qlen, enabled, waitable, cno, flags);
+    }
+
+    @Override
+    public void free() {
+        live();
+        if (async) {
+            throw DatException.invalidState(DatReturnSubtype.INVALID_STATE_EVD_ASYNC, "the async EVD is the IA's");
+        }
+        if (users.get() > 0) {
+            throw DatException.invalidState(DatReturnSubtype.INVALID_STATE_EVD_IN_USE, "an EP or service point uses the EVD");
+        }
+        destroy();
+        ia.removed(this);
+    }
+
+    @Override
+    void destroy() {
+        synchronized (this) {
+            if (freed) {
+                return;
+            }
+            freed = true;
+            queue.clear();
+            notifyAll();
+        }
+        if (cno != null) {
+            cno.users.decrementAndGet();
+        }
+        if (cq != 0) {
+            ia.progress.cqEvds.remove(this);
+            cqLock.lock();
+            try {
+                OfiIa.closeQuietly(cq);
+                arena.close();
+            } finally {
+                cqLock.unlock();
+            }
+        }
+    }
+
+    @Override
+    public synchronized void resize(int minQlen) {
+        live();
+        if (minQlen < 1 || minQlen > OfiIa.MAX_EVD_QLEN || (cq != 0 && minQlen > cqSize)) {
+            throw DatException.invalidParameter(2, "EVD length " + minQlen + " out of range");
+        }
+        if (minQlen < reserved.get()) {
+            throw DatException.invalidState(DatReturnSubtype.INVALID_STATE_EVD_IN_USE,
+                    reserved.get() + " events are queued or outstanding");
+        }
+        qlen = minQlen;
+    }
+
+    @Override
+    public void postSoftwareEvent(Object pointer) {
+        live();
+        if (!flags.contains(EvdFlag.SOFTWARE)) {
+            throw DatException.invalidParameter(1, "the EVD has no software event stream");
+        }
+        if (!reserve()) {
+            throw new DatException(DatReturnType.QUEUE_FULL, "the EVD is full");
+        }
+        enqueueReserved(new DatEvent.Software(this, pointer));
+    }
+
+    @Override
+    public Optional<DatEvent> dequeue() {
+        live();
+        progress();
+        synchronized (this) {
+            return Optional.ofNullable(take());
+        }
+    }
+
+    private DatEvent take() {
+        DatEvent e = queue.poll();
+        if (e != null) {
+            reserved.decrementAndGet();
+        }
+        return e;
+    }
+
+    @Override
+    public DatEvent waitEvent(long timeoutMicros, int threshold) {
+        live();
+        if (timeoutMicros < 0) {
+            throw DatException.invalidParameter(2, "negative timeout");
+        }
+        if (threshold < 1 || threshold > qlen) {
+            throw DatException.invalidParameter(3, "threshold " + threshold + " is not within 1.." + qlen);
+        }
+        long deadline = timeoutMicros >= Long.MAX_VALUE / 1000 ? Long.MAX_VALUE : System.nanoTime() + timeoutMicros * 1000;
+        synchronized (this) {
+            if (!waitable) {
+                throw DatException.invalidState(DatReturnSubtype.INVALID_STATE_EVD_UNWAITABLE, "the EVD is unwaitable");
+            }
+            if (waiter != null) {
+                throw DatException.invalidState(DatReturnSubtype.INVALID_STATE_EVD_WAITER, "another thread waits");
+            }
+            waiter = Thread.currentThread();
+        }
+        try {
+            while (true) {
+                progress();
+                synchronized (this) {
+                    if (freed) {
+                        throw DatException.invalidHandle(DatReturnSubtype.NO_SUBTYPE, "the EVD was freed");
+                    }
+                    if (!waitable) {
+                        throw new DatException(DatReturnType.INTERRUPTED_CALL, "the EVD became unwaitable");
+                    }
+                    if (queue.size() >= threshold) {
+                        return take();
+                    }
+                    long left = deadline == Long.MAX_VALUE ? 1_000_000 : deadline - System.nanoTime();
+                    if (left <= 0) {
+                        throw new DatException(DatReturnType.TIMEOUT_EXPIRED, "no event within " + timeoutMicros + " us");
+                    }
+                    long slice = Math.min(left, 1_000_000);
+                    wait(slice / 1_000_000, (int) (slice % 1_000_000));
+                }
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new DatException(DatReturnType.INTERRUPTED_CALL, "interrupted");
+        } finally {
+            synchronized (this) {
+                waiter = null;
+            }
+        }
+    }
+
+    @Override
+    public int count() {
+        live();
+        progress();
+        synchronized (this) {
+            return queue.size();
+        }
+    }
+
+    @Override
+    public void enable() {
+        live();
+        enabled = true;
+    }
+
+    @Override
+    public void disable() {
+        live();
+        enabled = false;
+    }
+
+    @Override
+    public synchronized void setUnwaitable() {
+        live();
+        waitable = false;
+        notifyAll();
+    }
+
+    @Override
+    public void clearUnwaitable() {
+        live();
+        waitable = true;
+    }
+
+    @Override
+    public void modifyCno(Cno newCno) {
+        live();
+        OfiCno c = newCno == null ? null : OfiCno.of(ia, newCno);
+        if (c != null) {
+            c.users.incrementAndGet();
+        }
+        OfiCno old = cno;
+        cno = c;
+        if (old != null) {
+            old.users.decrementAndGet();
+        }
+    }
+}

@@ -1,0 +1,141 @@
+package org.jdapl.provider.ofi;
+
+import static org.jdapl.provider.ofi.fabric.FiLayouts.CM_ENTRY_INFO;
+import static org.jdapl.provider.ofi.fabric.FiLayouts.INFO_SRC_ADDR;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.net.InetSocketAddress;
+import org.jdapl.dat.DatEvent;
+import org.jdapl.dat.DatException;
+import org.jdapl.dat.DatReturnType;
+import org.jdapl.dat.HandleType;
+import org.jdapl.dat.ServicePoint;
+import org.jdapl.provider.ofi.fabric.Fi;
+import org.jdapl.provider.ofi.fabric.FiCalls;
+import org.jdapl.provider.ofi.fabric.FiException;
+import org.jdapl.provider.ofi.fabric.FiInfo;
+
+/**
+ * A service point's passive endpoint: {@code fi_passive_ep} on the IA's address with the connection
+ * qualifier's port, bound to the IA's EQ, {@code fi_listen}. Each {@code FI_CONNREQ} becomes a CR
+ * ({@link OfiCr}, owning the entry's {@code fi_info}) and a CONNECTION_REQUEST event on the service
+ * point's EVD. A port already listened on fails CONN_QUAL_IN_USE.
+ *
+ * <p>Behaviours: OBJ_06, CONN_11.
+ */
+abstract class OfiListener extends OfiObject implements ServicePoint, OfiIa.CmTarget {
+    final OfiEvd evd;
+    final long connQual;
+    final long pep;
+    private final long key;
+
+    OfiListener(OfiIa ia, HandleType type, long connQual, OfiEvd evd) {
+        super(ia, type);
+        this.evd = evd;
+        key = ia.nextId();
+        int port = OfiIa.port(connQual);
+        Fi fi = Fi.get();
+        long info = fi.dupinfo(ia.info);
+        long p = 0;
+        try (Arena a = Arena.ofConfined()) {
+            long src = FiCalls.word(info + INFO_SRC_ADDR);
+            FiInfo.putSockaddr(src, new InetSocketAddress(ia.address.getAddress(), port));
+            p = FiCalls.passiveEp(ia.fabric, info, key);
+            FiCalls.bind(p, ia.eq, 0);
+            int rc = FiCalls.listen(p);
+            if (rc == -98) {
+                throw new DatException(DatReturnType.CONN_QUAL_IN_USE, "connection qualifier " + connQual + " (port "
+                        + port + ") is in use");
+            }
+            FiException.check(rc, "fi_listen");
+            if (port == 0) {
+                MemorySegment sa = a.allocate(128, 8);
+                MemorySegment len = a.allocate(8, 8);
+                len.set(ValueLayout.JAVA_LONG, 0, 128);
+                FiException.check(FiCalls.getname(p, sa.address(), len.address()), "fi_getname");
+                connQual = FiInfo.sockaddr(sa.address(), len.get(ValueLayout.JAVA_LONG, 0)).getPort();
+            }
+        } catch (FiException e) {
+            OfiIa.closeQuietly(p);
+            throw e.errno() == 98 ? new DatException(DatReturnType.CONN_QUAL_IN_USE, e.getMessage()) : FiErrors.toDat(e);
+        } catch (RuntimeException e) {
+            OfiIa.closeQuietly(p);
+            throw e;
+        } finally {
+            fi.freeinfo(info);
+        }
+        this.pep = p;
+        this.connQual = connQual;
+        evd.users.incrementAndGet();
+        ia.cmTargets.put(key, this);
+        ia.added(this);
+    }
+
+    @Override
+    public void cmEvent(int event, long entry, long length) {
+        long info = FiCalls.word(entry + CM_ENTRY_INFO);
+        if (event != Fi.FI_CONNREQ) {
+            return;
+        }
+        byte[] pd = OfiEp.bytes(entry + 16, length - 16);
+        synchronized (this) {
+            if (freed) {
+                Fi.get().freeinfo(info);
+                return;
+            }
+            OfiCr cr = new OfiCr(this, info, pd, FiInfo.destAddr(info), reservedEp());
+            consumed();
+            evd.enqueue(new DatEvent.ConnectionRequest(evd, this, ia.address, connQual, cr, false));
+        }
+    }
+
+    @Override
+    public void cmError(int err, byte[] data) {
+        // A passive endpoint reports nothing the consumer could act on.
+    }
+
+    /** The EP an RSP reserves, or null. */
+    OfiEp reservedEp() {
+        return null;
+    }
+
+    /** After a request: an RSP is used up. */
+    void consumed() {
+    }
+
+    /** A request of this listener was accepted, rejected or dropped. */
+    void requestDone() {
+    }
+
+    /** Stops taking requests; the passive endpoint stays for the request that is still open. */
+    void stopListening() {
+        freed = true;
+        ia.cmTargets.remove(key);
+        evd.users.decrementAndGet();
+        ia.removed(this);
+    }
+
+    void closePep() {
+        OfiIa.closeQuietly(pep);
+    }
+
+    @Override
+    public void free() {
+        live();
+        destroy();
+        ia.removed(this);
+    }
+
+    @Override
+    synchronized void destroy() {
+        if (freed) {
+            return;
+        }
+        freed = true;
+        ia.cmTargets.remove(key);
+        OfiIa.closeQuietly(pep);
+        evd.users.decrementAndGet();
+    }
+}

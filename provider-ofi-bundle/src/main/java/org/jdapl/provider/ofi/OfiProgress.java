@@ -1,0 +1,182 @@
+package org.jdapl.provider.ofi;
+
+import static org.jdapl.provider.ofi.fabric.FiLayouts.*;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.locks.LockSupport;
+import java.util.concurrent.locks.ReentrantLock;
+import org.jdapl.provider.ofi.fabric.Fi;
+import org.jdapl.provider.ofi.fabric.FiCalls;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The IA's progress: reads its EQ (connection events: {@code FI_CONNREQ}, {@code FI_CONNECTED},
+ * {@code FI_SHUTDOWN}, errors through {@code fi_eq_readerr}) and hands each entry to the object whose
+ * context the entry's fid carries; reads the CQs of the IA's EVDs; fires connect time-outs. One thread
+ * per IA does it while nobody else does; a consumer that polls an EVD does the same reads itself (the
+ * EQ and the EVD's CQ), so that it never depends on this thread. Idle, the thread parks for up to 1 ms
+ * between looks.
+ */
+final class OfiProgress implements Runnable {
+    private static final Logger LOG = LoggerFactory.getLogger(OfiProgress.class);
+    private static final int EQ_BUF = 16 + 512;
+
+    private final OfiIa ia;
+    private final Thread thread;
+    private final ReentrantLock eqLock = new ReentrantLock();
+    private final Arena arena = Arena.ofShared();
+    private final MemorySegment eqEvent = arena.allocate(8, 8);
+    private final MemorySegment eqBuf = arena.allocate(EQ_BUF, 8);
+    private final MemorySegment eqErr = arena.allocate(FI_EQ_ERR_ENTRY.size(), 8);
+    final List<OfiEvd> cqEvds = new CopyOnWriteArrayList<>();
+    final Map<OfiEp, Long> deadlines = new ConcurrentHashMap<>();
+    private final java.util.Queue<Runnable> tasks = new java.util.concurrent.ConcurrentLinkedQueue<>();
+    private volatile boolean running = true;
+
+    OfiProgress(OfiIa ia) {
+        this.ia = ia;
+        this.thread = Thread.ofPlatform().daemon().name("jdapl-ofi-" + ia.name()).unstarted(this);
+    }
+
+    /** Runs {@code task} on the progress thread, with no lock held. */
+    void later(Runnable task) {
+        tasks.add(task);
+        LockSupport.unpark(thread);
+    }
+
+    void start() {
+        thread.start();
+    }
+
+    void stop() {
+        running = false;
+        LockSupport.unpark(thread);
+        if (Thread.currentThread() != thread) {
+            try {
+                thread.join(5000);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }
+        eqLock.lock();
+        try {
+            arena.close();
+        } finally {
+            eqLock.unlock();
+        }
+    }
+
+    @Override
+    public void run() {
+        int idle = 0;
+        while (running) {
+            int n;
+            try {
+                n = pollEq();
+                for (OfiEvd evd : cqEvds) {
+                    n += evd.pollCq();
+                }
+                n += timers();
+                for (Runnable t; (t = tasks.poll()) != null; n++) {
+                    t.run();
+                }
+            } catch (RuntimeException e) {
+                if (!running) {
+                    break;
+                }
+                LOG.warn("progress of {}", ia.name(), e);
+                n = 0;
+            }
+            if (n > 0) {
+                idle = 0;
+            } else {
+                idle = Math.min(idle + 1, 10);
+                LockSupport.parkNanos(Math.min(1_000_000L, 1000L << idle));
+            }
+        }
+    }
+
+    private int timers() {
+        if (deadlines.isEmpty()) {
+            return 0;
+        }
+        long now = System.nanoTime();
+        int n = 0;
+        for (Map.Entry<OfiEp, Long> e : deadlines.entrySet()) {
+            if (now - e.getValue() >= 0 && deadlines.remove(e.getKey(), e.getValue())) {
+                e.getKey().connectTimedOut();
+                n++;
+            }
+        }
+        return n;
+    }
+
+    /** Reads what the EQ holds and dispatches it; 0 if another thread is reading it. */
+    int pollEq() {
+        if (!running || !eqLock.tryLock()) {
+            return 0;
+        }
+        int n = 0;
+        try {
+            while (running) {
+                long rc = FiCalls.eqRead(ia.eq, eqEvent.address(), eqBuf.address(), EQ_BUF, 0);
+                if (rc == -Fi.FI_EAGAIN) {
+                    break;
+                }
+                n++;
+                if (rc == -Fi.FI_EAVAIL) {
+                    readError();
+                } else if (rc < 0) {
+                    LOG.warn("fi_eq_read on {}: {}", ia.name(), Fi.get().strerror((int) -rc));
+                    break;
+                } else {
+                    int event = eqEvent.get(ValueLayout.JAVA_INT, 0);
+                    long fid = eqBuf.get(ValueLayout.JAVA_LONG, CM_ENTRY_FID);
+                    OfiIa.CmTarget t = target(fid);
+                    if (t != null) {
+                        t.cmEvent(event, eqBuf.address(), rc);
+                    } else {
+                        LOG.debug("EQ event {} for an object no longer there", event);
+                        if (event == Fi.FI_CONNREQ) {
+                            Fi.get().freeinfo(eqBuf.get(ValueLayout.JAVA_LONG, CM_ENTRY_INFO));
+                        }
+                    }
+                }
+            }
+        } finally {
+            eqLock.unlock();
+        }
+        return n;
+    }
+
+    private OfiIa.CmTarget target(long fid) {
+        return fid == 0 ? null : ia.cmTargets.get(FiCalls.word(fid + FID_CONTEXT));
+    }
+
+    private void readError() {
+        eqErr.fill((byte) 0);
+        long rc = FiCalls.eqReaderr(ia.eq, eqErr.address(), 0);
+        if (rc < 0) {
+            return;
+        }
+        int err = eqErr.get(ValueLayout.JAVA_INT, EQ_ERR_ERR);
+        long data = eqErr.get(ValueLayout.JAVA_LONG, EQ_ERR_ERR_DATA);
+        long size = eqErr.get(ValueLayout.JAVA_LONG, EQ_ERR_ERR_DATA_SIZE);
+        byte[] bytes = new byte[(int) Math.min(Math.max(size, 0), 4096)];
+        if (data != 0 && bytes.length > 0) {
+            MemorySegment.copy(FiCalls.MEM, ValueLayout.JAVA_BYTE, data, bytes, 0, bytes.length);
+        }
+        OfiIa.CmTarget t = target(eqErr.get(ValueLayout.JAVA_LONG, EQ_ERR_FID));
+        LOG.debug("EQ error {} ({}), {} bytes of data", err, Fi.get().strerror(err), bytes.length);
+        if (t != null) {
+            t.cmError(err, bytes);
+        }
+    }
+}

@@ -1,0 +1,181 @@
+package org.jdapl.provider.ofi.fabric;
+
+import static org.jdapl.provider.ofi.fabric.FiCalls.MEM;
+import static org.jdapl.provider.ofi.fabric.FiCalls.i32;
+import static org.jdapl.provider.ofi.fabric.FiCalls.word;
+import static org.jdapl.provider.ofi.fabric.FiLayouts.*;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.FunctionDescriptor;
+import java.lang.foreign.Linker;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.lang.invoke.MethodHandle;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.UnknownHostException;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * {@code fi_getinfo} for connection-oriented endpoints: the hints the provider asks with
+ * ({@code FI_EP_MSG}, {@code FI_MSG | FI_RMA}, IPv4 addresses, {@code FI_THREAD_SAFE}, the MR modes it
+ * handles: {@code FI_MR_LOCAL}, {@code FI_MR_VIRT_ADDR}, {@code FI_MR_ALLOCATED}, {@code FI_MR_PROV_KEY}),
+ * and readers of an {@code fi_info}'s fields.
+ */
+public final class FiInfo {
+    private FiInfo() {
+    }
+
+    /** The MR modes the DAT layer handles. */
+    public static final int MR_MODES = Fi.FI_MR_LOCAL | Fi.FI_MR_VIRT_ADDR | Fi.FI_MR_ALLOCATED | Fi.FI_MR_PROV_KEY;
+
+    private static final MethodHandle STRDUP = Linker.nativeLinker().downcallHandle(
+            Linker.nativeLinker().defaultLookup().find("strdup").orElseThrow(),
+            FunctionDescriptor.of(ValueLayout.JAVA_LONG, ValueLayout.ADDRESS));
+
+    /** A provider and domain that offer MSG endpoints. */
+    public record Domain(String provider, String domain, String fabric) {
+    }
+
+    private static long strdup(String s) {
+        try (Arena a = Arena.ofConfined()) {
+            return (long) STRDUP.invokeExact(a.allocateFrom(s));
+        } catch (Throwable t) {
+            throw new AssertionError(t);
+        }
+    }
+
+    /**
+     * {@code fi_getinfo} with the provider's hints, narrowed to {@code provider} (null: any) and
+     * {@code domain} (null: any); the caller frees the list with {@link Fi#freeinfo}. 0 if none.
+     */
+    public static long query(String provider, String domain) {
+        Fi fi = Fi.get();
+        long hints = fi.dupinfo(0);
+        try {
+            MEM.set(ValueLayout.JAVA_LONG, hints + INFO_CAPS, Fi.FI_MSG | Fi.FI_RMA);
+            MEM.set(ValueLayout.JAVA_INT, hints + INFO_ADDR_FORMAT, Fi.FI_SOCKADDR_IN);
+            MEM.set(ValueLayout.JAVA_INT, word(hints + INFO_EP_ATTR) + EP_TYPE, Fi.FI_EP_MSG);
+            long dom = word(hints + INFO_DOMAIN_ATTR);
+            MEM.set(ValueLayout.JAVA_INT, dom + DOMAIN_THREADING, Fi.FI_THREAD_SAFE);
+            MEM.set(ValueLayout.JAVA_INT, dom + DOMAIN_MR_MODE, MR_MODES);
+            if (domain != null) {
+                MEM.set(ValueLayout.JAVA_LONG, dom + DOMAIN_NAME, strdup(domain));
+            }
+            if (provider != null) {
+                MEM.set(ValueLayout.JAVA_LONG, word(hints + INFO_FABRIC_ATTR) + FABRIC_PROV_NAME, strdup(provider));
+            }
+            return fi.getinfo(null, null, 0, hints);
+        } finally {
+            fi.freeinfo(hints);
+        }
+    }
+
+    /**
+     * The entry of {@code list} for {@code domain} (null: any) with an IPv4 source address, or 0.
+     * Some providers (tcp) do not narrow {@code fi_getinfo} by the hints' domain name, so the list is
+     * searched here.
+     */
+    public static long pick(long list, String domain) {
+        for (long i = list; i != 0; i = word(i + INFO_NEXT)) {
+            if (srcAddr(i) != null && (domain == null || domain.equals(domainName(i)))) {
+                return i;
+            }
+        }
+        return 0;
+    }
+
+    /** Every provider/domain pair that offers MSG endpoints over IPv4. */
+    public static List<Domain> msgDomains() {
+        List<Domain> out = new ArrayList<>();
+        long head = query(null, null);
+        try {
+            for (long i = head; i != 0; i = word(i + INFO_NEXT)) {
+                Domain d = new Domain(providerName(i), domainName(i), fabricName(i));
+                if (!out.contains(d)) {
+                    out.add(d);
+                }
+            }
+        } finally {
+            Fi.get().freeinfo(head);
+        }
+        return out;
+    }
+
+    private static String str(long p) {
+        return p == 0 ? "" : MemorySegment.ofAddress(p).reinterpret(4096).getString(0, StandardCharsets.UTF_8);
+    }
+
+    /** {@code info->fabric_attr->prov_name}. */
+    public static String providerName(long info) {
+        return str(word(word(info + INFO_FABRIC_ATTR) + FABRIC_PROV_NAME));
+    }
+
+    /** {@code info->fabric_attr->name}. */
+    public static String fabricName(long info) {
+        return str(word(word(info + INFO_FABRIC_ATTR) + FABRIC_NAME));
+    }
+
+    /** {@code info->domain_attr->name}. */
+    public static String domainName(long info) {
+        return str(word(word(info + INFO_DOMAIN_ATTR) + DOMAIN_NAME));
+    }
+
+    /** {@code info->domain_attr->mr_mode}. */
+    public static int mrMode(long info) {
+        return i32(word(info + INFO_DOMAIN_ATTR) + DOMAIN_MR_MODE);
+    }
+
+    /** A {@code size_t} of one of the info's attribute structs. */
+    public static long attr(long info, long attrPointerOffset, long memberOffset) {
+        return word(word(info + attrPointerOffset) + memberOffset);
+    }
+
+    /**
+     * Asks for {@code FI_DELIVERY_COMPLETE} on the endpoints made from {@code info}: a send or RDMA
+     * Write completes only once the data is placed at the peer (a send in a posted receive), as DAT's
+     * completion of a request DTO means; the default ({@code FI_TRANSMIT_COMPLETE} or less) would
+     * complete a send the peer has no receive for, and an RDMA Write before its bytes are there.
+     */
+    public static void deliveryComplete(long info) {
+        long tx = word(info + INFO_TX_ATTR);
+        MEM.set(ValueLayout.JAVA_LONG, tx + TX_OP_FLAGS, word(tx + TX_OP_FLAGS) | Fi.FI_DELIVERY_COMPLETE);
+    }
+
+    /** {@code info->src_addr} as a socket address, or null if it is not a sockaddr_in. */
+    public static InetSocketAddress srcAddr(long info) {
+        return sockaddr(word(info + INFO_SRC_ADDR), word(info + INFO_SRC_ADDRLEN));
+    }
+
+    /** {@code info->dest_addr} as a socket address, or null. */
+    public static InetSocketAddress destAddr(long info) {
+        return sockaddr(word(info + INFO_DEST_ADDR), word(info + INFO_DEST_ADDRLEN));
+    }
+
+    /** A {@code struct sockaddr_in} at {@code addr} (AF_INET only). */
+    public static InetSocketAddress sockaddr(long addr, long len) {
+        if (addr == 0 || len < 16 || (MEM.get(ValueLayout.JAVA_SHORT, addr) & 0xffff) != 2) {
+            return null;
+        }
+        int port = ((MEM.get(ValueLayout.JAVA_BYTE, addr + 2) & 0xff) << 8) | (MEM.get(ValueLayout.JAVA_BYTE, addr + 3) & 0xff);
+        byte[] ip = new byte[4];
+        MemorySegment.copy(MEM, ValueLayout.JAVA_BYTE, addr + 4, ip, 0, 4);
+        try {
+            return new InetSocketAddress(InetAddress.getByAddress(ip), port);
+        } catch (UnknownHostException e) {
+            throw new AssertionError(e);
+        }
+    }
+
+    /** Writes {@code a} as a {@code struct sockaddr_in} (16 bytes) at {@code addr}. */
+    public static void putSockaddr(long addr, InetSocketAddress a) {
+        MEM.asSlice(addr, 16).fill((byte) 0);
+        MEM.set(ValueLayout.JAVA_SHORT, addr, (short) 2);
+        MEM.set(ValueLayout.JAVA_BYTE, addr + 2, (byte) (a.getPort() >>> 8));
+        MEM.set(ValueLayout.JAVA_BYTE, addr + 3, (byte) a.getPort());
+        byte[] ip = a.getAddress().getAddress();
+        MemorySegment.copy(ip, 0, MEM, ValueLayout.JAVA_BYTE, addr + 4, 4);
+    }
+}

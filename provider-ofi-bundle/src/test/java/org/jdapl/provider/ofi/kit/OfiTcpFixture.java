@@ -1,0 +1,87 @@
+package org.jdapl.provider.ofi.kit;
+
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.SocketAddress;
+import java.net.UnixDomainSocketAddress;
+import java.net.UnknownHostException;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.jdapl.conformance.ConformanceFixture;
+import org.jdapl.conformance.IaPair;
+import org.jdapl.conformance.Skip;
+import org.jdapl.dat.Endpoint;
+import org.jdapl.provider.ofi.OfiHost;
+import org.jdapl.conformance.Timing;
+import org.jdapl.dat.InterfaceAdapter;
+import org.jdapl.dat.spi.IaSpec;
+import org.jdapl.provider.ofi.OfiProvider;
+
+/**
+ * The ofi provider under the kit: two IAs on libfabric's tcp provider, domain {@code lo}, in this JVM
+ * ({@code ofi-tcp}).
+ */
+public final class OfiTcpFixture implements ConformanceFixture {
+    private final OfiProvider provider = new OfiProvider();
+    private final AtomicInteger opened = new AtomicInteger();
+
+    @Override
+    public String name() {
+        return "ofi-tcp";
+    }
+
+    @Override
+    public IaPair openPair() {
+        return new IaPair(open(), open());
+    }
+
+    private InterfaceAdapter open() {
+        return provider.open(new IaSpec("ofi-v2-tcp-lo-" + opened.incrementAndGet(), "tcp lo", "", true, "conformance"),
+                64);
+    }
+
+    @Override
+    public List<SocketAddress> invalidAddresses() {
+        try {
+            return List.of(UnixDomainSocketAddress.of("x"), InetSocketAddress.createUnresolved("nowhere.invalid", 0),
+                    new InetSocketAddress(InetAddress.getByName("239.1.2.3"), 0));
+        } catch (UnknownHostException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    /**
+     * Breaks the TCP connection under {@code ep} as a dead peer host does: {@code ss -K} destroys
+     * both of its sockets (the kernel's sock_diag destroy; needs root and CONFIG_INET_DIAG_DESTROY).
+     */
+    @Override
+    public void breakTransport(Endpoint ep) {
+        long port = ep.query().localPortQual();
+        if (port <= 0) {
+            throw new Skip("the EP has no local port to break");
+        }
+        String filter = "( sport = :" + port + " or dport = :" + port + " )";
+        try {
+            OfiHost.Result r = OfiHost.run(List.of("ss", "-K", "-t", filter), 30);
+            if (r.exit() != 0 || !r.output().contains(":" + port)) {
+                throw new Skip("ss -K could not destroy the connection's sockets (needs root and "
+                        + "CONFIG_INET_DIAG_DESTROY): " + r.output().strip());
+            }
+        } catch (java.io.IOException e) {
+            throw new Skip("cannot run ss -K: " + e.getMessage());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new Skip("interrupted");
+        }
+    }
+
+    @Override
+    public Timing timing() {
+        return Timing.DEFAULT;
+    }
+
+    @Override
+    public void close() {
+        provider.deactivate();
+    }
+}
