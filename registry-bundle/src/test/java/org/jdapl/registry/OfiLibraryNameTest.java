@@ -17,7 +17,7 @@ class OfiLibraryNameTest {
         ProviderRegistry registry = Registries.withDatConf(dir, """
                 ofi-v2-tcp-lo u2.0 nonthreadsafe default libdaplofi.so.2 dapl.2.0 "tcp lo" ""
                 """);
-        String[] lines = new DatCommands(registry).list().split("\\n");
+        String[] lines = new DatCommands(registry).listText().split("\\n");
         assertEquals(2, lines.length, String.join("\n", lines));
         assertTrue(lines[1].startsWith("ofi-v2-tcp-lo ") && lines[1].contains("ofi (libdaplofi.so.2)")
                 && lines[1].contains("absent"), lines[1]);

@@ -103,7 +103,12 @@ final class Application {
      * Unless {@code environment} names another, the registry reads an empty dat.conf of the test's
      * ({@link #EMPTY_DAT_CONF} in {@code work}, through DAT_OVERRIDE), never the machine's
      * /etc/dat.conf or DAT_OVERRIDE: the IAs are the providers' defaults wherever the test runs.
+     * {@link #AS_TYPED} (DAT_OVERRIDE mapped to an empty string) runs it as a user types it instead,
+     * with no DAT_OVERRIDE at all: for README samples of a host without /etc/dat.conf.
      */
+    /** The environment entry that leaves DAT_OVERRIDE unset, as in a user's shell. */
+    static final Map<String, String> AS_TYPED = Map.of("DAT_OVERRIDE", "");
+
     static Running start(List<String> command, Map<String, String> environment, Path work, String stdin)
             throws IOException {
         Files.createDirectories(work);
@@ -115,6 +120,9 @@ final class Application {
                 .redirectInput(in.toFile());
         builder.environment().put("DAT_OVERRIDE", emptyDatConf(work).toString());
         builder.environment().putAll(environment);
+        if ("".equals(builder.environment().get("DAT_OVERRIDE"))) {
+            builder.environment().remove("DAT_OVERRIDE");
+        }
         return new Running(builder.start(), out, err);
     }
 

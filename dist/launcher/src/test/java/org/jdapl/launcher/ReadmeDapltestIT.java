@@ -10,6 +10,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ExecutorService;
@@ -103,8 +104,14 @@ class ReadmeDapltestIT {
 
     /** Runs the README's {@code line} (or the line it says to type instead) and compares its output with the sample. */
     static void runAndCompare(Path work, String setup, Command command, String line) throws Exception {
+        runAndCompare(work, setup, command, line, Map.of());
+    }
+
+    /** As {@link #runAndCompare(Path, String, Command, String)}, with extra environment entries. */
+    static void runAndCompare(Path work, String setup, Command command, String line, Map<String, String> environment)
+            throws Exception {
         Application.Result r;
-        try (Application.Running running = start(work, setup, line)) {
+        try (Application.Running running = start(work, setup, line, environment)) {
             r = running.await(RUN);
         }
         assertEquals(0, r.status(), () -> line + "\n" + r);
@@ -118,11 +125,18 @@ class ReadmeDapltestIT {
 
     /** Starts {@code sh -c} with the setup and the README's line, standard error into standard output. */
     private static Application.Running start(Path work, String setup, String line) throws IOException {
+        return start(work, setup, line, Map.of());
+    }
+
+    private static Application.Running start(Path work, String setup, String line, Map<String, String> environment)
+            throws IOException {
         assertTrue(line.startsWith(PROMPT + "./jdapl "), line);
         String jdapl = "'" + ROOT.resolve("jdapl") + "'";
         String script = setup + "\n" + jdapl + line.substring(PROMPT.length() + "./jdapl".length());
-        return Application.start(List.of("sh", "-c", "exec 2>&1\n" + script),
-                Map.of("JDAPL_NO_BUILD", "1", "JAVA_HOME", System.getProperty("java.home")), work, null);
+        Map<String, String> env = new HashMap<>(environment);
+        env.put("JDAPL_NO_BUILD", "1");
+        env.put("JAVA_HOME", System.getProperty("java.home"));
+        return Application.start(List.of("sh", "-c", "exec 2>&1\n" + script), env, work, null);
     }
 
     private static void assertShape(Command command, Application.Result r) {
