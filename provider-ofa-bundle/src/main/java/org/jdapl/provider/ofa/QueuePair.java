@@ -52,8 +52,8 @@ final class QueuePair {
         int inline;
         try (Arena a = Arena.ofConfined()) {
             MemorySegment init = a.allocate(IbvQpInitAttr.S.size(), 8);
-            IbvQpInitAttr.SEND_CQ.setPointer(init, ep.requestEvd() != null ? ep.requestEvd().cq : ia.nullCq());
-            IbvQpInitAttr.RECV_CQ.setPointer(init, ep.recvEvd() != null ? ep.recvEvd().cq : ia.nullCq());
+            IbvQpInitAttr.SEND_CQ.setPointer(init, ep.requestEvd() != null ? ep.requestEvd().cq.segment : ia.nullCq());
+            IbvQpInitAttr.RECV_CQ.setPointer(init, ep.recvEvd() != null ? ep.recvEvd().cq.segment : ia.nullCq());
             if (ep.srq != null) {
                 IbvQpInitAttr.SRQ.setPointer(init, ep.srq.srq);
             }

@@ -67,7 +67,7 @@ final class RecvQueue extends WorkQueue {
             if (ring.full()) {
                 throw queueFull("receive", ring);
             }
-            if (!covered && !evd.room.reserve()) {
+            if (!covered && !evd.cq.room.reserve()) {
                 throw cqFull("receive", evd);
             }
             DataPathMemory.putLong(recvWrArg + RECV_WR_ID, ring.nextWrId());

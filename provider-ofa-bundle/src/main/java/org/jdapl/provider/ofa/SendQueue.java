@@ -81,7 +81,7 @@ final class SendQueue extends WorkQueue {
         if (ring.full()) {
             return LastSignal.LATER;
         }
-        if (!covered && !evd.room.reserve()) {
+        if (!covered && !evd.cq.room.reserve()) {
             return LastSignal.FAILED;
         }
         long wr = sendWrArg;
@@ -184,7 +184,7 @@ final class SendQueue extends WorkQueue {
             int bits = CompletionBits.of(flags);
             boolean suppress = (bits & CompletionBits.SUPPRESS) != 0;
             boolean signal = !suppress || ring.unsignalledRun >= ring.capacity / 2;
-            if (!covered && !evd.room.reserve()) {
+            if (!covered && !evd.cq.room.reserve()) {
                 throw cqFull("request", evd);
             }
             writeSendWr(opcode, iov, total, sendFlags(bits, signal), invalidate, remote);
@@ -353,7 +353,7 @@ final class SendQueue extends WorkQueue {
                 throw new DatException(DatReturnType.INSUFFICIENT_RESOURCES, DatReturnSubtype.RESOURCE_TEP,
                         "the request queue is full");
             }
-            if (evd == null || !covered && !evd.room.reserve()) {
+            if (evd == null || !covered && !evd.cq.room.reserve()) {
                 throw new DatException(DatReturnType.INSUFFICIENT_RESOURCES, DatReturnSubtype.RESOURCE_TEVD,
                         "no room in the request EVD's completion queue");
             }
@@ -365,7 +365,7 @@ final class SendQueue extends WorkQueue {
             if (rmr.scope == RmrScope.PZ && length == 0 && previous == null) {
                 // Nothing is bound: the unbind completes at once.
                 if (!covered) {
-                    evd.room.unreserve();
+                    evd.cq.room.unreserve();
                 }
                 if (report) {
                     evd.enqueue(new DatEvent.RmrBindCompletion(evd, rmr, cookie, DtoStatus.SUCCESS));

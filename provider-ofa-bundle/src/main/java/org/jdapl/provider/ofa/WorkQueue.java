@@ -76,13 +76,13 @@ abstract class WorkQueue {
 
     /** At {@code dat_ep_create} (IA lock held): takes the CQ room of the whole queue if the EVD has it. */
     void cover() {
-        covered = evd != null && evd.room.reserveQueue(ring.capacity);
+        covered = evd != null && evd.cq.room.reserveQueue(ring.capacity);
     }
 
     /** Gives back the CQ room the queue held (its queue pair destroyed and CQ polled since). */
     void uncover() {
         if (evd != null) {
-            evd.room.unreserve(covered ? ring.capacity : ring.outstanding());
+            evd.cq.room.unreserve(covered ? ring.capacity : ring.outstanding());
         }
         covered = false;
     }
@@ -172,13 +172,13 @@ abstract class WorkQueue {
 
     static DatException cqFull(String which, OfaEvd evd) {
         return new DatException(DatReturnType.INSUFFICIENT_RESOURCES, DatReturnSubtype.RESOURCE_TEVD,
-                "the " + which + " EVD's completion queue is full (" + evd.room.capacity() + " entries)");
+                "the " + which + " EVD's completion queue is full (" + evd.cq.room.capacity() + " entries)");
     }
 
     /** A failed post's error, after giving back the CQ room it reserved on {@code reservedOn} (if not null). */
     static DatException postFailed(String what, int errno, OfaEvd reservedOn) {
         if (reservedOn != null) {
-            reservedOn.room.unreserve();
+            reservedOn.cq.room.unreserve();
         }
         if (errno == Errno.ENOMEM) {
             return new DatException(DatReturnType.INSUFFICIENT_RESOURCES, DatReturnSubtype.RESOURCE_TEP,
@@ -234,7 +234,7 @@ abstract class WorkQueue {
         int retired = (int) (seq - ring.tail() + 1);
         ring.retireThrough(seq);
         if (!covered) {
-            cqEvd.room.unreserve(retired);
+            cqEvd.cq.room.unreserve(retired);
         }
     }
 
