@@ -54,14 +54,14 @@ final class QueuePair {
             MemorySegment init = a.allocate(IbvQpInitAttr.S.size(), 8);
             IbvQpInitAttr.SEND_CQ.setPointer(init, ep.requestEvd() != null ? ep.requestEvd().cq.segment : ia.nullCq());
             IbvQpInitAttr.RECV_CQ.setPointer(init, ep.recvEvd() != null ? ep.recvEvd().cq.segment : ia.nullCq());
-            if (ep.srq != null) {
-                IbvQpInitAttr.SRQ.setPointer(init, ep.srq.srq);
+            if (ep.srq() != null) {
+                IbvQpInitAttr.SRQ.setPointer(init, ep.srq().srq);
             }
             MemorySegment cap = IbvQpInitAttr.CAP.slice(init, IbvQpCap.S.size());
             IbvQpCap.MAX_SEND_WR.setInt(cap, attrs.maxRequestDtos());
-            IbvQpCap.MAX_RECV_WR.setInt(cap, ep.srq != null ? 0 : Math.max(1, attrs.maxRecvDtos()));
+            IbvQpCap.MAX_RECV_WR.setInt(cap, ep.srq() != null ? 0 : Math.max(1, attrs.maxRecvDtos()));
             IbvQpCap.MAX_SEND_SGE.setInt(cap, attrs.maxRequestIov());
-            IbvQpCap.MAX_RECV_SGE.setInt(cap, ep.srq != null ? 0 : attrs.maxRecvIov());
+            IbvQpCap.MAX_RECV_SGE.setInt(cap, ep.srq() != null ? 0 : attrs.maxRecvIov());
             IbvQpInitAttr.QP_TYPE.setInt(init, Verbs.QPT_RC);
             IbvQpCap.MAX_INLINE_DATA.setInt(cap, SendQueue.INLINE_MAX);
             try {

@@ -35,7 +35,7 @@ final class RecvQueue extends WorkQueue {
 
     RecvQueue(OfaEp ep) {
         super(ep, WorkRing.RECV, ep.attributes().maxRecvDtos(), ep.attributes().maxRecvIov(),
-                ep.srq == null ? ep.recvEvd() : null);
+                ep.srq() == null ? ep.recvEvd() : null);
         maxIov = ep.attributes().maxRecvIov();
         maxMessageSize = ep.attributes().maxMessageSize();
         MemorySegment recvWr = VerbsContext.dataPathView(arena.allocate(IbvRecvWr.S.size(), 8));
@@ -87,7 +87,7 @@ final class RecvQueue extends WorkQueue {
         if (iov == null || flags == null) {
             throw DatException.invalidParameter(2, "null segment list or completion flags");
         }
-        if (ep.srq != null) {
+        if (ep.srq() != null) {
             throw DatException.invalidState(DatReturnSubtype.NO_SUBTYPE,
                     "the EP takes its receives from an SRQ (dat_srq_post_recv)");
         }
@@ -123,10 +123,10 @@ final class RecvQueue extends WorkQueue {
 
     /** A completion of an SRQ receive this EP consumed (poll lock held). */
     void srqCompleted(OfaEvd cqEvd, long wc, long wrId) {
-        if (ep.srq == null) {
+        if (ep.srq() == null) {
             return;
         }
-        long cookie = ep.srq.complete(wrId);
+        long cookie = ep.srq().complete(wrId);
         int status = WorkCompletion.status(wc);
         if (cookie == -1 && status == 0) {
             return;
