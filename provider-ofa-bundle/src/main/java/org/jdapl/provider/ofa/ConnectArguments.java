@@ -7,7 +7,6 @@ import org.jdapl.dat.ConnectFlag;
 import org.jdapl.dat.DatException;
 import org.jdapl.dat.DatReturnSubtype;
 import org.jdapl.dat.DatReturnType;
-import org.jdapl.dat.Endpoint;
 import org.jdapl.dat.Endpoint.EpParam;
 import org.jdapl.dat.EpState;
 import org.jdapl.dat.Qos;
@@ -63,12 +62,8 @@ final class ConnectArguments {
         return target;
     }
 
-    /** The connection of the EP {@code dat_ep_dup_connect} duplicates: a live EP of this provider, CONNECTED. */
-    static EpParam duplicated(Endpoint dup) {
-        if (!(dup instanceof OfaEp d) || d.isFreed()) {
-            throw DatException.invalidHandle(DatReturnSubtype.INVALID_HANDLE_EP, "dat_ep_dup_connect: no live EP");
-        }
-        EpParam p = d.query();
+    /** The connection of the EP {@code dat_ep_dup_connect} duplicates, which must be CONNECTED. */
+    static EpParam duplicated(EpParam p) {
         if (p.state() != EpState.CONNECTED) {
             throw p.state().invalid("dat_ep_dup_connect (of the EP to duplicate)");
         }

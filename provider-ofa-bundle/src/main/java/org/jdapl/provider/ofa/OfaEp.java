@@ -68,8 +68,8 @@ final class OfaEp extends OfaHandle implements Endpoint, IaObjects.Owned {
         this.ia = ia;
         this.binding = new EpBinding(pz, recvEvd, requestEvd, connectEvd, srq, attributes);
         this.connection = new EpConnection(this, initial);
-        this.sends = new SendQueue(this);
-        this.recvs = new RecvQueue(this);
+        this.sends = new SendQueue(this, binding);
+        this.recvs = new RecvQueue(this, binding);
     }
 
     /** {@code dat_ep_create} and {@code dat_ep_create_with_srq}: an EP with its queue pair in INIT. */
@@ -88,7 +88,7 @@ final class OfaEp extends OfaHandle implements Endpoint, IaObjects.Owned {
             }
             OfaEp ep = new OfaEp(ia, p, recv, request, connect, srq, attrs, EpState.UNCONNECTED);
             try {
-                ep.attachQp(QueuePair.create(ep, "dat_ep_create"));
+                ep.attachQp(QueuePair.create(ep, ep.binding, "dat_ep_create"));
             } catch (DatException e) {
                 ep.freeNative();
                 throw e;
@@ -105,13 +105,13 @@ final class OfaEp extends OfaHandle implements Endpoint, IaObjects.Owned {
         binding = binding.replaced(p, r, q, c, a);
         sends.freeNative();
         recvs.freeNative();
-        sends = new SendQueue(this);
-        recvs = new RecvQueue(this);
+        sends = new SendQueue(this, binding);
+        recvs = new RecvQueue(this, binding);
     }
 
     /** The queue pair of a provider-created EP, made when its request is accepted (IA and EP lock held). */
     void attachForAccept(String what) {
-        attachQp(QueuePair.create(this, what));
+        attachQp(QueuePair.create(this, binding, what));
         coverAndUse();
     }
 
@@ -254,7 +254,10 @@ final class OfaEp extends OfaHandle implements Endpoint, IaObjects.Owned {
     @Override
     public void dupConnect(Endpoint dup, long timeoutMicros, byte[] data, Qos qos) {
         live();
-        EpParam p = ConnectArguments.duplicated(dup);
+        if (!(dup instanceof OfaEp d) || d.isFreed()) {
+            throw DatException.invalidHandle(DatReturnSubtype.INVALID_HANDLE_EP, "dat_ep_dup_connect: no live EP");
+        }
+        EpParam p = ConnectArguments.duplicated(d.query());
         connect(p.remoteAddress(), p.remotePortQual(), timeoutMicros, data, qos, ConnectFlag.DEFAULT);
     }
 
@@ -302,7 +305,7 @@ final class OfaEp extends OfaHandle implements Endpoint, IaObjects.Owned {
             live();
             connection.checkResettable();
             qp.destroy();
-            attachQp(QueuePair.create(this, "dat_ep_reset"));
+            attachQp(QueuePair.create(this, binding, "dat_ep_reset"));
             connection.resetDone();
         } finally {
             lock.unlock();

@@ -11,6 +11,7 @@ import org.jdapl.dat.DatReturnSubtype;
 import org.jdapl.dat.DatReturnType;
 import org.jdapl.dat.DtoOperation;
 import org.jdapl.dat.DtoStatus;
+import org.jdapl.dat.EpAttributes;
 import org.jdapl.dat.EpState;
 import org.jdapl.dat.LmrTriplet;
 import org.jdapl.dat.RmrScope;
@@ -140,11 +141,13 @@ final class SendQueue extends WorkQueue {
     private final long maxMessageSize;
     private final long maxRdmaSize;
 
-    SendQueue(OfaEp ep) {
-        super(ep, WorkRing.SEND, ep.attributes().maxRequestDtos(), ep.attributes().maxRequestIov(), ep.requestEvd());
-        maxIov = ep.attributes().maxRequestIov();
-        maxMessageSize = ep.attributes().maxMessageSize();
-        maxRdmaSize = ep.attributes().maxRdmaSize();
+    SendQueue(OfaEp ep, EpBinding binding) {
+        super(ep, binding, WorkRing.SEND, binding.attributes().maxRequestDtos(), binding.attributes().maxRequestIov(),
+                binding.requestEvd());
+        EpAttributes attributes = binding.attributes();
+        maxIov = attributes.maxRequestIov();
+        maxMessageSize = attributes.maxMessageSize();
+        maxRdmaSize = attributes.maxRdmaSize();
         sendWr = VerbsContext.dataPathView(arena.allocate(IbvSendWr.S.size(), 8));
         sendWrArg = sendWr.address();
         sendSgesArg = sges.address();
