@@ -7,9 +7,14 @@ import org.jdapl.dat.ConnectFlag;
 import org.jdapl.dat.DatException;
 import org.jdapl.dat.DatReturnSubtype;
 import org.jdapl.dat.DatReturnType;
+import org.jdapl.dat.Endpoint.EpParam;
+import org.jdapl.dat.EpState;
 import org.jdapl.dat.Qos;
 
-/** The checks of {@code dat_ep_connect}'s arguments before anything is created. */
+/**
+ * The checks of the arguments of {@code dat_ep_connect}, {@code dat_ep_common_connect} and
+ * {@code dat_ep_dup_connect} before anything is created.
+ */
 final class ConnectArguments {
     private ConnectArguments() {
     }
@@ -45,5 +50,23 @@ final class ConnectArguments {
                     v4.getHostAddress() + " cannot be the address of an IA");
         }
         return isa;
+    }
+
+    /** The address of {@code dat_ep_common_connect}: its port is the CSP's rdma_cm port. */
+    static InetSocketAddress commonTarget(SocketAddress remote) {
+        InetSocketAddress target = target(remote);
+        if (target.getPort() < 1) {
+            throw new DatException(DatReturnType.INVALID_ADDRESS, DatReturnSubtype.NO_SUBTYPE,
+                    "a common service point address needs a port");
+        }
+        return target;
+    }
+
+    /** The connection of the EP {@code dat_ep_dup_connect} duplicates, which must be CONNECTED. */
+    static EpParam duplicated(EpParam p) {
+        if (p.state() != EpState.CONNECTED) {
+            throw p.state().invalid("dat_ep_dup_connect (of the EP to duplicate)");
+        }
+        return p;
     }
 }

@@ -231,10 +231,10 @@ final class OfaDevice {
     /**
      * Why the device's memory windows are not used for RMRs, or null. rdma_rxe binds windows but its responder checks an RDMA access against the whole MR, not the
      * window (Linux 6.1), so an RMR would let a peer write outside it. The system property
-     * {@code org.jdapl.ofa.softwareMemoryWindows=true} uses them anyway (for tests of the binds).
+     * {@code jdapl.ofa.softwareMemoryWindows=true} uses them anyway (for tests of the binds).
      */
     String windowsRefused() {
-        if (vendorId == RXE_VENDOR_ID && !Boolean.getBoolean("org.jdapl.ofa.softwareMemoryWindows")) {
+        if (vendorId == RXE_VENDOR_ID && !Boolean.getBoolean("jdapl.ofa.softwareMemoryWindows")) {
             return "the software device " + name + " does not check memory window bounds on RDMA access";
         }
         return null;

@@ -24,7 +24,8 @@ import org.jdapl.dat.RmrTriplet;
 import org.jdapl.provider.ofa.verbs.Verbs;
 
 /**
- * An EP: the owner of its parts, each with one job: the queue pair and its state changes
+ * An EP: the owner of its parts, each with one job: the PZ, EVDs, SRQ and attributes it is made on
+ * and its counts of use on them ({@link EpBinding}), the queue pair and its state changes
  * ({@link QueuePair}), the DAT connection state machine over rdma_cm ({@link EpConnection}), the send
  * queue ({@link SendQueue}: request posts, window binds) and the receive queue ({@link RecvQueue}),
  * each with its ring and completions ({@link WorkQueue}). The EP checks the arguments of the API
@@ -35,13 +36,9 @@ import org.jdapl.provider.ofa.verbs.Verbs;
  * TENTATIVE_CONNECTION_PENDING ({@link ProviderEps}: DISC_11, FREE_02, FREE_07).
  *
  * <p>Lock order: the IA's lock, a CQ's poll lock, then the EP's lock, then an EVD's queue lock.
- *
- * <p>Longer than 500 lines by choice: it implements the twenty {@code dat_ep_*} calls of
- * {@link org.jdapl.dat.Endpoint}, each checking its arguments and state before its part acts.
  */
 final class OfaEp extends OfaHandle implements Endpoint, IaObjects.Owned {
     final OfaIa ia;
-    final OfaSrq srq;
     final EpLock lock = new EpLock();
     private final EpConnection connection;
     /**
@@ -55,12 +52,8 @@ final class OfaEp extends OfaHandle implements Endpoint, IaObjects.Owned {
      * Written by {@link EpConnection} only.
      */
     boolean ending;
-    /* The PZ, EVDs and attributes are fixed once the EP has a queue pair. Guarded by the IA lock and the EP's lock. */
-    private OfaPz pz;
-    private OfaEvd recvEvd;
-    private OfaEvd requestEvd;
-    private OfaEvd connectEvd;
-    private EpAttributes attributes;
+    /** The PZ, EVDs, SRQ and attributes, fixed once the EP has a queue pair. Guarded by the IA lock and the EP's lock. */
+    private EpBinding binding;
     private SendQueue sends;
     private RecvQueue recvs;
     /** The queue pair, null for a provider-created EP until its request is accepted; replaced by reset. */
@@ -73,15 +66,10 @@ final class OfaEp extends OfaHandle implements Endpoint, IaObjects.Owned {
                   EpAttributes attributes, EpState initial) {
         super(HandleType.EP);
         this.ia = ia;
-        this.pz = pz;
-        this.recvEvd = recvEvd;
-        this.requestEvd = requestEvd;
-        this.connectEvd = connectEvd;
-        this.srq = srq;
-        this.attributes = attributes;
+        this.binding = new EpBinding(pz, recvEvd, requestEvd, connectEvd, srq, attributes);
         this.connection = new EpConnection(this, initial);
-        this.sends = new SendQueue(this);
-        this.recvs = new RecvQueue(this);
+        this.sends = new SendQueue(this, binding);
+        this.recvs = new RecvQueue(this, binding);
     }
 
     /** {@code dat_ep_create} and {@code dat_ep_create_with_srq}: an EP with its queue pair in INIT. */
@@ -100,15 +88,13 @@ final class OfaEp extends OfaHandle implements Endpoint, IaObjects.Owned {
             }
             OfaEp ep = new OfaEp(ia, p, recv, request, connect, srq, attrs, EpState.UNCONNECTED);
             try {
-                ep.attachQp(QueuePair.create(ep, "dat_ep_create"));
+                ep.attachQp(QueuePair.create(ep, ep.binding, "dat_ep_create"));
             } catch (DatException e) {
                 ep.freeNative();
                 throw e;
             }
             ep.coverAndUse();
-            if (connect != null) {
-                connect.users++;
-            }
+            ep.binding.useConnectEvd();
             ia.objects().add(HandleType.EP, ep);
             return ep;
         });
@@ -116,28 +102,16 @@ final class OfaEp extends OfaHandle implements Endpoint, IaObjects.Owned {
 
     /** A provider-created EP's PZ, EVDs and attributes before it has a queue pair (IA and EP lock held). */
     void configure(OfaPz p, OfaEvd r, OfaEvd q, OfaEvd c, EpAttributes a) {
-        if (c != connectEvd) {
-            if (connectEvd != null) {
-                connectEvd.users--;
-            }
-            if (c != null) {
-                c.users++;
-            }
-        }
-        pz = p;
-        recvEvd = r;
-        requestEvd = q;
-        connectEvd = c;
-        attributes = a;
+        binding = binding.replaced(p, r, q, c, a);
         sends.freeNative();
         recvs.freeNative();
-        sends = new SendQueue(this);
-        recvs = new RecvQueue(this);
+        sends = new SendQueue(this, binding);
+        recvs = new RecvQueue(this, binding);
     }
 
     /** The queue pair of a provider-created EP, made when its request is accepted (IA and EP lock held). */
     void attachForAccept(String what) {
-        attachQp(QueuePair.create(this, what));
+        attachQp(QueuePair.create(this, binding, what));
         coverAndUse();
     }
 
@@ -145,15 +119,7 @@ final class OfaEp extends OfaHandle implements Endpoint, IaObjects.Owned {
     private void coverAndUse() {
         sends.cover();
         recvs.cover();
-        pz.users++;
-        for (OfaEvd e : new OfaEvd[] {recvEvd, requestEvd}) {
-            if (e != null) {
-                e.users++;
-            }
-        }
-        if (srq != null) {
-            srq.users++;
-        }
+        binding.useQueues();
     }
 
     /** Takes a new queue pair (at create, accept of a provider-created EP, reset). EP lock or IA lock held. */
@@ -166,23 +132,27 @@ final class OfaEp extends OfaHandle implements Endpoint, IaObjects.Owned {
     }
 
     OfaPz pz() {
-        return pz;
+        return binding.pz();
     }
 
     OfaEvd recvEvd() {
-        return recvEvd;
+        return binding.recvEvd();
     }
 
     OfaEvd requestEvd() {
-        return requestEvd;
+        return binding.requestEvd();
     }
 
     OfaEvd connectEvd() {
-        return connectEvd;
+        return binding.connectEvd();
+    }
+
+    OfaSrq srq() {
+        return binding.srq();
     }
 
     EpAttributes attributes() {
-        return attributes;
+        return binding.attributes();
     }
 
     EpConnection connection() {
@@ -210,8 +180,10 @@ final class OfaEp extends OfaHandle implements Endpoint, IaObjects.Owned {
         live();
         lock.lock();
         try {
+            EpBinding b = binding;
             return new EpParam(ia, state, ia.address(), connection.localPort(), connection.remoteAddress(),
-                    connection.remotePort(), pz, recvEvd, requestEvd, connectEvd, srq, attributes);
+                    connection.remotePort(), b.pz(), b.recvEvd(), b.requestEvd(), b.connectEvd(), b.srq(),
+                    b.attributes());
         } finally {
             lock.unlock();
         }
@@ -244,9 +216,10 @@ final class OfaEp extends OfaHandle implements Endpoint, IaObjects.Owned {
                 if (state != EpState.UNCONNECTED) {
                     throw state.invalid("dat_ep_modify");
                 }
-                if (attrs != null && !attrs.equals(attributes) || recv != null && recv != recvEvd
-                        || request != null && request != requestEvd || connect != null && connect != connectEvd
-                        || newPz != null && newPz != pz) {
+                EpBinding b = binding;
+                if (attrs != null && !attrs.equals(b.attributes()) || recv != null && recv != b.recvEvd()
+                        || request != null && request != b.requestEvd() || connect != null && connect != b.connectEvd()
+                        || newPz != null && newPz != b.pz()) {
                     throw new DatException(DatReturnType.MODEL_NOT_SUPPORTED, "dat_ep_modify: a verbs queue pair "
                             + "cannot change its PZ, completion queues or queue sizes; create a new EP");
                 }
@@ -284,10 +257,7 @@ final class OfaEp extends OfaHandle implements Endpoint, IaObjects.Owned {
         if (!(dup instanceof OfaEp d) || d.isFreed()) {
             throw DatException.invalidHandle(DatReturnSubtype.INVALID_HANDLE_EP, "dat_ep_dup_connect: no live EP");
         }
-        EpParam p = d.query();
-        if (p.state() != EpState.CONNECTED) {
-            throw p.state().invalid("dat_ep_dup_connect (of the EP to duplicate)");
-        }
+        EpParam p = ConnectArguments.duplicated(d.query());
         connect(p.remoteAddress(), p.remotePortQual(), timeoutMicros, data, qos, ConnectFlag.DEFAULT);
     }
 
@@ -295,11 +265,7 @@ final class OfaEp extends OfaHandle implements Endpoint, IaObjects.Owned {
     @Override
     public void commonConnect(SocketAddress remote, long timeoutMicros, byte[] data) {
         live();
-        InetSocketAddress target = ConnectArguments.target(remote);
-        if (target.getPort() < 1) {
-            throw new DatException(DatReturnType.INVALID_ADDRESS, DatReturnSubtype.NO_SUBTYPE,
-                    "a common service point address needs a port");
-        }
+        InetSocketAddress target = ConnectArguments.commonTarget(remote);
         connect(target, target.getPort(), timeoutMicros, data, Qos.BEST_EFFORT, ConnectFlag.DEFAULT);
     }
 
@@ -339,7 +305,7 @@ final class OfaEp extends OfaHandle implements Endpoint, IaObjects.Owned {
             live();
             connection.checkResettable();
             qp.destroy();
-            attachQp(QueuePair.create(this, "dat_ep_reset"));
+            attachQp(QueuePair.create(this, binding, "dat_ep_reset"));
             connection.resetDone();
         } finally {
             lock.unlock();
@@ -348,12 +314,7 @@ final class OfaEp extends OfaHandle implements Endpoint, IaObjects.Owned {
 
     /** Polls the EP's CQs (outside the EP's lock) so that completions already there are seen first. */
     void pollCqs() {
-        if (requestEvd != null) {
-            requestEvd.pollCq();
-        }
-        if (recvEvd != null && recvEvd != requestEvd) {
-            recvEvd.pollCq();
-        }
+        binding.pollCqs();
     }
 
     // ---- data transfer: the posts are the queues' ----
@@ -423,6 +384,7 @@ final class OfaEp extends OfaHandle implements Endpoint, IaObjects.Owned {
             if (state != EpState.CONNECTED) {
                 throw state.invalid("dat_rmr_bind");
             }
+            OfaEvd requestEvd = binding.requestEvd();
             if (requestEvd == null) {
                 throw new DatException(DatReturnType.INSUFFICIENT_RESOURCES, DatReturnSubtype.RESOURCE_TEVD,
                         "the EP has no request EVD for the bind's event");
@@ -490,19 +452,11 @@ final class OfaEp extends OfaHandle implements Endpoint, IaObjects.Owned {
                 lock.unlock();
             }
             if (wasLive) {
-                pz.users--;
-                for (OfaEvd e : new OfaEvd[] {recvEvd, requestEvd}) {
-                    if (e != null) {
-                        e.users--;
-                    }
-                }
-                if (srq != null) {
-                    srq.users--;
-                }
+                binding.releaseQueues();
             }
         }
-        if (wasLive && connectEvd != null) {
-            connectEvd.users--;
+        if (wasLive) {
+            binding.releaseConnectEvd();
         }
         freeNative();
     }
@@ -516,7 +470,7 @@ final class OfaEp extends OfaHandle implements Endpoint, IaObjects.Owned {
     @Override
     public RecvQuery recvQuery() {
         live();
-        if (srq == null) {
+        if (binding.srq() == null) {
             throw new DatException(DatReturnType.MODEL_NOT_SUPPORTED, "dat_ep_recv_query: the EP has no SRQ");
         }
         throw new DatException(DatReturnType.MODEL_NOT_SUPPORTED,

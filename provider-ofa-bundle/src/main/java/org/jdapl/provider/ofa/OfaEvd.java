@@ -1,6 +1,5 @@
 package org.jdapl.provider.ofa;
 
-import java.lang.foreign.MemorySegment;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.util.ArrayDeque;
@@ -20,22 +19,18 @@ import org.jdapl.dat.EventDispatcher;
 import org.jdapl.dat.EventNumber;
 import org.jdapl.dat.EvdFlag;
 import org.jdapl.dat.HandleType;
-import org.jdapl.provider.ofa.verbs.Structs.IbvCq;
-import org.jdapl.provider.ofa.verbs.Verbs;
-import org.jdapl.provider.ofa.verbs.VerbsContext;
-import org.jdapl.provider.ofa.verbs.VerbsException;
 
 /**
  * An EVD: a Java queue of events with blocking waits, and, for EVDs of the DTO or RMR bind
- * streams, a completion queue whose completion events arrive on the IA's completion channel and
- * are drained by the IA's event thread. Software, connection, CR and asynchronous events are queued
- * directly. An EVD that is too small reports overflow (OBJ_04); a wait with nothing queued times
- * out (OBJ_03). A waiter blocks on a {@link Condition} (a virtual thread leaves its carrier) and the
- * IA's close releases it with DAT_ABORT (OBJ_11).
+ * streams, a completion queue ({@link EvdCq}) whose completion events arrive on the IA's completion
+ * channel and are drained by the IA's event thread. Software, connection, CR and asynchronous events
+ * are queued directly. An EVD that is too small reports overflow (OBJ_04); a wait with nothing queued
+ * times out (OBJ_03). A waiter blocks on a {@link Condition} (a virtual thread leaves its carrier) and
+ * the IA's close releases it with DAT_ABORT (OBJ_11).
  *
- * <p>Longer than 500 lines by choice: the event queue, the CQ poll and the waits share one lock
- * protocol (a poll hands its event to the thread dequeuing, a waiter arms the CQ before it blocks,
- * a dequeue that finds nothing returns without the lock), which is only checkable read in one place.
+ * <p>The queue and the waits are here, the CQ's lifecycle and polling in {@link EvdCq}; their lock
+ * protocol is read here: a poll (under the CQ's poll lock) hands its event to the thread dequeuing,
+ * a waiter arms the CQ before it blocks, a dequeue that finds nothing returns without the queue lock.
  */
 final class OfaEvd extends OfaHandle implements EventDispatcher, IaObjects.Owned {
     private static final VarHandle BUSY = VarHandles.field(MethodHandles.lookup(), "busy", int.class);
@@ -51,9 +46,8 @@ final class OfaEvd extends OfaHandle implements EventDispatcher, IaObjects.Owned
     }
 
     private final OfaIa ia;
-    /** Where polled work completions go (the IA's router). */
-    private final OfaRouter router;
-    private final VerbsContext verbs;
+    /** Where rdma_cm events come from, for a consumer busy-polling an EVD without a CQ. */
+    private final CmProgress cmProgress;
     private final Set<EvdFlag> flags;
     private final boolean async;
     private final ReentrantLock lock = new ReentrantLock();
@@ -69,42 +63,27 @@ final class OfaEvd extends OfaHandle implements EventDispatcher, IaObjects.Owned
     private boolean enabled = true;
     private boolean waitable = true;
     private OfaCno cno;
-    /** The completion queue, or NULL for EVDs without DTO/RMR bind streams. Set under {@link #cqLock}. */
-    volatile MemorySegment cq = MemorySegment.NULL;
-    /** The address of {@link #cq} (0 while there is none), as the poll downcall takes it. */
-    private volatile long cqAddress;
-    /** Serialises polling of the CQ (consumer threads and the event thread) and its destruction. */
-    final PollLock cqLock = new PollLock();
-    /** The CQ's room for completions, which the EPs' queues take and give back. */
-    final CqRoom room = new CqRoom();
-    /** EPs of this CQ whose connection is ending: the CQ is kept armed so that their flushes are seen. */
-    final java.util.concurrent.atomic.AtomicInteger closingUsers = new java.util.concurrent.atomic.AtomicInteger();
-    /** The address of the work completion array the polls fill; freed under {@link #cqLock}. */
-    private long wcsArg;
+    /** The completion queue (none for EVDs without DTO/RMR bind streams): its lifecycle and polling. */
+    final EvdCq cq;
     /**
      * The {@link Thread#threadId() id} of the thread polling inside {@link #dequeue()} (0: none), and the
-     * event handed to it. Guarded by {@link #cqLock}.
+     * event handed to it. Guarded by the CQ's poll lock.
      */
     private long dequeuer;
     private DatEvent handoff;
-    /** The EP of the last completion polled (most CQs serve one or two QPs). Guarded by {@link #cqLock}. */
-    OfaEp lastEp;
-    private java.lang.foreign.Arena wcArena;
     /** EPs and service points that use this EVD. Guarded by the IA lock. */
     int users;
 
     OfaEvd(OfaIa ia, int qlen, OfaCno cno, Set<EvdFlag> flags, boolean async) {
         super(HandleType.EVD);
         this.ia = ia;
-        this.verbs = ia.device().context;
-        this.router = ia.router();
+        this.cmProgress = ia.router().cmProgress();
+        this.cq = new EvdCq(this, ia.device().context, ia.router(), ia.compChannel());
         this.qlen = qlen;
         this.cno = cno;
         this.flags = flags.isEmpty() ? Set.of() : Set.copyOf(EnumSet.copyOf(flags));
         this.async = async;
     }
-
-    static final int POLL_BATCH = 16;
 
     /**
      * {@code dat_evd_create}: an EVD of the DTO or RMR bind streams gets a CQ on the IA's completion
@@ -124,21 +103,7 @@ final class OfaEvd extends OfaHandle implements EventDispatcher, IaObjects.Owned
             OfaCno c = ia.ownCno(cno, 3);
             OfaEvd evd = new OfaEvd(ia, minQlen, c, flags, false);
             if (needsCq(flags)) {
-                Verbs v = Verbs.get();
-                MemorySegment cq;
-                try {
-                    cq = v.createCq(ia.device().context.pointer(), minQlen, ia.compChannel());
-                } catch (VerbsException e) {
-                    throw OfaIa.resources(DatReturnSubtype.RESOURCE_TEVD, "dat_evd_create", e);
-                }
-                try {
-                    ia.device().context.reqNotifyCq(cq, false);
-                } catch (VerbsException e) {
-                    v.destroyCq(cq);
-                    throw OfaIa.resources(DatReturnSubtype.RESOURCE_TEVD, "dat_evd_create", e);
-                }
-                evd.attachCq(cq, cqe(cq));
-                ia.router().addCq(cq, evd);
+                evd.cq.create(minQlen);
             }
             if (c != null) {
                 c.attach();
@@ -148,143 +113,28 @@ final class OfaEvd extends OfaHandle implements EventDispatcher, IaObjects.Owned
         });
     }
 
-    /** The entries a CQ has, as the device made it ({@code ibv_cq.cqe}). */
-    private static int cqe(MemorySegment cq) {
-        return IbvCq.CQE.getInt(cq.reinterpret(IbvCq.S.size()));
-    }
-
     /** Destroys the CQ (once the event thread has acknowledged its events) and closes the queue. IA lock held. */
     @Override
     public void destroy() {
         ia.objects().remove(HandleType.EVD, this);
-        if (!cq.equals(MemorySegment.NULL)) {
-            ia.router().removeCq(cq);
-            MemorySegment c = detachCq();
-            // Waits until the event thread has acknowledged the CQ's events; it acks before any lock.
-            OfaIa.quietly("ibv_destroy_cq", () -> Verbs.get().destroyCq(c));
-        }
+        cq.destroy();
         closed();
     }
 
-    /** {@code dat_evd_resize} of the CQ: not below the room its EPs' queues hold (IA lock held). */
-    private void resizeCq(int newQlen) {
-        if (cq.equals(MemorySegment.NULL)) {
-            return;
-        }
-        int held = room.reserved();
-        if (held > newQlen) {
-            throw DatException.invalidState(DatReturnSubtype.NO_SUBTYPE, held
-                    + " completions may still come to the EVD (its EPs' queues), more than the new length " + newQlen);
-        }
-        try {
-            Verbs.get().resizeCq(cq, newQlen);
-        } catch (VerbsException e) {
-            throw OfaIa.resources(DatReturnSubtype.RESOURCE_TEVD, "dat_evd_resize", e);
-        }
-        room.setCapacity(cqe(cq));
-    }
-
-    /** Takes the CQ made for the EVD ({@code cqe} entries as the device made it). */
-    void attachCq(MemorySegment newCq, int cqe) {
-        wcArena = java.lang.foreign.Arena.ofShared();
-        // Polls run under cqLock, and so does the arena's close.
-        wcsArg = wcArena.allocate(WorkCompletion.BYTES * POLL_BATCH, 8).address();
-        room.setCapacity(cqe);
-        cq = newCq;
-        cqAddress = newCq.address();
-    }
-
-    /** Detaches and returns the CQ for destruction (under the poll lock, so that no poll runs on it). */
-    MemorySegment detachCq() {
-        cqLock.lock();
-        try {
-            MemorySegment c = cq;
-            cq = MemorySegment.NULL;
-            cqAddress = 0;
-            if (wcArena != null) {
-                wcsArg = 0;
-                wcArena.close();
-                wcArena = null;
-            }
-            return c;
-        } finally {
-            cqLock.unlock();
-        }
-    }
-
-    /**
-     * Polls the CQ empty, turning each work completion into an event (through the EP it names).
-     * Called by waiting and dequeuing consumers and by the event thread; never with the queue lock.
-     */
+    /** Polls the CQ empty, if the EVD has one; see {@link EvdCq#poll}. */
     void pollCq() {
-        if (cqAddress == 0) {
-            return;
-        }
-        cqLock.lock();
-        try {
-            pollLocked();
-        } finally {
-            cqLock.unlock();
-        }
+        cq.poll();
     }
 
-    /**
-     * One {@code ibv_poll_cq} of up to {@link #POLL_BATCH} completions, and more while batches come
-     * full. Nothing but the EVD itself is live across the downcall: what the completions need is read
-     * after it, so that the compiled poll need not keep it in stack slots.
-     */
-    private void pollLocked() {
-        long c = cqAddress;
-        if (c == 0) {
-            return;
-        }
-        int n = verbs.pollCq(c, POLL_BATCH, wcsArg);
-        if (n > 0) {
-            router.completion(this, wcsArg);
-            if (n > 1) {
-                moreCompletions(c, n);
-            }
-        }
-    }
-
-    /**
-     * Hands the second to {@code n}th polled completions of CQ {@code c} to their EPs, and polls on
-     * while batches come full. Apart from the first, so that a busy-polling consumer's usual single
-     * completion runs without a loop, whose values the compiled poll would keep in stack slots.
-     */
-    private void moreCompletions(long c, int polled) {
-        int n = polled;
-        int i = 1;
-        while (true) {
-            for (; i < n; i++) {
-                router.completion(this, wcsArg + i * WorkCompletion.BYTES);
-            }
-            if (n < POLL_BATCH) {
-                return;
-            }
-            n = verbs.pollCq(c, POLL_BATCH, wcsArg);
-            i = 0;
-        }
-    }
-
-    /** Arms the CQ for its next completion event and polls what came before (event thread or waiter). */
+    /** Arms the CQ and polls it; see {@link EvdCq#armAndPoll}. */
     void armAndPoll() {
-        cqLock.lock();
-        try {
-            if (cq.equals(MemorySegment.NULL)) {
-                return;
-            }
-            verbs.reqNotifyCq(cq, false);
-        } finally {
-            cqLock.unlock();
-        }
-        pollCq();
+        cq.armAndPoll();
     }
 
     /** A completion event of the CQ arrived (event thread, after acknowledging it). */
     void cqEvent() {
         pollCq();
-        if (cno != null || closingUsers.get() > 0) {
+        if (cno != null || cq.closingUsers.get() > 0) {
             armAndPoll();
         }
     }
@@ -377,7 +227,7 @@ final class OfaEvd extends OfaHandle implements EventDispatcher, IaObjects.Owned
             }
             ia.lock().lock();
             try {
-                resizeCq(minQlen);
+                cq.resize(minQlen);
             } finally {
                 ia.lock().unlock();
             }
@@ -412,7 +262,7 @@ final class OfaEvd extends OfaHandle implements EventDispatcher, IaObjects.Owned
         if (isFreed()) {
             return;
         }
-        // Only the dequeuing thread itself, polling under cqLock, ever finds itself in dequeuer.
+        // Only the dequeuing thread itself, polling under the CQ's poll lock, ever finds itself in dequeuer.
         if (dequeuer == Thread.currentThread().threadId() && handoff == null && (int) BUSY.getAcquire(this) == 0) {
             handoff = event;
             return;
@@ -452,23 +302,23 @@ final class OfaEvd extends OfaHandle implements EventDispatcher, IaObjects.Owned
     @Override
     public Optional<DatEvent> dequeue() {
         live();
-        if (cqAddress != 0) {
+        if (cq.present()) {
             // The first event the poll produces while nothing is queued and nobody waits is handed
             // straight to the caller (no queue lock, twice, for the usual case of a consumer busy-polling
             // its EVD); later ones are queued behind it as usual. The common path is kept in this one
             // method, so that the JIT compiles it whole.
             DatEvent e;
-            cqLock.lock();
+            cq.lock.lock();
             try {
                 dequeuer = Thread.currentThread().threadId();
-                pollLocked();
+                cq.pollLocked();
                 e = handoff;
                 handoff = null;
             } finally {
                 dequeuer = 0;
                 DatEvent left = handoff;
                 handoff = null;
-                cqLock.unlock();
+                cq.lock.unlock();
                 if (left != null) {
                     enqueue(left); // the poll failed after the hand-off: the event is queued, not lost
                 }
@@ -482,7 +332,7 @@ final class OfaEvd extends OfaHandle implements EventDispatcher, IaObjects.Owned
         }
         // Only the IA's rdma_cm and device events fill an EVD without a CQ: a consumer busy-polling it
         // takes the next rdma_cm event itself, which may be for this EVD.
-        if (cqAddress == 0 && router.cmProgress().poll() && (int) BUSY.getAcquire(this) != 0) {
+        if (!cq.present() && cmProgress.poll() && (int) BUSY.getAcquire(this) != 0) {
             return dequeueQueued();
         }
         return Optional.empty();
@@ -536,7 +386,7 @@ final class OfaEvd extends OfaHandle implements EventDispatcher, IaObjects.Owned
                 if (left <= 0) {
                     throw new DatException(DatReturnType.TIMEOUT_EXPIRED, "no event within " + timeoutMicros + " us");
                 }
-                if (armed || cq.equals(MemorySegment.NULL)) {
+                if (armed || !cq.present()) {
                     waiters++;
                     updateBusy();
                     try {

@@ -147,17 +147,17 @@ final class OfaRouter implements OfaEventLoop.Handler, CmProgress.Taker {
     }
 
     /** One work completion polled from an EVD's CQ, at {@code wc} (poll lock held): handed to the EP it names. */
-    void completion(OfaEvd evd, long wc) {
+    void completion(EvdCq cq, long wc) {
         int qpNum = WorkCompletion.qpNum(wc);
-        OfaEp ep = evd.lastEp;
+        OfaEp ep = cq.lastEp;
         if (ep == null || ep.qpNum() != qpNum || ep.isFreed()) {
             ep = epByQpNum.get(qpNum);
-            evd.lastEp = ep;
+            cq.lastEp = ep;
         }
         if (ep == null) {
             return; // an EP freed with completions still in the CQ
         }
-        ep.completed(evd, wc, WorkCompletion.wrId(wc));
+        ep.completed(cq.evd, wc, WorkCompletion.wrId(wc));
     }
 
     // ---- device events ----

@@ -42,34 +42,34 @@ final class QueuePair {
     }
 
     /**
-     * A queue pair for the EP (its PZ, CQs, SRQ and attributes), in INIT and known to the IA's router;
-     * INSUFFICIENT_RESOURCES/RESOURCE_TEP if the device refuses it.
+     * A queue pair for the EP on what it is made on ({@code b}: its PZ, CQs, SRQ and attributes), in INIT and
+     * known to the IA's router; INSUFFICIENT_RESOURCES/RESOURCE_TEP if the device refuses it.
      */
-    static QueuePair create(OfaEp ep, String what) {
+    static QueuePair create(OfaEp ep, EpBinding b, String what) {
         OfaIa ia = ep.ia;
-        EpAttributes attrs = ep.attributes();
+        EpAttributes attrs = b.attributes();
         MemorySegment qp;
         int inline;
         try (Arena a = Arena.ofConfined()) {
             MemorySegment init = a.allocate(IbvQpInitAttr.S.size(), 8);
-            IbvQpInitAttr.SEND_CQ.setPointer(init, ep.requestEvd() != null ? ep.requestEvd().cq : ia.nullCq());
-            IbvQpInitAttr.RECV_CQ.setPointer(init, ep.recvEvd() != null ? ep.recvEvd().cq : ia.nullCq());
-            if (ep.srq != null) {
-                IbvQpInitAttr.SRQ.setPointer(init, ep.srq.srq);
+            IbvQpInitAttr.SEND_CQ.setPointer(init, b.requestEvd() != null ? b.requestEvd().cq.segment : ia.nullCq());
+            IbvQpInitAttr.RECV_CQ.setPointer(init, b.recvEvd() != null ? b.recvEvd().cq.segment : ia.nullCq());
+            if (b.srq() != null) {
+                IbvQpInitAttr.SRQ.setPointer(init, b.srq().srq);
             }
             MemorySegment cap = IbvQpInitAttr.CAP.slice(init, IbvQpCap.S.size());
             IbvQpCap.MAX_SEND_WR.setInt(cap, attrs.maxRequestDtos());
-            IbvQpCap.MAX_RECV_WR.setInt(cap, ep.srq != null ? 0 : Math.max(1, attrs.maxRecvDtos()));
+            IbvQpCap.MAX_RECV_WR.setInt(cap, b.srq() != null ? 0 : Math.max(1, attrs.maxRecvDtos()));
             IbvQpCap.MAX_SEND_SGE.setInt(cap, attrs.maxRequestIov());
-            IbvQpCap.MAX_RECV_SGE.setInt(cap, ep.srq != null ? 0 : attrs.maxRecvIov());
+            IbvQpCap.MAX_RECV_SGE.setInt(cap, b.srq() != null ? 0 : attrs.maxRecvIov());
             IbvQpInitAttr.QP_TYPE.setInt(init, Verbs.QPT_RC);
             IbvQpCap.MAX_INLINE_DATA.setInt(cap, SendQueue.INLINE_MAX);
             try {
-                qp = Verbs.get().createQp(ep.pz().pd, init);
+                qp = Verbs.get().createQp(b.pz().pd, init);
             } catch (VerbsException e) {
                 // A device without inline data: the same queue pair without it.
                 IbvQpCap.MAX_INLINE_DATA.setInt(cap, 0);
-                qp = Verbs.get().createQp(ep.pz().pd, init);
+                qp = Verbs.get().createQp(b.pz().pd, init);
             }
             // ibv_create_qp writes the capabilities the queue pair got into cap.
             inline = Math.min(SendQueue.INLINE_MAX, Math.max(0, IbvQpCap.MAX_INLINE_DATA.getInt(cap)));

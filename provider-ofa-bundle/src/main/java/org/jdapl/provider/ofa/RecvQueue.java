@@ -32,12 +32,15 @@ final class RecvQueue extends WorkQueue {
     private final long maxMessageSize;
     /** Receives posted after the connection ended and before the terminal event: flushed just before it. */
     private final List<Long> lateReceives = new ArrayList<>();
+    /** The EP's SRQ, or null: its receives are then this queue's. */
+    private final OfaSrq srq;
 
-    RecvQueue(OfaEp ep) {
-        super(ep, WorkRing.RECV, ep.attributes().maxRecvDtos(), ep.attributes().maxRecvIov(),
-                ep.srq == null ? ep.recvEvd() : null);
-        maxIov = ep.attributes().maxRecvIov();
-        maxMessageSize = ep.attributes().maxMessageSize();
+    RecvQueue(OfaEp ep, EpBinding binding) {
+        super(ep, binding, WorkRing.RECV, binding.attributes().maxRecvDtos(), binding.attributes().maxRecvIov(),
+                binding.srq() == null ? binding.recvEvd() : null);
+        srq = binding.srq();
+        maxIov = binding.attributes().maxRecvIov();
+        maxMessageSize = binding.attributes().maxMessageSize();
         MemorySegment recvWr = VerbsContext.dataPathView(arena.allocate(IbvRecvWr.S.size(), 8));
         recvWrArg = recvWr.address();
         // A receive's chain and gather list never change: only its wr_id and entry count do.
@@ -67,7 +70,7 @@ final class RecvQueue extends WorkQueue {
             if (ring.full()) {
                 throw queueFull("receive", ring);
             }
-            if (!covered && !evd.room.reserve()) {
+            if (!covered && !evd.cq.room.reserve()) {
                 throw cqFull("receive", evd);
             }
             DataPathMemory.putLong(recvWrArg + RECV_WR_ID, ring.nextWrId());
@@ -87,7 +90,7 @@ final class RecvQueue extends WorkQueue {
         if (iov == null || flags == null) {
             throw DatException.invalidParameter(2, "null segment list or completion flags");
         }
-        if (ep.srq != null) {
+        if (srq != null) {
             throw DatException.invalidState(DatReturnSubtype.NO_SUBTYPE,
                     "the EP takes its receives from an SRQ (dat_srq_post_recv)");
         }
@@ -123,10 +126,10 @@ final class RecvQueue extends WorkQueue {
 
     /** A completion of an SRQ receive this EP consumed (poll lock held). */
     void srqCompleted(OfaEvd cqEvd, long wc, long wrId) {
-        if (ep.srq == null) {
+        if (srq == null) {
             return;
         }
-        long cookie = ep.srq.complete(wrId);
+        long cookie = srq.complete(wrId);
         int status = WorkCompletion.status(wc);
         if (cookie == -1 && status == 0) {
             return;

@@ -11,6 +11,7 @@ import org.jdapl.dat.DatReturnSubtype;
 import org.jdapl.dat.DatReturnType;
 import org.jdapl.dat.DtoOperation;
 import org.jdapl.dat.DtoStatus;
+import org.jdapl.dat.EpAttributes;
 import org.jdapl.dat.EpState;
 import org.jdapl.dat.LmrTriplet;
 import org.jdapl.dat.RmrScope;
@@ -81,7 +82,7 @@ final class SendQueue extends WorkQueue {
         if (ring.full()) {
             return LastSignal.LATER;
         }
-        if (!covered && !evd.room.reserve()) {
+        if (!covered && !evd.cq.room.reserve()) {
             return LastSignal.FAILED;
         }
         long wr = sendWrArg;
@@ -140,11 +141,13 @@ final class SendQueue extends WorkQueue {
     private final long maxMessageSize;
     private final long maxRdmaSize;
 
-    SendQueue(OfaEp ep) {
-        super(ep, WorkRing.SEND, ep.attributes().maxRequestDtos(), ep.attributes().maxRequestIov(), ep.requestEvd());
-        maxIov = ep.attributes().maxRequestIov();
-        maxMessageSize = ep.attributes().maxMessageSize();
-        maxRdmaSize = ep.attributes().maxRdmaSize();
+    SendQueue(OfaEp ep, EpBinding binding) {
+        super(ep, binding, WorkRing.SEND, binding.attributes().maxRequestDtos(), binding.attributes().maxRequestIov(),
+                binding.requestEvd());
+        EpAttributes attributes = binding.attributes();
+        maxIov = attributes.maxRequestIov();
+        maxMessageSize = attributes.maxMessageSize();
+        maxRdmaSize = attributes.maxRdmaSize();
         sendWr = VerbsContext.dataPathView(arena.allocate(IbvSendWr.S.size(), 8));
         sendWrArg = sendWr.address();
         sendSgesArg = sges.address();
@@ -184,7 +187,7 @@ final class SendQueue extends WorkQueue {
             int bits = CompletionBits.of(flags);
             boolean suppress = (bits & CompletionBits.SUPPRESS) != 0;
             boolean signal = !suppress || ring.unsignalledRun >= ring.capacity / 2;
-            if (!covered && !evd.room.reserve()) {
+            if (!covered && !evd.cq.room.reserve()) {
                 throw cqFull("request", evd);
             }
             writeSendWr(opcode, iov, total, sendFlags(bits, signal), invalidate, remote);
@@ -353,7 +356,7 @@ final class SendQueue extends WorkQueue {
                 throw new DatException(DatReturnType.INSUFFICIENT_RESOURCES, DatReturnSubtype.RESOURCE_TEP,
                         "the request queue is full");
             }
-            if (evd == null || !covered && !evd.room.reserve()) {
+            if (evd == null || !covered && !evd.cq.room.reserve()) {
                 throw new DatException(DatReturnType.INSUFFICIENT_RESOURCES, DatReturnSubtype.RESOURCE_TEVD,
                         "no room in the request EVD's completion queue");
             }
@@ -365,7 +368,7 @@ final class SendQueue extends WorkQueue {
             if (rmr.scope == RmrScope.PZ && length == 0 && previous == null) {
                 // Nothing is bound: the unbind completes at once.
                 if (!covered) {
-                    evd.room.unreserve();
+                    evd.cq.room.unreserve();
                 }
                 if (report) {
                     evd.enqueue(new DatEvent.RmrBindCompletion(evd, rmr, cookie, DtoStatus.SUCCESS));

@@ -117,10 +117,10 @@ final class TerminalEvent {
                 continue;
             }
             if (on) {
-                e.closingUsers.incrementAndGet();
+                e.cq.closingUsers.incrementAndGet();
                 ep.ia.loop().schedule(0, e::armAndPoll);
             } else {
-                e.closingUsers.decrementAndGet();
+                e.cq.closingUsers.decrementAndGet();
             }
         }
     }

@@ -32,6 +32,8 @@ abstract class WorkQueue {
 
     final OfaEp ep;
     final OfaIa ia;
+    /** The EP's PZ, which every LMR a post names must be of (fixed while the queue exists). */
+    private final OfaPz pz;
     final EpLock lock;
     final WorkRing ring;
     /** The EVD whose CQ takes this queue's completions, or null. */
@@ -54,14 +56,15 @@ abstract class WorkQueue {
      */
     boolean covered;
 
-    WorkQueue(OfaEp ep, long tag, int depth, int maxIov, OfaEvd evd) {
+    WorkQueue(OfaEp ep, EpBinding binding, long tag, int depth, int maxIov, OfaEvd evd) {
         this.ep = ep;
         this.ia = ep.ia;
+        this.pz = binding.pz();
         this.lock = ep.lock;
         this.ring = new WorkRing(tag, Math.max(1, depth));
         this.evd = evd;
         this.send = tag == WorkRing.SEND;
-        this.verbs = ep.ia.device().context;
+        this.verbs = ia.device().context;
         // The buffers every post writes need no liveness check: the arena is closed at dat_ep_free after
         // the EP was marked freed under its lock, and every post checks that under the lock first.
         this.sges = VerbsContext.dataPathView(arena.allocate(SGE_BYTES * Math.max(1, maxIov), 8));
@@ -76,13 +79,13 @@ abstract class WorkQueue {
 
     /** At {@code dat_ep_create} (IA lock held): takes the CQ room of the whole queue if the EVD has it. */
     void cover() {
-        covered = evd != null && evd.room.reserveQueue(ring.capacity);
+        covered = evd != null && evd.cq.room.reserveQueue(ring.capacity);
     }
 
     /** Gives back the CQ room the queue held (its queue pair destroyed and CQ polled since). */
     void uncover() {
         if (evd != null) {
-            evd.room.unreserve(covered ? ring.capacity : ring.outstanding());
+            evd.cq.room.unreserve(covered ? ring.capacity : ring.outstanding());
         }
         covered = false;
     }
@@ -142,7 +145,7 @@ abstract class WorkQueue {
         if (t.length() == 0) {
             return null;
         }
-        if (t.lmr() instanceof OfaLmr l && l.ia == ep.ia && l.pz == ep.pz()
+        if (t.lmr() instanceof OfaLmr l && l.ia == ia && l.pz == pz
                 && t.offset() + t.length() <= l.segment().byteSize()) {
             return l;
         }
@@ -150,10 +153,10 @@ abstract class WorkQueue {
     }
 
     private DatException badSegment(LmrTriplet t, int i) {
-        if (!(t.lmr() instanceof OfaLmr l) || l.ia != ep.ia) {
+        if (!(t.lmr() instanceof OfaLmr l) || l.ia != ia) {
             return new DatException(DatReturnType.PROTECTION_VIOLATION, "segment " + i + " names no LMR of this IA");
         }
-        if (l.pz != ep.pz()) {
+        if (l.pz != pz) {
             return new DatException(DatReturnType.PROTECTION_VIOLATION, "segment " + i + " names an LMR of another PZ");
         }
         return new DatException(DatReturnType.PROTECTION_VIOLATION, "segment " + i + " (" + t.offset() + "+"
@@ -172,13 +175,13 @@ abstract class WorkQueue {
 
     static DatException cqFull(String which, OfaEvd evd) {
         return new DatException(DatReturnType.INSUFFICIENT_RESOURCES, DatReturnSubtype.RESOURCE_TEVD,
-                "the " + which + " EVD's completion queue is full (" + evd.room.capacity() + " entries)");
+                "the " + which + " EVD's completion queue is full (" + evd.cq.room.capacity() + " entries)");
     }
 
     /** A failed post's error, after giving back the CQ room it reserved on {@code reservedOn} (if not null). */
     static DatException postFailed(String what, int errno, OfaEvd reservedOn) {
         if (reservedOn != null) {
-            reservedOn.room.unreserve();
+            reservedOn.cq.room.unreserve();
         }
         if (errno == Errno.ENOMEM) {
             return new DatException(DatReturnType.INSUFFICIENT_RESOURCES, DatReturnSubtype.RESOURCE_TEP,
@@ -234,7 +237,7 @@ abstract class WorkQueue {
         int retired = (int) (seq - ring.tail() + 1);
         ring.retireThrough(seq);
         if (!covered) {
-            cqEvd.room.unreserve(retired);
+            cqEvd.cq.room.unreserve(retired);
         }
     }
 

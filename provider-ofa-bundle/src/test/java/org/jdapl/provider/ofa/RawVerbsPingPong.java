@@ -50,7 +50,7 @@ public final class RawVerbsPingPong {
             OfaLmr l = (OfaLmr) lmr;
             verbs = ep.ia.device().context;
             qp = ep.queuePair().address();
-            cq = ep.recvEvd().cq.address();
+            cq = ep.recvEvd().cq.segment.address();
             if (ep.requestEvd() != ep.recvEvd()) {
                 throw new IllegalArgumentException("the floor ping-pong needs one EVD for requests and receives");
             }
@@ -178,7 +178,7 @@ public final class RawVerbsPingPong {
         OfaEp ep = (OfaEp) endpoint;
         try (Arena arena = Arena.ofConfined()) {
             long wc = arena.allocate(IbvWc.S.size(), 8).address();
-            long cq = ep.recvEvd().cq.address();
+            long cq = ep.recvEvd().cq.segment.address();
             VerbsContext verbs = ep.ia.device().context;
             long t0 = System.nanoTime();
             int found = 0;

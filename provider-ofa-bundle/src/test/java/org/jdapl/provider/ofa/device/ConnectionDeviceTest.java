@@ -323,8 +323,8 @@ class ConnectionDeviceTest {
     void LMR_06_theDeviceWindowsAreUsedExactlyWhereTheDeviceChecksTheirBounds() {
         var specific = a.query().attributes().specific();
         boolean providerTrusts = specific.get("mw_refused") == null;
-        String previous = System.getProperty("org.jdapl.ofa.softwareMemoryWindows");
-        System.setProperty("org.jdapl.ofa.softwareMemoryWindows", "true");
+        String previous = System.getProperty("jdapl.ofa.softwareMemoryWindows");
+        System.setProperty("jdapl.ofa.softwareMemoryWindows", "true");
         try {
             org.junit.jupiter.api.Assumptions.assumeTrue(Boolean.parseBoolean(
                     a.query().attributes().specific().get("mw_type1")), "the device has no memory windows");
@@ -347,9 +347,9 @@ class ConnectionDeviceTest {
             assertEquals(deviceChecks, providerTrusts, "the provider's use of the device's windows");
         } finally {
             if (previous == null) {
-                System.clearProperty("org.jdapl.ofa.softwareMemoryWindows");
+                System.clearProperty("jdapl.ofa.softwareMemoryWindows");
             } else {
-                System.setProperty("org.jdapl.ofa.softwareMemoryWindows", previous);
+                System.setProperty("jdapl.ofa.softwareMemoryWindows", previous);
             }
         }
     }
