@@ -16,9 +16,10 @@ import java.util.concurrent.atomic.AtomicLong;
 import org.jdapl.dat.DatHandle;
 
 /**
- * The peer process of the emu-tcp fixture: it holds the real objects of the second IA of each pair
+ * The peer process of a two-JVM fixture (emu-tcp, and other providers' through {@link PeerProcess}): it holds the real objects of the second IA of each pair
  * and answers the test JVM's calls on them (one virtual thread per call, so a blocking EVD wait does
- * not hold up other calls). It ends when its stdin closes or its parent process dies.
+ * not hold up other calls). RPC target 0 is the control object, of the class the system property
+ * {@code jdapl.peer.control} names ({@link PeerControl} by default). It ends when its stdin closes or its parent process dies.
  */
 public final class PeerMain implements Rpc.Exporter {
     private record Opaque(long id) {
@@ -38,7 +39,8 @@ public final class PeerMain implements Rpc.Exporter {
         System.setOut(System.err);
         ProcessHandle.current().parent().ifPresent(p -> p.onExit().thenRun(() -> Runtime.getRuntime().halt(3)));
         PeerMain peer = new PeerMain();
-        peer.byId.put(0L, new PeerControl());
+        String control = System.getProperty(PeerProcess.CONTROL_PROPERTY, "org.jdapl.conformance.emu.tcp.PeerControl");
+        peer.byId.put(0L, Class.forName(control).getConstructor().newInstance());
         Rpc.Out out = new Rpc.Out(new BufferedOutputStream(wire, 1 << 16), peer);
         out.flush();
         Rpc.In in = new Rpc.In(new BufferedInputStream(System.in, 1 << 16), peer);

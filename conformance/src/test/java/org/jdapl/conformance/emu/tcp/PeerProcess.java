@@ -32,12 +32,15 @@ import org.slf4j.LoggerFactory;
  * this JVM uses the DAT objects that live there. Every call is bounded; the process is ended when
  * the peer is closed (stdin closed, then killed if it has not ended within 5 s).
  */
-final class PeerProcess implements Rpc.Exporter, AutoCloseable {
+public final class PeerProcess implements Rpc.Exporter, AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(PeerProcess.class);
     private static final Duration CALL_TIMEOUT = Duration.ofSeconds(120);
+    /** The system property that names the peer's control class (RPC target 0). */
+    static final String CONTROL_PROPERTY = "jdapl.peer.control";
 
     private final Process process;
     private final SharedMemory memory;
+    private final Class<?> control;
     private final Rpc.Out out;
     private final Thread reader;
     private final Map<Long, CompletableFuture<Rpc.Reply>> pending = new ConcurrentHashMap<>();
@@ -48,9 +51,10 @@ final class PeerProcess implements Rpc.Exporter, AutoCloseable {
     private final AtomicLong opaqueNext = new AtomicLong();
     private volatile Throwable dead;
 
-    private PeerProcess(Process process, SharedMemory memory) throws IOException {
+    private PeerProcess(Process process, SharedMemory memory, Class<?> control) throws IOException {
         this.process = process;
         this.memory = memory;
+        this.control = control;
         this.out = new Rpc.Out(new BufferedOutputStream(process.getOutputStream(), 1 << 16), this);
         out.flush();
         Rpc.In in = new Rpc.In(new BufferedInputStream(process.getInputStream(), 1 << 16), this);
@@ -64,6 +68,19 @@ final class PeerProcess implements Rpc.Exporter, AutoCloseable {
      * @param properties system properties for the peer
      */
     static PeerProcess start(SharedMemory memory, List<String> prefix, Map<String, String> properties) {
+        return start(memory, prefix, properties, PeerControl.class);
+    }
+
+    /**
+     * Starts a peer JVM whose RPC target 0 is a new {@code control} (a public class with a public
+     * no-argument constructor and a method {@code open(String name, String iaParams)} that opens an
+     * IA of its provider), for another provider's two-JVM fixture.
+     *
+     * @param prefix words put before the java command
+     * @param properties system properties for the peer
+     */
+    public static PeerProcess start(SharedMemory memory, List<String> prefix, Map<String, String> properties,
+            Class<?> control) {
         List<String> cmd = new ArrayList<>(prefix);
         cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
         cmd.add("-Xmx512m");
@@ -72,12 +89,13 @@ final class PeerProcess implements Rpc.Exporter, AutoCloseable {
         cmd.add("--enable-native-access=ALL-UNNAMED");
         cmd.add("-Dorg.slf4j.simpleLogger.defaultLogLevel=warn");
         properties.forEach((k, v) -> cmd.add("-D" + k + "=" + v));
+        cmd.add("-D" + CONTROL_PROPERTY + "=" + control.getName());
         cmd.add("-cp");
         cmd.add(System.getProperty("java.class.path"));
         cmd.add(PeerMain.class.getName());
         try {
             Process p = new ProcessBuilder(cmd).redirectError(ProcessBuilder.Redirect.INHERIT).start();
-            PeerProcess peer = new PeerProcess(p, memory);
+            PeerProcess peer = new PeerProcess(p, memory, control);
             LOG.info("peer JVM {} started: {}", p.pid(), String.join(" ", prefix));
             return peer;
         } catch (IOException e) {
@@ -89,7 +107,8 @@ final class PeerProcess implements Rpc.Exporter, AutoCloseable {
         return process;
     }
 
-    boolean alive() {
+    /** Whether the peer JVM still answers. */
+    public boolean alive() {
         return dead == null && process.isAlive();
     }
 
@@ -144,9 +163,10 @@ final class PeerProcess implements Rpc.Exporter, AutoCloseable {
         }
     }
 
-    private Object control(String method, Class<?>[] types, Object... args) {
+    /** Calls {@code method} of the peer's control object. */
+    public Object control(String method, Class<?>[] types, Object... args) {
         try {
-            return call(0, PeerControl.class.getMethod(method, types), args);
+            return call(0, control.getMethod(method, types), args);
         } catch (RuntimeException | Error e) {
             throw e;
         } catch (Throwable e) {
@@ -155,7 +175,7 @@ final class PeerProcess implements Rpc.Exporter, AutoCloseable {
     }
 
     /** Opens an IA in the peer. */
-    InterfaceAdapter open(String name, String iaParams) {
+    public InterfaceAdapter open(String name, String iaParams) {
         return (InterfaceAdapter) control("open", new Class<?>[] {String.class, String.class}, name, iaParams);
     }
 
@@ -172,7 +192,7 @@ final class PeerProcess implements Rpc.Exporter, AutoCloseable {
     }
 
     /** Whether {@code o} is a proxy of an object of this peer. */
-    boolean owns(Object o) {
+    public boolean owns(Object o) {
         return o != null && Proxy.isProxyClass(o.getClass())
                 && Proxy.getInvocationHandler(o) instanceof Remote r && r.peer() == this;
     }

@@ -19,7 +19,7 @@ import java.util.stream.Stream;
  * directory on tmpfs; the peer maps the same file when a segment of it is named, so bytes the peer's
  * IA moves are visible in the test JVM at once, and the other way round.
  */
-final class SharedMemory {
+public final class SharedMemory {
     private record Mapping(String path, MemorySegment segment) {
     }
 
@@ -32,7 +32,7 @@ final class SharedMemory {
     }
 
     /** A fresh directory (on /dev/shm where present) for the test JVM. */
-    static SharedMemory create() {
+    public static SharedMemory create() {
         try {
             Path shm = Path.of("/dev/shm");
             Path base = Files.isDirectory(shm) && Files.isWritable(shm) ? shm : Path.of(System.getProperty("java.io.tmpdir"));
@@ -48,7 +48,7 @@ final class SharedMemory {
     }
 
     /** {@code size} bytes (at least 1) of a new shared file, unmapped when {@code arena} closes. */
-    MemorySegment allocate(Arena arena, long size) {
+    public MemorySegment allocate(Arena arena, long size) {
         Path file = dir.resolve("seg-" + next.incrementAndGet());
         try (FileChannel ch = FileChannel.open(file, StandardOpenOption.CREATE_NEW, StandardOpenOption.READ,
                 StandardOpenOption.WRITE)) {
@@ -104,7 +104,7 @@ final class SharedMemory {
     }
 
     /** Removes the directory and its files (the test JVM, at the end). */
-    void delete() {
+    public void delete() {
         if (dir == null) {
             return;
         }
