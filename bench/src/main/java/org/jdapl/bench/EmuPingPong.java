@@ -157,6 +157,7 @@ final class EmuPingPong {
                 t0 = rtt.add(t0);
             } while (!rtt.done());
             EmuTcpBench.Result r = rtt.result();
+            HeapBytes.perBatch(ONE_THREAD_BATCH);
             return new EmuTcpBench.Result(r.median() / ONE_THREAD_BATCH, r.mean() / ONE_THREAD_BATCH);
         } finally {
             a.ia().close();
