@@ -13,8 +13,8 @@ import java.util.concurrent.atomic.AtomicLong;
 
 import org.jdapl.dat.CompletionFlag;
 import org.jdapl.dat.Dat;
-import org.jdapl.dat.DatEvent;
 import org.jdapl.dat.Endpoint;
+import org.jdapl.dat.EventSlot;
 import org.jdapl.dat.LmrTriplet;
 import org.jdapl.dat.LocalMemoryRegion;
 import org.jdapl.dat.RmrTriplet;
@@ -219,6 +219,7 @@ public final class EmuLoopbackBench {
             List<LmrTriplet> iov = EmuPingPong.triplet(local, size);
             RmrTriplet remote = new RmrTriplet(target.rmrContext(), target.query().registeredAddress(), size);
             EmuTcpBench.RoundTrips each = new EmuTcpBench.RoundTrips(nanos);
+            EventSlot slot = new EventSlot();
             long t0 = System.nanoTime();
             do {
                 if (read) {
@@ -226,7 +227,7 @@ public final class EmuLoopbackBench {
                 } else {
                     eps[0].postRdmaWrite(iov, 0, remote, Dat.COMPLETION_DEFAULT);
                 }
-                BenchSide.success(EmuPingPong.next(a.req(), poll));
+                BenchSide.success(EmuPingPong.next(a.req(), poll, slot));
                 t0 = each.add(t0);
             } while (!each.done());
             return each.result().median();
@@ -292,12 +293,14 @@ public final class EmuLoopbackBench {
                     done.add(sent);
                     done.add(received);
                     threads.add(Thread.ofPlatform().name("bench-send-" + i).start(() -> {
+                        EventSlot slot = new EventSlot();
                         try {
                             long credits = RECEIVES;
                             long count = 0;
                             while (System.nanoTime() - end < 0) {
                                 while (credits == 0) {
-                                    BenchSide.success(a.recv().waitEvent(BenchSide.WAIT));
+                                    a.recv().waitEvent(BenchSide.WAIT, 1, slot);
+                                    BenchSide.success(slot);
                                     eps[0].postRecv(creditIn, 0, Dat.COMPLETION_DEFAULT);
                                     credits += BATCH;
                                 }
@@ -313,12 +316,13 @@ public final class EmuLoopbackBench {
                         }
                     }));
                     threads.add(Thread.ofPlatform().name("bench-recv-" + i).start(() -> {
+                        EventSlot slot = new EventSlot();
                         try {
                             int taken = 0;
                             while (true) {
-                                DatEvent e = b.recv().waitEvent(BenchSide.WAIT);
-                                BenchSide.success(e);
-                                if (((DatEvent.DtoCompletion) e).transferredLength() == 0) {
+                                b.recv().waitEvent(BenchSide.WAIT, 1, slot);
+                                BenchSide.success(slot);
+                                if (slot.transferredLength() == 0) {
                                     break;
                                 }
                                 eps[1].postRecv(sink, 0, Dat.COMPLETION_DEFAULT);

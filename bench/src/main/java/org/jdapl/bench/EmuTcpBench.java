@@ -18,6 +18,7 @@ import java.util.concurrent.TimeUnit;
 import org.jdapl.dat.CompletionFlag;
 import org.jdapl.dat.Dat;
 import org.jdapl.dat.Endpoint;
+import org.jdapl.dat.EventSlot;
 import org.jdapl.dat.LmrTriplet;
 import org.jdapl.dat.LocalMemoryRegion;
 import org.jdapl.dat.RmrTriplet;
@@ -243,13 +244,15 @@ public final class EmuTcpBench {
             for (int i = 0; i < window; i++) {
                 eps[0].postRdmaWrite(iov, i, remote, Dat.COMPLETION_DEFAULT);
             }
+            EventSlot slot = new EventSlot();
             long warmEnd = System.nanoTime() + Math.min(nanos / 3, 500_000_000L);
             long start = 0;
             long done = 0;
             long allocated = 0;
             boolean measuring = false;
             while (true) {
-                BenchSide.success(a.req().waitEvent(WAIT));
+                a.req().waitEvent(WAIT, 1, slot);
+                BenchSide.success(slot);
                 long now = System.nanoTime();
                 if (!measuring && now >= warmEnd) {
                     measuring = true;
