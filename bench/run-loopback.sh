@@ -29,4 +29,5 @@ if [ -z "$java_bin" ]; then
   echo "no Java 25+ found (set JAVA_HOME)" >&2
   exit 1
 fi
-exec "$java_bin" --enable-native-access=ALL-UNNAMED -cp "$jar" org.jdapl.bench.EmuLoopbackBench "$@"
+# Agrona (the ring-buffer baseline) reaches jdk.internal.misc.Unsafe.
+exec "$java_bin" --enable-native-access=ALL-UNNAMED --add-exports java.base/jdk.internal.misc=ALL-UNNAMED -cp "$jar" org.jdapl.bench.EmuLoopbackBench "$@"

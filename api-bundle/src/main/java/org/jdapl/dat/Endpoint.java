@@ -146,6 +146,63 @@ public interface Endpoint extends DatHandle {
     void postRdmaWrite(List<LmrTriplet> iov, long cookie, RmrTriplet remote, Set<CompletionFlag> flags);
 
     /**
+     * {@code dat_ep_post_send} with a pre-built, reusable {@link LocalIov}: the list is neither copied
+     * nor re-checked per post. This default posts {@link LocalIov#triplets()}; a provider overrides it
+     * to post without allocating.
+     *
+     * @throws DatException as {@link #postSend(List, long, Set)}; INVALID_PARAMETER for a null vector
+     */
+    default void postSend(LocalIov iov, long cookie, Set<CompletionFlag> flags) {
+        postSend(triplets(iov), cookie, flags);
+    }
+
+    /**
+     * {@code dat_ep_post_recv} with a pre-built, reusable {@link LocalIov}. This default posts
+     * {@link LocalIov#triplets()}; a provider overrides it to post without allocating.
+     *
+     * @throws DatException as {@link #postRecv(List, long, Set)}; INVALID_PARAMETER for a null vector
+     */
+    default void postRecv(LocalIov iov, long cookie, Set<CompletionFlag> flags) {
+        postRecv(triplets(iov), cookie, flags);
+    }
+
+    /**
+     * {@code dat_ep_post_rdma_read} with a pre-built, reusable {@link LocalIov} and a reusable
+     * {@link RmrTriplet}. This default posts {@link LocalIov#triplets()}; a provider overrides it to
+     * post without allocating.
+     *
+     * @throws DatException as {@link #postRdmaRead(List, long, RmrTriplet, Set)}; INVALID_PARAMETER for
+     *         a null vector
+     */
+    default void postRdmaRead(LocalIov iov, long cookie, RmrTriplet remote, Set<CompletionFlag> flags) {
+        postRdmaRead(triplets(iov), cookie, remote, flags);
+    }
+
+    /**
+     * {@code dat_ep_post_rdma_write} with a pre-built, reusable {@link LocalIov} and a reusable
+     * {@link RmrTriplet}. This default posts {@link LocalIov#triplets()}; a provider overrides it to
+     * post without allocating.
+     *
+     * @throws DatException as {@link #postRdmaWrite(List, long, RmrTriplet, Set)}; INVALID_PARAMETER for
+     *         a null vector
+     */
+    default void postRdmaWrite(LocalIov iov, long cookie, RmrTriplet remote, Set<CompletionFlag> flags) {
+        postRdmaWrite(triplets(iov), cookie, remote, flags);
+    }
+
+    /**
+     * The triplets of {@code iov} (the local iov, argument 3 of the dat_ep_post_* functions).
+     *
+     * @throws DatException INVALID_PARAMETER for a null vector
+     */
+    private static List<LmrTriplet> triplets(LocalIov iov) {
+        if (iov == null) {
+            throw DatException.invalidParameter(3, "no local I/O vector");
+        }
+        return iov.triplets();
+    }
+
+    /**
      * {@code dat_ep_get_status}.
      *
      * @throws DatException INVALID_HANDLE

@@ -69,6 +69,71 @@ public interface EventDispatcher extends DatHandle {
     }
 
     /**
+     * {@code dat_evd_dequeue} into a caller-owned event, as C fills the DAT_EVENT it is given: takes
+     * the first queued event without waiting and writes it into {@code slot}, which the caller
+     * allocates once and reuses. A provider fills a DTO completion field by field, so that a
+     * dequeue allocates nothing; this default takes {@link #dequeue()}'s event and copies it.
+     *
+     * @return true if an event was taken, false where DAT returns DAT_QUEUE_EMPTY ({@code slot} is
+     *         then left as it was)
+     * @throws DatException as {@link #dequeue()}; INVALID_PARAMETER for a null slot
+     */
+    default boolean dequeue(EventSlot slot) {
+        requireSlot(slot, 2);
+        java.util.Optional<DatEvent> e = dequeue();
+        if (e.isEmpty()) {
+            return false;
+        }
+        slot.set(e.get());
+        return true;
+    }
+
+    /**
+     * {@code dat_evd_dequeue} repeated, in the batch form of {@code ibv_poll_cq} and
+     * {@code fi_cq_read}: takes up to {@code max} queued events without waiting, in order, into
+     * {@code slots[0]}, {@code slots[1]}, and so on.
+     *
+     * @return how many events were taken, 0 if the queue was empty
+     * @throws DatException as {@link #dequeue()}; INVALID_PARAMETER for a null array or slot, or a
+     *         {@code max} under 1 or over the array's length
+     */
+    default int dequeue(EventSlot[] slots, int max) {
+        if (slots == null || max < 1 || max > slots.length) {
+            throw DatException.invalidParameter(2, "dat_evd_dequeue: " + max + " events into "
+                    + (slots == null ? "no array" : slots.length + " slots"));
+        }
+        int n = 0;
+        while (n < max && dequeue(slots[n])) {
+            n++;
+        }
+        return n;
+    }
+
+    /**
+     * {@code dat_evd_wait} into a caller-owned event: blocks as {@link #waitEvent(long, int)} does and
+     * writes the event taken into {@code slot}. A provider fills a DTO completion field by field, so
+     * that a wait that finds its event allocates nothing; this default copies
+     * {@link #waitEvent(long, int)}'s event.
+     *
+     * @throws DatException as {@link #waitEvent(long, int)}; INVALID_PARAMETER for a null slot
+     */
+    default void waitEvent(long timeoutMicros, int threshold, EventSlot slot) {
+        requireSlot(slot, 4);
+        slot.set(waitEvent(timeoutMicros, threshold));
+    }
+
+    /**
+     * Fails INVALID_PARAMETER for a null slot, the C function's argument {@code argument}.
+     *
+     * @throws DatException INVALID_PARAMETER
+     */
+    private static void requireSlot(EventSlot slot, int argument) {
+        if (slot == null) {
+            throw DatException.invalidParameter(argument, "no event slot to fill");
+        }
+    }
+
+    /**
      * How many events are queued now (the {@code nmore} output of {@code dat_evd_wait}).
      *
      * @throws DatException INVALID_HANDLE

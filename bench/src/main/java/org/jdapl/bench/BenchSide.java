@@ -11,6 +11,7 @@ import org.jdapl.dat.Endpoint;
 import org.jdapl.dat.EpAttributes;
 import org.jdapl.dat.EventDispatcher;
 import org.jdapl.dat.EventNumber;
+import org.jdapl.dat.EventSlot;
 import org.jdapl.dat.EvdFlag;
 import org.jdapl.dat.InterfaceAdapter;
 import org.jdapl.dat.LocalMemoryRegion;
@@ -69,6 +70,13 @@ record BenchSide(InterfaceAdapter ia, ProtectionZone pz, EventDispatcher recv, E
     static void expect(DatEvent e, EventNumber n) {
         if (!(e instanceof DatEvent.Connection c) || c.number() != n) {
             throw new IllegalStateException("expected " + n + " but got " + e);
+        }
+    }
+
+    /** Fails unless {@code slot} holds a successful DTO completion. */
+    static void success(EventSlot slot) {
+        if (!slot.isDtoCompletion() || slot.status() != DtoStatus.SUCCESS) {
+            throw new IllegalStateException("a DTO failed: " + slot);
         }
     }
 

@@ -13,8 +13,8 @@ import java.util.concurrent.atomic.AtomicLong;
 
 import org.jdapl.dat.CompletionFlag;
 import org.jdapl.dat.Dat;
-import org.jdapl.dat.DatEvent;
 import org.jdapl.dat.Endpoint;
+import org.jdapl.dat.EventSlot;
 import org.jdapl.dat.LmrTriplet;
 import org.jdapl.dat.LocalMemoryRegion;
 import org.jdapl.dat.RmrTriplet;
@@ -41,6 +41,9 @@ public final class EmuLoopbackBench {
     private final long nanos;
     private final int rounds;
     private final List<String> table = new ArrayList<>();
+    /** Each measurement's figures per round, and the heap bytes per operation it allocated. */
+    private double[][] values;
+    private double[][] heap;
 
     private EmuLoopbackBench(long nanos, int rounds) {
         this.nanos = nanos;
@@ -81,6 +84,8 @@ public final class EmuLoopbackBench {
         for (int pairs : PAIRS) {
             all.add(() -> Streams.rate(pairs, nanos));
         }
+        all.add(() -> AgronaPingPong.pingPong(nanos));
+        int agrona = all.size() - 1;
         boolean fabric = FiPingPong.available();
         if (fabric) {
             all.add(() -> FiPingPong.rttMicros(64, nanos));
@@ -91,24 +96,31 @@ public final class EmuLoopbackBench {
             m.once();
         }
         double[][] v = new double[all.size()][rounds];
+        values = v;
+        heap = new double[all.size()][rounds];
+        HeapBytes.take();
         for (int r = 0; r < rounds; r++) {
             for (int i = 0; i < all.size(); i++) {
                 v[i][r] = all.get(i).once();
+                heap[i][r] = HeapBytes.take();
             }
             System.out.printf("  round %d of %d done%n", r + 1, rounds);
         }
         String lb = "emu loopback";
         header();
         ratio("64 B ping-pong, polling", lb, v[2], "volatile spin", v[0], "us", 3, false);
+        ratio("64 B ping-pong, polling", lb, v[2], "Agrona OneToOneRingBuffer", v[agrona], "us", 1.5, false);
         // What the polling ping-pong is made of: the least a 64 B message moves between two CPUs, and
         // the provider's own work of a round trip, with no CPU crossed (both ends in one thread).
         ratio("64 B hand-off, polling", "volatile spin + 64 B", v[13], "volatile spin", v[0], "us", 0, false);
         ratio("64 B ping-pong, one thread", lb, v[14], "volatile spin", v[0], "us", 0, false);
         double[] floor = new double[rounds];
+        double[] floorHeap = new double[rounds];
         for (int r = 0; r < rounds; r++) {
             floor[r] = v[13][r] + v[14][r];
+            floorHeap[r] = heap[13][r] + heap[14][r];
         }
-        ratio("64 B ping-pong, polling", lb, v[2], "the two above added", floor, "us", 0, false);
+        ratio("64 B ping-pong, polling", lb, v[2], "the two above added", floor, "us", 0, false, heap[2], floorHeap);
         ratio("64 B ping-pong, waiting", lb, v[3], "park/unpark", v[1], "us", 1.2, false);
         ratio("64 B RDMA Write, polling", lb, v[4], "volatile spin", v[0], "us", 3, false);
         ratio("64 B RDMA Write, waiting", lb, v[5], "park/unpark", v[1], "us", 1.2, false);
@@ -122,28 +134,50 @@ public final class EmuLoopbackBench {
         ratio("1 MiB ping-pong, tcp", "polling", v[12], "waiting", v[11], "us", 1, false);
         // fi_pingpong spins on fi_cq_read for every completion: it is compared with a polling consumer.
         if (fabric) {
-            ratio("64 B ping-pong, tcp", "emu tcp polling", v[9], "fi_pingpong", v[19], "us", 1, false);
-            ratio("1 MiB ping-pong, tcp", "emu tcp polling", v[12], "fi_pingpong", v[20], "us", 1, false);
+            ratio("64 B ping-pong, tcp", "emu tcp polling", v[9], "fi_pingpong", v[agrona + 1], "us", 1, false);
+            ratio("1 MiB ping-pong, tcp", "emu tcp polling", v[12], "fi_pingpong", v[agrona + 2], "us", 1, false);
         } else {
             table.add("| 64 B / 1 MiB ping-pong, tcp | emu tcp polling | " + fmt(v[9]) + " / " + fmt(v[12])
-                    + " us | fi_pingpong | absent (install libfabric-bin) | | |");
+                    + " us | fi_pingpong | absent (install libfabric-bin) | | | " + HeapBytes.format(median(heap[9]))
+                    + " / " + HeapBytes.format(median(heap[12])) + " | - |");
         }
         System.out.println();
         table.forEach(System.out::println);
     }
 
     private void header() {
-        table.add("| measurement | emu | median [min..max] | baseline | median [min..max] | ratio | goal |");
-        table.add("|---|---|---|---|---|---|---|");
+        table.add("| measurement | emu | median [min..max] | baseline | median [min..max] | ratio | goal "
+                + "| heap B/op | base heap B/op |");
+        table.add("|---|---|---|---|---|---|---|---|---|");
     }
 
     private void ratio(String what, String emuName, double[] emu, String baseName, double[] base, String unit,
                        double goal, boolean higherBetter) {
+        ratio(what, emuName, emu, baseName, base, unit, goal, higherBetter, heapOf(emu), heapOf(base));
+    }
+
+    /** The heap bytes per operation measured with the figures {@code v} (a row of the table), none if derived. */
+    private double[] heapOf(double[] v) {
+        for (int i = 0; i < values.length; i++) {
+            if (values[i] == v) {
+                return heap[i];
+            }
+        }
+        return new double[] {Double.NaN};
+    }
+
+    /**
+     * A row of the table: the figures of both sides, their ratio and goal, and the heap bytes each side
+     * allocated per operation (per round trip, RDMA operation, copy or message).
+     */
+    private void ratio(String what, String emuName, double[] emu, String baseName, double[] base, String unit,
+                       double goal, boolean higherBetter, double[] emuHeap, double[] baseHeap) {
         double r = median(emu) / median(base);
         String g = goal == 0 ? "" : (higherBetter ? ">= " : "<= ") + goal
                 + ((higherBetter ? r >= goal : r <= goal) ? " met" : " MISSED");
-        table.add(String.format("| %s | %s | %s %s | %s | %s %s | %.2f | %s |", what, emuName, fmt(emu), unit,
-                baseName, fmt(base), unit, r, g));
+        table.add(String.format("| %s | %s | %s %s | %s | %s %s | %.2f | %s | %s | %s |", what, emuName, fmt(emu),
+                unit, baseName, fmt(base), unit, r, g, HeapBytes.format(median(emuHeap)),
+                HeapBytes.format(median(baseHeap))));
     }
 
     private static String fmt(double[] v) {
@@ -185,6 +219,7 @@ public final class EmuLoopbackBench {
             List<LmrTriplet> iov = EmuPingPong.triplet(local, size);
             RmrTriplet remote = new RmrTriplet(target.rmrContext(), target.query().registeredAddress(), size);
             EmuTcpBench.RoundTrips each = new EmuTcpBench.RoundTrips(nanos);
+            EventSlot slot = new EventSlot();
             long t0 = System.nanoTime();
             do {
                 if (read) {
@@ -192,7 +227,7 @@ public final class EmuLoopbackBench {
                 } else {
                     eps[0].postRdmaWrite(iov, 0, remote, Dat.COMPLETION_DEFAULT);
                 }
-                BenchSide.success(EmuPingPong.next(a.req(), poll));
+                BenchSide.success(EmuPingPong.next(a.req(), poll, slot));
                 t0 = each.add(t0);
             } while (!each.done());
             return each.result().median();
@@ -258,12 +293,14 @@ public final class EmuLoopbackBench {
                     done.add(sent);
                     done.add(received);
                     threads.add(Thread.ofPlatform().name("bench-send-" + i).start(() -> {
+                        EventSlot slot = new EventSlot();
                         try {
                             long credits = RECEIVES;
                             long count = 0;
                             while (System.nanoTime() - end < 0) {
                                 while (credits == 0) {
-                                    BenchSide.success(a.recv().waitEvent(BenchSide.WAIT));
+                                    a.recv().waitEvent(BenchSide.WAIT, 1, slot);
+                                    BenchSide.success(slot);
                                     eps[0].postRecv(creditIn, 0, Dat.COMPLETION_DEFAULT);
                                     credits += BATCH;
                                 }
@@ -279,12 +316,13 @@ public final class EmuLoopbackBench {
                         }
                     }));
                     threads.add(Thread.ofPlatform().name("bench-recv-" + i).start(() -> {
+                        EventSlot slot = new EventSlot();
                         try {
                             int taken = 0;
                             while (true) {
-                                DatEvent e = b.recv().waitEvent(BenchSide.WAIT);
-                                BenchSide.success(e);
-                                if (((DatEvent.DtoCompletion) e).transferredLength() == 0) {
+                                b.recv().waitEvent(BenchSide.WAIT, 1, slot);
+                                BenchSide.success(slot);
+                                if (slot.transferredLength() == 0) {
                                     break;
                                 }
                                 eps[1].postRecv(sink, 0, Dat.COMPLETION_DEFAULT);
@@ -300,6 +338,7 @@ public final class EmuLoopbackBench {
                     }));
                 }
                 long start = System.nanoTime();
+                long allocated = HeapBytes.now();
                 for (CompletableFuture<Void> f : done) {
                     f.get(60, TimeUnit.SECONDS);
                 }
@@ -307,6 +346,7 @@ public final class EmuLoopbackBench {
                 for (Thread t : threads) {
                     t.join();
                 }
+                HeapBytes.record(allocated, total.get());
                 return total.get() / (elapsed / 1e9);
             } finally {
                 for (BenchSide s : sides) {

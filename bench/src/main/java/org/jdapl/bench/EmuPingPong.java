@@ -3,16 +3,15 @@ package org.jdapl.bench;
 import java.lang.foreign.Arena;
 import java.util.EnumSet;
 import java.util.List;
-import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 
 import org.jdapl.dat.CompletionFlag;
 import org.jdapl.dat.Dat;
-import org.jdapl.dat.DatEvent;
 import org.jdapl.dat.Endpoint;
 import org.jdapl.dat.EventDispatcher;
+import org.jdapl.dat.EventSlot;
 import org.jdapl.dat.LmrTriplet;
 import org.jdapl.dat.LocalMemoryRegion;
 import org.jdapl.provider.emu.EmuProvider;
@@ -31,18 +30,21 @@ final class EmuPingPong {
     private EmuPingPong() {
     }
 
-    /** The next event of {@code evd}: polled until one is there, or waited for. */
-    static DatEvent next(EventDispatcher evd, boolean poll) {
+    /**
+     * The next event of {@code evd} in the caller's {@code slot} (returned): polled until one is there
+     * ({@code dat_evd_dequeue}), or waited for ({@code dat_evd_wait}).
+     */
+    static EventSlot next(EventDispatcher evd, boolean poll, EventSlot slot) {
         if (!poll) {
-            return evd.waitEvent(BenchSide.WAIT);
+            evd.waitEvent(BenchSide.WAIT, 1, slot);
+            return slot;
         }
         long start = System.nanoTime();
         long deadline = start + TimeUnit.MICROSECONDS.toNanos(BenchSide.WAIT);
         long lastYield = start;
         while (true) {
-            Optional<DatEvent> e = evd.dequeue();
-            if (e.isPresent()) {
-                return e.get();
+            if (evd.dequeue(slot)) {
+                return slot;
             }
             long now = System.nanoTime();
             if (now - deadline > 0) {
@@ -73,10 +75,11 @@ final class EmuPingPong {
             int cpu = pin ? CpuPinning.currentCpu() : -1;
             Thread server = Thread.ofPlatform().name("bench-echo").start(() -> {
                 CpuPinning.pin(cpu);
+                EventSlot slot = new EventSlot();
                 try {
                     while (true) {
-                        DatEvent e = next(b.recv(), poll);
-                        if (e instanceof DatEvent.DtoCompletion d && d.transferredLength() == 0) {
+                        EventSlot e = next(b.recv(), poll, slot);
+                        if (e.isDtoCompletion() && e.transferredLength() == 0) {
                             break;
                         }
                         BenchSide.success(e);
@@ -89,12 +92,13 @@ final class EmuPingPong {
                 }
             });
             EmuTcpBench.RoundTrips rtt = new EmuTcpBench.RoundTrips(nanos);
+            EventSlot slot = new EventSlot();
             Runnable unpin = CpuPinning.pin(cpu);
             try {
                 long t0 = System.nanoTime();
                 do {
                     eps[0].postSend(sendA, 0, SUPPRESS);
-                    BenchSide.success(next(a.recv(), poll));
+                    BenchSide.success(next(a.recv(), poll, slot));
                     eps[0].postRecv(recvA, 0, Dat.COMPLETION_DEFAULT);
                     t0 = rtt.add(t0);
                 } while (!rtt.done());
@@ -143,20 +147,22 @@ final class EmuPingPong {
         BenchSide b = BenchSide.open(p, "bench-b", "loopback");
         try (Arena arena = Arena.ofShared()) {
             Ends e = Ends.connect(a, b, arena, size);
+            EventSlot slot = new EventSlot();
             EmuTcpBench.RoundTrips rtt = new EmuTcpBench.RoundTrips(nanos);
             long t0 = System.nanoTime();
             do {
                 for (int i = 0; i < ONE_THREAD_BATCH; i++) {
                     e.eps[0].postSend(e.sendA, 0, SUPPRESS);
-                    BenchSide.success(queued(b.recv()));
+                    BenchSide.success(queued(b.recv(), slot));
                     e.eps[1].postRecv(e.recvB, 0, Dat.COMPLETION_DEFAULT);
                     e.eps[1].postSend(e.sendB, 0, SUPPRESS);
-                    BenchSide.success(queued(a.recv()));
+                    BenchSide.success(queued(a.recv(), slot));
                     e.eps[0].postRecv(e.recvA, 0, Dat.COMPLETION_DEFAULT);
                 }
                 t0 = rtt.add(t0);
             } while (!rtt.done());
             EmuTcpBench.Result r = rtt.result();
+            HeapBytes.perBatch(ONE_THREAD_BATCH);
             return new EmuTcpBench.Result(r.median() / ONE_THREAD_BATCH, r.mean() / ONE_THREAD_BATCH);
         } finally {
             a.ia().close();
@@ -179,13 +185,14 @@ final class EmuPingPong {
             Endpoint[] eps = BenchSide.connect(a, b);
             List<LmrTriplet> send = triplet(a.lmr(arena.allocate(size, 64)), size);
             List<LmrTriplet> recv = triplet(b.lmr(arena.allocate(size, 64)), size);
+            EventSlot slot = new EventSlot();
             EmuTcpBench.RoundTrips rtt = new EmuTcpBench.RoundTrips(nanos);
             long t0 = System.nanoTime();
             do {
                 eps[1].postRecv(recv, 0, Dat.COMPLETION_DEFAULT);
                 eps[0].postSend(send, 0, Dat.COMPLETION_DEFAULT);
-                BenchSide.success(next(b.recv(), true));
-                BenchSide.success(next(a.req(), true));
+                BenchSide.success(next(b.recv(), true, slot));
+                BenchSide.success(next(a.req(), true, slot));
                 t0 = rtt.add(t0);
             } while (!rtt.done());
             return rtt.result();
@@ -196,8 +203,11 @@ final class EmuPingPong {
     }
 
     /** The event a completed post queued on {@code evd}. */
-    private static DatEvent queued(EventDispatcher evd) {
-        return evd.dequeue().orElseThrow(() -> new IllegalStateException("a loopback post left no event"));
+    private static EventSlot queued(EventDispatcher evd, EventSlot slot) {
+        if (!evd.dequeue(slot)) {
+            throw new IllegalStateException("a loopback post left no event");
+        }
+        return slot;
     }
 
     /**

@@ -18,6 +18,7 @@ import java.util.concurrent.TimeUnit;
 import org.jdapl.dat.CompletionFlag;
 import org.jdapl.dat.Dat;
 import org.jdapl.dat.Endpoint;
+import org.jdapl.dat.EventSlot;
 import org.jdapl.dat.LmrTriplet;
 import org.jdapl.dat.LocalMemoryRegion;
 import org.jdapl.dat.RmrTriplet;
@@ -61,22 +62,31 @@ public final class EmuTcpBench {
         nioBandwidth(64 << 10, nanos / 2);
         double[] emuLat = new double[rounds];
         double[] nioLat = new double[rounds];
+        double[] emuHeap = new double[rounds];
+        double[] nioHeap = new double[rounds];
         for (int r = 0; r < rounds; r++) {
             Result emu = emuPingPong(64, nanos);
+            emuHeap[r] = HeapBytes.take();
             Result nio = nioPingPong(64, nanos);
+            nioHeap[r] = HeapBytes.take();
             emuLat[r] = emu.median();
             nioLat[r] = nio.median();
             System.out.printf("  round %d: ping-pong RTT median (mean) emu %.1f (%.1f) us, NIO %.1f (%.1f) us%n", r + 1,
                     emu.median(), emu.mean(), nio.median(), nio.mean());
         }
-        rows.add(row("send/recv ping-pong RTT", "64 B", median(emuLat), median(nioLat), "us", 1.5, false));
+        rows.add(row("send/recv ping-pong RTT", "64 B", median(emuLat), median(nioLat), "us", 1.5, false,
+                median(emuHeap), median(nioHeap)));
         // A consumer polling with dequeue() against one blocking in waitEvent, ends not bound (a poller
         // bound to its peer's CPU would only spin out its time slice).
         double[] polling = new double[rounds];
         double[] waiting = new double[rounds];
+        double[] pollingHeap = new double[rounds];
+        double[] waitingHeap = new double[rounds];
         for (int r = 0; r < rounds; r++) {
             polling[r] = EmuPingPong.run("tcp 127.0.0.1:0", 64, true, false, nanos).median();
+            pollingHeap[r] = HeapBytes.take();
             waiting[r] = EmuPingPong.run("tcp 127.0.0.1:0", 64, false, false, nanos).median();
+            waitingHeap[r] = HeapBytes.take();
             System.out.printf("  round %d: unbound ping-pong RTT median polling %.1f us, waiting %.1f us%n", r + 1,
                     polling[r], waiting[r]);
         }
@@ -84,9 +94,13 @@ public final class EmuTcpBench {
         // compared by their means: a message that waits for an I/O thread's turn now and then shows there.
         double[] oneThread = new double[rounds];
         double[] twoThreads = new double[rounds];
+        double[] oneHeap = new double[rounds];
+        double[] twoHeap = new double[rounds];
         for (int r = 0; r < rounds; r++) {
             Result one = EmuPingPong.pollingOneThread("tcp 127.0.0.1:0", 64, nanos);
+            oneHeap[r] = HeapBytes.take();
             Result two = EmuPingPong.run("tcp 127.0.0.1:0", 64, true, false, nanos);
+            twoHeap[r] = HeapBytes.take();
             oneThread[r] = one.mean();
             twoThreads[r] = two.mean();
             System.out.printf("  round %d: 64 B send/recv mean (median), one thread polling both EVDs %.1f (%.1f) us per "
@@ -96,34 +110,39 @@ public final class EmuTcpBench {
         for (int size : new int[] {4 << 10, 64 << 10, 1 << 20}) {
             double[] emu = new double[rounds];
             double[] nio = new double[rounds];
+            double[] emuBw = new double[rounds];
+            double[] nioBw = new double[rounds];
             for (int r = 0; r < rounds; r++) {
                 emu[r] = emuWriteBandwidth(size, nanos);
+                emuBw[r] = HeapBytes.take();
                 nio[r] = nioBandwidth(size, nanos);
+                nioBw[r] = HeapBytes.take();
                 System.out.printf("  round %d: %s RDMA Write emu %.0f MiB/s, NIO stream %.0f MiB/s%n", r + 1,
                         label(size), emu[r], nio[r]);
             }
             rows.add(row("RDMA Write bandwidth", label(size), median(emu), median(nio), "MiB/s",
-                    size == 1 << 20 ? 0.8 : 0, true));
+                    size == 1 << 20 ? 0.8 : 0, true, median(emuBw), median(nioBw)));
         }
+        table(rows, "emu tcp", "plain NIO", "emu/NIO");
+        table(List.<String[]>of(row("ping-pong RTT, unbound", "64 B", median(polling), median(waiting), "us", 1.0,
+                false, median(pollingHeap), median(waitingHeap))), "emu polling", "emu waiting", "pol/wait");
+        table(List.<String[]>of(row("send/recv, polling, mean", "64 B", median(oneThread), median(twoThreads), "us",
+                2.0, false, median(oneHeap), median(twoHeap))), "one thread", "two threads", "one/two");
+    }
+
+    /**
+     * Prints a table: each row's figures, ratio and goal, and beside them the heap bytes each side
+     * allocated per operation (round trip or RDMA Write; a NIO stream's write).
+     */
+    private static void table(List<String[]> rows, String left, String right, String ratio) {
+        String format = "| %-24s | %-6s | %12s | %12s | %8s | %-13s | %9s | %9s |%n";
         System.out.println();
-        System.out.printf("| %-24s | %-6s | %12s | %12s | %7s | %-13s |%n", "measurement", "size", "emu tcp",
-                "plain NIO", "emu/NIO", "goal");
-        System.out.println("|--------------------------|--------|--------------|--------------|---------|---------------|");
+        System.out.printf(format, "measurement", "size", left, right, ratio, "goal", "heap B/op", "base B/op");
+        System.out.println("|--------------------------|--------|--------------|--------------|----------|---------------"
+                + "|-----------|-----------|");
         for (String[] r : rows) {
-            System.out.printf("| %-24s | %-6s | %12s | %12s | %7s | %-13s |%n", (Object[]) r);
+            System.out.printf(format, (Object[]) r);
         }
-        System.out.println();
-        String[] p = row("ping-pong RTT, unbound", "64 B", median(polling), median(waiting), "us", 1.0, false);
-        System.out.printf("| %-24s | %-6s | %12s | %12s | %7s | %-13s |%n", "measurement", "size", "emu polling",
-                "emu waiting", "pol/wait", "goal");
-        System.out.println("|--------------------------|--------|--------------|--------------|---------|---------------|");
-        System.out.printf("| %-24s | %-6s | %12s | %12s | %7s | %-13s |%n", (Object[]) p);
-        System.out.println();
-        String[] o = row("send/recv, polling, mean", "64 B", median(oneThread), median(twoThreads), "us", 2.0, false);
-        System.out.printf("| %-24s | %-6s | %12s | %12s | %7s | %-13s |%n", "measurement", "size", "one thread",
-                "two threads", "one/two", "goal");
-        System.out.println("|--------------------------|--------|--------------|--------------|---------|---------------|");
-        System.out.printf("| %-24s | %-6s | %12s | %12s | %7s | %-13s |%n", (Object[]) o);
     }
 
     private static double median(double[] values) {
@@ -133,12 +152,12 @@ public final class EmuTcpBench {
     }
 
     private static String[] row(String what, String size, double emu, double nio, String unit, double goal,
-                                boolean higherBetter) {
+                                boolean higherBetter, double emuHeap, double nioHeap) {
         double ratio = emu / nio;
         String g = goal == 0 ? "" : (higherBetter ? ">= " : "<= ") + goal + (higherBetter == (ratio >= goal)
                 || (!higherBetter && ratio <= goal) ? " met" : " MISSED");
         return new String[] {what, size, String.format("%.1f %s", emu, unit), String.format("%.1f %s", nio, unit),
-            String.format("%.2f", ratio), g};
+            String.format("%.2f", ratio), g, HeapBytes.format(emuHeap), HeapBytes.format(nioHeap)};
     }
 
     private static String label(int size) {
@@ -158,6 +177,7 @@ public final class EmuTcpBench {
         private final long warmEnd;
         private final long nanos;
         private long start;
+        private long allocated;
         private int count;
         private boolean measuring;
         private boolean done;
@@ -173,9 +193,13 @@ public final class EmuTcpBench {
             if (measuring) {
                 samples[count++] = now - t0;
                 done = now - start >= nanos || count == samples.length;
+                if (done) {
+                    HeapBytes.record(allocated, count);
+                }
             } else if (now >= warmEnd) {
                 measuring = true;
                 start = now;
+                allocated = HeapBytes.now();
             }
             return now;
         }
@@ -220,20 +244,25 @@ public final class EmuTcpBench {
             for (int i = 0; i < window; i++) {
                 eps[0].postRdmaWrite(iov, i, remote, Dat.COMPLETION_DEFAULT);
             }
+            EventSlot slot = new EventSlot();
             long warmEnd = System.nanoTime() + Math.min(nanos / 3, 500_000_000L);
             long start = 0;
             long done = 0;
+            long allocated = 0;
             boolean measuring = false;
             while (true) {
-                BenchSide.success(a.req().waitEvent(WAIT));
+                a.req().waitEvent(WAIT, 1, slot);
+                BenchSide.success(slot);
                 long now = System.nanoTime();
                 if (!measuring && now >= warmEnd) {
                     measuring = true;
                     start = now;
                     done = 0;
+                    allocated = HeapBytes.now();
                 } else if (measuring) {
                     done++;
                     if (now - start >= nanos) {
+                        HeapBytes.record(allocated, done);
                         for (int i = 0; i < window - 1; i++) {
                             BenchSide.success(a.req().waitEvent(WAIT));
                         }
@@ -345,6 +374,7 @@ public final class EmuTcpBench {
                 writeFully(ch[0], buf);
             }
             long start = System.nanoTime();
+            long allocated = HeapBytes.now();
             long sent = 0;
             while (System.nanoTime() - start < nanos) {
                 writeFully(ch[0], buf);
@@ -353,6 +383,7 @@ public final class EmuTcpBench {
             ch[0].shutdownOutput();
             received.get(30, TimeUnit.SECONDS);
             long elapsed = System.nanoTime() - start;
+            HeapBytes.record(allocated, sent / size);
             reader.join();
             return sent / (double) (1 << 20) / (elapsed / 1e9);
         } finally {

@@ -67,7 +67,8 @@ final class FiPingPong {
                 }
                 for (String line : lines) {
                     String[] f = line.trim().split("\\s+");
-                    if (f.length == 8 && !f[0].equals("bytes")) {
+                    // The result line: 8 columns, the usec/xfer one a number (an error line may have 8 words).
+                    if (f.length == 8 && !f[0].equals("bytes") && f[6].matches("[0-9]+(\\.[0-9]+)?")) {
                         return 2 * Double.parseDouble(f[6]);
                     }
                 }

@@ -22,6 +22,12 @@ public final class Contexts {
     private final Set<Integer> local = new HashSet<>();
     /** How many lmr_contexts were released: what a memo of checked segments depends on ({@link DtoChecks.Memo}). */
     private volatile int released;
+    /** The last context {@link #target} found and what it names, so that a repeated lookup boxes nothing. */
+    private volatile Found last;
+
+    /** A context and what it names, replaced whole. */
+    private record Found(int ctx, RemoteTarget target) {
+    }
 
     /** A fresh rmr_context (not yet registered). */
     int newRmrContext() {
@@ -44,12 +50,27 @@ public final class Contexts {
 
     void register(int ctx, RemoteTarget target) {
         remote.put(ctx, target);
+        last = null;
     }
 
     void unregister(int ctx) {
         if (ctx != 0) {
             remote.remove(ctx);
+            last = null;
         }
+    }
+
+    /** What {@code ctx} names, or null; the last one found is remembered until the table changes. */
+    RemoteTarget target(int ctx) {
+        Found f = last;
+        if (f != null && f.ctx == ctx) {
+            return f.target;
+        }
+        RemoteTarget t = remote.get(ctx);
+        if (t != null) {
+            last = new Found(ctx, t);
+        }
+        return t;
     }
 
     void releaseLmrContext(int ctx) {
@@ -67,7 +88,7 @@ public final class Contexts {
      * the context names nothing live or refuses the access.
      */
     public MemorySegment resolve(int ctx, EmuEp ep, long address, long length, MemPriv needed) {
-        RemoteTarget target = remote.get(ctx);
+        RemoteTarget target = target(ctx);
         return target == null ? null : target.resolve(ep, address, length, needed);
     }
 
@@ -83,6 +104,7 @@ public final class Contexts {
 
     void clear() {
         remote.clear();
+        last = null;
         local.clear();
         released++;
     }

@@ -41,8 +41,15 @@ final class DtoChecks {
 
     /** A receive into the local segments {@code iov}, at most the EP's maximum message size. */
     static WorkRequest.Recv recv(EmuEp ep, List<LmrTriplet> iov, long cookie, Set<CompletionFlag> flags) {
+        return recv(ep, iov, cookie, flags, null);
+    }
+
+    /** {@link #recv(EmuEp, List, long, Set)} made in {@code spare}, a recycled receive, if not null. */
+    static WorkRequest.Recv recv(EmuEp ep, List<LmrTriplet> iov, long cookie, Set<CompletionFlag> flags,
+                                 WorkRequest.Recv spare) {
         Checked c = message(ep, iov, false);
-        return new WorkRequest.Recv(c.iov, c.length, cookie, flags);
+        return spare != null ? spare.reuse(c.iov, c.length, cookie, flags)
+                : new WorkRequest.Recv(c.iov, c.length, cookie, flags);
     }
 
     /**
@@ -87,6 +94,8 @@ final class DtoChecks {
     static final class Memo {
         private Checked send;
         private Checked recv;
+        private Checked rdmaWrite;
+        private Checked rdmaRead;
     }
 
     /** A checked segment list, its length, and what its check depended on. */
@@ -101,14 +110,15 @@ final class DtoChecks {
      */
     static WorkRequest.Rdma rdma(EmuEp ep, boolean read, List<LmrTriplet> iov, RmrTriplet localTarget, long cookie,
                                  RmrTriplet remote, Set<CompletionFlag> flags) {
+        if (localTarget == null) {
+            Checked c = rdmaLocal(ep, read, iov, remote);
+            return new WorkRequest.Rdma(read, c.iov, null, remote, c.length, cookie, flags);
+        }
         if (remote == null) {
             throw DatException.invalidParameter(4, "no remote RMR triplet");
         }
         EpAttributes a = ep.attributes();
-        List<LmrTriplet> checked = localTarget != null ? null
-                : Segments.check(ep.ia(), ep.pz(), iov, read ? MemPriv.LOCAL_WRITE : MemPriv.LOCAL_READ,
-                a.maxRequestIov(), 2);
-        long length = checked != null ? Segments.total(checked) : localTarget.length();
+        long length = localTarget.length();
         if (length > a.maxRdmaSize()) {
             throw DatException.invalidParameter(2, "an RDMA of " + length + " bytes is over the EP's maximum "
                     + a.maxRdmaSize());
@@ -117,7 +127,48 @@ final class DtoChecks {
             throw new DatException(DatReturnType.LENGTH_ERROR, "the local side holds " + length
                     + " bytes, the remote triplet only " + remote.length());
         }
-        return new WorkRequest.Rdma(read, checked, localTarget, remote, length, cookie, flags);
+        return new WorkRequest.Rdma(read, null, localTarget, remote, length, cookie, flags);
+    }
+
+    /**
+     * The checked local segments of an RDMA Read or Write (OBJ_08) with {@code remote}: at most the
+     * EP's maximum RDMA size and no more than the remote triplet holds (LENGTH_ERROR); the EP's memo of
+     * its last ones (a {@link Memo}, one per direction) if {@code iov} is that same immutable list.
+     */
+    static Checked rdmaLocal(EmuEp ep, boolean read, List<LmrTriplet> iov, RmrTriplet remote) {
+        if (remote == null) {
+            throw DatException.invalidParameter(4, "no remote RMR triplet");
+        }
+        Memo memo = ep.queues().checkedLists();
+        Checked last = read ? memo.rdmaRead : memo.rdmaWrite;
+        EmuPz pz = ep.pz();
+        EpAttributes a = ep.attributes();
+        int released = ep.ia().contexts().lmrsReleased();
+        Checked c;
+        if (last != null && last.iov == iov && last.pz == pz && last.attributes == a
+                && last.lmrsReleased == released) {
+            c = last;
+        } else {
+            List<LmrTriplet> checked = Segments.check(ep.ia(), pz, iov, read ? MemPriv.LOCAL_WRITE : MemPriv.LOCAL_READ,
+                    a.maxRequestIov(), 2);
+            c = new Checked(checked, Segments.total(checked), pz, a, released);
+            if (checked == iov) {
+                if (read) {
+                    memo.rdmaRead = c;
+                } else {
+                    memo.rdmaWrite = c;
+                }
+            }
+        }
+        if (c.length > a.maxRdmaSize()) {
+            throw DatException.invalidParameter(2, "an RDMA of " + c.length + " bytes is over the EP's maximum "
+                    + a.maxRdmaSize());
+        }
+        if (c.length > remote.length()) {
+            throw new DatException(DatReturnType.LENGTH_ERROR, "the local side holds " + c.length
+                    + " bytes, the remote triplet only " + remote.length());
+        }
+        return c;
     }
 
     /**

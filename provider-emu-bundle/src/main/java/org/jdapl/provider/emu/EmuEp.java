@@ -358,7 +358,10 @@ public final class EmuEp extends EmuObject implements Endpoint {
         postRdma(false, iov, null, cookie, remote, flags);
     }
 
-    /** Behaviours: OBJ_08, LMR_04, LMR_06. */
+    /**
+     * Behaviours: OBJ_08, LMR_04, LMR_06. A link that can move the bytes at once does so with no work
+     * request ({@link Link#tryRdma}); the local segments' checks are memoised per EP.
+     */
     private void postRdma(boolean read, List<LmrTriplet> iov, RmrTriplet localTarget, long cookie, RmrTriplet remote,
                           Set<CompletionFlag> flags) {
         ReentrantLock lock = ia.domain().acquire();
@@ -366,6 +369,14 @@ public final class EmuEp extends EmuObject implements Endpoint {
             checkLive();
             DtoChecks.flags(flags, 5);
             requireConnected(read ? "dat_ep_post_rdma_read" : "dat_ep_post_rdma_write");
+            if (localTarget == null) {
+                DtoChecks.Checked c = DtoChecks.rdmaLocal(this, read, iov, remote);
+                Link l = connection.link();
+                if (l != null && connection.linkOpen() && queues.requests().isEmpty()
+                        && l.tryRdma(this, read, c.iov(), c.length(), cookie, remote, WorkRequest.bitsOf(flags))) {
+                    return;
+                }
+            }
             WorkRequest.Rdma rdma = DtoChecks.rdma(this, read, iov, localTarget, cookie, remote, flags);
             requireRequestSlot();
             queues.addRequest(rdma);

@@ -12,6 +12,7 @@ import org.jdapl.dat.DtoOperation;
 import org.jdapl.dat.DtoStatus;
 import org.jdapl.dat.Endpoint;
 import org.jdapl.dat.EventDispatcher;
+import org.jdapl.dat.EventSlot;
 import org.jdapl.dat.EvdFlag;
 import org.jdapl.dat.HandleType;
 
@@ -171,6 +172,27 @@ final class EmuEvd extends EmuObject implements EventDispatcher {
     @Override
     public DatEvent waitEvent(long timeoutMicros, int threshold) {
         return events.waitEvent(timeoutMicros, threshold);
+    }
+
+    /**
+     * {@code dat_evd_dequeue} into the caller's event: a DTO completion is written into the slot field
+     * by field, nothing allocated. Behaviours: OBJ_07, OBJ_08.
+     */
+    @Override
+    public boolean dequeue(EventSlot slot) {
+        if (slot == null) {
+            throw DatException.invalidParameter(2, "no event slot to fill");
+        }
+        return events.dequeue(slot);
+    }
+
+    /** {@code dat_evd_wait} into the caller's event, as {@link #dequeue(EventSlot)}. Behaviours: OBJ_03. */
+    @Override
+    public void waitEvent(long timeoutMicros, int threshold, EventSlot slot) {
+        if (slot == null) {
+            throw DatException.invalidParameter(4, "no event slot to fill");
+        }
+        events.waitEvent(timeoutMicros, threshold, slot);
     }
 
     @Override

@@ -164,11 +164,30 @@ final class EmuLmr extends EmuObject implements LocalMemoryRegion, RemoteTarget 
      * {@code segment} whose first byte peers name {@code base}, or null if it is not inside.
      */
     static MemorySegment slice(MemorySegment segment, long offset, long size, long base, long address, long length) {
+        long at = offsetOf(offset, size, base, address, length);
+        return at < 0 ? null : segment.asSlice(at, length);
+    }
+
+    /** The offset in the segment of {@link #slice}'s part, or -1 if it is not inside. */
+    static long offsetOf(long offset, long size, long base, long address, long length) {
         long rel = address - base;
         if (length < 0 || Long.compareUnsigned(rel, size) > 0 || length > size - rel) {
-            return null;
+            return -1;
         }
-        return segment.asSlice(offset + rel, length);
+        return offset + rel;
+    }
+
+    @Override
+    public long locate(EmuEp ep, long address, long length, MemPriv needed) {
+        if (isFreed() || ep.pz() != pz || !granted.contains(needed) || !segment.scope().isAlive()) {
+            return -1;
+        }
+        return offsetOf(0, segment.byteSize(), registeredAddress(), address, length);
+    }
+
+    @Override
+    public MemorySegment backing() {
+        return segment;
     }
 
     /**

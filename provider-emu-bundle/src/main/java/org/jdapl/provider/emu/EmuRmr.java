@@ -128,4 +128,21 @@ final class EmuRmr extends EmuObject implements RemoteMemoryRegion, RemoteTarget
         long base = b.vaType() == VaType.VA ? b.lmr().registeredAddress() + b.offset() : 0;
         return EmuLmr.slice(b.lmr().segment(), b.offset(), b.length(), base, address, length);
     }
+
+    @Override
+    public long locate(EmuEp ep, long address, long length, MemPriv needed) {
+        Binding b = binding;
+        if (isFreed() || b == null || b.lmr().isFreed() || ep.pz() != pz || !b.privileges().contains(needed)
+                || (scope == RmrScope.EP && b.ep() != ep) || !b.lmr().segment().scope().isAlive()) {
+            return -1;
+        }
+        long base = b.vaType() == VaType.VA ? b.lmr().registeredAddress() + b.offset() : 0;
+        return EmuLmr.offsetOf(b.offset(), b.length(), base, address, length);
+    }
+
+    @Override
+    public MemorySegment backing() {
+        Binding b = binding;
+        return b == null ? null : b.lmr().segment();
+    }
 }

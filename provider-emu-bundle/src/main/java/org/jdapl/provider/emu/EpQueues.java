@@ -137,7 +137,7 @@ final class EpQueues {
             if (ep.state() != EpState.CONNECTED) {
                 return Posted.NOT_CONNECTED;
             }
-            addRecvClaimed(DtoChecks.recv(ep, iov, cookie, flags), max);
+            addRecvClaimed(DtoChecks.recv(ep, iov, cookie, flags, recvs.takeSpare()), max);
             return link.awaitsReceive(ep) ? Posted.QUEUED_PEER_WAITS : Posted.QUEUED;
         } finally {
             recvs.unlockProducer();

@@ -16,6 +16,7 @@ import org.jdapl.dat.DtoStatus;
 import org.jdapl.dat.Endpoint;
 import org.jdapl.dat.EvdFlag;
 import org.jdapl.dat.EventDispatcher;
+import org.jdapl.dat.EventSlot;
 
 /**
  * The events of one EVD and the threads that wait for them. The events are an {@link EventRing}:
@@ -250,6 +251,22 @@ final class EventQueue {
      * an event is taken by one compare-and-set of the ring's head ({@link EventRing#poll}), no lock either.
      */
     Optional<DatEvent> dequeue() {
+        return readyToTake() ? Optional.ofNullable(ring.poll()) : Optional.empty();
+    }
+
+    /**
+     * {@code dat_evd_dequeue} into the caller's {@code slot}: as {@link #dequeue()}, a DTO completion
+     * written into the slot field by field, so that nothing is allocated.
+     */
+    boolean dequeue(EventSlot slot) {
+        return readyToTake() && ring.poll(slot);
+    }
+
+    /**
+     * The checks and input polling of a dequeue: false if the queue is empty (after reading the
+     * fabric's input once), true if an event may be taken.
+     */
+    private boolean readyToTake() {
         evd.checkLive();
         if (ring.isEmpty()) {
             if (waiters > 0) {
@@ -263,7 +280,7 @@ final class EventQueue {
                 fabric.pollNow();
             }
             if (ring.isEmpty()) {
-                return Optional.empty();
+                return false;
             }
         }
         if (emptySince != 0) {
@@ -274,7 +291,7 @@ final class EventQueue {
             throw DatException.invalidState(DatReturnSubtype.INVALID_STATE_EVD_WAITER,
                     "a thread waits on the EVD");
         }
-        return Optional.ofNullable(ring.poll());
+        return true;
     }
 
     private boolean isEmptyNow() {
@@ -302,6 +319,20 @@ final class EventQueue {
 
     /** Behaviours: OBJ_03: TIMEOUT_EXPIRED after the timeout. */
     DatEvent waitEvent(long timeoutMicros, int threshold) {
+        return (DatEvent) await(timeoutMicros, threshold, null);
+    }
+
+    /**
+     * {@code dat_evd_wait} into the caller's {@code slot}: a wait that finds its event (or spins or
+     * polls the fabric until it comes) allocates nothing; one that parks allocates what the JDK's
+     * condition queue does. Behaviours: OBJ_03.
+     */
+    void waitEvent(long timeoutMicros, int threshold, EventSlot slot) {
+        await(timeoutMicros, threshold, slot);
+    }
+
+    /** The wait: the event taken into {@code slot} (returned) or, without one, as a {@link DatEvent}. */
+    private Object await(long timeoutMicros, int threshold, EventSlot slot) {
         evd.checkLive();
         if (timeoutMicros < 0) {
             throw DatException.invalidParameter(2, "negative timeout " + timeoutMicros);
@@ -323,7 +354,7 @@ final class EventQueue {
             try {
                 while (true) {
                     if (ring.ready(threshold)) {
-                        DatEvent e = ring.poll();
+                        Object e = ring.take(slot);
                         if (e != null) {
                             return e;
                         }

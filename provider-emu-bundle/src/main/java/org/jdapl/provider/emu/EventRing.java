@@ -8,6 +8,7 @@ import org.jdapl.dat.DtoStatus;
 import org.jdapl.dat.DtoOperation;
 import org.jdapl.dat.Endpoint;
 import org.jdapl.dat.EventDispatcher;
+import org.jdapl.dat.EventSlot;
 
 /**
  * The events of one EVD in arrival order: a ring of slots, appended to by one producer at a time
@@ -315,6 +316,22 @@ final class EventRing extends EventRingShared {
      * by one compare-and-set, which a consumer racing for the same event loses (it looks again).
      */
     DatEvent poll() {
+        return (DatEvent) take(null);
+    }
+
+    /**
+     * Takes the oldest event into the caller's {@code slot}, a DTO completion field by field (nothing
+     * is allocated); false if none.
+     */
+    boolean poll(EventSlot slot) {
+        return take(slot) != null;
+    }
+
+    /**
+     * Takes the oldest event: into {@code slot} if there is one (the slot is returned), else as a
+     * {@link DatEvent} (a DTO completion's made now); null if none.
+     */
+    Object take(EventSlot slot) {
         while (true) {
             Slots s = slots;
             long h = head;
@@ -328,7 +345,11 @@ final class EventRing extends EventRingShared {
             if (e instanceof DatEvent event) {
                 if (HEAD.compareAndSet(this, h, h + 1)) {
                     vacate(s, h);
-                    return event;
+                    if (slot == null) {
+                        return event;
+                    }
+                    slot.set(event);
+                    return slot;
                 }
                 continue;
             }
@@ -338,8 +359,14 @@ final class EventRing extends EventRingShared {
             long meta = s.words[w + 2];
             if (HEAD.compareAndSet(this, h, h + 1)) {
                 vacate(s, h);
-                return new DatEvent.DtoCompletion(evd, (Endpoint) e, cookie, STATUS[(int) meta & 0xff], length,
-                        OPERATION[(int) (meta >>> 8) & 0xff], (int) (meta >>> 32));
+                DtoStatus status = STATUS[(int) meta & 0xff];
+                DtoOperation op = OPERATION[(int) (meta >>> 8) & 0xff];
+                if (slot == null) {
+                    return new DatEvent.DtoCompletion(evd, (Endpoint) e, cookie, status, length, op,
+                            (int) (meta >>> 32));
+                }
+                slot.setDtoCompletion(evd, (Endpoint) e, cookie, status, length, op, (int) (meta >>> 32));
+                return slot;
             }
         }
     }

@@ -3,6 +3,7 @@ package org.jdapl.provider.emu;
 import java.util.List;
 
 import org.jdapl.dat.LmrTriplet;
+import org.jdapl.dat.RmrTriplet;
 
 /**
  * An established connection of an EP, as the EP sees it: data moves only while it is open; the first
@@ -47,6 +48,19 @@ public abstract class Link {
      *         domain lock (the default)
      */
     public boolean trySend(EmuEp from, List<LmrTriplet> iov, long length, long cookie, int flagBits) {
+        return false;
+    }
+
+    /**
+     * Executes an RDMA Write ({@code read} false) or Read of the checked segments {@code iov}
+     * ({@code length} bytes) against {@code remote} at once and completes it, if that can succeed now:
+     * nothing is queued before it. No work request is made for it. Called under the domain lock.
+     *
+     * @param flagBits the completion flags as {@link WorkRequest#bitsOf} gives them
+     * @return false, with nothing changed, when the RDMA must go through the request queue (the default)
+     */
+    public boolean tryRdma(EmuEp from, boolean read, List<LmrTriplet> iov, long length, long cookie,
+                           RmrTriplet remote, int flagBits) {
         return false;
     }
 

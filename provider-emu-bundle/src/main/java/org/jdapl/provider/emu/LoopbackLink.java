@@ -10,6 +10,7 @@ import org.jdapl.dat.DtoStatus;
 import org.jdapl.dat.EpState;
 import org.jdapl.dat.LmrTriplet;
 import org.jdapl.dat.MemPriv;
+import org.jdapl.dat.RmrTriplet;
 
 /**
  * A connection between two EPs on the loopback fabric, and its data engine. Both EPs are in one lock
@@ -128,10 +129,44 @@ final class LoopbackLink extends Link {
             }
             long recvCookie = ring.headCookie();
             int recvFlags = ring.headFlags();
-            ring.take();
+            ring.takeRecycling();
             Segments.copy(iov, into, length);
             peer.completeTakenRecv(recvCookie, recvFlags, DtoStatus.SUCCESS, length, DtoOperation.RECEIVE, 0);
             from.completeDto(cookie, flagBits, DtoStatus.SUCCESS, length, DtoOperation.SEND);
+            return true;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /**
+     * The common RDMA, under the domain lock and the sender's {@link SendLock}: with the link open, no
+     * request queued before it, neither IA held, the local segments usable and the remote ones granted
+     * (LMR_06), the bytes are copied and the RDMA completes. Otherwise nothing changes and the caller
+     * queues it, where a refusal fails it as RC does. Nothing is allocated: no work request, no slice.
+     *
+     * <p>Behaviours: OBJ_08, LMR_06.
+     */
+    @Override
+    public boolean tryRdma(EmuEp from, boolean read, List<LmrTriplet> iov, long length, long cookie,
+                           RmrTriplet remote, int flagBits) {
+        EmuEp peer = other(from);
+        SendLock lock = from.queues().sendLock();
+        lock.lock();
+        try {
+            if (!open || !from.requests().isEmpty() || from.ia().held() || peer.ia().held()
+                    || !Segments.usable(iov)) {
+                return false;
+            }
+            RemoteTarget target = peer.ia().contexts().target(remote.rmrContext());
+            long at = target == null ? -1 : target.locate(peer, remote.targetAddress(), remote.length(),
+                    read ? MemPriv.REMOTE_READ : MemPriv.REMOTE_WRITE);
+            if (at < 0) {
+                return false;
+            }
+            Segments.copy(iov, target.backing(), at, length, !read);
+            from.completeDto(cookie, flagBits, DtoStatus.SUCCESS, length,
+                    read ? DtoOperation.RDMA_READ : DtoOperation.RDMA_WRITE);
             return true;
         } finally {
             lock.unlock();

@@ -38,6 +38,7 @@ final class RecvRing extends RecvRingShared {
     private static final VarHandle TAIL = RingSides.field(RecvRingProducer.class, "tail", long.class);
     private static final VarHandle CLEARED = RingSides.field(RecvRingConsumer.class, "cleared", long.class);
     private static final VarHandle PRODUCING = RingSides.field(RecvRingProducer.class, "producing", int.class);
+    private static final VarHandle SPARE = RingSides.field(RecvRing.class, "spare", WorkRequest.Recv.class);
 
     /** Slots cleared together by the consumer. */
     static final int BLOCK = RingSides.BLOCK;
@@ -46,6 +47,12 @@ final class RecvRing extends RecvRingShared {
 
     @SuppressWarnings("unused")
     private long q0, q1, q2, q3, q4, q5, q6, q7;
+    /**
+     * A receive taken by {@link #takeRecycling} (seen by no one but the ring), for the EP's next post to
+     * reuse: the consumer's release store, the producer's get-and-set.
+     */
+    @SuppressWarnings("unused")
+    WorkRequest.Recv spare;
 
     RecvRing(int maxRecvDtos) {
         int n = slotsFor(maxRecvDtos);
@@ -158,6 +165,22 @@ final class RecvRing extends RecvRingShared {
         }
         HEAD.setRelease(this, next);
         return r;
+    }
+
+    /**
+     * {@link #take} by a consumer that completes the receive from the values beside its slot and lets
+     * go of the object ({@link LoopbackLink#trySend}): it becomes the ring's spare for the next post.
+     */
+    void takeRecycling() {
+        WorkRequest.Recv r = take();
+        if (r != null) {
+            SPARE.setRelease(this, r);
+        }
+    }
+
+    /** The spare receive for a new post, or null (producer side claimed). */
+    WorkRequest.Recv takeSpare() {
+        return (WorkRequest.Recv) SPARE.getAndSet(this, null);
     }
 
     /** Whether no receive is queued (a hint unless the caller excludes producers and the consumer). */

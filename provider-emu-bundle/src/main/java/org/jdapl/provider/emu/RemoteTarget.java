@@ -13,4 +13,13 @@ interface RemoteTarget {
      * @return the slice, or null if the access is refused
      */
     MemorySegment resolve(EmuEp ep, long address, long length, MemPriv needed);
+
+    /**
+     * As {@link #resolve} without making a slice: the offset of {@code address} in {@link #backing()},
+     * or -1 if the access is refused (domain lock held until the bytes are copied).
+     */
+    long locate(EmuEp ep, long address, long length, MemPriv needed);
+
+    /** The whole segment {@link #locate} gives offsets in. */
+    MemorySegment backing();
 }

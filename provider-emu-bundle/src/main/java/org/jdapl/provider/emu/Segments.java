@@ -84,16 +84,19 @@ public final class Segments {
 
     static long total(List<LmrTriplet> iov) {
         long sum = 0;
-        for (LmrTriplet t : iov) {
-            sum += t.length();
+        for (int i = 0, n = iov.size(); i < n; i++) {
+            sum += iov.get(i).length();
         }
         return sum;
     }
 
-    /** Whether every LMR of the list is still registered and its memory still alive. */
+    /**
+     * Whether every LMR of the list is still registered and its memory still alive (indexed, so that
+     * no iterator is made on the data path even before the JIT would remove it).
+     */
     public static boolean usable(List<LmrTriplet> iov) {
-        for (LmrTriplet t : iov) {
-            EmuLmr lmr = (EmuLmr) t.lmr();
+        for (int i = 0, n = iov.size(); i < n; i++) {
+            EmuLmr lmr = (EmuLmr) iov.get(i).lmr();
             if (lmr.isFreed() || !lmr.segment().scope().isAlive()) {
                 return false;
             }
@@ -138,6 +141,25 @@ public final class Segments {
             so += n;
             dof += n;
             left -= n;
+        }
+    }
+
+    /**
+     * Copies {@code length} bytes between the checked segments {@code iov}, in list order, and
+     * {@code [at, at + length)} of {@code memory}: into the memory ({@code toMemory}) or out of it. No
+     * slice, list or iterator is made (an RDMA of the loopback fabric).
+     */
+    static void copy(List<LmrTriplet> iov, MemorySegment memory, long at, long length, boolean toMemory) {
+        long done = 0;
+        for (int i = 0, n = iov.size(); i < n && done < length; i++) {
+            LmrTriplet t = iov.get(i);
+            long k = Math.min(t.length(), length - done);
+            if (toMemory) {
+                MemorySegment.copy(t.lmr().segment(), t.offset(), memory, at + done, k);
+            } else {
+                MemorySegment.copy(memory, at + done, t.lmr().segment(), t.offset(), k);
+            }
+            done += k;
         }
     }
 

@@ -10,9 +10,10 @@ import org.jdapl.dat.RmrTriplet;
 
 /** A posted DTO or RMR bind, waiting in an EP's receive or request queue until it completes once. */
 public abstract sealed class WorkRequest {
-    final long cookie;
+    /** The cookie (not final: a recycled receive takes a new one, see {@link Recv#reuse}). */
+    long cookie;
     /** The completion flags as a bit set of their ordinals (no copy of the caller's set is kept). */
-    private final int flagBits;
+    private int flagBits;
     /** The sequence number of the request's last transmission on a TCP connection. */
     public long seq;
     private boolean completed;
@@ -22,12 +23,16 @@ public abstract sealed class WorkRequest {
         this.flagBits = bitsOf(flags);
     }
 
-    /** {@code flags} as a bit set of their ordinals. */
+    private static final CompletionFlag[] FLAGS = CompletionFlag.values();
+
+    /** {@code flags} as a bit set of their ordinals (asked flag by flag: no iterator is made). */
     static int bitsOf(Set<CompletionFlag> flags) {
         int bits = 0;
         if (!flags.isEmpty()) {
-            for (CompletionFlag f : flags) {
-                bits |= 1 << f.ordinal();
+            for (CompletionFlag f : FLAGS) {
+                if (flags.contains(f)) {
+                    bits |= 1 << f.ordinal();
+                }
             }
         }
         return bits;
@@ -50,6 +55,13 @@ public abstract sealed class WorkRequest {
 
     abstract DtoOperation operation();
 
+    /** Makes the request new again with {@code bits} as its flags (a recycled receive). */
+    private void reset(int bits) {
+        this.flagBits = bits;
+        this.completed = false;
+        this.seq = 0;
+    }
+
     /** Marks the request completed; a second completion is a provider bug and fails loudly. */
     void markCompleted() {
         checkNotCompleted();
@@ -63,15 +75,29 @@ public abstract sealed class WorkRequest {
         }
     }
 
-    /** A posted receive: the segments a message is scattered into. */
+    /**
+     * A posted receive: the segments a message is scattered into. One that a loopback send took at
+     * once and completed from the values its ring keeps was seen by no one else; its ring hands it back
+     * to the EP's next post ({@link RecvRing#takeSpare}), which {@link #reuse}s it, so that a steady
+     * ping-pong allocates no receive.
+     */
     public static final class Recv extends WorkRequest {
-        public final List<LmrTriplet> iov;
-        final long capacity;
+        public List<LmrTriplet> iov;
+        long capacity;
 
         Recv(List<LmrTriplet> iov, long capacity, long cookie, Set<CompletionFlag> flags) {
             super(cookie, flags);
             this.iov = iov;
             this.capacity = capacity;
+        }
+
+        /** This recycled receive as a new one (by its poster, before it is published in a ring). */
+        Recv reuse(List<LmrTriplet> newIov, long newCapacity, long newCookie, Set<CompletionFlag> flags) {
+            this.iov = newIov;
+            this.capacity = newCapacity;
+            this.cookie = newCookie;
+            super.reset(bitsOf(flags));
+            return this;
         }
 
         @Override

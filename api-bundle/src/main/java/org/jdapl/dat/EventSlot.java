@@ -1,0 +1,131 @@
+package org.jdapl.dat;
+
+/**
+ * A caller-owned, reusable DAT_EVENT: what {@code dat_evd_dequeue} and {@code dat_evd_wait} fill in
+ * C. The caller allocates it once and hands it to {@link EventDispatcher#dequeue(EventSlot)},
+ * {@link EventDispatcher#dequeue(EventSlot[], int)} or
+ * {@link EventDispatcher#waitEvent(long, int, EventSlot)} again and again; the provider overwrites it
+ * with the next event. A DTO completion, the event of the data path, is held field by field, so that
+ * taking one allocates nothing; any other event (connection, asynchronous, software, RMR bind) is
+ * held as its {@link DatEvent} record ({@link #event()}).
+ *
+ * <p>A slot is not thread-safe: one thread fills and reads it at a time.
+ */
+public final class EventSlot {
+    private EventNumber number;
+    private EventDispatcher evd;
+    private Endpoint ep;
+    private long cookie;
+    private DtoStatus status;
+    private long transferredLength;
+    private DtoOperation operation;
+    private int rmrContext;
+    /** The event if it is not a DTO completion, or a DTO completion given as a record; else null. */
+    private DatEvent event;
+
+    /** An empty slot ({@link #number()} null until it is filled). */
+    public EventSlot() {
+    }
+
+    /**
+     * Fills the slot with a DTO completion (DAT_DTO_COMPLETION_EVENT_DATA); the arguments are those of
+     * {@link DatEvent.DtoCompletion}.
+     */
+    public void setDtoCompletion(EventDispatcher evd, Endpoint ep, long cookie, DtoStatus status,
+                                 long transferredLength, DtoOperation operation, int rmrContext) {
+        this.number = EventNumber.DTO_COMPLETION;
+        this.evd = evd;
+        this.ep = ep;
+        this.cookie = cookie;
+        this.status = status;
+        this.transferredLength = transferredLength;
+        this.operation = operation;
+        this.rmrContext = rmrContext;
+        this.event = null;
+    }
+
+    /** Fills the slot with {@code e}, any event; a DTO completion is copied field by field. */
+    public void set(DatEvent e) {
+        if (e instanceof DatEvent.DtoCompletion d) {
+            setDtoCompletion(d.evd(), d.ep(), d.cookie(), d.status(), d.transferredLength(), d.operation(),
+                    d.rmrContext());
+            return;
+        }
+        this.number = e.number();
+        this.evd = e.evd();
+        this.ep = null;
+        this.cookie = 0;
+        this.status = null;
+        this.transferredLength = 0;
+        this.operation = null;
+        this.rmrContext = 0;
+        this.event = e;
+    }
+
+    /** The DAT_EVENT_NUMBER, or null for a slot never filled. */
+    public EventNumber number() {
+        return number;
+    }
+
+    /** Whether the slot holds a DTO completion (its fields are then the getters below). */
+    public boolean isDtoCompletion() {
+        return number == EventNumber.DTO_COMPLETION;
+    }
+
+    /** The EVD the event was taken from. */
+    public EventDispatcher evd() {
+        return evd;
+    }
+
+    /** A DTO completion's EP, else null. */
+    public Endpoint ep() {
+        return ep;
+    }
+
+    /** A DTO completion's DAT_DTO_COOKIE, else 0. */
+    public long cookie() {
+        return cookie;
+    }
+
+    /** A DTO completion's status, else null. */
+    public DtoStatus status() {
+        return status;
+    }
+
+    /** A DTO completion's transferred length (defined for SUCCESS only), else 0. */
+    public long transferredLength() {
+        return transferredLength;
+    }
+
+    /** A DTO completion's operation, else null. */
+    public DtoOperation operation() {
+        return operation;
+    }
+
+    /** A DTO completion's invalidated RMR context, else 0. */
+    public int rmrContext() {
+        return rmrContext;
+    }
+
+    /**
+     * The event as a {@link DatEvent}: the record the slot holds for an event other than a DTO
+     * completion; for a DTO completion a new {@link DatEvent.DtoCompletion} (this allocates).
+     *
+     * @throws IllegalStateException for a slot never filled
+     */
+    public DatEvent event() {
+        if (number == null) {
+            throw new IllegalStateException("the slot holds no event");
+        }
+        if (event != null) {
+            return event;
+        }
+        return new DatEvent.DtoCompletion(evd, ep, cookie, status, transferredLength, operation, rmrContext);
+    }
+
+    @Override
+    public String toString() {
+        return isDtoCompletion() ? "EventSlot[DTO_COMPLETION " + operation + " " + status + " cookie=" + cookie
+                + " length=" + transferredLength + "]" : "EventSlot[" + event + "]";
+    }
+}

@@ -1,0 +1,183 @@
+package org.jdapl.provider.emu;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.lang.management.ManagementFactory;
+import java.util.EnumSet;
+import java.util.Set;
+
+import org.jdapl.dat.CompletionFlag;
+import org.jdapl.dat.Dat;
+import org.jdapl.dat.DtoOperation;
+import org.jdapl.dat.DtoStatus;
+import org.jdapl.dat.Endpoint;
+import org.jdapl.dat.EventSlot;
+import org.jdapl.dat.LocalIov;
+import org.jdapl.dat.LocalMemoryRegion;
+import org.jdapl.dat.RmrTriplet;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/**
+ * The loopback data path allocates nothing per operation in steady state: posts of a pre-built
+ * {@link LocalIov} and {@link RmrTriplet} (send, receive, RDMA Write, RDMA Read) and dequeues or waits
+ * into a caller-owned {@link EventSlot}. The bytes the calling thread allocated over
+ * {@value #OPS} operations after a warm-up (the JVM's allocation counter,
+ * {@code com.sun.management.ThreadMXBean}) must be exactly 0 in a round (see {@link #allocatedOver}): a
+ * behaviour, not a timing. Each
+ * operation's data and completion are checked too.
+ */
+@Timeout(120)
+class ZeroAllocationTest {
+    private static final com.sun.management.ThreadMXBean THREADS =
+            (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
+    private static final int WARM_UP = 50_000;
+    private static final int OPS = 100_000;
+    private static final int ROUNDS = 5;
+    private static final int SIZE = 64;
+
+    /** One operation of the loop, checked as it goes. */
+    @FunctionalInterface
+    private interface Op {
+        void run(long i);
+    }
+
+    /**
+     * The bytes the calling thread allocated over {@value #OPS} runs of {@code op} after a warm-up: the
+     * least of up to {@value #ROUNDS} rounds, the first that allocated nothing ending them. A one-time
+     * allocation of the JVM's (a compilation's switch of the loop to compiled code) falls in one round; an
+     * allocation per operation shows in every round as {@value #OPS} bytes or more.
+     */
+    private static long allocatedOver(Op op) {
+        for (int i = 0; i < WARM_UP; i++) {
+            op.run(i);
+        }
+        long least = Long.MAX_VALUE;
+        for (int round = 0; round < ROUNDS && least > 0; round++) {
+            long before = THREADS.getCurrentThreadAllocatedBytes();
+            for (int i = 0; i < OPS; i++) {
+                op.run(i);
+            }
+            least = Math.min(least, THREADS.getCurrentThreadAllocatedBytes() - before);
+        }
+        return least;
+    }
+
+    private static void expect(EventSlot slot, long cookie, DtoOperation op, long length) {
+        if (!slot.isDtoCompletion() || slot.status() != DtoStatus.SUCCESS || slot.cookie() != cookie
+                || slot.operation() != op || slot.transferredLength() != length) {
+            throw new AssertionError("expected " + op + " " + cookie + " of " + length + " bytes, got " + slot);
+        }
+    }
+
+    /** The two ends of a connection, 64-byte buffers at each, a pre-built iov of each and the RMR triplets. */
+    private static final class Ends {
+        final Endpoint a;
+        final Endpoint b;
+        final MemorySegment srcMem;
+        final MemorySegment dstMem;
+        final LocalIov src;
+        final LocalIov dst;
+        final RmrTriplet remoteDst;
+
+        Ends(Fixture f) {
+            Endpoint[] eps = f.connect();
+            a = eps[0];
+            b = eps[1];
+            srcMem = f.memory(SIZE);
+            dstMem = f.memory(SIZE);
+            LocalMemoryRegion s = f.a.lmr(srcMem);
+            LocalMemoryRegion d = f.b.lmr(dstMem);
+            src = LocalIov.of(s);
+            dst = LocalIov.of(d);
+            remoteDst = new RmrTriplet(d.rmrContext(), d.query().registeredAddress(), SIZE);
+        }
+    }
+
+    /** OBJ_07: send/recv, both ends polled by one thread into reusable slots; the data arrives. */
+    @Test
+    void OBJ_07_loopbackSendRecvAllocatesNothing() {
+        try (Fixture f = new Fixture()) {
+            Ends e = new Ends(f);
+            EventSlot slot = new EventSlot();
+            Set<CompletionFlag> signalled = Dat.COMPLETION_DEFAULT;
+            long bytes = allocatedOver(i -> {
+                e.srcMem.set(ValueLayout.JAVA_LONG, 0, i);
+                e.b.postRecv(e.dst, i, signalled);
+                e.a.postSend(e.src, i, signalled);
+                take(f.b, slot);
+                expect(slot, i, DtoOperation.RECEIVE, SIZE);
+                take(f.a, slot);
+                expect(slot, i, DtoOperation.SEND, SIZE);
+                if (e.dstMem.get(ValueLayout.JAVA_LONG, 0) != i) {
+                    throw new AssertionError("message " + i + " did not arrive");
+                }
+            });
+            assertEquals(0, bytes, "heap bytes allocated over " + OPS + " loopback send/recv round trips");
+        }
+    }
+
+    /** OBJ_07: sends with SUPPRESS and receives waited for with dat_evd_wait into a reusable slot. */
+    @Test
+    void OBJ_07_loopbackSuppressedSendAndWaitAllocateNothing() {
+        try (Fixture f = new Fixture()) {
+            Ends e = new Ends(f);
+            EventSlot slot = new EventSlot();
+            Set<CompletionFlag> suppress = EnumSet.of(CompletionFlag.SUPPRESS);
+            long bytes = allocatedOver(i -> {
+                e.b.postRecv(e.dst, i, Dat.COMPLETION_DEFAULT);
+                e.a.postSend(e.src, i, suppress);
+                f.b.evd.waitEvent(Fixture.WAIT, 1, slot);
+                expect(slot, i, DtoOperation.RECEIVE, SIZE);
+            });
+            assertEquals(0, bytes, "heap bytes allocated over " + OPS + " suppressed sends and waits");
+            assertEquals(0, f.a.evd.count(), "a suppressed send queued no completion");
+        }
+    }
+
+    /** OBJ_08: RDMA Write and RDMA Read of 64 bytes move the bytes and allocate nothing. */
+    @Test
+    void OBJ_08_loopbackRdmaWriteAndReadAllocateNothing() {
+        try (Fixture f = new Fixture()) {
+            Ends e = new Ends(f);
+            EventSlot[] batch = {new EventSlot(), new EventSlot()};
+            long bytes = allocatedOver(i -> {
+                e.srcMem.set(ValueLayout.JAVA_LONG, 0, i);
+                e.a.postRdmaWrite(e.src, 2 * i, e.remoteDst, Dat.COMPLETION_DEFAULT);
+                e.a.postRdmaRead(e.src, 2 * i + 1, e.remoteDst, Dat.COMPLETION_DEFAULT);
+                int n = f.a.evd.dequeue(batch, 2);
+                if (n != 2) {
+                    throw new AssertionError("a loopback RDMA completes before its post returns: " + n + " of 2");
+                }
+                expect(batch[0], 2 * i, DtoOperation.RDMA_WRITE, SIZE);
+                expect(batch[1], 2 * i + 1, DtoOperation.RDMA_READ, SIZE);
+                if (e.dstMem.get(ValueLayout.JAVA_LONG, 0) != i) {
+                    throw new AssertionError("write " + i + " did not land");
+                }
+            });
+            assertEquals(0, bytes, "heap bytes allocated over " + OPS + " RDMA Write + Read pairs");
+        }
+    }
+
+    /** Polls {@code side}'s EVD into {@code slot} until an event is there (bounded). */
+    private static void take(Fixture.Side side, EventSlot slot) {
+        for (long spins = 0; !side.evd.dequeue(slot); spins++) {
+            if (spins > 100_000_000L) {
+                throw new AssertionError("no event");
+            }
+            Thread.onSpinWait();
+        }
+    }
+
+    /** Where the control measurement's arrays escape to, so that none is optimised away. */
+    private static volatile long[] sink;
+
+    @Test
+    void theCounterSeesAnAllocation() {
+        long bytes = allocatedOver(i -> sink = new long[(int) (i & 7) + 1]);
+        assertTrue(bytes > 0, "the allocation counter must see allocations for the zero figures to mean anything");
+    }
+}
