@@ -107,7 +107,7 @@ final class FftCases {
                     new Case("dequeue from an empty EVD (DAT_QUEUE_EMPTY)", c -> {
                         InterfaceAdapter ia = c.open();
                         EventDispatcher evd = evd(c, ia, EvdFlag.DTO);
-                        Optional<DatEvent> e = c.call("dat_evd_dequeue", evd::dequeue);
+                        Optional<DatEvent> e = c.call("dat_evd_dequeue", () -> evd.dequeue());
                         c.check(e.isEmpty(), "no event (DAT_QUEUE_EMPTY)");
                     }),
                     new Case("post a software event and dequeue it", c -> {
@@ -115,7 +115,7 @@ final class FftCases {
                         EventDispatcher evd = evd(c, ia, EvdFlag.SOFTWARE);
                         Object pointer = new Object();
                         c.call("dat_evd_post_se", () -> evd.postSoftwareEvent(pointer));
-                        Optional<DatEvent> e = c.call("dat_evd_dequeue", evd::dequeue);
+                        Optional<DatEvent> e = c.call("dat_evd_dequeue", () -> evd.dequeue());
                         c.check(e.isPresent() && e.get() instanceof DatEvent.Software s && s.pointer() == pointer,
                                 "DAT_SOFTWARE_EVENT with the posted pointer");
                     })));
@@ -134,7 +134,7 @@ final class FftCases {
                             c.call("dat_ep_free", ep::free);
                             // dat_ep_free(3): its completions may or may not be on the EVD; drain them.
                             int n = 0;
-                            while (c.call("dat_evd_dequeue", evd::dequeue).isPresent()) {
+                            while (c.call("dat_evd_dequeue", () -> evd.dequeue()).isPresent()) {
                                 n++;
                             }
                             c.say(n + " flushed completion(s) dequeued (the manual page allows either)");
