@@ -170,18 +170,14 @@ public final class EmuIa extends EmuObject implements InterfaceAdapter {
         }
     }
 
-    /**
-     * Raises an asynchronous event affiliated with {@code handle} on the asynchronous EVD (domain lock
-     * held). Behaviours: SRQ_01, EP_01: the watermark events.
-     */
+    /** Raises an async event naming {@code handle} (domain lock held). Behaviours: SRQ_01, EP_01. */
     void raiseAsync(EventNumber number, DatHandle handle, int reason, String detail) {
         post(asyncEvd, new DatEvent.AsyncError(asyncEvd, number, handle, reason, detail), true);
     }
 
     /**
-     * Reports that {@code evd} went over its length (OBJ_04) on the asynchronous EVD. Called under the
-     * domain lock or, for a loopback send's completions, under its EP's {@link SendLock} only: so it takes
-     * no domain lock (see {@link LockDomain}, lock order).
+     * Reports that {@code evd} went over its length (OBJ_04) on the asynchronous EVD. Called under the domain
+     * lock or under a loopback send's {@link SendLock} only, so it takes none ({@link LockDomain}, lock order).
      */
     void overflowed(EmuEvd evd) {
         if (evd != asyncEvd) {

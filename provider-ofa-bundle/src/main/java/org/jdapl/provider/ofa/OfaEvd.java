@@ -21,25 +21,19 @@ import org.jdapl.dat.EvdFlag;
 import org.jdapl.dat.HandleType;
 
 /**
- * An EVD: a Java queue of events with blocking waits, and, for EVDs of the DTO or RMR bind
- * streams, a completion queue ({@link EvdCq}) whose completion events arrive on the IA's completion
- * channel and are drained by the IA's event thread. Software, connection, CR and asynchronous events
- * are queued directly. An EVD that is too small reports overflow (OBJ_04); a wait with nothing queued
- * times out (OBJ_03). A waiter blocks on a {@link Condition} (a virtual thread leaves its carrier) and
- * the IA's close releases it with DAT_ABORT (OBJ_11).
- *
- * <p>The queue and the waits are here, the CQ's lifecycle and polling in {@link EvdCq}; their lock
- * protocol is read here: a poll (under the CQ's poll lock) hands its event to the thread dequeuing,
- * a waiter arms the CQ before it blocks, a dequeue that finds nothing returns without the queue lock.
+ * An EVD: a Java queue of events with blocking waits; for the DTO or RMR bind streams, a completion
+ * queue ({@link EvdCq}: its lifecycle and polling) drained by the IA's event thread. Other events are
+ * queued directly. Overflow is reported (OBJ_04); an empty wait times out (OBJ_03); a waiter blocks on a
+ * {@link Condition} (a virtual thread leaves its carrier), released by the IA's close with DAT_ABORT
+ * (OBJ_11). The lock protocol: a poll (under the CQ's poll lock) hands its event to the thread
+ * dequeuing, a waiter arms the CQ before it blocks, a dequeue that finds nothing takes no queue lock.
  */
 final class OfaEvd extends OfaHandle implements EventDispatcher, IaObjects.Owned {
     private static final VarHandle BUSY = VarHandles.field(MethodHandles.lookup(), "busy", int.class);
 
     static {
-        // A virtual thread that loads or initializes a class stays on its carrier meanwhile, and waits
-        // pinned while another thread initializes it: the errors that released waiters of EVDs and CNOs
-        // return are made once here, when the IA's asynchronous EVD is, before any thread can wait
-        // (OBJ_11). Else 1,000 waiters released at once by a close all load them on their carriers.
+        // OBJ_11: the errors released waiters return are made once, before any thread waits; else 1,000
+        // virtual threads released by a close would load and initialize them pinned to their carriers.
         new DatException(DatReturnType.ABORT, "").getMessage();
         DatException.invalidState(DatReturnSubtype.INVALID_STATE_CNO_DEAD, "").getMessage();
         HandleType.EVD.invalid("").getMessage();
