@@ -19,6 +19,11 @@ import org.jdapl.provider.emu.EmuProvider;
  * The JVM {@link VirtualThreadWaitTest} starts (with few carriers): {@link WaiterRelease} on an IA of
  * the fabric named by the first argument, under a JFR recording of every
  * {@code jdk.VirtualThreadPinned}. Prints {@code pinned N}, the pinned stacks, and the figures.
+ *
+ * <p>A smaller run on an IA of its own comes first, outside the recording: it initializes the JDK's
+ * classes on the wait path (the lock queue's nodes, the NIO poller). A virtual thread that meets such
+ * a class while another thread runs its initializer waits pinned, once per JVM; that wait is the
+ * JDK's, not the provider's, and the recording is about the provider's waits.
  */
 public final class VirtualWaitersMain {
     private VirtualWaitersMain() {
@@ -28,6 +33,8 @@ public final class VirtualWaitersMain {
         String params = args[0].equals("tcp") ? "tcp 127.0.0.1:0" : "loopback";
         int evdWaiters = Integer.parseInt(args[1]);
         int cnoWaiters = Integer.parseInt(args[2]);
+        InterfaceAdapter warm = new EmuProvider().open(new IaSpec("vt-warm-" + args[0], params, "", true, "test"), 8);
+        WaiterRelease.run(warm, 64, 4, Duration.ofSeconds(60));
         Path jfr = Files.createTempFile("jdapl-vt-", ".jfr");
         try (Recording recording = new Recording()) {
             recording.enable("jdk.VirtualThreadPinned").withThreshold(Duration.ZERO).withStackTrace();
