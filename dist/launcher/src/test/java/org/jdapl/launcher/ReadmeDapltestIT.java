@@ -94,7 +94,15 @@ class ReadmeDapltestIT {
             String address = awaitAddress(running);
             for (Command client : block.subList(1, block.size())) {
                 assertTrue(client.line().contains(" -s " + readmeAddress + " "), client.line());
-                runAndCompare(work, setup, client, client.line().replace(" -s " + readmeAddress + " ", " -s " + address + " "));
+                try {
+                    runAndCompare(work, setup, client,
+                            client.line().replace(" -s " + readmeAddress + " ", " -s " + address + " "));
+                } catch (AssertionError e) {
+                    // The server's side of the story: what it printed up to the client's failure.
+                    e.addSuppressed(new AssertionError("the server so far:\n--- stdout\n" + running.out()
+                            + "--- stderr\n" + running.err()));
+                    throw e;
+                }
             }
             Application.Result served = running.await(RUN);
             assertEquals(0, served.status(), served::toString);
