@@ -387,8 +387,7 @@ public final class TcpFabric implements Fabric {
      */
     TcpConnection soleReader() {
         TcpConnection c = sole;
-        return c != null && c.phase() == TcpConnection.Phase.OPEN && !ia.held() && c.writable() && c.hasQueueRoom()
-                && !c.input().expectsLarge() ? c : null;
+        return c != null && !ia.held() && c.onlyReads() ? c : null;
     }
 
     /** One ready key of the selector (domain lock held): accept, connect, write, read. */
