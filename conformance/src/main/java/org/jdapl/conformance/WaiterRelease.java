@@ -7,6 +7,7 @@ import java.util.EnumSet;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLongArray;
 import java.util.function.BooleanSupplier;
 
 import org.jdapl.dat.Cno;
@@ -26,8 +27,13 @@ import org.jdapl.dat.InterfaceAdapter;
  * one); each CNO waiter on a CNO of its own. Once every waiter is blocked, a software event is posted
  * to every second EVD (its waiter must return that very event), then the IA is closed: every other
  * waiter must return at once, the EVD waiters with DAT_ABORT, the CNO waiters with INVALID_STATE
- * (INVALID_STATE_CNO_DEAD). The times from {@code close()} returning to each waiter's return are
- * measured; a waiter that returned before {@code close()} did counts 0.
+ * (INVALID_STATE_CNO_DEAD). Each released waiter's latency is measured from {@code close()}
+ * returning to its wait's return; 0 for a waiter whose wait returned before {@code close()} did, and
+ * for one that, looked at right after {@code close()} returned, had already left its wait (no
+ * {@code waitEvent} or {@code waitCno} frame on its stack: its carrier had not yet run it the few
+ * lines to where it notes the time). So a provider whose {@code close()} has every waiter out of its
+ * wait when it returns shows 0 however loaded the machine; one that leaves them to return later
+ * (woken but not yet run, say) shows how much later.
  *
  * <p>Whether the waits unmount their virtual threads is seen from outside (a JFR recording of
  * {@code jdk.VirtualThreadPinned}, and a scheduler of few carriers, where pinned waiters would keep
@@ -48,7 +54,8 @@ public final class WaiterRelease {
      * @param released waiters released by the close with the expected error
      * @param wrong what any waiter returned that it should not have (empty when all is well)
      * @param closeNanos how long {@code close()} took
-     * @param latenciesNanos from {@code close()} returning to each released waiter's return, sorted
+     * @param latenciesNanos from {@code close()} returning to each released waiter's return, sorted (0:
+     *        out of its wait before {@code close()} returned)
      */
     public record Result(int evdWaiters, int cnoWaiters, int woken, int released, List<String> wrong,
                          long closeNanos, long[] latenciesNanos) {
@@ -70,7 +77,7 @@ public final class WaiterRelease {
         /** One line of figures. */
         public String summary() {
             return String.format("%d EVD waiters, %d CNO waiters: %d woken by their event, %d released by close"
-                            + " (%d of them before close() returned); close() took %.3f ms; release latency"
+                            + " (%d of them out of their waits when close() returned); close() took %.3f ms; release latency"
                             + " after close() returned: median %.3f ms, max %.3f ms; wrong: %s",
                     evdWaiters, cnoWaiters, woken, released, releasedDuringClose(), closeNanos / 1e6,
                     medianLatencyNanos() / 1e6, maxLatencyNanos() / 1e6, wrong.isEmpty() ? "none" : wrong);
@@ -100,7 +107,7 @@ public final class WaiterRelease {
             cnos[i] = ia.createCno(null);
         }
         Object[] outcomes = new Object[total];
-        long[] returned = new long[total];
+        AtomicLongArray returned = new AtomicLongArray(total);
         AtomicInteger waiting = new AtomicInteger();
         AtomicInteger done = new AtomicInteger();
         Thread[] threads = new Thread[total];
@@ -115,7 +122,7 @@ public final class WaiterRelease {
                 } catch (RuntimeException | Error e) {
                     outcome = e;
                 }
-                returned[w] = System.nanoTime();
+                returned.set(w, System.nanoTime());
                 outcomes[w] = outcome;
                 done.incrementAndGet();
             });
@@ -142,6 +149,13 @@ public final class WaiterRelease {
         long before = System.nanoTime();
         ia.close();
         long closed = System.nanoTime();
+        boolean[] outOfWait = new boolean[total];
+        for (int i = 0; i < total; i++) {
+            outOfWait[i] = returned.get(i) != 0;
+        }
+        for (int i = 0; i < total; i++) {
+            outOfWait[i] = outOfWait[i] || !inWait(threads[i]);
+        }
         for (Thread t : threads) {
             t.join(bound.toMillis());
             if (t.isAlive()) {
@@ -159,7 +173,7 @@ public final class WaiterRelease {
                 }
                 continue;
             }
-            latencies.add(Math.max(0, returned[i] - closed));
+            latencies.add(outOfWait[i] ? 0 : Math.max(0, returned.get(i) - closed));
             boolean right = o instanceof DatException e && (i < evdWaiters ? e.type() == DatReturnType.ABORT
                     : e.type() == DatReturnType.INVALID_STATE && e.subtype() == DatReturnSubtype.INVALID_STATE_CNO_DEAD);
             if (right) {
@@ -173,10 +187,20 @@ public final class WaiterRelease {
         return new Result(evdWaiters, cnoWaiters, woken, released, List.copyOf(wrong), closed - before, sorted);
     }
 
-    /** Parked (a virtual thread parked has left its carrier, unless it is pinned). */
+    /** Whether {@code t} is still in its {@code waitEvent} or {@code waitCno} call. */
+    private static boolean inWait(Thread t) {
+        for (StackTraceElement e : t.getStackTrace()) {
+            if (e.getMethodName().equals("waitEvent") || e.getMethodName().equals("waitCno")) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** Parked (a virtual thread parked has left its carrier, unless it is pinned), or blocked on a monitor. */
     private static boolean blocked(Thread t) {
         Thread.State s = t.getState();
-        return s == Thread.State.WAITING || s == Thread.State.TIMED_WAITING;
+        return s == Thread.State.WAITING || s == Thread.State.TIMED_WAITING || s == Thread.State.BLOCKED;
     }
 
     private static String describe(Object o) {

@@ -22,11 +22,15 @@ import org.junit.jupiter.params.provider.ValueSource;
  * 16 in {@code waitCno}) on a scheduler of 2 carriers, in a JVM of their own
  * ({@link VirtualWaitersMain}): no {@code jdk.VirtualThreadPinned} event, each woken waiter returns
  * its own event, and closing the IA releases every other waiter with DAT_ABORT (CNO waiters with
- * INVALID_STATE_CNO_DEAD). The release latency after {@code close()} returns is printed, not asserted.
+ * INVALID_STATE_CNO_DEAD) within 1 ms of {@code close()} returning: the provider releases them within
+ * {@code close()}, so every one counts 0 ({@link org.jdapl.conformance.WaiterRelease}), on a loaded
+ * machine too.
  */
 class VirtualThreadWaitTest {
     static final int EVD_WAITERS = 2_000;
     static final int CNO_WAITERS = 16;
+    /** The longest a waiter may still wait once {@code close()} has returned. */
+    static final long MAX_RELEASE_NANOS = 1_000_000;
 
     @TempDir
     Path dir;
@@ -42,7 +46,9 @@ class VirtualThreadWaitTest {
         assertEquals(EVD_WAITERS / 2, count(out, "woken"), out);
         assertEquals(EVD_WAITERS / 2 + CNO_WAITERS, count(out, "released"), out);
         assertEquals(0, count(out, "wrong"), out);
-        assertTrue(count(out, "max-latency-ns") >= 0, out);
+        long maxLatency = count(out, "max-latency-ns");
+        assertTrue(maxLatency <= MAX_RELEASE_NANOS, "a waiter was released " + maxLatency / 1e6
+                + " ms after close() returned (at most 1 ms): " + out);
     }
 
     /** Runs {@code main} in a JVM of this class path; fails on a non-zero exit or after 3 minutes. */

@@ -32,7 +32,8 @@ final class EmuCno extends EmuObject implements Cno {
     private final LinkedHashSet<EventDispatcher> pending = new LinkedHashSet<>();
     private final List<CompletableFuture<EventDispatcher>> stages = new ArrayList<>();
     private volatile Consumer<EventDispatcher> agent;
-    private int waiters;
+    /** Threads in {@link #waitCno} (written under the lock). */
+    private volatile int waiters;
     // guarded by the fabric lock
     private int attached;
 
@@ -113,6 +114,11 @@ final class EmuCno extends EmuObject implements Cno {
         });
     }
 
+    /** Whether a thread is in {@link #waitCno}. */
+    boolean hasWaiters() {
+        return waiters > 0;
+    }
+
     /** Frees the CNO whatever uses it: waiters and stages fail. */
     void destroy() {
         markFreed();
@@ -147,8 +153,7 @@ final class EmuCno extends EmuObject implements Cno {
                         return evd;
                     }
                     if (isFreed()) {
-                        throw DatException.invalidState(DatReturnSubtype.INVALID_STATE_CNO_DEAD,
-                                "the CNO was freed while waiting");
+                        throw ReleasedWait.cnoFreed();
                     }
                     if (!infinite && remaining <= 0) {
                         throw new DatException(DatReturnType.TIMEOUT_EXPIRED, "no trigger within " + timeoutMicros

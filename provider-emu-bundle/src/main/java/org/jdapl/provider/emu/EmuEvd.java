@@ -128,6 +128,11 @@ final class EmuEvd extends EmuObject implements EventDispatcher {
         });
     }
 
+    /** Whether a thread waits on the EVD. */
+    boolean hasWaiters() {
+        return events.hasWaiters();
+    }
+
     /** Frees the EVD whatever uses it (fabric lock held); waiting threads are released. */
     void destroy() {
         if (cno != null) {

@@ -203,9 +203,11 @@ public final class EmuIa extends EmuObject implements InterfaceAdapter {
         threads.runAgent(task);
     }
 
+    /** After the teardown (no lock held): the threads end, and the waiters it released leave their waits. */
     private void stopThreads() {
         fabric.stop();
         threads.stop();
+        objects.awaitReleased(name);
     }
 
     /** The IA's service points, where connection requests arrive. */
@@ -315,7 +317,7 @@ public final class EmuIa extends EmuObject implements InterfaceAdapter {
             post(asyncEvd, new DatEvent.AsyncError(asyncEvd, EventNumber.ASYNC_ERROR_IA_CATASTROPHIC, this, 0,
                     reason == null ? "the IA was aborted" : reason), true);
         }
-        objects.destroyAll(catastrophic);
+        objects.destroyAll(catastrophic, fabric);
         listeners.clear();
         contexts.clear();
         markFreed();

@@ -209,6 +209,11 @@ final class EventQueue {
         }
     }
 
+    /** Whether a thread is in {@link #waitEvent} (read without the lock). */
+    boolean hasWaiters() {
+        return waiters > 0;
+    }
+
     /** Releases every waiting thread (the EVD was freed: they fail ABORT). */
     void releaseWaiters() {
         queueLock.lock();
@@ -361,7 +366,7 @@ final class EventQueue {
                         continue;
                     }
                     if (evd.isFreed()) {
-                        throw new DatException(DatReturnType.ABORT, "the EVD was freed while waiting (IA closed)");
+                        throw ReleasedWait.evdFreed();
                     }
                     if (!waitable) {
                         throw DatException.invalidState(DatReturnSubtype.INVALID_STATE_EVD_UNWAITABLE,

@@ -5,19 +5,28 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.TimeUnit;
 
 import org.jdapl.dat.HandleType;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The objects an IA owns (its asynchronous EVD included), and the order they are destroyed in when
- * the IA closes: EPs first (their connections closed or broken, their DTOs flushed), then requests
- * and service points, RMRs and SRQs, LMRs and CNOs, last EVDs and PZs, so that no object is destroyed
- * while another still refers to it. Used under the IA's domain lock.
+ * the IA closes: EVDs and CNOs first (their waiters released), then EPs (their connections closed or
+ * broken, their DTOs flushed), requests and service points, RMRs and SRQs, LMRs, last PZs, so that no
+ * object is destroyed while another still refers to it. Used under the IA's domain lock.
  *
  * <p>Behaviours: OBJ_01: ABRUPT close frees every object.
  */
 final class IaObjects {
+    private static final Logger LOG = LoggerFactory.getLogger(IaObjects.class);
+    /** The longest a close waits for the threads it released to leave their waits. */
+    static final long RELEASE_BOUND_NANOS = TimeUnit.SECONDS.toNanos(1);
+
     private final Set<EmuObject> objects = new LinkedHashSet<>();
+    /** The EVDs and CNOs the last {@link #destroyAll} released, for {@link #awaitReleased}. */
+    private volatile List<EmuObject> released = List.of();
 
     <T extends EmuObject> T add(T object) {
         objects.add(object);
@@ -61,10 +70,32 @@ final class IaObjects {
 
     /**
      * Destroys every object in the close order; {@code catastrophic}: the peers of connected EPs see
-     * BROKEN rather than DISCONNECTED. The table is empty afterwards.
+     * BROKEN rather than DISCONNECTED. The table is empty afterwards. The EVDs and CNOs die first, so
+     * that every thread waiting on one is released at once, before any connection is torn down
+     * (nothing is queued on a freed EVD, so the flushes of the EPs' DTOs that follow queue nothing
+     * either); {@code fabric} is told, so that a waiter polling its input looks at its queue again.
+     *
+     * <p>Behaviours: OBJ_01, OBJ_11.
      */
-    void destroyAll(boolean catastrophic) {
+    void destroyAll(boolean catastrophic, Fabric fabric) {
         List<EmuObject> all = new ArrayList<>(objects);
+        List<EmuObject> released = new ArrayList<>();
+        this.released = released;
+        for (EmuObject o : all) {
+            switch (o) {
+                case EmuEvd evd when !evd.isFreed() -> {
+                    evd.destroy();
+                    released.add(evd);
+                }
+                case EmuCno cno when !cno.isFreed() -> {
+                    cno.destroy();
+                    released.add(cno);
+                }
+                default -> {
+                }
+            }
+        }
+        fabric.wakePoller();
         for (EmuObject o : all) {
             if (o instanceof EmuEp ep && !ep.isFreed()) {
                 ep.teardown(catastrophic);
@@ -105,5 +136,36 @@ final class IaObjects {
             }
         }
         objects.clear();
+    }
+
+    /**
+     * Waits, up to {@link #RELEASE_BOUND_NANOS}, until no thread is left in a wait on the EVDs and CNOs
+     * that {@link #destroyAll} released (no lock held, by the closing thread): their threads were woken
+     * first, and a close that returns has them out of the provider, on a machine whose CPUs are busy too.
+     *
+     * <p>Behaviours: OBJ_11.
+     */
+    void awaitReleased(String ia) {
+        List<EmuObject> waited = released;
+        released = List.of();
+        long end = System.nanoTime() + RELEASE_BOUND_NANOS;
+        for (EmuObject o : waited) {
+            while (hasWaiters(o)) {
+                if (System.nanoTime() - end > 0) {
+                    LOG.debug("IA {}: threads released from their waits were still in them {} ms after the close",
+                            ia, TimeUnit.NANOSECONDS.toMillis(RELEASE_BOUND_NANOS));
+                    return;
+                }
+                Thread.yield();
+            }
+        }
+    }
+
+    private static boolean hasWaiters(EmuObject o) {
+        return switch (o) {
+            case EmuEvd evd -> evd.hasWaiters();
+            case EmuCno cno -> cno.hasWaiters();
+            default -> false;
+        };
     }
 }

@@ -13,6 +13,7 @@ import net.jqwik.api.Property;
 import net.jqwik.api.Provide;
 import net.jqwik.api.constraints.Size;
 import org.jdapl.provider.emu.tcp.Frame;
+import org.jdapl.provider.emu.tcp.FrameType;
 
 /** Fuzzing of the frame header decoder: it accepts only headers within the protocol's bounds. */
 class FrameDecoderFuzzTest {
@@ -33,13 +34,13 @@ class FrameDecoderFuzzTest {
         Frame.encode(b, (int) f[0], 0, (int) f[1], f[2], f[3], f[4], f[5], f[6]);
         b.flip();
         try {
-            Frame.Header h = Frame.decode(b);
-            assertEquals(f[0], h.type());
+            Frame h = Frame.decode(b);
+            assertEquals(f[0], h.type().code());
             assertEquals(f[2], h.length());
             assertEquals(f[3], h.seq());
-            assertEquals(f[4], h.a());
-            assertEquals(f[5], h.b());
-            assertEquals(f[6], h.c());
+            assertEquals(f[4], h.rmrContext());
+            assertEquals(f[5], h.targetAddress());
+            assertEquals(f[6], h.readLength());
         } catch (Frame.ProtocolException e) {
             throw new AssertionError("a valid header was refused: " + e.getMessage(), e);
         }
@@ -47,7 +48,7 @@ class FrameDecoderFuzzTest {
 
     private static void check(byte[] bytes) {
         ByteBuffer b = ByteBuffer.wrap(bytes);
-        Frame.Header h;
+        Frame h;
         try {
             h = Frame.decode(b);
         } catch (Frame.ProtocolException e) {
@@ -55,14 +56,15 @@ class FrameDecoderFuzzTest {
             return;
         }
         assertEquals(Frame.HEADER_SIZE, b.position());
-        assertTrue(h.type() >= Frame.CONNECT_REQ && h.type() <= Frame.KEEPALIVE, "type " + h.type());
+        assertTrue(h.type() != null && h.type().code() == (bytes[0] & 0xff), "type " + h.type());
         assertTrue(h.length() >= 0 && h.length() <= Frame.MAX_DATA, "length " + h.length());
-        boolean data = h.type() == Frame.SEND || h.type() == Frame.RDMA_WRITE || h.type() == Frame.RDMA_READ_RESP;
+        boolean data = h.type() == FrameType.SEND || h.type() == FrameType.RDMA_WRITE
+                || h.type() == FrameType.RDMA_READ_RESP;
         if (!data) {
-            assertTrue(h.length() <= Frame.MAX_CONTROL, Frame.name(h.type()) + " of " + h.length() + " bytes");
+            assertTrue(h.length() <= Frame.MAX_CONTROL, h.type() + " of " + h.length() + " bytes");
         }
-        if (h.type() == Frame.RDMA_READ_REQ) {
-            assertTrue(h.c() >= 0 && h.c() <= Frame.MAX_DATA);
+        if (h.type() == FrameType.RDMA_READ_REQ) {
+            assertTrue(h.readLength() >= 0 && h.readLength() <= Frame.MAX_DATA);
         }
     }
 
@@ -79,11 +81,13 @@ class FrameDecoderFuzzTest {
 
     @Provide
     Arbitrary<long[]> valid() {
-        return Combinators.combine(Arbitraries.of(Frame.SEND, Frame.RDMA_WRITE, Frame.RDMA_READ_RESP, Frame.ACK,
-                        Frame.KEEPALIVE, Frame.DISCONNECT), Arbitraries.longs().between(0, Frame.MAX_DATA),
+        return Combinators.combine(Arbitraries.of(FrameType.SEND, FrameType.RDMA_WRITE, FrameType.RDMA_READ_RESP,
+                        FrameType.ACK, FrameType.KEEPALIVE, FrameType.DISCONNECT).map(FrameType::code),
+                Arbitraries.longs().between(0, Frame.MAX_DATA),
                 Arbitraries.longs(), Arbitraries.longs(), Arbitraries.longs())
                 .as((type, length, seq, a, b) -> {
-                    boolean data = type == Frame.SEND || type == Frame.RDMA_WRITE || type == Frame.RDMA_READ_RESP;
+                    boolean data = type == FrameType.SEND.code() || type == FrameType.RDMA_WRITE.code()
+                            || type == FrameType.RDMA_READ_RESP.code();
                     return new long[] {type, 0, data ? length : 0, seq, a, b, 0};
                 });
     }

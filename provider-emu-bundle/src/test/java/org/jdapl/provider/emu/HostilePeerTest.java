@@ -30,6 +30,7 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.jdapl.provider.emu.tcp.Frame;
+import org.jdapl.provider.emu.tcp.FrameType;
 
 /**
  * A raw socket client attacks IA B of a tcp fixture while A and B stay connected: garbage, truncated
@@ -83,9 +84,9 @@ class HostilePeerTest {
         assertArrayEquals("hello".getBytes(StandardCharsets.UTF_8), cr.request().query().privateData());
         passive[0] = f.b.ep();
         cr.request().accept(passive[0], new byte[0]);
-        assertEquals(Frame.CONNECT_DELIVERED, p.next().type());
-        assertEquals(Frame.CONNECT_ACCEPT, p.next().type());
-        p.frame(Frame.CONNECT_RTU, 0, 0, 0, 0, 0, 0, 0, null);
+        assertEquals(FrameType.CONNECT_DELIVERED, p.next().type());
+        assertEquals(FrameType.CONNECT_ACCEPT, p.next().type());
+        p.frame(FrameType.CONNECT_RTU, 0, 0, 0, 0, 0, 0, 0, null);
         f.b.nextConnection(EventNumber.CONNECTION_ESTABLISHED);
         return p;
     }
@@ -143,11 +144,11 @@ class HostilePeerTest {
     @Test
     void truncatedFrameThenSilenceIsDropped() throws IOException {
         try (RawPeer p = attacker()) {
-            p.raw(new byte[] {Frame.CONNECT_REQ, 0, 0, 1, 0, 0});
+            p.raw(new byte[] {(byte) FrameType.CONNECT_REQ.code(), 0, 0, 1, 0, 0});
             assertTrue(p.closedWithin(DROP));
         }
         try (RawPeer p = attacker()) {
-            p.raw(new byte[] {Frame.CONNECT_REQ});
+            p.raw(new byte[] {(byte) FrameType.CONNECT_REQ.code()});
             p.close();
         }
         assertHealthy();
@@ -156,17 +157,17 @@ class HostilePeerTest {
     @Test
     void hugeLengthsAreDropped() throws IOException {
         try (RawPeer p = attacker()) {
-            p.frame(Frame.CONNECT_REQ, 0, Frame.VERSION, 0xffff_ffffL, 0, 1, 0, Frame.MAGIC, null);
+            p.frame(FrameType.CONNECT_REQ, 0, Frame.VERSION, 0xffff_ffffL, 0, 1, 0, Frame.MAGIC, null);
             assertTrue(p.closedWithin(DROP));
         }
         Endpoint[] passive = new Endpoint[1];
         try (RawPeer p = established(passive)) {
-            p.frame(Frame.SEND, 0, 0, (1L << 31) + 1, 1, 0, 0, 0, new byte[64]);
+            p.frame(FrameType.SEND, 0, 0, (1L << 31) + 1, 1, 0, 0, 0, new byte[64]);
             assertTrue(p.closedWithin(DROP));
         }
         brokenPassive(passive[0]);
         try (RawPeer p = established(passive)) {
-            p.frame(Frame.RDMA_READ_REQ, 0, 0, 0, 1, exposed.rmrContext() & 0xffff_ffffL,
+            p.frame(FrameType.RDMA_READ_REQ, 0, 0, 0, 1, exposed.rmrContext() & 0xffff_ffffL,
                     exposed.query().registeredAddress(), 1L << 40, null);
             assertTrue(p.closedWithin(DROP));
         }
@@ -189,10 +190,10 @@ class HostilePeerTest {
         };
         for (long[] at : attacks) {
             try (RawPeer p = established(passive)) {
-                p.frame(Frame.RDMA_WRITE, 0, 0, at[2], 1, at[0], at[1], 0, new byte[(int) at[2]]);
-                Frame.Header nak = p.next();
-                assertEquals(Frame.NAK, nak.type());
-                assertEquals(Frame.NAK_REMOTE_ACCESS, nak.status());
+                p.frame(FrameType.RDMA_WRITE, 0, 0, at[2], 1, at[0], at[1], 0, new byte[(int) at[2]]);
+                Frame nak = p.next();
+                assertEquals(FrameType.NAK, nak.type());
+                assertEquals(Frame.Nak.REMOTE_ACCESS, nak.nak());
                 assertTrue(p.closedWithin(DROP));
             }
             brokenPassive(passive[0]);
@@ -205,10 +206,10 @@ class HostilePeerTest {
         long staleBase = stale.query().registeredAddress();
         stale.free();
         try (RawPeer p = established(passive)) {
-            p.frame(Frame.RDMA_READ_REQ, 0, 0, 0, 1, staleCtx, staleBase, 64, null);
-            Frame.Header nak = p.next();
-            assertEquals(Frame.NAK, nak.type());
-            assertEquals(Frame.NAK_REMOTE_ACCESS, nak.status());
+            p.frame(FrameType.RDMA_READ_REQ, 0, 0, 0, 1, staleCtx, staleBase, 64, null);
+            Frame nak = p.next();
+            assertEquals(FrameType.NAK, nak.type());
+            assertEquals(Frame.Nak.REMOTE_ACCESS, nak.nak());
             assertTrue(p.closedWithin(DROP));
         }
         brokenPassive(passive[0]);
@@ -221,10 +222,10 @@ class HostilePeerTest {
         try (RawPeer p = established(passive)) {
             byte[] data = new byte[REGION];
             java.util.Arrays.fill(data, (byte) 0x77);
-            p.frame(Frame.RDMA_WRITE, 0, 0, REGION, 1, exposed.rmrContext() & 0xffff_ffffL,
+            p.frame(FrameType.RDMA_WRITE, 0, 0, REGION, 1, exposed.rmrContext() & 0xffff_ffffL,
                     exposed.query().registeredAddress(), 0, data);
-            Frame.Header ack = p.next();
-            assertEquals(Frame.ACK, ack.type());
+            Frame ack = p.next();
+            assertEquals(FrameType.ACK, ack.type());
             assertEquals(1, ack.seq());
         }
         brokenPassive(passive[0]);
@@ -238,22 +239,22 @@ class HostilePeerTest {
     @Test
     void framesOutOfOrderAreDropped() throws IOException {
         try (RawPeer p = attacker()) {
-            p.frame(Frame.SEND, 0, 0, 4, 1, 0, 0, 0, new byte[4]);
+            p.frame(FrameType.SEND, 0, 0, 4, 1, 0, 0, 0, new byte[4]);
             assertTrue(p.closedWithin(DROP));
         }
         try (RawPeer p = attacker()) {
-            p.frame(Frame.CONNECT_REQ, 0, Frame.VERSION, 2, 0, psp.query().connQual(), 0, 0x1234, new byte[2]);
+            p.frame(FrameType.CONNECT_REQ, 0, Frame.VERSION, 2, 0, psp.query().connQual(), 0, 0x1234, new byte[2]);
             assertTrue(p.closedWithin(DROP), "a connect request without the magic");
         }
         Endpoint[] passive = new Endpoint[1];
-        int[][] wrong = {{Frame.ACK, 5}, {Frame.CONNECT_RTU, 0}, {Frame.SEND, 9}, {Frame.RDMA_READ_RESP, 1},
-            {Frame.CONNECT_REQ, 0}, {Frame.NAK, 1}};
+        int[][] wrong = {{FrameType.ACK.code(), 5}, {FrameType.CONNECT_RTU.code(), 0}, {FrameType.SEND.code(), 9},
+            {FrameType.RDMA_READ_RESP.code(), 1}, {FrameType.CONNECT_REQ.code(), 0}, {FrameType.NAK.code(), 1}};
         for (int[] w : wrong) {
             try (RawPeer p = established(passive)) {
-                int status = w[0] == Frame.NAK ? Frame.NAK_RNR : 0;
-                long len = w[0] == Frame.CONNECT_REQ ? 2 : 0;
+                int status = w[0] == FrameType.NAK.code() ? 1 : 0;
+                long len = w[0] == FrameType.CONNECT_REQ.code() ? 2 : 0;
                 p.frame(w[0], 0, status, len, w[1], 0, 0, 0, new byte[(int) len]);
-                assertTrue(p.closedWithin(DROP), Frame.name(w[0]));
+                assertTrue(p.closedWithin(DROP), "frame type " + w[0]);
             }
             brokenPassive(passive[0]);
         }
@@ -272,8 +273,8 @@ class HostilePeerTest {
             Endpoint ep = f.a.ep();
             ep.connect(server.getLocalSocketAddress(), 7, TimeUnit.SECONDS.toMicros(60), new byte[0]);
             try (RawPeer p = new RawPeer(server.accept())) {
-                assertEquals(Frame.CONNECT_REQ, p.next().type());
-                p.frame(Frame.RECV_POSTED, 0, 0, 0, 0, 0, 0, 0, null);
+                assertEquals(FrameType.CONNECT_REQ, p.next().type());
+                p.frame(FrameType.RECV_POSTED, 0, 0, 0, 0, 0, 0, 0, null);
                 assertTrue(p.closedWithin(Duration.ofSeconds(2)), "the connection was not dropped at once");
             }
             DatEvent e = f.a.evd.waitEvent(TimeUnit.SECONDS.toMicros(10));
@@ -288,9 +289,9 @@ class HostilePeerTest {
     void otherVersionIsRefusedWithAReason() throws IOException {
         try (RawPeer p = attacker()) {
             p.connectRequest(Frame.VERSION + 1, psp.query().connQual(), new byte[0]);
-            Frame.Header rej = p.next();
-            assertEquals(Frame.CONNECT_REJECT, rej.type());
-            assertEquals(Frame.REJECT_NON_PEER, rej.status());
+            Frame rej = p.next();
+            assertEquals(FrameType.CONNECT_REJECT, rej.type());
+            assertEquals(Frame.Reject.NON_PEER, rej.reject());
             assertTrue(new String(p.lastPayload, StandardCharsets.UTF_8).contains("version"));
             assertTrue(p.closedWithin(DROP));
         }
@@ -302,17 +303,17 @@ class HostilePeerTest {
     void sendIntoReceiveAndRnrNak() throws IOException {
         Endpoint[] passive = new Endpoint[1];
         try (RawPeer p = established(passive)) {
-            p.frame(Frame.SEND, 0, 0, 16, 1, 0, 0, 0, new byte[16]);
-            Frame.Header nak = p.next();
-            assertEquals(Frame.NAK, nak.type());
-            assertEquals(Frame.NAK_RNR, nak.status());
+            p.frame(FrameType.SEND, 0, 0, 16, 1, 0, 0, 0, new byte[16]);
+            Frame nak = p.next();
+            assertEquals(FrameType.NAK, nak.type());
+            assertEquals(Frame.Nak.RNR, nak.nak());
             LocalMemoryRegion r = f.b.lmr(f.memory(16));
             passive[0].postRecv(iov(r, 0, 16), 5, none());
-            assertEquals(Frame.RECV_POSTED, p.next().type());
+            assertEquals(FrameType.RECV_POSTED, p.next().type());
             byte[] msg = new byte[16];
             java.util.Arrays.fill(msg, (byte) 9);
-            p.frame(Frame.SEND, 0, 0, 16, 1, 0, 0, 0, msg);
-            assertEquals(Frame.ACK, p.next().type());
+            p.frame(FrameType.SEND, 0, 0, 16, 1, 0, 0, 0, msg);
+            assertEquals(FrameType.ACK, p.next().type());
             DatEvent.DtoCompletion c = f.b.nextDto();
             assertEquals(DtoStatus.SUCCESS, c.status());
             assertEquals((byte) 9, r.segment().get(ValueLayout.JAVA_BYTE, 15));
@@ -346,10 +347,10 @@ class HostilePeerTest {
         Endpoint[] passive = new Endpoint[1];
         exposed.segment().fill((byte) 0x61);
         try (RawPeer p = established(passive)) {
-            p.frame(Frame.RDMA_READ_REQ, 0, 0, 0, 1, exposed.rmrContext() & 0xffff_ffffL,
+            p.frame(FrameType.RDMA_READ_REQ, 0, 0, 0, 1, exposed.rmrContext() & 0xffff_ffffL,
                     exposed.query().registeredAddress() + 100, 200, null);
-            Frame.Header resp = p.next();
-            assertEquals(Frame.RDMA_READ_RESP, resp.type());
+            Frame resp = p.next();
+            assertEquals(FrameType.RDMA_READ_RESP, resp.type());
             assertEquals(200, resp.length());
             for (byte b : p.lastPayload) {
                 assertEquals((byte) 0x61, b);

@@ -13,6 +13,7 @@ import java.net.SocketTimeoutException;
 import java.nio.ByteBuffer;
 import java.time.Duration;
 import org.jdapl.provider.emu.tcp.Frame;
+import org.jdapl.provider.emu.tcp.FrameType;
 
 /** A hand-driven peer on a plain socket that speaks (or breaks) the tcp fabric's wire protocol. */
 final class RawPeer implements AutoCloseable {
@@ -56,6 +57,11 @@ final class RawPeer implements AutoCloseable {
         out.flush();
     }
 
+    void frame(FrameType type, int flags, int status, long length, long seq, long a, long b, long c, byte[] payload)
+            throws IOException {
+        frame(type.code(), flags, status, length, seq, a, b, c, payload);
+    }
+
     /** A connect request for {@code qual} with the given protocol version and private data. */
     void connectRequest(int version, long qual, byte[] privateData) throws IOException {
         byte[] p = new byte[2 + privateData.length];
@@ -63,19 +69,19 @@ final class RawPeer implements AutoCloseable {
         p[0] = (byte) (port >>> 8);
         p[1] = (byte) port;
         System.arraycopy(privateData, 0, p, 2, privateData.length);
-        frame(Frame.CONNECT_REQ, 0, version, p.length, 0, qual, 0x8000_0000L, Frame.MAGIC, p);
+        frame(FrameType.CONNECT_REQ, 0, version, p.length, 0, qual, 0x8000_0000L, Frame.MAGIC, p);
     }
 
     /** The next frame other than a keepalive; its payload is in {@link #lastPayload}. */
-    Frame.Header next() throws IOException {
+    Frame next() throws IOException {
         while (true) {
             byte[] h = new byte[Frame.HEADER_SIZE];
             in.readFully(h);
             try {
-                Frame.Header header = Frame.decode(ByteBuffer.wrap(h));
+                Frame header = Frame.decode(ByteBuffer.wrap(h));
                 lastPayload = new byte[(int) header.length()];
                 in.readFully(lastPayload);
-                if (header.type() != Frame.KEEPALIVE) {
+                if (header.type() != FrameType.KEEPALIVE) {
                     return header;
                 }
             } catch (Frame.ProtocolException e) {

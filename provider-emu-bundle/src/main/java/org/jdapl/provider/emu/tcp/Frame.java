@@ -2,12 +2,19 @@ package org.jdapl.provider.emu.tcp;
 
 import java.nio.ByteBuffer;
 
-import org.jdapl.provider.emu.EmuLimits;
-
 /**
- * The frames of the emulated provider's TCP wire protocol (see PROTOCOL.md in the module): a fixed
- * header of {@link #HEADER_SIZE} bytes, big-endian, optionally followed by a payload whose length the
- * header gives. {@link #decode} checks every field before any of it is used.
+ * One frame of the emulated provider's tcp wire (PROTOCOL.md, "Frames"): a header of
+ * {@link #HEADER_SIZE} bytes, big-endian ({@code type flags status length seq a b c}), and a payload
+ * of {@code length} bytes. This class is the one place the header is encoded ({@link #encode}) and
+ * decoded ({@link #decode}, which checks every field against its {@link FrameType} before any of it
+ * is used), and it names the fields: a factory per frame type fills a frame for output
+ * ({@link #send}, {@link #rdmaWrite}, {@link #ack}, ...), and the accessors read the fields of a
+ * received one by their meaning ({@link #rmrContext}, {@link #targetAddress}, {@link #nak}, ...), as
+ * PROTOCOL.md's table of frames does.
+ *
+ * <p>A frame is a reusable holder, not a value: a connection decodes every frame it receives into one
+ * instance of its own, valid until its next frame, and its output queue recycles the frames it has
+ * encoded, so that the data path allocates none.
  */
 public final class Frame {
     /** The protocol version this provider speaks; a connect request of another version is refused. */
@@ -18,125 +25,66 @@ public final class Frame {
     public static final int HEADER_SIZE = 40;
     /** The largest payload of a data frame (SEND, RDMA_WRITE, RDMA_READ_RESP) and the largest RDMA Read. */
     public static final long MAX_DATA = 1L << 31;
-    /** The largest payload of a control frame (private data, a reason text). */
-    public static final int MAX_CONTROL = 2 + EmuLimits.MAX_PRIVATE_DATA;
-
-    public static final int CONNECT_REQ = 1;
-    public static final int CONNECT_DELIVERED = 2;
-    public static final int CONNECT_ACCEPT = 3;
-    public static final int CONNECT_REJECT = 4;
-    public static final int CONNECT_RTU = 5;
-    public static final int SEND = 6;
-    public static final int RDMA_WRITE = 7;
-    public static final int RDMA_READ_REQ = 8;
-    public static final int RDMA_READ_RESP = 9;
-    public static final int ACK = 10;
-    public static final int NAK = 11;
-    public static final int RECV_POSTED = 12;
-    public static final int DISCONNECT = 13;
-    public static final int ABORT = 14;
-    public static final int KEEPALIVE = 15;
+    /** The most private data a connect, accept or reject carries (the provider's {@code maxPrivateDataSize}). */
+    public static final int MAX_PRIVATE_DATA = 256;
+    /** The largest payload of a control frame: a connect request's listening port and private data. */
+    public static final int MAX_CONTROL = 2 + MAX_PRIVATE_DATA;
 
     /** CONNECT_REQ flag: the request is for a common service point (qualifier = its port). */
     public static final int FLAG_COMMON = 0x01;
-    /** SEND flag: invalidate the RMR context in field {@code a} at the receiver. */
+    /** SEND flag: invalidate the rmr_context in field {@code a} at the receiver. */
     public static final int FLAG_INVALIDATE = 0x01;
     /** SEND flag: the sender asked for a solicited completion. */
     public static final int FLAG_SOLICITED = 0x02;
 
-    /** CONNECT_REJECT status: the remote consumer rejected (payload: its private data). */
-    public static final int REJECT_PEER = 1;
-    /** CONNECT_REJECT status: no listener, full backlog, or version mismatch (payload: a reason text). */
-    public static final int REJECT_NON_PEER = 2;
+    /** The status of a CONNECT_REJECT. */
+    public enum Reject {
+        /** The remote consumer rejected (payload: its private data). */
+        PEER,
+        /** No listener, a full backlog, another version (payload: a reason text). */
+        NON_PEER;
 
-    /** NAK status: no receive was posted (the sender retries). */
-    public static final int NAK_RNR = 1;
-    /** NAK status: the rmr_context, bounds or privileges refused an RDMA. */
-    public static final int NAK_REMOTE_ACCESS = 2;
-    /** NAK status: the receive was too small or unusable. */
-    public static final int NAK_REMOTE_RESPONDER = 3;
-
-    /** ABORT status: an abrupt disconnect (the peer reports DISCONNECTED). */
-    public static final int ABORT_DISCONNECT = 0;
-    /** ABORT status: the connection broke (the peer reports BROKEN). */
-    public static final int ABORT_BROKEN = 1;
-
-    private Frame() {
-    }
-
-    /**
-     * A decoded, checked header. A connection decodes every frame into one instance of its own
-     * ({@link #decode(ByteBuffer, Header)}), valid until its next frame.
-     */
-    public static final class Header {
-        private int type;
-        private int flags;
-        private int status;
-        private long length;
-        private long seq;
-        private long a;
-        private long b;
-        private long c;
-
-        /** Fills the header with checked fields. */
-        private Header set(int type, int flags, int status, long length, long seq, long a, long b, long c) {
-            this.type = type;
-            this.flags = flags;
-            this.status = status;
-            this.length = length;
-            this.seq = seq;
-            this.a = a;
-            this.b = b;
-            this.c = c;
-            return this;
-        }
-
-        /** The frame type. */
-        public int type() {
-            return type;
-        }
-
-        /** The flags (only those the type defines). */
-        public int flags() {
-            return flags;
-        }
-
-        /** The status field. */
-        public int status() {
-            return status;
-        }
-
-        /** The payload length, within the type's maximum. */
-        public long length() {
-            return length;
-        }
-
-        /** The request sequence number. */
-        public long seq() {
-            return seq;
-        }
-
-        /** Type-specific field {@code a}. */
-        public long a() {
-            return a;
-        }
-
-        /** Type-specific field {@code b}. */
-        public long b() {
-            return b;
-        }
-
-        /** Type-specific field {@code c}. */
-        public long c() {
-            return c;
-        }
-
-        @Override
-        public String toString() {
-            return name(type) + "[flags=" + flags + ", status=" + status + ", length=" + length + ", seq=" + seq
-                    + ", a=" + a + ", b=" + b + ", c=" + c + "]";
+        int code() {
+            return ordinal() + 1;
         }
     }
+
+    /** The status of a NAK. */
+    public enum Nak {
+        /** No receive was posted (the sender retries). */
+        RNR,
+        /** The rmr_context, bounds or privileges refused an RDMA, or an invalidate was refused. */
+        REMOTE_ACCESS,
+        /** The receive was too small or unusable. */
+        REMOTE_RESPONDER;
+
+        int code() {
+            return ordinal() + 1;
+        }
+    }
+
+    /** The status of an ABORT. */
+    public enum Abort {
+        /** An abrupt disconnect (the peer reports DISCONNECTED). */
+        DISCONNECT,
+        /** The connection broke (the peer reports BROKEN). */
+        BROKEN;
+
+        int code() {
+            return ordinal();
+        }
+    }
+
+    private FrameType type;
+    private int flags;
+    private int status;
+    private long length;
+    private long seq;
+    private long a;
+    private long b;
+    private long c;
+    /** What follows the header on output: a byte[], a MemorySegment, or a segment list (List of LmrTriplet). */
+    private Object payload;
 
     /** A frame that breaks the protocol; the connection is dropped with this reason. */
     public static final class ProtocolException extends Exception {
@@ -147,9 +95,220 @@ public final class Frame {
         }
     }
 
-    /** Writes a header at the buffer's position (advancing it). */
+    // ------------------------------------------------------------------ factories, one per frame type
+
+    private Frame set(FrameType type, int flags, int status, long seq, long a, long b, long c, long length,
+                      Object payload) {
+        this.type = type;
+        this.flags = flags;
+        this.status = status;
+        this.seq = seq;
+        this.a = a;
+        this.b = b;
+        this.c = c;
+        this.length = length;
+        this.payload = payload;
+        return this;
+    }
+
+    private Frame control(FrameType type, int flags, int status, long a, long b, long c, byte[] payload) {
+        return set(type, flags, status, 0, a, b, c, payload == null ? 0 : payload.length, payload);
+    }
+
+    /** CONNECT_REQ: {@code payload} is the active IA's listening port (u16) and the private data. */
+    Frame connectRequest(int version, long connQual, long activePortQual, boolean common, byte[] payload) {
+        return control(FrameType.CONNECT_REQ, common ? FLAG_COMMON : 0, version, connQual, activePortQual, MAGIC,
+                payload);
+    }
+
+    /** CONNECT_DELIVERED. */
+    Frame connectDelivered() {
+        return control(FrameType.CONNECT_DELIVERED, 0, 0, 0, 0, 0, null);
+    }
+
+    /** CONNECT_ACCEPT with the passive EP's port qualifier and private data. */
+    Frame connectAccept(long passivePortQual, byte[] privateData) {
+        return control(FrameType.CONNECT_ACCEPT, 0, 0, passivePortQual, 0, 0, privateData);
+    }
+
+    /** CONNECT_REJECT: the private data (PEER) or a reason text (NON_PEER). */
+    Frame connectReject(Reject reason, byte[] payload) {
+        return control(FrameType.CONNECT_REJECT, 0, reason.code(), 0, 0, 0, payload);
+    }
+
+    /** CONNECT_RTU. */
+    Frame connectRtu() {
+        return control(FrameType.CONNECT_RTU, 0, 0, 0, 0, 0, null);
+    }
+
+    /** SEND of {@code length} bytes of {@code iov} (invalidating {@code invalidateContext} if asked). */
+    Frame send(long seq, boolean invalidate, int invalidateContext, boolean solicited, long length, Object iov) {
+        int f = (invalidate ? FLAG_INVALIDATE : 0) | (solicited ? FLAG_SOLICITED : 0);
+        return set(FrameType.SEND, f, 0, seq, invalidateContext & 0xffff_ffffL, 0, 0, length, iov);
+    }
+
+    /** RDMA_WRITE of {@code length} bytes of {@code iov} to {@code targetAddress} of {@code rmrContext}. */
+    Frame rdmaWrite(long seq, int rmrContext, long targetAddress, long length, Object iov) {
+        return set(FrameType.RDMA_WRITE, 0, 0, seq, rmrContext & 0xffff_ffffL, targetAddress, 0, length, iov);
+    }
+
+    /** RDMA_READ_REQ of {@code readLength} bytes at {@code sourceAddress} of {@code rmrContext}. */
+    Frame rdmaReadRequest(long seq, int rmrContext, long sourceAddress, long readLength) {
+        return set(FrameType.RDMA_READ_REQ, 0, 0, seq, rmrContext & 0xffff_ffffL, sourceAddress, readLength, 0, null);
+    }
+
+    /** RDMA_READ_RESP: the read's data, straight from {@code source}. */
+    Frame rdmaReadResponse(long seq, long length, Object source) {
+        return set(FrameType.RDMA_READ_RESP, 0, 0, seq, 0, 0, 0, length, source);
+    }
+
+    /** ACK of request {@code seq}. */
+    Frame ack(long seq) {
+        return set(FrameType.ACK, 0, 0, seq, 0, 0, 0, 0, null);
+    }
+
+    /** NAK of request {@code seq}. */
+    Frame nak(long seq, Nak reason) {
+        return set(FrameType.NAK, 0, reason.code(), seq, 0, 0, 0, 0, null);
+    }
+
+    /** RECV_POSTED. */
+    Frame recvPosted() {
+        return control(FrameType.RECV_POSTED, 0, 0, 0, 0, 0, null);
+    }
+
+    /** DISCONNECT. */
+    Frame disconnect() {
+        return control(FrameType.DISCONNECT, 0, 0, 0, 0, 0, null);
+    }
+
+    /** ABORT with an optional reason text. */
+    Frame abort(Abort reason, byte[] text) {
+        return control(FrameType.ABORT, 0, reason.code(), 0, 0, 0, text);
+    }
+
+    /** KEEPALIVE. */
+    Frame keepalive() {
+        return control(FrameType.KEEPALIVE, 0, 0, 0, 0, 0, null);
+    }
+
+    /** Forgets the payload (a recycled frame keeps no memory reachable). */
+    void clearPayload() {
+        payload = null;
+    }
+
+    // ------------------------------------------------------------------ fields by their meaning
+
+    /** The frame type. */
+    public FrameType type() {
+        return type;
+    }
+
+    /** The payload length, within the type's maximum. */
+    public long length() {
+        return length;
+    }
+
+    /** The request sequence number (SEND, RDMA_WRITE, RDMA_READ_REQ) or the one answered (ACK, NAK, RDMA_READ_RESP). */
+    public long seq() {
+        return seq;
+    }
+
+    /** The raw status field. */
+    public int status() {
+        return status;
+    }
+
+    /** What follows the header on output. */
+    Object payload() {
+        return payload;
+    }
+
+    /** CONNECT_REQ: the protocol version of the requester. */
+    public int version() {
+        return status;
+    }
+
+    /** CONNECT_REQ: the magic ({@link #MAGIC}). */
+    public long magic() {
+        return c;
+    }
+
+    /** CONNECT_REQ: the connection qualifier asked for. */
+    public long connQual() {
+        return a;
+    }
+
+    /** CONNECT_REQ: the active EP's port qualifier. */
+    public long activePortQual() {
+        return b;
+    }
+
+    /** CONNECT_REQ: for a common service point. */
+    public boolean common() {
+        return (flags & FLAG_COMMON) != 0;
+    }
+
+    /** CONNECT_ACCEPT: the passive EP's port qualifier. */
+    public long passivePortQual() {
+        return a;
+    }
+
+    /** CONNECT_REJECT: who rejected. */
+    public Reject reject() {
+        return Reject.values()[status - 1];
+    }
+
+    /** SEND: the sender asks the receiver to invalidate {@link #invalidateContext}. */
+    public boolean invalidate() {
+        return (flags & FLAG_INVALIDATE) != 0;
+    }
+
+    /** SEND: the rmr_context to invalidate. */
+    public long invalidateContext() {
+        return a;
+    }
+
+    /** SEND: the sender asked for a solicited completion. */
+    public boolean solicited() {
+        return (flags & FLAG_SOLICITED) != 0;
+    }
+
+    /** RDMA_WRITE, RDMA_READ_REQ: the rmr_context (u32) of the target memory. */
+    public long rmrContext() {
+        return a;
+    }
+
+    /** RDMA_WRITE: the address written; RDMA_READ_REQ: the address read. */
+    public long targetAddress() {
+        return b;
+    }
+
+    /** RDMA_READ_REQ: the bytes to read (at most {@link #MAX_DATA}). */
+    public long readLength() {
+        return c;
+    }
+
+    /** NAK: why. */
+    public Nak nak() {
+        return Nak.values()[status - 1];
+    }
+
+    /** ABORT: abrupt disconnect or broken. */
+    public Abort abort() {
+        return Abort.values()[status];
+    }
+
+    // ------------------------------------------------------------------ encode, decode
+
+    /** Writes this frame's header at the buffer's position (advancing it). */
+    void encode(ByteBuffer out) {
+        encode(out, type.code(), flags, status, length, seq, a, b, c);
+    }
+
+    /** Writes a header of raw fields at the buffer's position (advancing it); what tests forge frames with. */
     public static void encode(ByteBuffer out, int type, int flags, int status, long length, long seq, long a, long b,
-                       long c) {
+                              long c) {
         out.put((byte) type).put((byte) flags).putShort((short) status).putInt((int) length)
                 .putLong(seq).putLong(a).putLong(b).putLong(c);
     }
@@ -160,8 +319,8 @@ public final class Frame {
      * @throws ProtocolException for an unknown type, flags the type does not define, a status out of
      *         range or a payload over the type's maximum
      */
-    public static Header decode(ByteBuffer in) throws ProtocolException {
-        return decode(in, new Header());
+    public static Frame decode(ByteBuffer in) throws ProtocolException {
+        return decode(in, new Frame());
     }
 
     /**
@@ -169,8 +328,8 @@ public final class Frame {
      *
      * @return {@code into}
      */
-    public static Header decode(ByteBuffer in, Header into) throws ProtocolException {
-        int type = in.get() & 0xff;
+    public static Frame decode(ByteBuffer in, Frame into) throws ProtocolException {
+        int code = in.get() & 0xff;
         int flags = in.get() & 0xff;
         int status = in.getShort() & 0xffff;
         long length = in.getInt() & 0xffff_ffffL;
@@ -178,83 +337,32 @@ public final class Frame {
         long a = in.getLong();
         long b = in.getLong();
         long c = in.getLong();
-        long maxPayload;
-        int allowedFlags = 0;
-        int maxStatus = 0;
-        switch (type) {
-            case CONNECT_REQ -> {
-                maxPayload = MAX_CONTROL;
-                allowedFlags = FLAG_COMMON;
-                maxStatus = 0xffff;
-                if (length < 2) {
-                    throw new ProtocolException("a connect request of " + length + " bytes has no listen port");
-                }
-            }
-            case CONNECT_ACCEPT -> maxPayload = EmuLimits.MAX_PRIVATE_DATA;
-            case CONNECT_REJECT -> {
-                maxPayload = EmuLimits.MAX_PRIVATE_DATA;
-                maxStatus = REJECT_NON_PEER;
-                if (status < REJECT_PEER) {
-                    throw new ProtocolException("connect reject status " + status);
-                }
-            }
-            case SEND -> {
-                maxPayload = MAX_DATA;
-                allowedFlags = FLAG_INVALIDATE | FLAG_SOLICITED;
-            }
-            case RDMA_WRITE, RDMA_READ_RESP -> maxPayload = MAX_DATA;
-            case RDMA_READ_REQ -> {
-                maxPayload = 0;
-                if (c < 0 || c > MAX_DATA) {
-                    throw new ProtocolException("RDMA Read of " + Long.toUnsignedString(c) + " bytes");
-                }
-            }
-            case NAK -> {
-                maxPayload = 0;
-                maxStatus = NAK_REMOTE_RESPONDER;
-                if (status < NAK_RNR) {
-                    throw new ProtocolException("NAK status " + status);
-                }
-            }
-            case ABORT -> {
-                maxPayload = EmuLimits.MAX_PRIVATE_DATA;
-                maxStatus = ABORT_BROKEN;
-            }
-            case CONNECT_DELIVERED, CONNECT_RTU, ACK, RECV_POSTED, DISCONNECT, KEEPALIVE -> maxPayload = 0;
-            default -> throw new ProtocolException("unknown frame type " + type);
+        FrameType type = FrameType.of(code);
+        if (type == null) {
+            throw new ProtocolException("unknown frame type " + code);
         }
-        if ((flags & ~allowedFlags) != 0) {
-            throw new ProtocolException("flags 0x" + Integer.toHexString(flags) + " on frame type " + name(type));
+        if ((flags & ~type.flags()) != 0) {
+            throw new ProtocolException("flags 0x" + Integer.toHexString(flags) + " on frame type " + type);
         }
-        if (status > maxStatus) {
-            throw new ProtocolException("status " + status + " on frame type " + name(type));
+        if (!type.statusAllowed(status)) {
+            throw new ProtocolException(type + " status " + status);
         }
-        if (length > maxPayload) {
-            throw new ProtocolException("payload of " + length + " bytes on frame type " + name(type)
-                    + " (at most " + maxPayload + ")");
+        if (length > type.maxPayload()) {
+            throw new ProtocolException("payload of " + length + " bytes on frame type " + type
+                    + " (at most " + type.maxPayload() + ")");
         }
-        return into.set(type, flags, status, length, seq, a, b, c);
+        if (type == FrameType.CONNECT_REQ && length < 2) {
+            throw new ProtocolException("a connect request of " + length + " bytes has no listen port");
+        }
+        if (type == FrameType.RDMA_READ_REQ && (c < 0 || c > MAX_DATA)) {
+            throw new ProtocolException("RDMA Read of " + Long.toUnsignedString(c) + " bytes");
+        }
+        return into.set(type, flags, status, seq, a, b, c, length, null);
     }
 
-    /** The name of a frame type, for messages. */
-    public static String name(int type) {
-        return switch (type) {
-            case CONNECT_REQ -> "CONNECT_REQ";
-            case CONNECT_DELIVERED -> "CONNECT_DELIVERED";
-            case CONNECT_ACCEPT -> "CONNECT_ACCEPT";
-            case CONNECT_REJECT -> "CONNECT_REJECT";
-            case CONNECT_RTU -> "CONNECT_RTU";
-            case SEND -> "SEND";
-            case RDMA_WRITE -> "RDMA_WRITE";
-            case RDMA_READ_REQ -> "RDMA_READ_REQ";
-            case RDMA_READ_RESP -> "RDMA_READ_RESP";
-            case ACK -> "ACK";
-            case NAK -> "NAK";
-            case RECV_POSTED -> "RECV_POSTED";
-            case DISCONNECT -> "DISCONNECT";
-            case ABORT -> "ABORT";
-            case KEEPALIVE -> "KEEPALIVE";
-            default -> "type " + type;
-        };
+    @Override
+    public String toString() {
+        return type + "[flags=" + flags + ", status=" + status + ", length=" + length + ", seq=" + seq
+                + ", a=" + a + ", b=" + b + ", c=" + c + "]";
     }
 }

@@ -18,17 +18,18 @@ import org.slf4j.LoggerFactory;
 /**
  * One TCP connection of the emulated provider's {@code tcp} fabric: the socket, its phase and its
  * lifecycle (selector interest, close, linger, keepalive and silence, failure), and the {@link Link}
- * its EP sees. The connection's jobs are its parts, each a class along PROTOCOL.md: the handshake
- * ({@link TcpHandshake}), the input ({@link TcpInput}: read, decode, deliver), the output
- * ({@link TcpOutput}: queue, encode, write) and the reliable-connection engine ({@link TcpRcEngine}).
+ * its EP sees. The connection's jobs are its parts, each a class along PROTOCOL.md: the input
+ * ({@link TcpInput}: read, decode, deliver) hands every frame straight to the handshake
+ * ({@link TcpHandshake}) until the connection is open, then to the reliable-connection engine
+ * ({@link TcpRcEngine}), made then with what it needs; both write their frames straight to the output
+ * ({@link TcpOutput}: queue, encode, write), which tells the connection how its writes went.
  * Everything runs under the domain lock of the IA; socket I/O is non-blocking, reads happen on the
  * IA's I/O thread (or a polling consumer's), writes on whichever thread has frames to send. A frame
  * that breaks the protocol drops the connection with a logged reason (the EP, if any, reports BROKEN).
  */
-public final class TcpConnection extends Link implements Inbound {
+public final class TcpConnection extends Link implements Inbound, TcpOutput.Socket {
     private static final Logger LOG = LoggerFactory.getLogger(TcpConnection.class);
     private static final int SMALL_BUFFER = 2 << 10;
-    private static final int MAX_QUEUED_FRAMES = 1 << 14;
     private static final long LINGER_NANOS = TimeUnit.SECONDS.toNanos(2);
 
     enum Phase {
@@ -65,8 +66,8 @@ public final class TcpConnection extends Link implements Inbound {
     // input
     private final TcpInput input;
     private long closeDeadline;
-    /** The reliable-connection engine of the established connection. */
-    private final TcpRcEngine rc = new TcpRcEngine(this);
+    /** The reliable-connection engine of the established connection (null until it is). */
+    private TcpRcEngine rc;
     private final long created = System.nanoTime();
 
     /** An active connection for {@code attempt}. */
@@ -75,12 +76,13 @@ public final class TcpConnection extends Link implements Inbound {
         this.fabric = fabric;
         this.ia = fabric.ia();
         this.channel = channel;
-        this.handshake = new TcpHandshake(this, attempt, connQual, common, requestData, portQual);
+        this.out = new TcpOutput(this, channel, fabric::clock, SMALL_BUFFER);
+        this.input = new TcpInput(this, fabric, channel, SMALL_BUFFER);
+        this.handshake = new TcpHandshake(this, out, input, attempt, connQual, common, requestData, portQual);
+        input.handTo(handshake);
         this.ep = attempt.ep;
         this.phase = Phase.CONNECTING;
         this.remoteLabel = String.valueOf(remote);
-        this.out = new TcpOutput(this, channel, SMALL_BUFFER);
-        this.input = new TcpInput(this, channel, SMALL_BUFFER);
     }
 
     /** A passive connection accepted on the IA's listener ({@code commonPort} 0) or a CSP's. */
@@ -88,10 +90,11 @@ public final class TcpConnection extends Link implements Inbound {
         this.fabric = fabric;
         this.ia = fabric.ia();
         this.channel = channel;
-        this.handshake = new TcpHandshake(this, commonPort);
+        this.out = new TcpOutput(this, channel, fabric::clock, SMALL_BUFFER);
+        this.input = new TcpInput(this, fabric, channel, SMALL_BUFFER);
+        this.handshake = new TcpHandshake(this, out, input, commonPort);
+        input.handTo(handshake);
         this.phase = Phase.LISTENING;
-        this.out = new TcpOutput(this, channel, SMALL_BUFFER);
-        this.input = new TcpInput(this, channel, SMALL_BUFFER);
         try {
             remoteLabel = String.valueOf(channel.getRemoteAddress());
         } catch (IOException e) {
@@ -99,7 +102,7 @@ public final class TcpConnection extends Link implements Inbound {
         }
     }
 
-    // ------------------------------------------------------------------ for the engine
+    // ------------------------------------------------------------------ for the handshake and the input
 
     EmuEp ep() {
         return ep;
@@ -109,36 +112,12 @@ public final class TcpConnection extends Link implements Inbound {
         return ia;
     }
 
-    /** The input side: where the frame being received goes (the engine adds the checked memory, or control data). */
-    TcpInput input() {
-        return input;
-    }
-
     TcpFabric fabric() {
         return fabric;
     }
 
     String remoteLabel() {
         return remoteLabel;
-    }
-
-    /** Whether the output may take a frame of the engine now. */
-    boolean hasQueueRoom() {
-        return out.queued() < MAX_QUEUED_FRAMES;
-    }
-
-    static Frame.ProtocolException violation(String reason) {
-        return new Frame.ProtocolException(reason);
-    }
-
-    /** Whether frames may go straight into the output buffer (no write pending, not closed). */
-    boolean writable() {
-        return !out.waitsForSocket() && phase != Phase.CLOSED;
-    }
-
-    /** A read response left the output queue. */
-    void readResponseWritten() {
-        rc.readResponseWritten();
     }
 
     String name() {
@@ -151,6 +130,16 @@ public final class TcpConnection extends Link implements Inbound {
 
     Phase phase() {
         return phase;
+    }
+
+    /** Whether the connection is ending: nothing received is acted on any more. */
+    boolean ending() {
+        return phase == Phase.CLOSING || phase == Phase.CLOSED;
+    }
+
+    /** Established, no output waits for the socket or for queue room, and small frames are expected. */
+    boolean onlyReads() {
+        return phase == Phase.OPEN && !out.waitsForSocket() && out.hasRoom() && !input.expectsLarge();
     }
 
     boolean identified() {
@@ -170,11 +159,16 @@ public final class TcpConnection extends Link implements Inbound {
         ep = e;
     }
 
-    /** The handshake is done: data frames flow, with full-size buffers. */
+    /**
+     * The handshake is done: data frames flow, with full-size buffers, from the input straight to the
+     * EP's engine, which writes its frames straight to the output.
+     */
     void opened() {
         phase = Phase.OPEN;
         open = true;
-        input.grow();
+        rc = new TcpRcEngine(ep, ia, ia.contexts(), out, input, () -> fabric.flushLater(this), this::peerAbort,
+                remoteLabel);
+        input.open(rc);
         out.grow();
     }
 
@@ -184,15 +178,21 @@ public final class TcpConnection extends Link implements Inbound {
     @Override
     public void close() {
         open = false;
-        rc.completeInbound();
+        completeInbound();
         beginClose();
+    }
+
+    private void completeInbound() {
+        if (rc != null) {
+            rc.completeInbound();
+        }
     }
 
     @Override
     public void abort(EmuEp from, boolean broken) {
         if (phase == Phase.OPEN) {
             out.dropAllButAnswers();
-            enqueue(Frame.ABORT, 0, broken ? Frame.ABORT_BROKEN : Frame.ABORT_DISCONNECT, 0, 0, 0, 0, null);
+            out.enqueue(out.frame().abort(broken ? Frame.Abort.BROKEN : Frame.Abort.DISCONNECT, null));
             flush();
         }
     }
@@ -200,7 +200,7 @@ public final class TcpConnection extends Link implements Inbound {
     @Override
     public void notifyDisconnect(EmuEp from) {
         if (phase == Phase.OPEN) {
-            enqueue(Frame.DISCONNECT, 0, 0, 0, 0, 0, 0, null);
+            out.enqueue(out.frame().disconnect());
             flush();
         }
     }
@@ -241,17 +241,12 @@ public final class TcpConnection extends Link implements Inbound {
 
     @Override
     public void reject(byte[] privateData) {
-        reject(Frame.REJECT_PEER, privateData);
+        handshake.reject(Frame.Reject.PEER, privateData);
     }
 
     @Override
     public void refuse(String reason) {
-        reject(Frame.REJECT_NON_PEER, reason.getBytes(StandardCharsets.UTF_8));
-    }
-
-    /** {@code dat_cr_reject} (PEER) or a refusal by the provider (NON_PEER, payload a reason). */
-    void reject(int status, byte[] payload) {
-        handshake.reject(status, payload);
+        handshake.reject(Frame.Reject.NON_PEER, reason.getBytes(StandardCharsets.UTF_8));
     }
 
     /** The EP no longer wants this connection while it is being established (timed out, disconnected, freed). */
@@ -273,38 +268,40 @@ public final class TcpConnection extends Link implements Inbound {
 
     // ------------------------------------------------------------------ output
 
-    /** Queues a frame for output ({@link TcpOutput#enqueue}). */
-    void enqueue(int type, int flags, int status, long seq, long a, long b, long c, byte[] payload) {
-        out.enqueue(type, flags, status, seq, a, b, c, payload == null ? 0 : payload.length, payload);
-    }
-
-    /** Queues a frame whose payload is {@code length} bytes of {@code payload} (an iov, a segment, bytes). */
-    void enqueue(int type, int flags, int status, long seq, long a, long b, long c, long length, Object payload) {
-        out.enqueue(type, flags, status, seq, a, b, c, length, payload);
-    }
-
     /** Writes as much queued output as the socket takes now (fabric lock held). */
     void flush() {
-        if (phase == Phase.CLOSED || phase == Phase.CONNECTING) {
-            return;
-        }
-        try {
-            boolean done = out.writeOut();
-            if (done) {
-                fabric.answered(this);
-                if (phase == Phase.CLOSING && !channel.socket().isOutputShutdown()) {
+        out.flush();
+    }
+
+    @Override
+    public boolean canWrite() {
+        return phase != Phase.CLOSED && phase != Phase.CONNECTING;
+    }
+
+    @Override
+    public void written(boolean all, boolean waitChanged) {
+        if (all) {
+            fabric.answered(this);
+            if (phase == Phase.CLOSING && !channel.socket().isOutputShutdown()) {
+                try {
                     channel.shutdownOutput();
+                } catch (IOException e) {
+                    writeFailed(e);
+                    return;
                 }
             }
-            if (out.waitForSocket(!done)) {
-                updateInterest();
-                if (!done) {
-                    fabric.wakeup();
-                }
-            }
-        } catch (IOException | RuntimeException e) {
-            fail("write failed: " + e, false);
         }
+        if (waitChanged) {
+            updateInterest();
+            if (!all) {
+                fabric.wakeup();
+            }
+        }
+    }
+
+    @Override
+    public void writeFailed(Exception e) {
+        fail("write failed: " + e, false);
     }
 
     /** Sets the selector interest: reads unless transfers of the IA are held, writes while output waits. */
@@ -316,7 +313,7 @@ public final class TcpConnection extends Link implements Inbound {
         if (phase == Phase.CONNECTING) {
             ops = SelectionKey.OP_CONNECT;
         } else {
-            boolean read = !(phase == Phase.OPEN && ia.held()) && out.queued() < MAX_QUEUED_FRAMES;
+            boolean read = !(phase == Phase.OPEN && ia.held()) && out.hasRoom();
             ops = (read ? SelectionKey.OP_READ : 0) | (out.waitsForSocket() ? SelectionKey.OP_WRITE : 0);
         }
         if (key.interestOps() != ops) {
@@ -331,40 +328,17 @@ public final class TcpConnection extends Link implements Inbound {
         input.onReadable();
     }
 
-    /** A checked header arrived; decides where its payload goes. */
-    void header(Frame.Header h) throws Frame.ProtocolException {
-        if (h.type() == Frame.KEEPALIVE) {
-            return;
-        }
-        if (phase == Phase.OPEN) {
-            rc.header(h);
-        } else {
-            handshake.header(h);
-        }
-    }
-
-    /** The payload of frame {@code h} is complete (its control data in {@code control}, if any). */
-    void frameEnd(Frame.Header h, byte[] control) throws Frame.ProtocolException {
-        if (phase == Phase.CLOSING || phase == Phase.CLOSED) {
-            return;
-        }
-        if (h.type() == Frame.ABORT) {
-            peerAbort(h, control);
-        } else if (!handshake.frameEnd(h, control)) {
-            rc.frameEnd(h, input.destination().isEmpty());
-        }
-    }
-
-    private void peerAbort(Frame.Header h, byte[] control) {
+    /** The peer's ABORT (from the handshake or the engine, whichever has the connection's frames). */
+    void peerAbort(Frame h, byte[] control) {
         String reason = control == null || control.length == 0 ? "" : new String(control, StandardCharsets.UTF_8);
-        LOG.debug("IA {}: {} from {} {}", ia.name(), h.status() == Frame.ABORT_BROKEN ? "broken" : "abort",
-                remoteLabel, reason);
+        boolean broken = h.abort() == Frame.Abort.BROKEN;
+        LOG.debug("IA {}: {} from {} {}", ia.name(), broken ? "broken" : "abort", remoteLabel, reason);
         if (phase == Phase.OPEN) {
             EmuEp owner = ep;
             open = false;
-            rc.completeInbound();
+            completeInbound();
             beginClose();
-            owner.connection().remoteAbort(h.status() == Frame.ABORT_BROKEN);
+            owner.connection().remoteAbort(broken);
         } else {
             handshake.peerAbort();
         }
@@ -406,7 +380,7 @@ public final class TcpConnection extends Link implements Inbound {
         open = false;
         EmuEp owner = ep;
         if (owner != null) {
-            rc.completeInbound();
+            completeInbound();
         }
         shutdown();
         switch (was) {
@@ -470,7 +444,7 @@ public final class TcpConnection extends Link implements Inbound {
                     return;
                 }
                 if (now - out.lastWrite() > TcpFabric.KEEPALIVE_NANOS && out.queued() == 0) {
-                    enqueue(Frame.KEEPALIVE, 0, 0, 0, 0, 0, 0, null);
+                    out.enqueue(out.frame().keepalive());
                     flush();
                 }
             }

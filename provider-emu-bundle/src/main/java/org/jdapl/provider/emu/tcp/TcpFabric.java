@@ -241,7 +241,12 @@ public final class TcpFabric implements Fabric {
         }
     }
 
-    /** Waits for the I/O thread to end (not under the fabric lock). */
+    /**
+     * Waits for the I/O thread to end, and for a consumer's thread polling the sockets to leave them
+     * (not under the fabric lock): when the IA's close returns, no thread waits in its selector.
+     *
+     * <p>Behaviours: OBJ_11.
+     */
     @Override
     public void stop() {
         Thread t = poller == null ? null : poller.ioThread();
@@ -253,6 +258,9 @@ public final class TcpFabric implements Fabric {
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
             }
+        }
+        if (poller != null && !poller.awaitNoPoller(Duration.ofSeconds(5))) {
+            LOG.warn("a consumer's thread of IA {} did not leave its poll within 5 s", ia.name());
         }
     }
 
@@ -379,8 +387,7 @@ public final class TcpFabric implements Fabric {
      */
     TcpConnection soleReader() {
         TcpConnection c = sole;
-        return c != null && c.phase() == TcpConnection.Phase.OPEN && !ia.held() && c.writable() && c.hasQueueRoom()
-                && !c.input().expectsLarge() ? c : null;
+        return c != null && !ia.held() && c.onlyReads() ? c : null;
     }
 
     /** One ready key of the selector (domain lock held): accept, connect, write, read. */

@@ -8,7 +8,6 @@ import java.util.Arrays;
 import org.jdapl.dat.EventNumber;
 import org.jdapl.provider.emu.ConnectAttempt;
 import org.jdapl.provider.emu.EmuEp;
-import org.jdapl.provider.emu.EmuLimits;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -20,10 +19,12 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Behaviours: CONN_03, CONN_04, CONN_05, CONN_06, CONN_13 on the tcp fabric.
  */
-final class TcpHandshake {
+final class TcpHandshake implements TcpInput.Handler {
     private static final Logger LOG = LoggerFactory.getLogger(TcpHandshake.class);
 
     private final TcpConnection c;
+    private final TcpOutput out;
+    private final TcpInput in;
     // active side
     private final ConnectAttempt attempt;
     private final long connQual;
@@ -35,9 +36,11 @@ final class TcpHandshake {
     private boolean requestDead;
 
     /** The active side's handshake for {@code attempt}. */
-    TcpHandshake(TcpConnection c, ConnectAttempt attempt, long connQual, boolean common, byte[] requestData,
-                 long portQual) {
+    TcpHandshake(TcpConnection c, TcpOutput out, TcpInput in, ConnectAttempt attempt, long connQual, boolean common,
+                 byte[] requestData, long portQual) {
         this.c = c;
+        this.out = out;
+        this.in = in;
         this.attempt = attempt;
         this.connQual = connQual;
         this.common = common;
@@ -47,8 +50,10 @@ final class TcpHandshake {
     }
 
     /** The passive side's handshake on the IA's listener ({@code commonPort} 0) or a CSP's. */
-    TcpHandshake(TcpConnection c, int commonPort) {
+    TcpHandshake(TcpConnection c, TcpOutput out, TcpInput in, int commonPort) {
         this.c = c;
+        this.out = out;
+        this.in = in;
         this.attempt = null;
         this.connQual = 0;
         this.common = false;
@@ -77,16 +82,15 @@ final class TcpHandshake {
             return;
         }
         c.phase(TcpConnection.Phase.REQUESTED);
-        c.input().touch();
+        in.touch();
         int listenPort = c.fabric().address().getPort();
         byte[] payload = new byte[2 + requestData.length];
         payload[0] = (byte) (listenPort >>> 8);
         payload[1] = (byte) listenPort;
         System.arraycopy(requestData, 0, payload, 2, requestData.length);
-        c.enqueue(Frame.CONNECT_REQ, common ? Frame.FLAG_COMMON : 0, Frame.VERSION, 0, connQual, portQual, Frame.MAGIC,
-                payload);
+        out.enqueue(out.frame().connectRequest(Frame.VERSION, connQual, portQual, common, payload));
         c.updateInterest();
-        c.flush();
+        out.flush();
     }
 
     /**
@@ -100,8 +104,8 @@ final class TcpHandshake {
         }
         c.owner(passive);
         c.phase(TcpConnection.Phase.ACCEPTED);
-        c.enqueue(Frame.CONNECT_ACCEPT, 0, 0, 0, passive.query().localPortQual(), 0, 0, privateData);
-        c.flush();
+        out.enqueue(out.frame().connectAccept(passive.query().localPortQual(), privateData));
+        out.flush();
         if (c.phase() != TcpConnection.Phase.ACCEPTED) {
             return false;
         }
@@ -110,12 +114,12 @@ final class TcpHandshake {
     }
 
     /** {@code dat_cr_reject} (PEER) or a refusal by the provider (NON_PEER, payload a reason). */
-    void reject(int status, byte[] payload) {
+    void reject(Frame.Reject status, byte[] payload) {
         if (c.phase() == TcpConnection.Phase.OFFERED || c.phase() == TcpConnection.Phase.LISTENING) {
-            byte[] data = payload.length > EmuLimits.MAX_PRIVATE_DATA
-                    ? Arrays.copyOf(payload, EmuLimits.MAX_PRIVATE_DATA) : payload;
-            c.enqueue(Frame.CONNECT_REJECT, 0, status, 0, 0, 0, 0, data);
-            c.flush();
+            byte[] data = payload.length > Frame.MAX_PRIVATE_DATA
+                    ? Arrays.copyOf(payload, Frame.MAX_PRIVATE_DATA) : payload;
+            out.enqueue(out.frame().connectReject(status, data));
+            out.flush();
         }
         c.beginClose();
     }
@@ -126,8 +130,8 @@ final class TcpHandshake {
         switch (c.phase()) {
             case CONNECTING -> c.shutdown();
             case REQUESTED, ACCEPTED -> {
-                c.enqueue(Frame.ABORT, 0, Frame.ABORT_DISCONNECT, 0, 0, 0, 0, null);
-                c.flush();
+                out.enqueue(out.frame().abort(Frame.Abort.DISCONNECT, null));
+                out.flush();
                 c.beginClose();
             }
             default -> c.beginClose();
@@ -175,45 +179,45 @@ final class TcpHandshake {
 
     /** Fails the connection: the peer broke the protocol (TcpInput drops the connection). */
     private static void violation(String reason) throws Frame.ProtocolException {
-        throw TcpConnection.violation(reason);
+        throw new Frame.ProtocolException(reason);
     }
 
     /** A checked header arrived before the connection is open; decides where its payload goes. */
-    void header(Frame.Header h) throws Frame.ProtocolException {
-        int type = h.type();
+    @Override
+    public void header(Frame h) throws Frame.ProtocolException {
+        FrameType type = h.type();
         switch (c.phase()) {
             case LISTENING -> {
-                if (type != Frame.CONNECT_REQ) {
-                    violation(Frame.name(type) + " before a connect request");
+                if (type != FrameType.CONNECT_REQ) {
+                    violation(type + " before a connect request");
                 }
-                if (h.c() != Frame.MAGIC) {
+                if (h.magic() != Frame.MAGIC) {
                     violation("a connect request without the protocol's magic");
                 }
-                c.input().expectControl();
+                in.expectControl();
             }
             case REQUESTED -> {
                 switch (type) {
-                    case Frame.CONNECT_DELIVERED -> {
+                    case CONNECT_DELIVERED -> {
                         if (attempt.isLive()) {
                             attempt.delivered = true;
                         }
                     }
-                    case Frame.CONNECT_ACCEPT, Frame.CONNECT_REJECT -> c.input().expectControl();
-                    case Frame.ABORT -> c.input().expectControl();
-                    default -> violation(Frame.name(type) + " while a connect request is unanswered");
+                    case CONNECT_ACCEPT, CONNECT_REJECT, ABORT -> in.expectControl();
+                    default -> violation(type + " while a connect request is unanswered");
                 }
             }
             case OFFERED -> {
-                if (type != Frame.ABORT) {
-                    violation(Frame.name(type) + " while the connect request waits for the consumer");
+                if (type != FrameType.ABORT) {
+                    violation(type + " while the connect request waits for the consumer");
                 }
-                c.input().expectControl();
+                in.expectControl();
             }
             case ACCEPTED -> {
-                if (type == Frame.ABORT) {
-                    c.input().expectControl();
-                } else if (type != Frame.CONNECT_RTU) {
-                    violation(Frame.name(type) + " while the accept waits for the RTU");
+                if (type == FrameType.ABORT) {
+                    in.expectControl();
+                } else if (type != FrameType.CONNECT_RTU) {
+                    violation(type + " while the accept waits for the RTU");
                 }
             }
             default -> {
@@ -221,30 +225,28 @@ final class TcpHandshake {
         }
     }
 
-    /**
-     * A frame of the handshake is complete (its control data in {@code control}).
-     *
-     * @return false if {@code h} is not a handshake frame
-     */
-    boolean frameEnd(Frame.Header h, byte[] control) {
+    /** A frame of the handshake is complete (its control data in {@code control}). */
+    @Override
+    public void frameEnd(Frame h, byte[] control) {
         switch (h.type()) {
-            case Frame.CONNECT_REQ -> connectRequest(h, control);
-            case Frame.CONNECT_ACCEPT -> {
+            case ABORT -> c.peerAbort(h, control);
+            case CONNECT_REQ -> connectRequest(h, control);
+            case CONNECT_ACCEPT -> {
                 ConnectAttempt a = attempt;
                 EmuEp owner = c.ep();
                 if (owner != null && owner.connection().acceptedBy(a, c, control)) {
                     c.opened();
-                    c.enqueue(Frame.CONNECT_RTU, 0, 0, 0, 0, 0, 0, null);
-                    c.flush();
+                    out.enqueue(out.frame().connectRtu());
+                    out.flush();
                 } else {
                     abandon();
                 }
             }
-            case Frame.CONNECT_REJECT -> {
+            case CONNECT_REJECT -> {
                 ConnectAttempt a = attempt;
                 c.shutdown();
                 if (a.isLive()) {
-                    if (h.status() == Frame.REJECT_PEER) {
+                    if (h.reject() == Frame.Reject.PEER) {
                         a.ep.connection().rejectedBy(a, control);
                     } else {
                         LOG.info("IA {}: connect to {} refused by the peer: {}", c.name(), c.remoteLabel(),
@@ -253,29 +255,27 @@ final class TcpHandshake {
                     }
                 }
             }
-            case Frame.CONNECT_RTU -> {
+            case CONNECT_RTU -> {
                 c.opened();
                 c.ep().connection().confirmedBy(c);
             }
             default -> {
-                return false;
             }
         }
-        return true;
     }
 
-    private void connectRequest(Frame.Header h, byte[] payload) {
+    private void connectRequest(Frame h, byte[] payload) {
         int listenPort = ((payload[0] & 0xff) << 8) | (payload[1] & 0xff);
         byte[] privateData = Arrays.copyOfRange(payload, 2, payload.length);
-        if (h.status() != Frame.VERSION) {
-            String reason = "protocol version " + h.status() + " is not spoken here (version " + Frame.VERSION + ")";
+        if (h.version() != Frame.VERSION) {
+            String reason = "protocol version " + h.version() + " is not spoken here (version " + Frame.VERSION + ")";
             LOG.warn("IA {}: connect request from {} refused: {}", c.name(), c.remoteLabel(), reason);
-            reject(Frame.REJECT_NON_PEER, reason.getBytes(StandardCharsets.UTF_8));
+            reject(Frame.Reject.NON_PEER, reason.getBytes(StandardCharsets.UTF_8));
             return;
         }
-        boolean commonRequest = (h.flags() & Frame.FLAG_COMMON) != 0;
-        if (commonRequest != (commonPort != 0) || (commonRequest && h.a() != commonPort)) {
-            reject(Frame.REJECT_NON_PEER, "no common service point on this port".getBytes(StandardCharsets.UTF_8));
+        boolean commonRequest = h.common();
+        if (commonRequest != (commonPort != 0) || (commonRequest && h.connQual() != commonPort)) {
+            reject(Frame.Reject.NON_PEER, "no common service point on this port".getBytes(StandardCharsets.UTF_8));
             return;
         }
         InetSocketAddress from;
@@ -286,15 +286,15 @@ final class TcpHandshake {
             return;
         }
         c.phase(TcpConnection.Phase.OFFERED);
-        if (!c.ia().deliverRequest(c, h.a(), commonRequest, privateData, from, h.b())) {
+        if (!c.ia().deliverRequest(c, h.connQual(), commonRequest, privateData, from, h.activePortQual())) {
             c.phase(TcpConnection.Phase.LISTENING);
-            reject(Frame.REJECT_NON_PEER, ("nothing listens on connection qualifier " + h.a()
+            reject(Frame.Reject.NON_PEER, ("nothing listens on connection qualifier " + h.connQual()
                     + " or its backlog is full").getBytes(StandardCharsets.UTF_8));
             return;
         }
         if (c.phase() == TcpConnection.Phase.OFFERED) {
-            c.enqueue(Frame.CONNECT_DELIVERED, 0, 0, 0, 0, 0, 0, null);
-            c.flush();
+            out.enqueue(out.frame().connectDelivered());
+            out.flush();
         }
     }
 }

@@ -8,6 +8,7 @@ import java.nio.channels.SocketChannel;
 import java.util.ArrayList;
 import java.util.List;
 
+import org.jdapl.provider.emu.EmuIa;
 import org.jdapl.provider.emu.EmuLimits;
 
 import org.slf4j.Logger;
@@ -15,12 +16,22 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The input side of a tcp connection (PROTOCOL.md, "Frames"): reads into a direct input buffer,
- * decodes and checks each header ({@link Frame#decode}) before the connection decides where its
- * payload goes, and delivers the payload there: into the checked registered memory (straight from
+ * decodes and checks each header ({@link Frame#decode}), hands it to the connection's
+ * {@link Handler} of the moment (the handshake, then the engine), which decides where its payload
+ * goes, and delivers the payload there: into the checked registered memory (straight from
  * the socket for payloads of {@link #DIRECT_LIMIT} or more), or into a control buffer for the
  * handshake. Runs under the IA's domain lock, on the I/O thread or a polling consumer's.
  */
 final class TcpInput {
+    /** Takes the frames of a connection: its handshake until it is open, then its engine. */
+    interface Handler {
+        /** A checked header arrived: decides where its payload goes (or breaks the protocol). */
+        void header(Frame h) throws Frame.ProtocolException;
+
+        /** The payload of {@code h} is complete (its control data in {@code control}, if any). */
+        void frameEnd(Frame h, byte[] control) throws Frame.ProtocolException;
+    }
+
     private static final Logger LOG = LoggerFactory.getLogger(TcpInput.class);
     /** Payload still to come from which reads go straight into the destination memory. */
     private static final int DIRECT_LIMIT = 16 << 10;
@@ -32,14 +43,19 @@ final class TcpInput {
      */
     private static final long STALL_NANOS = 30_000;
 
+    /** The connection whose socket this reads: its phase, and its end when the socket fails or the peer breaks the protocol. */
     private final TcpConnection c;
+    private final TcpFabric fabric;
+    private final EmuIa ia;
     private final SocketChannel channel;
     private ByteBuffer in;
     private MemorySegment inSeg;
     private boolean growInput;
-    private Frame.Header current;
+    private Frame current;
     /** The header of the frame being received ({@link #current} while it is). */
-    private final Frame.Header decoded = new Frame.Header();
+    private final Frame decoded = new Frame();
+    /** Where frames go. */
+    private Handler handler;
     private long payloadLeft;
     private final List<MemorySegment> dest = new ArrayList<>(EmuLimits.MAX_IOV);
     private int destIndex;
@@ -53,15 +69,23 @@ final class TcpInput {
     /** When the payload being read last made progress (a consumer's thread reading a large frame). */
     private long progressAt;
 
-    TcpInput(TcpConnection c, SocketChannel channel, int size) {
+    TcpInput(TcpConnection c, TcpFabric fabric, SocketChannel channel, int size) {
         this.c = c;
+        this.fabric = fabric;
+        this.ia = fabric.ia();
         this.channel = channel;
         this.in = ByteBuffer.allocateDirect(size);
         this.inSeg = MemorySegment.ofBuffer(in);
     }
 
-    /** The connection is established: switch to the large buffer after the next read. */
-    void grow() {
+    /** Frames go to {@code h} from now on (the handshake of a new connection). */
+    void handTo(Handler h) {
+        handler = h;
+    }
+
+    /** The connection is established: its frames go to {@code engine}, through the large buffer after the next read. */
+    void open(Handler engine) {
+        handler = engine;
         growInput = true;
     }
 
@@ -92,9 +116,11 @@ final class TcpInput {
 
     /** The current frame's payload is complete: the connection acts on it. */
     private void frameEnd() throws Frame.ProtocolException {
-        Frame.Header h = current;
+        Frame h = current;
         current = null;
-        c.frameEnd(h, control);
+        if (h.type() != FrameType.KEEPALIVE && !c.ending()) {
+            handler.frameEnd(h, control);
+        }
     }
 
     /**
@@ -117,7 +143,7 @@ final class TcpInput {
                     round++;
                     continue;
                 }
-                if (c.phase() == TcpConnection.Phase.OPEN && c.ia().held()) {
+                if (c.phase() == TcpConnection.Phase.OPEN && ia.held()) {
                     return;
                 }
                 int n;
@@ -141,7 +167,7 @@ final class TcpInput {
                     }
                     drained = n < room;
                     if (n > 0) {
-                        lastRead = c.fabric().clock();
+                        lastRead = fabric.clock();
                         in.flip();
                         parse();
                         if (c.phase() == TcpConnection.Phase.CLOSED) {
@@ -180,7 +206,7 @@ final class TcpInput {
         } catch (Frame.ProtocolException e) {
             c.fail("protocol violation: " + e.getMessage(), true);
         } catch (RuntimeException e) {
-            LOG.error("IA {}: error on the connection with {}", c.name(), c.remoteLabel(), e);
+            LOG.error("IA {}: error on the connection with {}", ia.name(), c.remoteLabel(), e);
             c.fail("internal error: " + e, true);
         }
     }
@@ -194,7 +220,7 @@ final class TcpInput {
      * a wake-up per piece.
      */
     private boolean restComing(int n) {
-        if (current == null || payloadLeft == 0 || current.length() < DIRECT_LIMIT || !c.fabric().consumerReads()) {
+        if (current == null || payloadLeft == 0 || current.length() < DIRECT_LIMIT || !fabric.consumerReads()) {
             return false;
         }
         long now = System.nanoTime();
@@ -215,7 +241,7 @@ final class TcpInput {
         ByteBuffer bb = d.asSlice(destOffset, n).asByteBuffer();
         int got = channel.read(bb);
         if (got > 0) {
-            lastRead = c.fabric().clock();
+            lastRead = fabric.clock();
             advanceDest(got);
             payloadLeft -= got;
             if (payloadLeft == 0) {
@@ -244,14 +270,16 @@ final class TcpInput {
                 if (payloadLeft > 0) {
                     // An answer without payload (the ACK that rides before a reply) says nothing of the next.
                     expectLarge = payloadLeft >= DIRECT_LIMIT;
-                    c.fabric().largeInput(expectLarge);
+                    fabric.largeInput(expectLarge);
                 }
-                progressAt = c.fabric().clock();
+                progressAt = fabric.clock();
                 dest.clear();
                 destIndex = 0;
                 destOffset = 0;
                 control = null;
-                c.header(current);
+                if (current.type() != FrameType.KEEPALIVE) {
+                    handler.header(current);
+                }
                 if (payloadLeft == 0 && current != null) {
                     frameEnd();
                 }

@@ -8,6 +8,7 @@ import java.nio.channels.SocketChannel;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.function.LongSupplier;
 
 import org.jdapl.dat.LmrTriplet;
 
@@ -16,21 +17,38 @@ import org.jdapl.dat.LmrTriplet;
  * The output side of a tcp connection (PROTOCOL.md, "Frames"): frames queued in order, encoded into a
  * direct output buffer, payloads up to {@link #COPY_LIMIT} copied into it so that many frames leave in
  * one write, larger ones written from registered memory in one gathering write with their header.
- * Runs under the IA's domain lock, on whichever thread has frames to send.
+ * The parts of the connection take a frame ({@link #frame}), fill it with the factory of its type and
+ * queue it ({@link #enqueue}); frames that have been encoded go back to a pool, so that steady traffic
+ * allocates none. {@link #flush} writes and tells the connection's {@link Socket} how it went. Runs
+ * under the IA's domain lock, on whichever thread has frames to send.
  */
 final class TcpOutput {
     /** Payloads up to this size are copied into the output buffer; larger ones are written from memory. */
     private static final int COPY_LIMIT = 8 << 10;
     private static final int LARGE_BUFFER = 64 << 10;
+    /** Frames queued beyond which the engine transmits no more and the peer's input is not read. */
+    private static final int MAX_QUEUED_FRAMES = 1 << 14;
 
-    /** A frame waiting to be encoded into the output buffer. */
-    private record Out(int type, int flags, int status, long seq, long a, long b, long c, long length,
-                       Object payload) {
+    /** What the output needs of the socket's owner: whether it may write, and what came of a write. */
+    interface Socket {
+        /** Whether frames may be written now (the TCP connect is done and the socket not closed). */
+        boolean canWrite();
+
+        /** A write took everything ({@code all}) or left output waiting for the socket. */
+        void written(boolean all, boolean waitChanged);
+
+        /** A write failed: the connection ends. */
+        void writeFailed(Exception e);
     }
 
-    private final TcpConnection connection;
+    private final Socket socket;
     private final SocketChannel channel;
-    private final ArrayDeque<Out> queue = new ArrayDeque<>();
+    /** The IA's coarse clock (the time of its last select), for keepalives. */
+    private final LongSupplier clock;
+    private final ArrayDeque<Frame> queue = new ArrayDeque<>();
+    /** Frames encoded and free for the next {@link #frame}. */
+    private final ArrayDeque<Frame> pool = new ArrayDeque<>();
+    private int readResponses;
     private ByteBuffer stage;
     private MemorySegment stageSeg;
     private ByteBuffer[] big;
@@ -39,11 +57,23 @@ final class TcpOutput {
     /** Whether output waits for the socket to take more (the selector watches for writability). */
     private boolean waitsForSocket;
 
-    TcpOutput(TcpConnection connection, SocketChannel channel, int size) {
-        this.connection = connection;
+    TcpOutput(Socket socket, SocketChannel channel, LongSupplier clock, int size) {
+        this.socket = socket;
         this.channel = channel;
+        this.clock = clock;
         this.stage = ByteBuffer.allocateDirect(size);
         this.stageSeg = MemorySegment.ofBuffer(stage);
+    }
+
+    /** A frame to fill with the factory of its type and {@link #enqueue}. */
+    Frame frame() {
+        Frame f = pool.pollFirst();
+        return f == null ? new Frame() : f;
+    }
+
+    /** RDMA_READ_RESP frames queued and not yet encoded. */
+    int readResponsesQueued() {
+        return readResponses;
     }
 
     /** The connection is established: switch to the large buffer once it is empty. */
@@ -56,7 +86,7 @@ final class TcpOutput {
     }
 
     /** Records whether output waits for the socket; true if that changed (the selector interest must follow). */
-    boolean waitForSocket(boolean wait) {
+    private boolean waitForSocket(boolean wait) {
         if (wait == waitsForSocket) {
             return false;
         }
@@ -64,8 +94,28 @@ final class TcpOutput {
         return true;
     }
 
+    /** Writes as much queued output as the socket takes now, and tells the socket's owner (domain lock held). */
+    void flush() {
+        if (!socket.canWrite()) {
+            return;
+        }
+        boolean done;
+        try {
+            done = writeOut();
+        } catch (IOException | RuntimeException e) {
+            socket.writeFailed(e);
+            return;
+        }
+        socket.written(done, waitForSocket(!done));
+    }
+
     int queued() {
         return queue.size();
+    }
+
+    /** Whether the queue may take more frames of the engine (and the peer's input may be read). */
+    boolean hasRoom() {
+        return queue.size() < MAX_QUEUED_FRAMES;
     }
 
     long lastWrite() {
@@ -74,35 +124,54 @@ final class TcpOutput {
 
     /** An abort leaves only the answers (ACK, NAK, keepalive) queued before it. */
     void dropAllButAnswers() {
-        queue.removeIf(o -> o.type() != Frame.ACK && o.type() != Frame.NAK && o.type() != Frame.KEEPALIVE);
+        for (int i = queue.size(); i > 0; i--) {
+            Frame f = queue.pollFirst();
+            if (f.type().isAnswer()) {
+                queue.addLast(f);
+            } else {
+                recycle(f);
+            }
+        }
+        readResponses = 0;
     }
 
     void clear() {
         queue.clear();
+        pool.clear();
+        readResponses = 0;
         big = null;
     }
 
+    private void recycle(Frame f) {
+        f.clearPayload();
+        pool.addLast(f);
+    }
+
     /**
-     * Queues a frame for output. When nothing is queued before it and the socket takes output, a frame
-     * whose payload is copied anyway goes straight into the output buffer (the order on the wire is the
-     * same, and it is written by the flush that follows, as a queued frame would be).
+     * Queues a frame filled for output. When nothing is queued before it and the socket takes output, a
+     * frame whose payload is copied anyway goes straight into the output buffer (the order on the wire
+     * is the same, and it is written by the flush that follows, as a queued frame would be).
      */
-    void enqueue(int type, int flags, int status, long seq, long a, long b, long c, long length,
-                 Object payload) {
-        if (queue.isEmpty() && big == null && connection.writable()
-                && type != Frame.RDMA_READ_RESP) {
+    void enqueue(Frame f) {
+        long length = f.length();
+        if (queue.isEmpty() && big == null && !waitsForSocket && socket.canWrite()
+                && f.type() != FrameType.RDMA_READ_RESP) {
             growStage();
             if (length <= COPY_LIMIT && Frame.HEADER_SIZE + length <= stage.capacity() / 2
                     && stage.remaining() >= Frame.HEADER_SIZE + length) {
-                Frame.encode(stage, type, flags, status, length, seq, a, b, c);
+                f.encode(stage);
                 if (length > 0) {
-                    copyPayload(payload, stage.position());
+                    copyPayload(f.payload(), stage.position());
                     stage.position(stage.position() + (int) length);
                 }
+                recycle(f);
                 return;
             }
         }
-        queue.addLast(new Out(type, flags, status, seq, a, b, c, length, payload));
+        if (f.type() == FrameType.RDMA_READ_RESP) {
+            readResponses++;
+        }
+        queue.addLast(f);
     }
 
     /** Switches to the large output buffer once the connection is established and the buffer is empty. */
@@ -124,16 +193,16 @@ final class TcpOutput {
         while (true) {
             growStage();
             while (big == null && !queue.isEmpty()) {
-                Out o = queue.peekFirst();
+                Frame o = queue.peekFirst();
                 boolean small = o.length() <= COPY_LIMIT && Frame.HEADER_SIZE + o.length() <= stage.capacity() / 2;
                 int need = Frame.HEADER_SIZE + (small ? (int) o.length() : 0);
                 if (stage.remaining() < need) {
                     break;
                 }
                 queue.pollFirst();
-                Frame.encode(stage, o.type(), o.flags(), o.status(), o.length(), o.seq(), o.a(), o.b(), o.c());
-                if (o.type() == Frame.RDMA_READ_RESP) {
-                    connection.readResponseWritten();
+                o.encode(stage);
+                if (o.type() == FrameType.RDMA_READ_RESP) {
+                    readResponses--;
                 }
                 if (o.length() > 0) {
                     if (small) {
@@ -143,6 +212,7 @@ final class TcpOutput {
                         big = payloadBuffers(o);
                     }
                 }
+                recycle(o);
             }
             if (stage.position() == 0 && big == null) {
                 return true;
@@ -156,7 +226,7 @@ final class TcpOutput {
                 System.arraycopy(big, 0, gather, 1, big.length);
                 channel.write(gather);
             }
-            lastWrite = connection.fabric().clock();
+            lastWrite = clock.getAsLong();
             if (stage.hasRemaining()) {
                 stage.compact();
                 return false;
@@ -190,7 +260,7 @@ final class TcpOutput {
     }
 
     @SuppressWarnings("unchecked")
-    private static ByteBuffer[] payloadBuffers(Out o) {
+    private static ByteBuffer[] payloadBuffers(Frame o) {
         List<ByteBuffer> out = new ArrayList<>();
         switch (o.payload()) {
             case MemorySegment seg -> chunks(seg, out);

@@ -408,6 +408,26 @@ final class TcpPoller {
         }
     }
 
+    /**
+     * Waits until no thread selects (the IA is detached, its selector woken): a consumer's thread that
+     * polled the sockets has left them.
+     *
+     * @return false if one still selects after {@code bound}
+     */
+    boolean awaitNoPoller(java.time.Duration bound) {
+        selector.wakeup();
+        try {
+            if (!pollerLock.tryLock(bound.toNanos(), TimeUnit.NANOSECONDS)) {
+                return false;
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return false;
+        }
+        pollerLock.unlock();
+        return true;
+    }
+
     /** Ends a poll of a waiting thread early: an event for a waiter came from elsewhere. */
     void wakePoller() {
         // The event was published by release stores: order them before the read of intending, as a

@@ -3,13 +3,16 @@ package org.jdapl.provider.emu.tcp;
 import java.lang.foreign.MemorySegment;
 import java.util.ArrayDeque;
 import java.util.Iterator;
+import java.util.function.BiConsumer;
 
 import org.jdapl.dat.CompletionFlag;
 import org.jdapl.dat.DtoOperation;
 import org.jdapl.dat.DtoStatus;
 import org.jdapl.dat.LmrTriplet;
 import org.jdapl.dat.MemPriv;
+import org.jdapl.provider.emu.Contexts;
 import org.jdapl.provider.emu.EmuEp;
+import org.jdapl.provider.emu.EmuIa;
 import org.jdapl.provider.emu.EmuLimits;
 import org.jdapl.provider.emu.RcRules;
 import org.jdapl.provider.emu.Segments;
@@ -23,15 +26,26 @@ import org.slf4j.LoggerFactory;
  * when the peer's ACK, NAK or read response arrives; the peer's frames are checked with the
  * {@link RcRules} (receive, length, protection, invalidate; rmr_context, privilege, bounds) before a
  * byte is written, and answered. Nothing is transmitted after a SEND until it is answered, so a SEND
- * refused for want of a receive (RNR NAK) is sent again without reordering. The connection
- * ({@link TcpConnection}) owns the socket and the frame codec, {@link TcpHandshake} the handshake; this
- * class owns sequence numbers and what is in flight. Everything runs under the IA's domain lock.
+ * refused for want of a receive (RNR NAK) is sent again without reordering. The input hands the
+ * frames of the established connection straight to this engine, which writes its frames straight to
+ * the output; the connection keeps the socket and its lifecycle,
+ * {@link TcpHandshake} the handshake before; this class owns sequence numbers and what is in flight.
+ * Everything runs under the IA's domain lock.
  */
-final class TcpRcEngine {
+final class TcpRcEngine implements TcpInput.Handler {
     private static final Logger LOG = LoggerFactory.getLogger(TcpRcEngine.class);
     private static final int MAX_READS_IN_FLIGHT = EmuLimits.MAX_RDMA_READ_PER_EP;
 
-    private final TcpConnection c;
+    private final EmuEp ep;
+    private final EmuIa ia;
+    private final Contexts contexts;
+    private final TcpOutput out;
+    private final TcpInput in;
+    /** Answers leave with the next frame, or before the polling thread blocks (the fabric's flush later). */
+    private final Runnable answerLater;
+    /** The peer's ABORT: the connection ends. */
+    private final BiConsumer<Frame, byte[]> aborted;
+    private final String remoteLabel;
     // requests of the local EP
     private long nextSeq = 1;
     private int sent;
@@ -40,19 +54,30 @@ final class TcpRcEngine {
     // requests of the peer
     private long expectedSeq = 1;
     private boolean rnrNaked;
-    private int readResponsesQueued;
     private WorkRequest.Recv inbound;
     private DtoOperation inboundOp;
     private int inboundInvalidated;
 
-    TcpRcEngine(TcpConnection c) {
-        this.c = c;
+    /**
+     * The engine of {@code ep}'s established connection: frames go to {@code out}, the payloads of the
+     * peer's frames are placed through {@code in}, the peer's RDMA is checked against {@code contexts}.
+     */
+    TcpRcEngine(EmuEp ep, EmuIa ia, Contexts contexts, TcpOutput out, TcpInput in, Runnable answerLater,
+                BiConsumer<Frame, byte[]> aborted, String remoteLabel) {
+        this.ep = ep;
+        this.ia = ia;
+        this.contexts = contexts;
+        this.out = out;
+        this.in = in;
+        this.answerLater = answerLater;
+        this.aborted = aborted;
+        this.remoteLabel = remoteLabel;
     }
 
     /** Completes the EP's leading binds and transmits its requests as far as they may go. */
     void pump(EmuEp from) {
         completeLeadingBinds();
-        if (!c.ia().held()) {
+        if (!ia.held()) {
             transmit();
         }
         if (from.requests().isEmpty()) {
@@ -64,45 +89,41 @@ final class TcpRcEngine {
     void receivePosted() {
         if (rnrNaked) {
             rnrNaked = false;
-            c.enqueue(Frame.RECV_POSTED, 0, 0, 0, 0, 0, 0, null);
-            c.flush();
+            out.enqueue(out.frame().recvPosted());
+            out.flush();
         }
     }
 
-    /** A read response left the output queue. */
-    void readResponseWritten() {
-        readResponsesQueued--;
-    }
-
     /**
-     * A data frame's payload is complete: a receive completes and is ACKed, an RDMA Write ACKed, a read
-     * response completes the read (LOCAL_PROTECTION if its local memory went away meanwhile). Answers
-     * leave with the next frame or before the polling thread blocks.
-     *
-     * @param undelivered whether the payload had nowhere to go
+     * A frame's payload is complete: a receive completes and is ACKed, an RDMA Write ACKed, a read
+     * response completes the read (LOCAL_PROTECTION if its local memory went away meanwhile), an
+     * ABORT ends the connection. Answers leave with the next frame or before the polling thread blocks.
      */
-    void frameEnd(Frame.Header h, boolean undelivered) {
+    @Override
+    public void frameEnd(Frame h, byte[] control) {
+        boolean undelivered = in.destination().isEmpty();
         switch (h.type()) {
-            case Frame.SEND -> {
+            case ABORT -> aborted.accept(h, control);
+            case SEND -> {
                 WorkRequest.Recv recv = inbound;
                 if (recv != null) {
                     inbound = null;
-                    c.enqueue(Frame.ACK, 0, 0, h.seq(), 0, 0, 0, null);
-                    c.ep().completeRecv(recv, DtoStatus.SUCCESS, h.length(), inboundOp, inboundInvalidated);
+                    out.enqueue(out.frame().ack(h.seq()));
+                    ep.completeRecv(recv, DtoStatus.SUCCESS, h.length(), inboundOp, inboundInvalidated);
                 }
-                c.fabric().flushLater(c);
+                answerLater.run();
             }
-            case Frame.RDMA_WRITE -> {
-                c.enqueue(Frame.ACK, 0, 0, h.seq(), 0, 0, 0, null);
-                c.fabric().flushLater(c);
+            case RDMA_WRITE -> {
+                out.enqueue(out.frame().ack(h.seq()));
+                answerLater.run();
             }
-            case Frame.RDMA_READ_REQ -> c.fabric().flushLater(c);
-            case Frame.RDMA_READ_RESP -> {
-                WorkRequest head = c.ep().requests().peekFirst();
+            case RDMA_READ_REQ -> answerLater.run();
+            case RDMA_READ_RESP -> {
+                WorkRequest head = ep.requests().peekFirst();
                 if (undelivered && h.length() > 0) {
                     sent--;
                     readsInFlight--;
-                    c.ep().fail(head, DtoStatus.LOCAL_PROTECTION);
+                    ep.fail(head, DtoStatus.LOCAL_PROTECTION);
                 } else {
                     requestDone(head, DtoStatus.SUCCESS);
                 }
@@ -113,13 +134,13 @@ final class TcpRcEngine {
     }
 
     private void transmit() {
-        ArrayDeque<WorkRequest> requests = c.ep().requests();
+        ArrayDeque<WorkRequest> requests = ep.requests();
         Iterator<WorkRequest> it = requests.iterator();
         for (int i = 0; i < sent && it.hasNext(); i++) {
             it.next();
         }
         boolean queued = false;
-        while (it.hasNext() && !sendOutstanding && c.hasQueueRoom()) {
+        while (it.hasNext() && !sendOutstanding && out.hasRoom()) {
             WorkRequest wr = it.next();
             switch (wr) {
                 case WorkRequest.Bind bind -> sent++;
@@ -135,10 +156,8 @@ final class TcpRcEngine {
                     if (send.rnrDeadline == 0) {
                         send.seq = nextSeq++;
                     }
-                    int flags = (send.invalidate ? Frame.FLAG_INVALIDATE : 0)
-                            | (send.has(CompletionFlag.SOLICITED_WAIT) ? Frame.FLAG_SOLICITED : 0);
-                    c.enqueue(Frame.SEND, flags, 0, send.seq, send.rmrContext & 0xffff_ffffL, 0, 0, send.length,
-                            send.iov);
+                    out.enqueue(out.frame().send(send.seq, send.invalidate, send.rmrContext,
+                            send.has(CompletionFlag.SOLICITED_WAIT), send.length, send.iov));
                     sent++;
                     sendOutstanding = true;
                     queued = true;
@@ -155,8 +174,8 @@ final class TcpRcEngine {
                             return;
                         }
                         rdma.seq = nextSeq++;
-                        c.enqueue(Frame.RDMA_READ_REQ, 0, 0, rdma.seq, rdma.remote.rmrContext() & 0xffff_ffffL,
-                                rdma.remote.targetAddress(), rdma.length, null);
+                        out.enqueue(out.frame().rdmaReadRequest(rdma.seq, rdma.remote.rmrContext(),
+                                rdma.remote.targetAddress(), rdma.length));
                         readsInFlight++;
                     } else {
                         if (rdma.has(CompletionFlag.BARRIER_FENCE) && readsInFlight > 0) {
@@ -168,8 +187,8 @@ final class TcpRcEngine {
                             return;
                         }
                         rdma.seq = nextSeq++;
-                        c.enqueue(Frame.RDMA_WRITE, 0, 0, rdma.seq, rdma.remote.rmrContext() & 0xffff_ffffL,
-                                rdma.remote.targetAddress(), 0, rdma.length, rdma.iov);
+                        out.enqueue(out.frame().rdmaWrite(rdma.seq, rdma.remote.rmrContext(),
+                                rdma.remote.targetAddress(), rdma.length, rdma.iov));
                     }
                     sent++;
                     queued = true;
@@ -182,19 +201,19 @@ final class TcpRcEngine {
 
     private void flushIf(boolean queued) {
         if (queued) {
-            c.flush();
+            out.flush();
         }
     }
 
     /** A request whose local memory is gone fails LOCAL_PROTECTION once everything before it completed. */
     private void failWhenHead(WorkRequest wr) {
-        if (sent == 0 && c.ep().requests().peekFirst() == wr) {
-            c.ep().fail(wr, DtoStatus.LOCAL_PROTECTION);
+        if (sent == 0 && ep.requests().peekFirst() == wr) {
+            ep.fail(wr, DtoStatus.LOCAL_PROTECTION);
         }
     }
 
     private void completeLeadingBinds() {
-        ArrayDeque<WorkRequest> requests = c.ep().requests();
+        ArrayDeque<WorkRequest> requests = ep.requests();
         while (true) {
             WorkRequest head = requests.peekFirst();
             if (!(head instanceof WorkRequest.Bind bind)) {
@@ -204,20 +223,20 @@ final class TcpRcEngine {
             if (sent > 0) {
                 sent--;
             }
-            c.ep().completeRequest(bind, DtoStatus.SUCCESS, 0);
+            ep.completeRequest(bind, DtoStatus.SUCCESS, 0);
         }
     }
 
-    void header(Frame.Header h) throws Frame.ProtocolException {
+    /** A checked header of the established connection: where its payload goes, or what it answers. */
+    @Override
+    public void header(Frame h) throws Frame.ProtocolException {
         switch (h.type()) {
-            case Frame.SEND -> {
+            case SEND -> {
                 checkSeq(h);
-                boolean invalidate = (h.flags() & Frame.FLAG_INVALIDATE) != 0;
-                RcRules.SendVerdict v = RcRules.takeReceive(c.ep(), h.length(), invalidate,
-                        h.a());
+                RcRules.SendVerdict v = RcRules.takeReceive(ep, h.length(), h.invalidate(), h.invalidateContext());
                 if (v.recv() == null) {
                     rnrNaked = true;
-                    c.enqueue(Frame.NAK, 0, Frame.NAK_RNR, h.seq(), 0, 0, 0, null);
+                    out.enqueue(out.frame().nak(h.seq(), Frame.Nak.RNR));
                     return;
                 }
                 expectedSeq++;
@@ -230,87 +249,86 @@ final class TcpRcEngine {
                 inboundOp = v.op();
                 inboundInvalidated = v.invalidated();
                 for (LmrTriplet t : recv.iov) {
-                    c.input().destination().add(t.lmr().segment().asSlice(t.offset(), t.length()));
+                    in.destination().add(t.lmr().segment().asSlice(t.offset(), t.length()));
                 }
             }
-            case Frame.RDMA_WRITE -> {
+            case RDMA_WRITE -> {
                 checkSeq(h);
                 expectedSeq++;
-                MemorySegment target = RcRules.remoteMemory(c.ep(), h.a(), h.b(), h.length(), false);
+                MemorySegment target = RcRules.remoteMemory(ep, h.rmrContext(), h.targetAddress(), h.length(), false);
                 if (target == null) {
                     remoteAccessViolation(h, "RDMA Write");
                     return;
                 }
-                c.input().destination().add(target);
+                in.destination().add(target);
             }
-            case Frame.RDMA_READ_REQ -> {
+            case RDMA_READ_REQ -> {
                 checkSeq(h);
                 expectedSeq++;
-                if (readResponsesQueued >= MAX_READS_IN_FLIGHT) {
-                    throw TcpConnection.violation("more than " + MAX_READS_IN_FLIGHT + " RDMA Reads in flight");
+                if (out.readResponsesQueued() >= MAX_READS_IN_FLIGHT) {
+                    throw new Frame.ProtocolException("more than " + MAX_READS_IN_FLIGHT + " RDMA Reads in flight");
                 }
-                MemorySegment source = RcRules.remoteMemory(c.ep(), h.a(), h.b(), h.c(), true);
+                MemorySegment source = RcRules.remoteMemory(ep, h.rmrContext(), h.targetAddress(), h.readLength(), true);
                 if (source == null) {
                     remoteAccessViolation(h, "RDMA Read");
                     return;
                 }
-                readResponsesQueued++;
-                c.enqueue(Frame.RDMA_READ_RESP, 0, 0, h.seq(), 0, 0, 0, h.c(), source);
+                out.enqueue(out.frame().rdmaReadResponse(h.seq(), h.readLength(), source));
             }
-            case Frame.RDMA_READ_RESP -> {
+            case RDMA_READ_RESP -> {
                 WorkRequest head = inFlightHead(h);
                 if (!(head instanceof WorkRequest.Rdma rdma) || !rdma.read) {
-                    throw TcpConnection.violation("a read response for request " + h.seq() + ", which is no RDMA Read");
+                    throw new Frame.ProtocolException("a read response for request " + h.seq() + ", which is no RDMA Read");
                 }
                 if (h.length() != rdma.length) {
-                    throw TcpConnection.violation("a read response of " + h.length() + " bytes for a read of "
+                    throw new Frame.ProtocolException("a read response of " + h.length() + " bytes for a read of "
                             + rdma.length);
                 }
                 if (rdma.iov != null) {
                     if (Segments.usable(rdma.iov)) {
-                        c.input().destination().addAll(Segments.slices(rdma.iov));
+                        in.destination().addAll(Segments.slices(rdma.iov));
                     }
                 } else {
-                    MemorySegment sink = c.ia().contexts().resolve(rdma.localTarget.rmrContext(), c.ep(),
+                    MemorySegment sink = contexts.resolve(rdma.localTarget.rmrContext(), ep,
                             rdma.localTarget.targetAddress(), rdma.length, MemPriv.REMOTE_WRITE);
                     if (sink != null) {
-                        c.input().destination().add(sink);
+                        in.destination().add(sink);
                     }
                 }
             }
-            case Frame.ACK -> {
+            case ACK -> {
                 WorkRequest head = inFlightHead(h);
                 if (head instanceof WorkRequest.Rdma rdma && rdma.read) {
-                    throw TcpConnection.violation("an ACK for RDMA Read " + h.seq());
+                    throw new Frame.ProtocolException("an ACK for RDMA Read " + h.seq());
                 }
                 requestDone(head, DtoStatus.SUCCESS);
             }
-            case Frame.NAK -> nak(h);
-            case Frame.RECV_POSTED -> {
-                if (c.ep().requests().peekFirst() instanceof WorkRequest.Send send && sent == 0
+            case NAK -> nak(h);
+            case RECV_POSTED -> {
+                if (ep.requests().peekFirst() instanceof WorkRequest.Send send && sent == 0
                         && send.rnrDeadline != 0) {
                     send.rnrRetry = true;
-                    c.ep().pumpRequests();
+                    ep.pumpRequests();
                 }
             }
-            case Frame.DISCONNECT -> c.ep().connection().peerDisconnectNotification();
-            case Frame.ABORT -> c.input().expectControl();
-            default -> throw TcpConnection.violation(Frame.name(h.type()) + " on an established connection");
+            case DISCONNECT -> ep.connection().peerDisconnectNotification();
+            case ABORT -> in.expectControl();
+            default -> throw new Frame.ProtocolException(h.type() + " on an established connection");
         }
     }
 
-    private void checkSeq(Frame.Header h) throws Frame.ProtocolException {
+    private void checkSeq(Frame h) throws Frame.ProtocolException {
         if (h.seq() != expectedSeq) {
-            throw TcpConnection.violation(Frame.name(h.type()) + " with sequence number " + h.seq() + ", expected "
+            throw new Frame.ProtocolException(h.type() + " with sequence number " + h.seq() + ", expected "
                     + expectedSeq);
         }
     }
 
     /** The head of the EP's transmitted requests, which the answer {@code h} must name. */
-    private WorkRequest inFlightHead(Frame.Header h) throws Frame.ProtocolException {
-        WorkRequest head = c.ep().requests().peekFirst();
+    private WorkRequest inFlightHead(Frame h) throws Frame.ProtocolException {
+        WorkRequest head = ep.requests().peekFirst();
         if (sent == 0 || head == null || head instanceof WorkRequest.Bind || head.seq != h.seq()) {
-            throw TcpConnection.violation(Frame.name(h.type()) + " for request " + h.seq()
+            throw new Frame.ProtocolException(h.type() + " for request " + h.seq()
                     + ", which is not the oldest in flight");
         }
         return head;
@@ -322,7 +340,7 @@ final class TcpRcEngine {
             case WorkRequest.Rdma r -> r.length;
             default -> 0;
         };
-        c.ep().requests().pollFirst();
+        ep.requests().pollFirst();
         sent--;
         if (head instanceof WorkRequest.Send) {
             sendOutstanding = false;
@@ -330,56 +348,57 @@ final class TcpRcEngine {
         if (head instanceof WorkRequest.Rdma r && r.read) {
             readsInFlight--;
         }
-        c.ep().completeRequest(head, status, status == DtoStatus.SUCCESS ? length : 0);
-        c.ep().pumpRequests();
+        ep.completeRequest(head, status, status == DtoStatus.SUCCESS ? length : 0);
+        ep.pumpRequests();
     }
 
-    private void nak(Frame.Header h) throws Frame.ProtocolException {
+    private void nak(Frame h) throws Frame.ProtocolException {
         WorkRequest head = inFlightHead(h);
-        if (h.status() == Frame.NAK_RNR) {
+        if (h.nak() == Frame.Nak.RNR) {
             if (!(head instanceof WorkRequest.Send send)) {
-                throw TcpConnection.violation("an RNR NAK for request " + h.seq() + ", which is no send");
+                throw new Frame.ProtocolException("an RNR NAK for request " + h.seq() + ", which is no send");
             }
             long now = System.nanoTime();
             sent--;
             sendOutstanding = false;
             if (RcRules.rnrExhausted(send, now)) {
-                c.ep().fail(send, DtoStatus.RECEIVER_NOT_READY);
+                ep.fail(send, DtoStatus.RECEIVER_NOT_READY);
                 return;
             }
             send.rnrRetry = false;
-            EmuEp owner = c.ep();
+            EmuEp owner = ep;
             RcRules.retryAtDeadline(owner, send, now, 0, () -> {
                 send.rnrRetry = true;
                 owner.pumpRequests();
             });
             return;
         }
-        DtoStatus status = h.status() == Frame.NAK_REMOTE_ACCESS ? DtoStatus.REMOTE_ACCESS : DtoStatus.REMOTE_RESPONDER;
+        DtoStatus status = h.nak() == Frame.Nak.REMOTE_ACCESS ? DtoStatus.REMOTE_ACCESS : DtoStatus.REMOTE_RESPONDER;
         sent--;
         sendOutstanding = false;
         if (head instanceof WorkRequest.Rdma r && r.read) {
             readsInFlight--;
         }
-        c.ep().fail(head, status);
+        ep.fail(head, status);
     }
 
     /** A receive could not take the message: it completes with an error, the sender is NAKed, the link breaks. */
     private void responderError(RcRules.SendVerdict v, long seq) {
-        c.ep().completeRecv(v.recv(), v.recvStatus(), 0, v.op(), 0);
-        int nak = v.senderStatus() == DtoStatus.REMOTE_ACCESS ? Frame.NAK_REMOTE_ACCESS : Frame.NAK_REMOTE_RESPONDER;
-        c.enqueue(Frame.NAK, 0, nak, seq, 0, 0, 0, null);
-        c.input().dropFrame();
-        c.ep().connection().breakLink();
+        ep.completeRecv(v.recv(), v.recvStatus(), 0, v.op(), 0);
+        Frame.Nak nak = v.senderStatus() == DtoStatus.REMOTE_ACCESS ? Frame.Nak.REMOTE_ACCESS
+                : Frame.Nak.REMOTE_RESPONDER;
+        out.enqueue(out.frame().nak(seq, nak));
+        in.dropFrame();
+        ep.connection().breakLink();
     }
 
-    private void remoteAccessViolation(Frame.Header h, String what) {
+    private void remoteAccessViolation(Frame h, String what) {
         LOG.warn("IA {}: {} from {} refused (rmr_context 0x{}, address 0x{}, {} bytes): the connection breaks",
-                c.ia().name(), what, c.remoteLabel(), Long.toHexString(h.a()), Long.toHexString(h.b()),
-                h.type() == Frame.RDMA_READ_REQ ? h.c() : h.length());
-        c.enqueue(Frame.NAK, 0, Frame.NAK_REMOTE_ACCESS, h.seq(), 0, 0, 0, null);
-        c.input().dropFrame();
-        c.ep().connection().breakLink();
+                ia.name(), what, remoteLabel, Long.toHexString(h.rmrContext()), Long.toHexString(h.targetAddress()),
+                h.type() == FrameType.RDMA_READ_REQ ? h.readLength() : h.length());
+        out.enqueue(out.frame().nak(h.seq(), Frame.Nak.REMOTE_ACCESS));
+        in.dropFrame();
+        ep.connection().breakLink();
     }
 
     /** Completes a receive that was filling when the connection ended (FLUSHED, before any later receive). */
@@ -387,7 +406,7 @@ final class TcpRcEngine {
         WorkRequest.Recv r = inbound;
         if (r != null) {
             inbound = null;
-            c.ep().completeRecv(r, DtoStatus.FLUSHED, 0, DtoOperation.RECEIVE, 0);
+            ep.completeRecv(r, DtoStatus.FLUSHED, 0, DtoOperation.RECEIVE, 0);
         }
     }
 }
