@@ -28,7 +28,7 @@ class ApiBundleManifestIT {
         List<String> packages = Arrays.stream(exports.split(",(?=[a-z])"))
                 .map(clause -> clause.split(";")[0].trim()).sorted().toList();
         assertEquals(List.of("org.jdapl.dat", "org.jdapl.dat.spi"), packages);
-        assertTrue(exports.contains("org.jdapl.dat;version=\"1.3.0\""), exports);
+        assertTrue(exports.contains("org.jdapl.dat;version=\"1.4.0\""), exports);
         assertTrue(exports.contains("org.jdapl.dat.spi;version=\"1.1.0\""), exports);
     }
 

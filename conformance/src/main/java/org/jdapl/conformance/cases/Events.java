@@ -238,6 +238,10 @@ public final class Events {
             case DatEvent.RmrBindCompletion b -> "RMR bind completion(cookie " + b.cookie() + ", " + b.status() + ")";
             case DatEvent.AsyncError a -> "async error " + a.number() + " (" + a.detail() + ")";
             case DatEvent.Software s -> "software event " + s.pointer();
+            case DatEvent.ExtendedDtoCompletion x -> "extended DTO completion(cookie " + x.cookie() + ", "
+                    + x.type() + ", " + x.status() + ", " + x.transferredLength() + " bytes, immediate "
+                    + x.immediateData() + ")";
+            case DatEvent.UdConnection u -> "UD connection event " + u.number();
         };
     }
 }
