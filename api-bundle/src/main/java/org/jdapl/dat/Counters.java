@@ -9,12 +9,15 @@ import java.util.Objects;
  * What {@code dat_query_counters} with {@code DCNT_*_ALL_COUNTERS} returns: the 64-bit counters of one
  * IA, EP or EVD ({@link IaCounter}, {@link EpCounter}, {@link EvdCounter}), taken at one moment. The
  * values are read without stopping the data path: counters written meanwhile by other threads may
- * be seen a little late, never torn.
+ * be seen a little late, never torn. A snapshot is a value: immutable and serializable.
  *
  * @param <C> the counter enum
  * @since 1.4
  */
-public final class Counters<C extends Enum<C>> {
+public final class Counters<C extends Enum<C>> implements java.io.Serializable {
+    @java.io.Serial
+    private static final long serialVersionUID = 1L;
+
     private final Class<C> type;
     private final long[] values;
 
