@@ -189,10 +189,11 @@ public final class Events {
         return events;
     }
 
-    /** The status of a DTO or RMR bind completion. */
+    /** The status of a DTO (also an extended one) or RMR bind completion. */
     public static DtoStatus status(DatEvent e) {
         return switch (e) {
             case DatEvent.DtoCompletion d -> d.status();
+            case DatEvent.ExtendedDtoCompletion x -> x.status();
             case DatEvent.RmrBindCompletion b -> b.status();
             default -> throw new IllegalArgumentException("not a completion: " + describe(e));
         };
@@ -202,6 +203,7 @@ public final class Events {
     public static long cookie(DatEvent e) {
         return switch (e) {
             case DatEvent.DtoCompletion d -> d.cookie();
+            case DatEvent.ExtendedDtoCompletion x -> x.cookie();
             case DatEvent.RmrBindCompletion b -> b.cookie();
             default -> throw new IllegalArgumentException("not a completion: " + describe(e));
         };

@@ -175,6 +175,7 @@ final class TcpRcEngine {
                     queued = true;
                 }
                 case WorkRequest.Recv recv -> throw new IllegalStateException("a receive in the request queue");
+                case WorkRequest.Ext ext -> throw new IllegalStateException("an extended DTO on a tcp connection");
             }
         }
         flushIf(queued);
