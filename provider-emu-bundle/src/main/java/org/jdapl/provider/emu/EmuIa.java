@@ -521,29 +521,25 @@ public final class EmuIa extends EmuObject implements InterfaceAdapter {
         return objects.counts();
     }
 
-    /** Behaviours: EXT_09. */
+    /** Behaviours: EXT_09: the IA's counters, its EPs' and its EVDs' totals. */
     @Override
     public Counters<IaCounter> queryCounters(boolean reset) {
-        return locked(() -> {
-            checkLive();
-            return objects.counts().query(reset);
-        });
+        return locked(() -> liveCounts().query(reset));
     }
 
     @Override
     public Counters<EpCounter> queryEpCounters(boolean reset) {
-        return locked(() -> {
-            checkLive();
-            return objects.counts().eps(objects.endpoints(), reset);
-        });
+        return locked(() -> liveCounts().eps(objects.endpoints(), reset));
     }
 
     @Override
     public Counters<EvdCounter> queryEvdCounters(boolean reset) {
-        return locked(() -> {
-            checkLive();
-            return objects.counts().evds(objects.evds(), reset);
-        });
+        return locked(() -> liveCounts().evds(objects.evds(), reset));
+    }
+
+    private IaCounts liveCounts() {
+        checkLive();
+        return objects.counts();
     }
 
     /** Whether {@code ia} has objects other than the asynchronous EVD (for tests). */
