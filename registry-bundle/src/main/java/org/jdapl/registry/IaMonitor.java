@@ -53,7 +53,8 @@ final class IaMonitor {
     private record Published(IaCounters bean, ObjectName name, Runnable withdraw) {
     }
 
-    private final AtomicLong ids = new AtomicLong();
+    /** The ids of the names, unique in the JVM (several registries publish in one MBean server). */
+    private static final AtomicLong IDS = new AtomicLong();
     private final List<Published> open = new ArrayList<>();
     private volatile Publisher publisher;
 
@@ -70,7 +71,7 @@ final class IaMonitor {
     void opened(InterfaceAdapter ia, String provider) {
         String name = ProviderBinding.iaName(ia);
         IaCounters bean = new IaCounters(ia, name, provider);
-        ObjectName objectName = IaCountersNames.objectName(name, ids.incrementAndGet());
+        ObjectName objectName = IaCountersNames.objectName(name, IDS.incrementAndGet());
         Runnable withdraw = publisher.publish(objectName, bean);
         synchronized (open) {
             open.add(new Published(bean, objectName, withdraw));
