@@ -16,34 +16,42 @@ import org.jdapl.dat.Counters;
  */
 final class Counts {
     private static final VarHandle AT = MethodHandles.arrayElementVarHandle(long[].class);
+    /** Longs of padding before the first counter and after the last: a cache line each. */
+    private static final int PAD = 8;
     private final long[] values;
+    private final int size;
 
     Counts(int size) {
-        this.values = new long[size];
+        this.size = size;
+        this.values = new long[size + 2 * PAD];
     }
 
     void inc(int counter) {
-        AT.setOpaque(values, counter, (long) AT.getOpaque(values, counter) + 1);
+        int i = counter + PAD;
+        AT.setOpaque(values, i, (long) AT.getOpaque(values, i) + 1);
     }
 
     void add(int counter, long n) {
-        AT.setOpaque(values, counter, (long) AT.getOpaque(values, counter) + n);
+        int i = counter + PAD;
+        AT.setOpaque(values, i, (long) AT.getOpaque(values, i) + n);
     }
 
     /** Adds these counters into {@code into} (then zeroes them if {@code reset}). */
     void addInto(long[] into, boolean reset) {
-        for (int i = 0; i < values.length; i++) {
-            into[i] += (long) AT.getOpaque(values, i);
+        for (int i = 0; i < size; i++) {
+            into[i] += (long) AT.getOpaque(values, i + PAD);
             if (reset) {
-                AT.setOpaque(values, i, 0L);
+                AT.setOpaque(values, i + PAD, 0L);
             }
         }
     }
 
-    /** The counters of {@code type} as they are now, then zeroed if {@code reset}. */
-    <C extends Enum<C>> Counters<C> query(Class<C> type, boolean reset) {
-        long[] now = new long[values.length];
-        addInto(now, reset);
+    /** The counters of {@code type} in {@code sides} summed as they are now, then zeroed if {@code reset}. */
+    static <C extends Enum<C>> Counters<C> query(Class<C> type, boolean reset, Counts... sides) {
+        long[] now = new long[type.getEnumConstants().length];
+        for (Counts c : sides) {
+            c.addInto(now, reset);
+        }
         return Counters.of(type, now);
     }
 }

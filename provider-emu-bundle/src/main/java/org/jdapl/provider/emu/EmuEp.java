@@ -415,7 +415,7 @@ public class EmuEp extends EmuObject implements Endpoint {
     @Override
     public Counters<EpCounter> queryCounters(boolean reset) {
         checkLive();
-        return evds.counts().query(EpCounter.class, reset);
+        return Counts.query(EpCounter.class, reset, evds.counts(), evds.peerCounts());
     }
 
     /** {@code dat_rmr_bind} through this EP (fabric lock held). */

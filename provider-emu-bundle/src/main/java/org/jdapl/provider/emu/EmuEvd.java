@@ -30,6 +30,9 @@ final class EmuEvd extends EmuObject implements EventDispatcher {
     // guarded by the domain lock
     private volatile EmuCno cno;
     private int users;
+    /** The counters of the threads queuing events (DTO_CALLBACK, CONN_CALLBACK). */
+    private final Counts producerCounts = new Counts(IaCounts.EVD_COUNTERS);
+    /** The counters of the threads taking them (DEQUEUE*, WAIT). */
     private final Counts counts = new Counts(IaCounts.EVD_COUNTERS);
 
     EmuEvd(EmuIa ia, int qlen, EmuCno cno, Set<EvdFlag> flags) {
@@ -83,15 +86,20 @@ final class EmuEvd extends EmuObject implements EventDispatcher {
      */
     boolean enqueue(DatEvent event, boolean notify) {
         if (event instanceof DatEvent.ExtendedDtoCompletion) {
-            counts.inc(EvdCounter.DTO_CALLBACK.ordinal());
+            producerCounts.inc(EvdCounter.DTO_CALLBACK.ordinal());
         } else if (event instanceof DatEvent.Connection || event instanceof DatEvent.UdConnection) {
-            counts.inc(EvdCounter.CONN_CALLBACK.ordinal());
+            producerCounts.inc(EvdCounter.CONN_CALLBACK.ordinal());
         }
         return !isFreed() && events.enqueue(event, notify);
     }
 
-    /** The EVD's counters (DCNT_EVD_*). */
-    Counts counts() {
+    /** The EVD's counters of the queuing side. */
+    Counts producerCounts() {
+        return producerCounts;
+    }
+
+    /** The EVD's counters of the taking side. */
+    Counts consumerCounts() {
         return counts;
     }
 
@@ -106,13 +114,13 @@ final class EmuEvd extends EmuObject implements EventDispatcher {
     @Override
     public Counters<EvdCounter> queryCounters(boolean reset) {
         checkLive();
-        return counts.query(EvdCounter.class, reset);
+        return Counts.query(EvdCounter.class, reset, producerCounts, counts);
     }
 
     /** Queues a DTO completion of {@code ep} ({@link EventQueue#enqueueDto}); otherwise as {@link #enqueue}. */
     boolean enqueueDto(Endpoint ep, long cookie, DtoStatus status, long length, DtoOperation op, int rmrContext,
                        boolean notify) {
-        counts.inc(EvdCounter.DTO_CALLBACK.ordinal());
+        producerCounts.inc(EvdCounter.DTO_CALLBACK.ordinal());
         return !isFreed() && events.enqueueDto(ep, cookie, status, length, op, rmrContext, notify);
     }
 

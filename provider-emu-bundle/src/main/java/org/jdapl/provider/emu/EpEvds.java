@@ -26,7 +26,10 @@ final class EpEvds {
     private EmuEvd recv;
     private EmuEvd request;
     private EmuEvd connect;
+    /** The counters the EP's own posts and completions write (POST_*, CONNECT, DISCONNECT). */
     private final Counts counts = new Counts(IaCounts.EP_COUNTERS);
+    /** The counters the peer's deliveries into the EP's receives write (RECV*), on the peer's thread. */
+    private final Counts peerCounts = new Counts(IaCounts.EP_COUNTERS);
 
     EpEvds(EmuEp ep, EmuIa ia) {
         this.ep = ep;
@@ -53,9 +56,14 @@ final class EpEvds {
         return connect;
     }
 
-    /** The EP's counters. */
+    /** The counters of the EP's own side. */
     Counts counts() {
         return counts;
+    }
+
+    /** The counters of its peer's deliveries. */
+    Counts peerCounts() {
+        return peerCounts;
     }
 
     /** A DTO of the request queue completed. */
@@ -70,8 +78,8 @@ final class EpEvds {
     /** A receive completed. */
     void recvCompleted(long cookie, int flagBits, DtoStatus status, long length, DtoOperation op, int rmrContext) {
         if (status == DtoStatus.SUCCESS) {
-            counts.inc(EpCounter.RECV.ordinal());
-            counts.add(EpCounter.RECV_DATA.ordinal(), length);
+            peerCounts.inc(EpCounter.RECV.ordinal());
+            peerCounts.add(EpCounter.RECV_DATA.ordinal(), length);
         }
         dto(recv, cookie, flagBits, status, length, op, rmrContext);
     }
@@ -94,9 +102,10 @@ final class EpEvds {
             default -> null;
         };
         if (c != null) {
-            counts.inc(c.ordinal());
+            Counts side = recvSide ? peerCounts : counts;
+            side.inc(c.ordinal());
             if (c != EpCounter.POST_FETCH_ADD && c != EpCounter.POST_CMP_SWAP) {
-                counts.add(c.ordinal() + 1, length);
+                side.add(c.ordinal() + 1, length);
             }
         }
         EmuEvd evd = recvSide ? recv : request;

@@ -52,11 +52,13 @@ final class IaCounts {
             case EmuRsp r -> IaCounter.RSP_FREE;
             case EmuSrq s -> IaCounter.SRQ_FREE;
             case EmuEvd e -> {
-                e.counts().addInto(freedEvds, false);
+                e.producerCounts().addInto(freedEvds, false);
+                e.consumerCounts().addInto(freedEvds, false);
                 yield IaCounter.EVD_FREE;
             }
             case EmuEp e -> {
                 e.evds().counts().addInto(freedEps, false);
+                e.evds().peerCounts().addInto(freedEps, false);
                 yield IaCounter.EP_FREE;
             }
             default -> null;
@@ -67,7 +69,7 @@ final class IaCounts {
     }
 
     Counters<IaCounter> query(boolean reset) {
-        return ia.query(IaCounter.class, reset);
+        return Counts.query(IaCounter.class, reset, ia);
     }
 
     /** The freed EPs' totals plus {@code live}'s counters; all zeroed if {@code reset}. */
@@ -75,6 +77,7 @@ final class IaCounts {
         long[] sum = freedEps.clone();
         for (EmuEp ep : live) {
             ep.evds().counts().addInto(sum, reset);
+            ep.evds().peerCounts().addInto(sum, reset);
         }
         if (reset) {
             freedEps = new long[EP_COUNTERS];
@@ -86,7 +89,8 @@ final class IaCounts {
     Counters<EvdCounter> evds(Iterable<EmuEvd> live, boolean reset) {
         long[] sum = freedEvds.clone();
         for (EmuEvd evd : live) {
-            evd.counts().addInto(sum, reset);
+            evd.producerCounts().addInto(sum, reset);
+            evd.consumerCounts().addInto(sum, reset);
         }
         if (reset) {
             freedEvds = new long[EVD_COUNTERS];
