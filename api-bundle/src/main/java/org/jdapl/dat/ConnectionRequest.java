@@ -17,7 +17,9 @@ public interface ConnectionRequest extends DatHandle {
      * {@code dat_cr_accept}: accepts with {@code ep} (or the provider's EP for a PROVIDER PSP or an
      * RSP, when {@code ep} is null), passing {@code privateData} to the active side. The EP goes to
      * COMPLETION_PENDING, then CONNECTED with ESTABLISHED on its connect EVD; if the active side has
-     * gone, ACCEPT_COMPLETION_ERROR arrives instead. The CR handle is consumed.
+     * gone, ACCEPT_COMPLETION_ERROR arrives instead. The CR handle is consumed. A request that came as
+     * {@link EventNumber#IB_UD_CONNECTION_REQUEST} is accepted with a {@link DatagramEndpoint}, which
+     * then gets {@link EventNumber#IB_UD_CONNECTION_ESTABLISHED} with the active side's address handle.
      *
      * @throws DatException INVALID_HANDLE; INVALID_STATE if the EP is not UNCONNECTED (or the
      *         reserved/tentative EP of this request); INVALID_PARAMETER for private data over the maximum

@@ -46,8 +46,12 @@ public final class Dat {
     /** DAT_EVD_DEFAULT_FLAG: every DAT event stream, no software events. */
     public static final Set<EvdFlag> EVD_DEFAULT_FLAGS = Collections.unmodifiableSet(
             EnumSet.of(EvdFlag.CR, EvdFlag.DTO, EvdFlag.CONNECTION, EvdFlag.RMR_BIND, EvdFlag.ASYNC));
-    /** DAT_MEM_PRIV_ALL_FLAG. */
-    public static final Set<MemPriv> MEM_PRIV_ALL = Collections.unmodifiableSet(EnumSet.allOf(MemPriv.class));
+    /**
+     * DAT_MEM_PRIV_ALL_FLAG: the four privileges of {@code dat.h} (0x33); the extension's
+     * {@link MemPriv#REMOTE_ATOMIC} is asked for by name, as in C.
+     */
+    public static final Set<MemPriv> MEM_PRIV_ALL = Collections.unmodifiableSet(EnumSet.of(MemPriv.LOCAL_READ,
+            MemPriv.REMOTE_READ, MemPriv.LOCAL_WRITE, MemPriv.REMOTE_WRITE));
     /** DAT_MEM_PRIV_NONE_FLAG. */
     public static final Set<MemPriv> MEM_PRIV_NONE = Collections.unmodifiableSet(EnumSet.noneOf(MemPriv.class));
     /** DAT_MEM_PRIV_READ_FLAG: local and remote read. */

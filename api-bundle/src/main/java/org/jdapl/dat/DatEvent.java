@@ -33,6 +33,61 @@ public sealed interface DatEvent {
     }
 
     /**
+     * DAT_IB_DTO_EVENT: the completion of one of OFED's extended DTOs (DAT_DTO_COMPLETION_EVENT_DATA with
+     * DAT_IB_EXTENSION_EVENT_DATA).
+     *
+     * @param evd the EVD
+     * @param ep the EP the DTO was posted to (at a data sink, the EP whose receive was consumed)
+     * @param cookie the DAT_DTO_COOKIE given at post (at a data sink, the consumed receive's)
+     * @param status how it completed (an atomic or write refused by the remote RMR: REMOTE_ACCESS)
+     * @param transferredLength the bytes moved (defined for SUCCESS only; 8 for an atomic)
+     * @param type which extended operation completed
+     * @param immediateData the 32-bit immediate data of {@link ExtensionType#RDMA_WRITE_IMMED_DATA} and
+     *        {@link ExtensionType#RECV_IMMED_DATA}, else 0
+     * @param remoteAh the sender of a {@link ExtensionType#UD_RECV}, else null
+     * @since 1.4
+     */
+    record ExtendedDtoCompletion(EventDispatcher evd, Endpoint ep, long cookie, DtoStatus status,
+                                 long transferredLength, ExtensionType type, int immediateData,
+                                 AddressHandle remoteAh) implements DatEvent {
+        @Override
+        public EventNumber number() {
+            return EventNumber.IB_DTO;
+        }
+    }
+
+    /**
+     * A DAT_IB_UD_CONNECTION_* event: an address handle exchange of a {@link DatagramEndpoint}.
+     *
+     * @param evd the EVD
+     * @param number which UD connection event
+     * @param ep the datagram endpoint it concerns (null for {@link EventNumber#IB_UD_CONNECTION_REQUEST})
+     * @param type {@link ExtensionType#UD_CONNECT_REQUEST}, {@link ExtensionType#UD_REMOTE_AH},
+     *        {@link ExtensionType#UD_PASSIVE_REMOTE_AH}, {@link ExtensionType#UD_CONNECT_REJECT} or
+     *        {@link ExtensionType#UD_CONNECT_ERROR}
+     * @param remoteAh the remote endpoint's address handle for ESTABLISHED, else null
+     * @param request the request to accept (with a datagram endpoint) or reject, for
+     *        {@link EventNumber#IB_UD_CONNECTION_REQUEST}, else null
+     * @param privateData the peer's private data (empty if none)
+     * @since 1.4
+     */
+    record UdConnection(EventDispatcher evd, EventNumber number, Endpoint ep, ExtensionType type,
+                        AddressHandle remoteAh, org.jdapl.dat.ConnectionRequest request, byte[] privateData)
+            implements DatEvent {
+        /**
+         * Checks that the number is a UD connection event.
+         *
+         * @throws IllegalArgumentException otherwise
+         */
+        public UdConnection {
+            if (!number.isExtensionEvent() || number == EventNumber.IB_DTO) {
+                throw new IllegalArgumentException(number + " is not a UD connection event");
+            }
+            privateData = privateData == null ? new byte[0] : privateData;
+        }
+    }
+
+    /**
      * DAT_RMR_BIND_COMPLETION_EVENT (DAT_RMR_BIND_COMPLETION_EVENT_DATA).
      *
      * @param evd the EVD

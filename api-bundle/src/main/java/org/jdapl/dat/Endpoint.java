@@ -191,6 +191,95 @@ public interface Endpoint extends DatHandle {
     }
 
     /**
+     * {@code dat_ib_post_fetch_and_add}: atomically adds {@code addValue} to the 64-bit value at
+     * {@code remote} of the peer (8 bytes, 8-byte aligned, its RMR granting
+     * {@link MemPriv#REMOTE_ATOMIC}) and writes the value it held before into {@code local} (8 bytes,
+     * granting {@link MemPriv#LOCAL_WRITE}). It is atomic with respect to every other atomic on the
+     * same target, whichever endpoint posted it. It completes on the request EVD as an
+     * {@link DatEvent.ExtendedDtoCompletion} of {@link ExtensionType#FETCH_AND_ADD}, length 8; a
+     * target the RMR does not grant completes with {@link DtoStatus#REMOTE_ACCESS}. Offered where
+     * {@link ProviderAttributes#offers} {@link ProviderAttributes#DAT_IB_FETCH_AND_ADD}.
+     *
+     * <p>This default serves providers without the extension.
+     *
+     * @throws DatException MODEL_NOT_SUPPORTED where the provider does not offer it; otherwise as
+     *         {@link #postSend(List, long, Set)}, and INVALID_PARAMETER for a local triplet that is not
+     *         8 bytes or a remote one that is not 8 bytes at an 8-byte aligned offset
+     * @since 1.4
+     */
+    default void postFetchAndAdd(long addValue, LmrTriplet local, long cookie, RmrTriplet remote,
+                                 Set<CompletionFlag> flags) {
+        throw notOffered("dat_ib_post_fetch_and_add");
+    }
+
+    /**
+     * {@code dat_ib_post_cmp_and_swap}: atomically compares the 64-bit value at {@code remote} of the
+     * peer with {@code compareValue} and, if they are equal, stores {@code swapValue} there; in either
+     * case the value it held before lands in {@code local}. Otherwise as {@link #postFetchAndAdd}
+     * ({@link ExtensionType#CMP_AND_SWAP}, {@link ProviderAttributes#DAT_IB_CMP_AND_SWAP}).
+     *
+     * @throws DatException as {@link #postFetchAndAdd}
+     * @since 1.4
+     */
+    default void postCompareAndSwap(long compareValue, long swapValue, LmrTriplet local, long cookie,
+                                    RmrTriplet remote, Set<CompletionFlag> flags) {
+        throw notOffered("dat_ib_post_cmp_and_swap");
+    }
+
+    /**
+     * {@code dat_ib_post_rdma_write_immed}: writes {@code iov} into {@code remote} of the peer as
+     * {@link #postRdmaWrite(List, long, RmrTriplet, Set)} does, then hands {@code immediateData} to the
+     * peer: the write consumes one receive posted at the data sink, which completes (after the data
+     * is visible) as an {@link DatEvent.ExtendedDtoCompletion} of
+     * {@link ExtensionType#RDMA_WRITE_IMMED_DATA} carrying the immediate data and the write's length,
+     * in order with the sends of this endpoint. The request completes as
+     * {@link ExtensionType#RDMA_WRITE_IMMED}. With no receive posted at the sink the write fails as a
+     * send does ({@link DtoStatus#RECEIVER_NOT_READY} or the connection breaks, as the transport
+     * does). Offered where {@link ProviderAttributes#offers} {@link ProviderAttributes#DAT_IB_IMMED_DATA}.
+     *
+     * <p>This default serves providers without the extension.
+     *
+     * @throws DatException MODEL_NOT_SUPPORTED where the provider does not offer it; otherwise as
+     *         {@link #postRdmaWrite(List, long, RmrTriplet, Set)}
+     * @since 1.4
+     */
+    default void postRdmaWriteWithImmediate(List<LmrTriplet> iov, long cookie, RmrTriplet remote, int immediateData,
+                                            Set<CompletionFlag> flags) {
+        throw notOffered("dat_ib_post_rdma_write_immed");
+    }
+
+    /**
+     * {@code dat_ib_post_rdma_write_immed} with a pre-built, reusable {@link LocalIov}. This default
+     * posts {@link LocalIov#triplets()}; a provider overrides it to post without allocating.
+     *
+     * @throws DatException as {@link #postRdmaWriteWithImmediate(List, long, RmrTriplet, int, Set)};
+     *         INVALID_PARAMETER for a null vector
+     * @since 1.4
+     */
+    default void postRdmaWriteWithImmediate(LocalIov iov, long cookie, RmrTriplet remote, int immediateData,
+                                            Set<CompletionFlag> flags) {
+        postRdmaWriteWithImmediate(triplets(iov), cookie, remote, immediateData, flags);
+    }
+
+    /**
+     * {@code dat_query_counters} with DCNT_EP_ALL_COUNTERS: this endpoint's counters, then zeroed if
+     * {@code reset}. Offered where {@link ProviderAttributes#offers}
+     * {@link ProviderAttributes#DAT_COUNTERS}.
+     *
+     * @throws DatException INVALID_HANDLE; MODEL_NOT_SUPPORTED where the provider does not count
+     * @since 1.4
+     */
+    default Counters<EpCounter> queryCounters(boolean reset) {
+        throw notOffered("dat_query_counters");
+    }
+
+    /** MODEL_NOT_SUPPORTED for an extension the provider does not offer. */
+    private static DatException notOffered(String operation) {
+        return new DatException(DatReturnType.MODEL_NOT_SUPPORTED,
+                operation + ": not offered by this provider");
+    }
+
+    /**
      * The triplets of {@code iov} (the local iov, argument 3 of the dat_ep_post_* functions).
      *
      * @throws DatException INVALID_PARAMETER for a null vector

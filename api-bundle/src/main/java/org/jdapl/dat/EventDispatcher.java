@@ -176,6 +176,18 @@ public interface EventDispatcher extends DatHandle {
     void modifyCno(Cno cno);
 
     /**
+     * {@code dat_query_counters} with DCNT_EVD_ALL_COUNTERS: this EVD's counters, then zeroed if
+     * {@code reset}. Offered where {@link ProviderAttributes#offers}
+     * {@link ProviderAttributes#DAT_COUNTERS}.
+     *
+     * @throws DatException INVALID_HANDLE; MODEL_NOT_SUPPORTED where the provider does not count
+     * @since 1.4
+     */
+    default Counters<EvdCounter> queryCounters(boolean reset) {
+        throw new DatException(DatReturnType.MODEL_NOT_SUPPORTED, "dat_query_counters: not offered by this provider");
+    }
+
+    /**
      * DAT_EVD_PARAM.
      *
      * @param ia the IA the EVD belongs to

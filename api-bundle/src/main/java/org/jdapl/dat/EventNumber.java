@@ -62,7 +62,40 @@ public enum EventNumber {
     /** DAT_HA_UP_TO_MULTI_PATH. */
     HA_UP_TO_MULTI_PATH(0x08102),
     /** DAT_SOFTWARE_EVENT. */
-    SOFTWARE(0x10001);
+    SOFTWARE(0x10001),
+    /**
+     * DAT_IB_DTO_EVENT (DAT_IB_EXTENSION_RANGE_BASE): a completion of one of OFED's extended DTOs,
+     * {@link DatEvent.ExtendedDtoCompletion}.
+     *
+     * @since 1.4
+     */
+    IB_DTO(0x40000),
+    /**
+     * DAT_IB_UD_CONNECTION_REQUEST_EVENT: a datagram endpoint asks a service point for an address
+     * handle exchange ({@link DatEvent.UdConnection} with the request to accept or reject).
+     *
+     * @since 1.4
+     */
+    IB_UD_CONNECTION_REQUEST(0x40001),
+    /**
+     * DAT_IB_UD_CONNECTION_EVENT_ESTABLISHED: a UD exchange completed; the
+     * {@link DatEvent.UdConnection} carries the remote address handle.
+     *
+     * @since 1.4
+     */
+    IB_UD_CONNECTION_ESTABLISHED(0x40002),
+    /**
+     * DAT_IB_UD_CONNECTION_REJECT_EVENT: the passive side rejected a UD exchange.
+     *
+     * @since 1.4
+     */
+    IB_UD_CONNECTION_REJECT(0x40003),
+    /**
+     * DAT_IB_UD_CONNECTION_ERROR_EVENT: a UD exchange failed (unreachable, timed out).
+     *
+     * @since 1.4
+     */
+    IB_UD_CONNECTION_ERROR(0x40004);
 
     private final int value;
 
@@ -85,6 +118,15 @@ public enum EventNumber {
         return (value & 0xff000) == 0x08000 || (value & 0xfff00) == 0x08100;
     }
 
+    /**
+     * Whether this is one of the numbers of OFED's DAT_IB_EXTENSION_RANGE ({@code dat_ib_extensions.h}).
+     *
+     * @since 1.4
+     */
+    public boolean isExtensionEvent() {
+        return (value & 0xf0000) == 0x40000;
+    }
+
     /** The {@code dat.h} name, e.g. {@code DAT_CONNECTION_EVENT_ESTABLISHED}. */
     public String datName() {
         return switch (this) {
@@ -95,6 +137,11 @@ public enum EventNumber {
             case HA_DOWN_TO_1, HA_UP_TO_MULTI_PATH -> "DAT_" + name();
             case ASYNC_SRQ_LOW_WATERMARK -> "DAT_SRQ_LOW_WATERMARK_EVENT";
             case ASYNC_SRQ_SOFT_HIGH_WATERMARK -> "DAT_SRQ_SOFT_HIGH_WATERMARK_EVENT";
+            case IB_DTO -> "DAT_IB_DTO_EVENT";
+            case IB_UD_CONNECTION_REQUEST -> "DAT_IB_UD_CONNECTION_REQUEST_EVENT";
+            case IB_UD_CONNECTION_ESTABLISHED -> "DAT_IB_UD_CONNECTION_EVENT_ESTABLISHED";
+            case IB_UD_CONNECTION_REJECT -> "DAT_IB_UD_CONNECTION_REJECT_EVENT";
+            case IB_UD_CONNECTION_ERROR -> "DAT_IB_UD_CONNECTION_ERROR_EVENT";
             default -> isConnectionEvent()
                     ? "DAT_CONNECTION_EVENT_" + name().substring("CONNECTION_".length())
                     : "DAT_" + name();

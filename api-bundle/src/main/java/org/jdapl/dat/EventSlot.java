@@ -6,7 +6,8 @@ package org.jdapl.dat;
  * {@link EventDispatcher#dequeue(EventSlot[], int)} or
  * {@link EventDispatcher#waitEvent(long, int, EventSlot)} again and again; the provider overwrites it
  * with the next event. A DTO completion, the event of the data path, is held field by field, so that
- * taking one allocates nothing; any other event (connection, asynchronous, software, RMR bind) is
+ * taking one allocates nothing, and so is an extended DTO completion ({@link EventNumber#IB_DTO}, with
+ * its {@link #extensionType()}, {@link #immediateData()} and {@link #remoteAh()}); any other event (connection, asynchronous, software, RMR bind) is
  * held as its {@link DatEvent} record ({@link #event()}).
  *
  * <p>A slot is not thread-safe: one thread fills and reads it at a time.
@@ -20,6 +21,9 @@ public final class EventSlot {
     private long transferredLength;
     private DtoOperation operation;
     private int rmrContext;
+    private ExtensionType extensionType;
+    private int immediateData;
+    private AddressHandle remoteAh;
     /** The event if it is not a DTO completion, or a DTO completion given as a record; else null. */
     private DatEvent event;
 
@@ -41,6 +45,32 @@ public final class EventSlot {
         this.transferredLength = transferredLength;
         this.operation = operation;
         this.rmrContext = rmrContext;
+        this.extensionType = null;
+        this.immediateData = 0;
+        this.remoteAh = null;
+        this.event = null;
+    }
+
+    /**
+     * Fills the slot with an extended DTO completion (DAT_IB_DTO_EVENT); the arguments are those of
+     * {@link DatEvent.ExtendedDtoCompletion}. {@link #operation()} is then null.
+     *
+     * @since 1.4
+     */
+    public void setExtendedDtoCompletion(EventDispatcher evd, Endpoint ep, long cookie, DtoStatus status,
+                                         long transferredLength, ExtensionType type, int immediateData,
+                                         AddressHandle remoteAh) {
+        this.number = EventNumber.IB_DTO;
+        this.evd = evd;
+        this.ep = ep;
+        this.cookie = cookie;
+        this.status = status;
+        this.transferredLength = transferredLength;
+        this.operation = null;
+        this.rmrContext = 0;
+        this.extensionType = type;
+        this.immediateData = immediateData;
+        this.remoteAh = remoteAh;
         this.event = null;
     }
 
@@ -51,6 +81,11 @@ public final class EventSlot {
                     d.rmrContext());
             return;
         }
+        if (e instanceof DatEvent.ExtendedDtoCompletion x) {
+            setExtendedDtoCompletion(x.evd(), x.ep(), x.cookie(), x.status(), x.transferredLength(), x.type(),
+                    x.immediateData(), x.remoteAh());
+            return;
+        }
         this.number = e.number();
         this.evd = e.evd();
         this.ep = null;
@@ -59,6 +94,9 @@ public final class EventSlot {
         this.transferredLength = 0;
         this.operation = null;
         this.rmrContext = 0;
+        this.extensionType = null;
+        this.immediateData = 0;
+        this.remoteAh = null;
         this.event = e;
     }
 
@@ -72,12 +110,49 @@ public final class EventSlot {
         return number == EventNumber.DTO_COMPLETION;
     }
 
+    /**
+     * Whether the slot holds an extended DTO completion (DAT_IB_DTO_EVENT); its fields are then the
+     * getters below, with {@link #extensionType()} in place of {@link #operation()}.
+     *
+     * @since 1.4
+     */
+    public boolean isExtendedDtoCompletion() {
+        return number == EventNumber.IB_DTO;
+    }
+
+    /**
+     * An extended DTO completion's kind, else null.
+     *
+     * @since 1.4
+     */
+    public ExtensionType extensionType() {
+        return extensionType;
+    }
+
+    /**
+     * An extended DTO completion's immediate data, else 0.
+     *
+     * @since 1.4
+     */
+    public int immediateData() {
+        return immediateData;
+    }
+
+    /**
+     * The sender of an extended {@link ExtensionType#UD_RECV} completion, else null.
+     *
+     * @since 1.4
+     */
+    public AddressHandle remoteAh() {
+        return remoteAh;
+    }
+
     /** The EVD the event was taken from. */
     public EventDispatcher evd() {
         return evd;
     }
 
-    /** A DTO completion's EP, else null. */
+    /** A DTO completion's (or an extended one's) EP, else null. */
     public Endpoint ep() {
         return ep;
     }
@@ -120,11 +195,19 @@ public final class EventSlot {
         if (event != null) {
             return event;
         }
+        if (number == EventNumber.IB_DTO) {
+            return new DatEvent.ExtendedDtoCompletion(evd, ep, cookie, status, transferredLength, extensionType,
+                    immediateData, remoteAh);
+        }
         return new DatEvent.DtoCompletion(evd, ep, cookie, status, transferredLength, operation, rmrContext);
     }
 
     @Override
     public String toString() {
+        if (isExtendedDtoCompletion()) {
+            return "EventSlot[IB_DTO " + extensionType + " " + status + " cookie=" + cookie + " length="
+                    + transferredLength + " immediate=" + immediateData + "]";
+        }
         return isDtoCompletion() ? "EventSlot[DTO_COMPLETION " + operation + " " + status + " cookie=" + cookie
                 + " length=" + transferredLength + "]" : "EventSlot[" + event + "]";
     }

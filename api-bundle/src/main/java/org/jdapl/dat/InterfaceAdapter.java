@@ -148,4 +148,61 @@ public interface InterfaceAdapter extends DatHandle, AutoCloseable {
      * @throws DatException INVALID_HANDLE; INVALID_PARAMETER
      */
     void lmrSyncRdmaWrite(List<LmrTriplet> segments);
+
+    /**
+     * {@code dat_ep_create} with DAT_IB_SERVICE_TYPE_UD: an endpoint of unreliable datagrams
+     * ({@link DatagramEndpoint}). Offered where {@link ProviderAttributes#offers}
+     * {@link ProviderAttributes#DAT_IB_UD}; {@code attributes.maxMessageSize} is capped at the
+     * provider's datagram size.
+     *
+     * <p>This default serves providers without the extension.
+     *
+     * @throws DatException MODEL_NOT_SUPPORTED where the provider does not offer it; otherwise as
+     *         {@link #createEp}
+     * @since 1.4
+     */
+    default DatagramEndpoint createDatagramEp(ProtectionZone pz, EventDispatcher recvEvd,
+                                              EventDispatcher requestEvd, EventDispatcher connectEvd,
+                                              EpAttributes attributes) {
+        throw notOffered("dat_ep_create (DAT_IB_SERVICE_TYPE_UD)");
+    }
+
+    /**
+     * {@code dat_query_counters} on the IA with DCNT_IA_ALL_COUNTERS: the IA's own counters, then
+     * zeroed if {@code reset}. Offered where {@link ProviderAttributes#offers}
+     * {@link ProviderAttributes#DAT_COUNTERS}.
+     *
+     * @throws DatException INVALID_HANDLE; MODEL_NOT_SUPPORTED where the provider does not count
+     * @since 1.4
+     */
+    default Counters<IaCounter> queryCounters(boolean reset) {
+        throw notOffered("dat_query_counters");
+    }
+
+    /**
+     * The sums of the counters of every endpoint the IA has had since it opened (or since the last
+     * reset): the live ones and the freed ones. {@code reset} zeroes them all, each endpoint's own too.
+     *
+     * @throws DatException as {@link #queryCounters(boolean)}
+     * @since 1.4
+     */
+    default Counters<EpCounter> queryEpCounters(boolean reset) {
+        throw notOffered("dat_query_counters");
+    }
+
+    /**
+     * The sums of the counters of every EVD the IA has had since it opened (or since the last reset),
+     * as {@link #queryEpCounters(boolean)} for endpoints.
+     *
+     * @throws DatException as {@link #queryCounters(boolean)}
+     * @since 1.4
+     */
+    default Counters<EvdCounter> queryEvdCounters(boolean reset) {
+        throw notOffered("dat_query_counters");
+    }
+
+    /** MODEL_NOT_SUPPORTED for an extension the provider does not offer. */
+    private static DatException notOffered(String operation) {
+        return new DatException(DatReturnType.MODEL_NOT_SUPPORTED, operation + ": not offered by this provider");
+    }
 }

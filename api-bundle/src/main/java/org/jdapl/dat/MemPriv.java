@@ -9,7 +9,14 @@ public enum MemPriv implements DatFlag {
     /** DAT_MEM_PRIV_LOCAL_WRITE_FLAG: local DTOs may write the memory (receive, RDMA Read sink). */
     LOCAL_WRITE(0x10),
     /** DAT_MEM_PRIV_REMOTE_WRITE_FLAG: remote peers may RDMA Write the memory. */
-    REMOTE_WRITE(0x20);
+    REMOTE_WRITE(0x20),
+    /**
+     * DAT_IB_MEM_PRIV_REMOTE_ATOMIC (DAT_MEM_PRIV_EXTENSION_BASE): remote peers may apply
+     * {@link Endpoint#postFetchAndAdd} and {@link Endpoint#postCompareAndSwap} to the memory.
+     *
+     * @since 1.4
+     */
+    REMOTE_ATOMIC(0x40);
 
     private final int value;
 

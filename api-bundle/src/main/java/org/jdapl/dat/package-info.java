@@ -4,7 +4,7 @@
  * {@link org.jdapl.dat.DatEvent} records for events. Start at {@link org.jdapl.dat.DatRegistry}.
  */
 @Export
-@Version("1.3.0")
+@Version("1.4.0")
 package org.jdapl.dat;
 
 import org.osgi.annotation.bundle.Export;

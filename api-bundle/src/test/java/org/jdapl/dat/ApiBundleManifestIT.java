@@ -12,7 +12,7 @@ import java.util.jar.Attributes;
 import java.util.jar.JarFile;
 import org.junit.jupiter.api.Test;
 
-/** The packaged API bundle: it exports the two API packages with versions, requires JavaSE 25, and nothing else. */
+/** The packaged API bundle: it exports the three API packages with versions, requires JavaSE 25, and nothing else. */
 class ApiBundleManifestIT {
     private static Attributes manifest() throws IOException {
         String jar = System.getProperty("jdapl.bundle.jar");
@@ -27,8 +27,9 @@ class ApiBundleManifestIT {
         String exports = manifest().getValue("Export-Package");
         List<String> packages = Arrays.stream(exports.split(",(?=[a-z])"))
                 .map(clause -> clause.split(";")[0].trim()).sorted().toList();
-        assertEquals(List.of("org.jdapl.dat", "org.jdapl.dat.spi"), packages);
-        assertTrue(exports.contains("org.jdapl.dat;version=\"1.3.0\""), exports);
+        assertEquals(List.of("org.jdapl.dat", "org.jdapl.dat.management", "org.jdapl.dat.spi"), packages);
+        assertTrue(exports.contains("org.jdapl.dat.management;version=\"1.0.0\""), exports);
+        assertTrue(exports.contains("org.jdapl.dat;version=\"1.4.0\""), exports);
         assertTrue(exports.contains("org.jdapl.dat.spi;version=\"1.1.0\""), exports);
     }
 

@@ -55,6 +55,7 @@ class ArgumentChecksTest {
         assertEquals(0x33, DatFlag.bits(Dat.MEM_PRIV_ALL));
         assertEquals(0x1F0, DatFlag.bits(Dat.EVD_DEFAULT_FLAGS));
         assertEquals(EnumSet.of(MemPriv.LOCAL_READ, MemPriv.REMOTE_WRITE), DatFlag.fromBits(MemPriv.class, 0x21));
+        assertEquals(EnumSet.of(MemPriv.REMOTE_ATOMIC), DatFlag.fromBits(MemPriv.class, 0x40));
         assertEquals(EnumSet.of(CompletionFlag.SUPPRESS, CompletionFlag.BARRIER_FENCE),
                 DatFlag.fromBits(CompletionFlag.class, 0x09));
         assertEquals(Set.of(CloseFlag.GRACEFUL), DatFlag.fromBits(CloseFlag.class, 1));
@@ -65,7 +66,7 @@ class ArgumentChecksTest {
     @Test
     void unknownFlagBitsAreInvalidParameters() {
         assertInvalidParameter(() -> DatFlag.fromBits(CloseFlag.class, 0x2));
-        assertInvalidParameter(() -> DatFlag.fromBits(MemPriv.class, 0x40));
+        assertInvalidParameter(() -> DatFlag.fromBits(MemPriv.class, 0x80));
         assertInvalidParameter(() -> DatFlag.fromBits(EvdFlag.class, 0x2));
     }
 }

@@ -75,6 +75,8 @@ class EventRecordsTest {
             case DatEvent.Connection c -> "conn";
             case DatEvent.AsyncError a -> "async";
             case DatEvent.Software s -> "se";
+            case DatEvent.ExtendedDtoCompletion x -> "ext";
+            case DatEvent.UdConnection u -> "ud";
         };
         assertEquals("dto 42 FLUSHED", described);
     }

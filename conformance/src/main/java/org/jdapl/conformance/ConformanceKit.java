@@ -17,10 +17,14 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import org.jdapl.conformance.cases.AtomicCases;
 import org.jdapl.conformance.cases.ConnectCases;
+import org.jdapl.conformance.cases.CounterCases;
+import org.jdapl.conformance.cases.DatagramCases;
 import org.jdapl.conformance.cases.DisconnectCases;
 import org.jdapl.conformance.cases.EndedConnectionCases;
 import org.jdapl.conformance.cases.EpFreeCases;
+import org.jdapl.conformance.cases.ImmediateCases;
 import org.jdapl.conformance.cases.LmrFreeCases;
 import org.jdapl.conformance.cases.ObjectCases;
 import org.jdapl.conformance.cases.Rig;
@@ -37,17 +41,18 @@ import org.slf4j.LoggerFactory;
  */
 public final class ConformanceKit {
     private static final Logger LOG = LoggerFactory.getLogger(ConformanceKit.class);
-    private static final List<String> SECTIONS = List.of("CONN", "DISC", "FREE", "LMR", "OBJ", "SRQ", "EP");
+    private static final List<String> SECTIONS = List.of("CONN", "DISC", "FREE", "LMR", "OBJ", "SRQ", "EP",
+            "EXT");
     private static final List<Class<?>> CASE_CLASSES = List.of(ConnectCases.class, DisconnectCases.class,
             EndedConnectionCases.class, EpFreeCases.class, LmrFreeCases.class, ObjectCases.class,
-            WatermarkCases.class);
+            WatermarkCases.class, AtomicCases.class, ImmediateCases.class, DatagramCases.class, CounterCases.class);
 
     private ConformanceKit() {
     }
 
     /**
      * Every case of the kit, in the order of the conformance list (CONN, DISC, FREE, LMR, OBJ, SRQ,
-     * EP, by number).
+     * EP, EXT, by number).
      *
      * @throws IllegalStateException if two cases claim one ID (a defect of the kit)
      */

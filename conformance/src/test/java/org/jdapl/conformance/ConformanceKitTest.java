@@ -15,11 +15,11 @@ import org.junit.jupiter.api.io.TempDir;
 
 /** The kit's runner and report, without any provider. */
 class ConformanceKitTest {
-    /** The IDs of the conformance list in sections CONN, DISC, FREE, LMR, OBJ, SRQ and EP, in order. */
+    /** The IDs of the conformance list in sections CONN, DISC, FREE, LMR, OBJ, SRQ, EP and EXT, in order. */
     private static List<String> expectedIds() {
         List<String> ids = new ArrayList<>();
-        String[] sections = {"CONN", "DISC", "FREE", "LMR", "OBJ", "SRQ", "EP"};
-        int[] counts = {13, 18, 7, 6, 10, 3, 2};
+        String[] sections = {"CONN", "DISC", "FREE", "LMR", "OBJ", "SRQ", "EP", "EXT"};
+        int[] counts = {13, 18, 7, 6, 10, 3, 2, 12};
         for (int s = 0; s < sections.length; s++) {
             for (int i = 1; i <= counts[s]; i++) {
                 ids.add(String.format("%s_%02d", sections[s], i));

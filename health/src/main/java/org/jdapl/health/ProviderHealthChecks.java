@@ -2,9 +2,12 @@ package org.jdapl.health;
 
 import java.util.Dictionary;
 import java.util.Hashtable;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
 import org.apache.felix.hc.api.HealthCheck;
+import org.jdapl.dat.management.IaCountersMXBean;
 import org.jdapl.dat.spi.DatProvider;
 import org.osgi.framework.BundleContext;
 import org.osgi.framework.ServiceRegistration;
@@ -28,6 +31,7 @@ public final class ProviderHealthChecks {
 
     private final BundleContext context;
     private final Map<DatProvider, ServiceRegistration<HealthCheck>> checks = new ConcurrentHashMap<>();
+    private final List<IaCountersMXBean> counters = new CopyOnWriteArrayList<>();
 
     /** Health checks registered through {@code context}. */
     @Activate
@@ -44,7 +48,8 @@ public final class ProviderHealthChecks {
         props.put(HealthCheck.TAGS, new String[] {TAG, TAG + "-" + provider.name()});
         // Not cached (the executor keeps results 2 s by default): the counts are cheap and change.
         props.put(HealthCheck.RESULT_CACHE_TTL_IN_MS, 0L);
-        checks.put(provider, context.registerService(HealthCheck.class, new ProviderHealthCheck(provider), props));
+        checks.put(provider, context.registerService(HealthCheck.class, new ProviderHealthCheck(provider,
+                () -> List.copyOf(counters)), props));
     }
 
     /** A provider left: its health check goes with it. */
@@ -53,6 +58,17 @@ public final class ProviderHealthChecks {
         if (registration != null) {
             registration.unregister();
         }
+    }
+
+    /** An IA opened through the registry: its counters go into its provider's details. */
+    @Reference(cardinality = ReferenceCardinality.MULTIPLE, policy = ReferencePolicy.DYNAMIC,
+            policyOption = ReferencePolicyOption.GREEDY)
+    void addCounters(IaCountersMXBean ia) {
+        counters.add(ia);
+    }
+
+    void removeCounters(IaCountersMXBean ia) {
+        counters.remove(ia);
     }
 
     @Deactivate

@@ -1,5 +1,7 @@
 package org.jdapl.registry;
 
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
 import org.jdapl.dat.DatRegistry;
 import org.jdapl.dat.spi.ProviderStatus;
@@ -11,12 +13,13 @@ import org.osgi.service.component.annotations.Reference;
  * Shell commands for operators (Apache Felix Gogo, scope {@code dat}): {@code dat:list} prints the
  * registry's IAs as a table, {@code dat:source} the configuration in effect and the skipped lines,
  * {@code dat:providers} the providers present with their open IAs, {@code dat:reload} reads dat.conf
- * again. Each writes its text to standard output (the session's, in a Gogo shell) and returns
+ * again, {@code dat:counters [--reset] [--no-format] [IA...]} the counters of the open IAs. Each writes its text to standard output (the session's, in a Gogo shell) and returns
  * nothing: a command channel that does not print results (Karaf's SSH {@code exec} channel, so
  * {@code bin/client} and {@code ssh host COMMAND}) shows the text as a console does.
  */
 @Component(service = DatCommands.class, property = {"osgi.command.scope=dat", "osgi.command.function=list",
-    "osgi.command.function=source", "osgi.command.function=providers", "osgi.command.function=reload"})
+    "osgi.command.function=source", "osgi.command.function=providers", "osgi.command.function=reload",
+    "osgi.command.function=counters"})
 public class DatCommands {
     private final DatRegistry registry;
 
@@ -44,6 +47,32 @@ public class DatCommands {
     /** {@code dat:reload}: reads dat.conf again and says what is in effect. */
     public void reload() {
         print(reloadText());
+    }
+
+    /**
+     * {@code dat:counters [--reset] [--no-format] [IA...]}: the counters of the IAs open through the
+     * registry (all, or those named), OFED's DCNT_* names and values; {@code --reset} zeroes them after
+     * printing them, {@code --no-format} separates the columns by tabs.
+     */
+    public void counters(String... args) {
+        print(countersText(args));
+    }
+
+    String countersText(String... args) {
+        if (!(registry instanceof ProviderRegistry r)) {
+            return "counters are not available from " + registry.getClass().getName() + "\n";
+        }
+        List<String> names = new ArrayList<>();
+        boolean reset = false;
+        boolean aligned = true;
+        for (String a : args) {
+            switch (a) {
+                case "--reset" -> reset = true;
+                case "--no-format" -> aligned = false;
+                default -> names.add(a);
+            }
+        }
+        return CounterTable.format(r.monitor.live(), names, reset, aligned);
     }
 
     private static void print(String text) {

@@ -95,6 +95,9 @@ public class ProviderRegistry implements DatRegistry {
         this.locator = Objects.requireNonNull(locator);
     }
 
+    /** The IAs opened through the registry, each published as an MBean while it is open. */
+    final IaMonitor monitor = new IaMonitor(IaMonitor.PLATFORM);
+
     /**
      * Finds and reads the dat.conf for the given configuration (the Configuration Admin properties
      * of pid {@code org.jdapl.registry}; empty outside OSGi). An explicit file that cannot be read
@@ -226,7 +229,9 @@ public class ProviderRegistry implements DatRegistry {
         synchronized (lock) {
             tracked = binding.track(ia);
         }
-        if (!tracked) {
+        if (tracked) {
+            monitor.opened(ia, binding.name);
+        } else {
             binding.abortQuietly(ia, "provider " + binding.name + " was removed while the IA was opened");
             failures.add(new DatException(DatReturnType.PROVIDER_NOT_FOUND, DatReturnSubtype.NAME_NOT_REGISTERED,
                     entry.source() + ": provider " + binding.name + " was removed while the IA was opened"));

@@ -7,7 +7,9 @@ import org.jdapl.dat.DatException;
 import org.jdapl.dat.DatRegistry;
 import org.jdapl.dat.spi.DatProvider;
 import org.jdapl.registry.conf.DatConfLocator;
+import org.osgi.framework.BundleContext;
 import org.osgi.service.component.annotations.Activate;
+import org.osgi.service.component.annotations.Deactivate;
 import org.osgi.service.component.annotations.Component;
 import org.osgi.service.component.annotations.ConfigurationPolicy;
 import org.osgi.service.component.annotations.Modified;
@@ -47,10 +49,25 @@ public class RegistryComponent extends ProviderRegistry {
         super(locator);
     }
 
-    /** Reads dat.conf as the configuration says. */
+    /**
+     * Reads dat.conf as the configuration says; the IAs opened from now on are published as services
+     * for the JMX whiteboard.
+     */
     @Activate
+    void start(BundleContext context, Map<String, Object> properties) {
+        monitor.publishThrough(new WhiteboardPublisher(context));
+        activate(properties);
+    }
+
+    /** Reads dat.conf as the configuration says (the activation without a framework, for tests). */
     void activate(Map<String, Object> properties) {
         configure(properties);
+    }
+
+    /** Withdraws the counters of the IAs still open. */
+    @Deactivate
+    void deactivate() {
+        monitor.close();
     }
 
     /** Reads dat.conf again after a configuration change; open IAs stay open. */

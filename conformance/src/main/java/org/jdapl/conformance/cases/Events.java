@@ -189,10 +189,11 @@ public final class Events {
         return events;
     }
 
-    /** The status of a DTO or RMR bind completion. */
+    /** The status of a DTO (also an extended one) or RMR bind completion. */
     public static DtoStatus status(DatEvent e) {
         return switch (e) {
             case DatEvent.DtoCompletion d -> d.status();
+            case DatEvent.ExtendedDtoCompletion x -> x.status();
             case DatEvent.RmrBindCompletion b -> b.status();
             default -> throw new IllegalArgumentException("not a completion: " + describe(e));
         };
@@ -202,6 +203,7 @@ public final class Events {
     public static long cookie(DatEvent e) {
         return switch (e) {
             case DatEvent.DtoCompletion d -> d.cookie();
+            case DatEvent.ExtendedDtoCompletion x -> x.cookie();
             case DatEvent.RmrBindCompletion b -> b.cookie();
             default -> throw new IllegalArgumentException("not a completion: " + describe(e));
         };
@@ -238,6 +240,10 @@ public final class Events {
             case DatEvent.RmrBindCompletion b -> "RMR bind completion(cookie " + b.cookie() + ", " + b.status() + ")";
             case DatEvent.AsyncError a -> "async error " + a.number() + " (" + a.detail() + ")";
             case DatEvent.Software s -> "software event " + s.pointer();
+            case DatEvent.ExtendedDtoCompletion x -> "extended DTO completion(cookie " + x.cookie() + ", "
+                    + x.type() + ", " + x.status() + ", " + x.transferredLength() + " bytes, immediate "
+                    + x.immediateData() + ")";
+            case DatEvent.UdConnection u -> "UD connection event " + u.number();
         };
     }
 }

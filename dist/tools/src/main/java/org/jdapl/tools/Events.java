@@ -88,6 +88,9 @@ public final class Events {
             case DatEvent.AsyncError a -> a.number().datName() + " (" + a.detail() + ")";
             case DatEvent.RmrBindCompletion b -> "an RMR bind completion with status " + b.status();
             case DatEvent.Software s -> "a software event";
+            case DatEvent.ExtendedDtoCompletion x -> "a " + x.type().datName() + " completion with status "
+                    + x.status();
+            case DatEvent.UdConnection u -> u.number().datName();
         };
     }
 }

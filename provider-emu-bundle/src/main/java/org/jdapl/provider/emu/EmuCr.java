@@ -92,8 +92,12 @@ final class EmuCr extends EmuObject implements ConnectionRequest {
                     && expected != EpState.TENTATIVE_CONNECTION_PENDING)) {
                 throw target.state().invalid("accept");
             }
+            if (target instanceof EmuUdEp) {
+                throw DatException.invalidParameter(1, "a datagram endpoint accepts only UD exchange requests");
+            }
             target.connection().checkCanAccept();
             consume();
+            ia.counts().inc(org.jdapl.dat.IaCounter.SP_CR_ACCEPTED);
             target.connection().acceptFrom(this, data);
         });
     }
@@ -104,6 +108,7 @@ final class EmuCr extends EmuObject implements ConnectionRequest {
             checkLive();
             byte[] data = EmuLimits.privateData(rejectData, 1);
             consume();
+            ia.counts().inc(org.jdapl.dat.IaCounter.SP_CR_REJECTED);
             releaseLocalEp();
             inbound.reject(data);
         });

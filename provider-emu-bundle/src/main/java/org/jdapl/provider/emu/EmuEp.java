@@ -17,10 +17,13 @@ import org.jdapl.dat.DatReturnSubtype;
 import org.jdapl.dat.DatReturnType;
 import org.jdapl.dat.DtoOperation;
 import org.jdapl.dat.DtoStatus;
+import org.jdapl.dat.Counters;
 import org.jdapl.dat.Endpoint;
 import org.jdapl.dat.EpAttributes;
+import org.jdapl.dat.EpCounter;
 import org.jdapl.dat.EpState;
 import org.jdapl.dat.EventDispatcher;
+import org.jdapl.dat.ExtensionType;
 import org.jdapl.dat.HandleType;
 import org.jdapl.dat.LmrTriplet;
 import org.jdapl.dat.LocalMemoryRegion;
@@ -45,7 +48,7 @@ import org.jdapl.dat.VaType;
  * both ends get CONNECTION_BROKEN and every later DTO is flushed. Entering DISCONNECTED flushes both
  * queues, so every posted DTO completes exactly once.
  */
-public final class EmuEp extends EmuObject implements Endpoint {
+public class EmuEp extends EmuObject implements Endpoint {
     private final EmuIa ia;
     private final EmuSrq srq;
     private final boolean providerCreated;
@@ -184,6 +187,7 @@ public final class EmuEp extends EmuObject implements Endpoint {
     @Override
     public void connect(SocketAddress remote, long connQual, long timeoutMicros, byte[] privateData, Qos qos,
                         ConnectFlag flag) {
+        evds.counts().inc(EpCounter.CONNECT.ordinal());
         connection.connect(remote, connQual, timeoutMicros, privateData, qos, flag);
     }
 
@@ -199,6 +203,7 @@ public final class EmuEp extends EmuObject implements Endpoint {
 
     @Override
     public void disconnect(CloseFlag flag) {
+        evds.counts().inc(EpCounter.DISCONNECT.ordinal());
         connection.disconnect(flag);
     }
 
@@ -386,6 +391,33 @@ public final class EmuEp extends EmuObject implements Endpoint {
         }
     }
 
+    /** Behaviours: EXT_01, EXT_02, EXT_03, EXT_04 (see {@link ExtPosts}). */
+    @Override
+    public void postFetchAndAdd(long add, LmrTriplet local, long cookie, RmrTriplet remote, Set<CompletionFlag> flags) {
+        ExtPosts.atomic(this, ExtensionType.FETCH_AND_ADD, add, 0, local, cookie, remote, flags);
+    }
+
+    /** Behaviours: EXT_01, EXT_03. */
+    @Override
+    public void postCompareAndSwap(long compare, long swap, LmrTriplet local, long cookie, RmrTriplet remote,
+                                   Set<CompletionFlag> flags) {
+        ExtPosts.atomic(this, ExtensionType.CMP_AND_SWAP, compare, swap, local, cookie, remote, flags);
+    }
+
+    /** Behaviours: EXT_05, EXT_06. */
+    @Override
+    public void postRdmaWriteWithImmediate(List<LmrTriplet> iov, long cookie, RmrTriplet remote, int immediateData,
+                                           Set<CompletionFlag> flags) {
+        ExtPosts.writeImmediate(this, iov, cookie, remote, immediateData, flags);
+    }
+
+    /** Behaviours: EXT_09. */
+    @Override
+    public Counters<EpCounter> queryCounters(boolean reset) {
+        checkLive();
+        return Counts.query(EpCounter.class, reset, evds.counts(), evds.peerCounts());
+    }
+
     /** {@code dat_rmr_bind} through this EP (fabric lock held). */
     int postBind(EmuRmr rmr, LocalMemoryRegion lmr, long offset, long length, Set<MemPriv> privileges,
                  VaType vaType, long cookie, Set<CompletionFlag> flags) {
@@ -404,13 +436,13 @@ public final class EmuEp extends EmuObject implements Endpoint {
     }
 
     /** Behaviours: DISC_07: posting while DISCONNECT_PENDING (or not connected) fails INVALID_STATE. */
-    private void requireConnected(String operation) {
+    void requireConnected(String operation) {
         if (connection.state != EpState.CONNECTED) {
             throw connection.state.invalid(operation);
         }
     }
 
-    private void requireRequestSlot() {
+    void requireRequestSlot() {
         queues.requireRequestSlot(attributes.maxRequestDtos());
     }
 
@@ -462,6 +494,8 @@ public final class EmuEp extends EmuObject implements Endpoint {
         wr.markCompleted();
         if (wr instanceof WorkRequest.Bind bind) {
             evds.bindCompleted(bind, status);
+        } else if (wr instanceof WorkRequest.Ext x) {
+            evds.extendedCompleted(false, x.cookie, x.flagBits(), status, length, x.type, 0, null);
         } else {
             completeDto(wr.cookie, wr.flagBits(), status, length, wr.operation());
         }

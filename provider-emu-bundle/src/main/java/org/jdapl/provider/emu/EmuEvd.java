@@ -5,6 +5,7 @@ import java.util.Optional;
 import java.util.Set;
 
 import org.jdapl.dat.Cno;
+import org.jdapl.dat.Counters;
 import org.jdapl.dat.DatEvent;
 import org.jdapl.dat.DatException;
 import org.jdapl.dat.DatReturnSubtype;
@@ -13,6 +14,7 @@ import org.jdapl.dat.DtoStatus;
 import org.jdapl.dat.Endpoint;
 import org.jdapl.dat.EventDispatcher;
 import org.jdapl.dat.EventSlot;
+import org.jdapl.dat.EvdCounter;
 import org.jdapl.dat.EvdFlag;
 import org.jdapl.dat.HandleType;
 
@@ -28,6 +30,10 @@ final class EmuEvd extends EmuObject implements EventDispatcher {
     // guarded by the domain lock
     private volatile EmuCno cno;
     private int users;
+    /** The counters of the threads queuing events (DTO_CALLBACK, CONN_CALLBACK). */
+    private final Counts producerCounts = new Counts(IaCounts.EVD_COUNTERS);
+    /** The counters of the threads taking them (DEQUEUE*, WAIT). */
+    private final Counts counts = new Counts(IaCounts.EVD_COUNTERS);
 
     EmuEvd(EmuIa ia, int qlen, EmuCno cno, Set<EvdFlag> flags) {
         super(HandleType.EVD);
@@ -79,12 +85,42 @@ final class EmuEvd extends EmuObject implements EventDispatcher {
      * @return true if the queue just went over its length, which the caller reports (OBJ_04)
      */
     boolean enqueue(DatEvent event, boolean notify) {
+        if (event instanceof DatEvent.ExtendedDtoCompletion) {
+            producerCounts.inc(EvdCounter.DTO_CALLBACK.ordinal());
+        } else if (event instanceof DatEvent.Connection || event instanceof DatEvent.UdConnection) {
+            producerCounts.inc(EvdCounter.CONN_CALLBACK.ordinal());
+        }
         return !isFreed() && events.enqueue(event, notify);
+    }
+
+    /** The EVD's counters of the queuing side. */
+    Counts producerCounts() {
+        return producerCounts;
+    }
+
+    /** The EVD's counters of the taking side. */
+    Counts consumerCounts() {
+        return counts;
+    }
+
+    /** Counts a dequeue that found an event or not. */
+    private boolean dequeued(boolean found) {
+        counts.inc(EvdCounter.DEQUEUE.ordinal());
+        counts.inc(found ? EvdCounter.DEQUEUE_FOUND.ordinal() : EvdCounter.DEQUEUE_NOT_FOUND.ordinal());
+        return found;
+    }
+
+    /** Behaviours: EXT_09. */
+    @Override
+    public Counters<EvdCounter> queryCounters(boolean reset) {
+        checkLive();
+        return Counts.query(EvdCounter.class, reset, producerCounts, counts);
     }
 
     /** Queues a DTO completion of {@code ep} ({@link EventQueue#enqueueDto}); otherwise as {@link #enqueue}. */
     boolean enqueueDto(Endpoint ep, long cookie, DtoStatus status, long length, DtoOperation op, int rmrContext,
                        boolean notify) {
+        producerCounts.inc(EvdCounter.DTO_CALLBACK.ordinal());
         return !isFreed() && events.enqueueDto(ep, cookie, status, length, op, rmrContext, notify);
     }
 
@@ -170,12 +206,15 @@ final class EmuEvd extends EmuObject implements EventDispatcher {
 
     @Override
     public Optional<DatEvent> dequeue() {
-        return events.dequeue();
+        Optional<DatEvent> e = events.dequeue();
+        dequeued(e.isPresent());
+        return e;
     }
 
     /** Behaviours: OBJ_03: TIMEOUT_EXPIRED after the timeout. */
     @Override
     public DatEvent waitEvent(long timeoutMicros, int threshold) {
+        counts.inc(EvdCounter.WAIT.ordinal());
         return events.waitEvent(timeoutMicros, threshold);
     }
 
@@ -188,7 +227,7 @@ final class EmuEvd extends EmuObject implements EventDispatcher {
         if (slot == null) {
             throw DatException.invalidParameter(2, "no event slot to fill");
         }
-        return events.dequeue(slot);
+        return dequeued(events.dequeue(slot));
     }
 
     /** {@code dat_evd_wait} into the caller's event, as {@link #dequeue(EventSlot)}. Behaviours: OBJ_03. */
@@ -197,6 +236,7 @@ final class EmuEvd extends EmuObject implements EventDispatcher {
         if (slot == null) {
             throw DatException.invalidParameter(4, "no event slot to fill");
         }
+        counts.inc(EvdCounter.WAIT.ordinal());
         events.waitEvent(timeoutMicros, threshold, slot);
     }
 

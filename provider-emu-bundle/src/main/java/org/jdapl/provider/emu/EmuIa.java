@@ -14,19 +14,24 @@ import java.util.function.Supplier;
 import org.jdapl.dat.CloseFlag;
 import org.jdapl.dat.Cno;
 import org.jdapl.dat.CommonServicePoint;
+import org.jdapl.dat.Counters;
 import org.jdapl.dat.DatEvent;
 import org.jdapl.dat.DatException;
 import org.jdapl.dat.DatHandle;
 import org.jdapl.dat.DatReturnSubtype;
 import org.jdapl.dat.DatReturnType;
+import org.jdapl.dat.DatagramEndpoint;
 import org.jdapl.dat.Endpoint;
 import org.jdapl.dat.EpAttributes;
+import org.jdapl.dat.EpCounter;
 import org.jdapl.dat.EpState;
 import org.jdapl.dat.EventDispatcher;
 import org.jdapl.dat.EventNumber;
+import org.jdapl.dat.EvdCounter;
 import org.jdapl.dat.EvdFlag;
 import org.jdapl.dat.HandleType;
 import org.jdapl.dat.IaAttributes;
+import org.jdapl.dat.IaCounter;
 import org.jdapl.dat.IaQuery;
 import org.jdapl.dat.InterfaceAdapter;
 import org.jdapl.dat.LmrTriplet;
@@ -165,6 +170,9 @@ public final class EmuIa extends EmuObject implements InterfaceAdapter {
 
     /** Queues an event; an overflow of the EVD is reported on the asynchronous EVD (fabric lock held). */
     void post(EmuEvd evd, DatEvent event, boolean notify) {
+        if (evd == asyncEvd) {
+            objects.counts().inc(IaCounter.ASYNC_ERROR);
+        }
         if (evd.enqueue(event, notify)) {
             overflowed(evd);
         }
@@ -181,6 +189,7 @@ public final class EmuIa extends EmuObject implements InterfaceAdapter {
      */
     void overflowed(EmuEvd evd) {
         if (evd != asyncEvd) {
+            objects.counts().inc(IaCounter.ASYNC_ERROR);
             asyncEvd.enqueue(new DatEvent.AsyncError(asyncEvd, EventNumber.ASYNC_ERROR_EVD_OVERFLOW, evd, 0,
                     "the EVD holds more events than its length " + evd.qlen()), true);
         } else {
@@ -264,7 +273,7 @@ public final class EmuIa extends EmuObject implements InterfaceAdapter {
     @Override
     public IaQuery query() {
         checkLive();
-        return new IaQuery(asyncEvd, attributes, EmuLimits.providerAttributes());
+        return new IaQuery(asyncEvd, attributes, EmuLimits.providerAttributes(ExtPosts.offered(this)));
     }
 
     /** Behaviours: OBJ_01: GRACEFUL fails while objects live, ABRUPT frees them all. */
@@ -383,6 +392,15 @@ public final class EmuIa extends EmuObject implements InterfaceAdapter {
         return createEndpoint(pz, recvEvd, requestEvd, connectEvd, null, attributes);
     }
 
+    /** Behaviours: EXT_10. */
+    @Override
+    public DatagramEndpoint createDatagramEp(ProtectionZone pz, EventDispatcher recvEvd, EventDispatcher requestEvd,
+                                             EventDispatcher connectEvd, EpAttributes attributes) {
+        ExtPosts.requireOffered(this, "dat_ep_create (DAT_IB_SERVICE_TYPE_UD)");
+        return (DatagramEndpoint) createEndpoint(pz, recvEvd, requestEvd, connectEvd, null,
+                attributes == null ? EpAttributes.defaults() : attributes, true);
+    }
+
     @Override
     public Endpoint createEpWithSrq(ProtectionZone pz, EventDispatcher recvEvd, EventDispatcher requestEvd,
                                     EventDispatcher connectEvd, SharedReceiveQueue srq, EpAttributes attributes) {
@@ -394,6 +412,12 @@ public final class EmuIa extends EmuObject implements InterfaceAdapter {
 
     private Endpoint createEndpoint(ProtectionZone pz, EventDispatcher recvEvd, EventDispatcher requestEvd,
                                     EventDispatcher connectEvd, SharedReceiveQueue srq, EpAttributes attributes) {
+        return createEndpoint(pz, recvEvd, requestEvd, connectEvd, srq, attributes, false);
+    }
+
+    private Endpoint createEndpoint(ProtectionZone pz, EventDispatcher recvEvd, EventDispatcher requestEvd,
+                                    EventDispatcher connectEvd, SharedReceiveQueue srq, EpAttributes attributes,
+                                    boolean datagrams) {
         return locked(() -> {
             checkLive();
             EmuPz p = own(pz, EmuPz.class, HandleType.PZ);
@@ -406,7 +430,8 @@ public final class EmuIa extends EmuObject implements InterfaceAdapter {
                 throw new DatException(DatReturnType.PROTECTION_VIOLATION, "the SRQ belongs to another PZ");
             }
             EpAttributes a = EmuLimits.checkEpAttributes(attributes == null ? EpAttributes.defaults() : attributes, s != null);
-            return add(new EmuEp(this, p, r, q, c, s, a, EpState.UNCONNECTED, false));
+            return add(datagrams ? new EmuUdEp(this, p, r, q, c, a)
+                    : new EmuEp(this, p, r, q, c, s, a, EpState.UNCONNECTED, false));
         });
     }
 
@@ -491,6 +516,32 @@ public final class EmuIa extends EmuObject implements InterfaceAdapter {
     @Override
     public void lmrSyncRdmaWrite(List<LmrTriplet> segments) {
         EmuLmr.sync(this, segments);
+    }
+
+    /** The IA's counters (DAT_COUNTERS; domain lock held). */
+    IaCounts counts() {
+        return objects.counts();
+    }
+
+    /** Behaviours: EXT_09: the IA's counters, its EPs' and its EVDs' totals. */
+    @Override
+    public Counters<IaCounter> queryCounters(boolean reset) {
+        return locked(() -> liveCounts().query(reset));
+    }
+
+    @Override
+    public Counters<EpCounter> queryEpCounters(boolean reset) {
+        return locked(() -> liveCounts().eps(objects.endpoints(), reset));
+    }
+
+    @Override
+    public Counters<EvdCounter> queryEvdCounters(boolean reset) {
+        return locked(() -> liveCounts().evds(objects.evds(), reset));
+    }
+
+    private IaCounts liveCounts() {
+        checkLive();
+        return objects.counts();
     }
 
     /** Whether {@code ia} has objects other than the asynchronous EVD (for tests). */

@@ -53,10 +53,11 @@ final class EmuLmr extends EmuObject implements LocalMemoryRegion, RemoteTarget 
                     + "of a shared, global or automatic arena, or a heap segment");
         }
         if (region.isReadOnly() && (privileges.contains(MemPriv.LOCAL_WRITE)
-                || privileges.contains(MemPriv.REMOTE_WRITE))) {
+                || privileges.contains(MemPriv.REMOTE_WRITE) || privileges.contains(MemPriv.REMOTE_ATOMIC))) {
             throw DatException.invalidParameter(3, "write privileges on a read-only segment");
         }
-        boolean remote = privileges.contains(MemPriv.REMOTE_READ) || privileges.contains(MemPriv.REMOTE_WRITE);
+        boolean remote = privileges.contains(MemPriv.REMOTE_READ) || privileges.contains(MemPriv.REMOTE_WRITE)
+                || privileges.contains(MemPriv.REMOTE_ATOMIC);
         Contexts contexts = ia.contexts();
         int rmrContext = remote ? contexts.newRmrContext() : 0;
         EmuLmr lmr = new EmuLmr(ia, pz, region, privileges, vaType, contexts.newLmrContext(), rmrContext);

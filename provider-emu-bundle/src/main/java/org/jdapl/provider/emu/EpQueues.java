@@ -111,6 +111,9 @@ final class EpQueues {
                     "the EP holds " + max + " receives");
         }
         recvs.add(r);
+        Counts counts = ep.evds().counts();
+        counts.inc(org.jdapl.dat.EpCounter.POST_RECV.ordinal());
+        counts.add(org.jdapl.dat.EpCounter.POST_RECV_DATA.ordinal(), r.capacity);
     }
 
     /** What {@link #addRecvIfConnected} did. */

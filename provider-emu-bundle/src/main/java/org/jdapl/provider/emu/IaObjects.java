@@ -27,14 +27,34 @@ final class IaObjects {
     private final Set<EmuObject> objects = new LinkedHashSet<>();
     /** The EVDs and CNOs the last {@link #destroyAll} released, for {@link #awaitReleased}. */
     private volatile List<EmuObject> released = List.of();
+    private final IaCounts counts = new IaCounts();
 
     <T extends EmuObject> T add(T object) {
         objects.add(object);
+        counts.created(object);
         return object;
     }
 
     void remove(EmuObject object) {
-        objects.remove(object);
+        if (objects.remove(object)) {
+            counts.freed(object);
+        }
+    }
+
+    /** The IA's counters (DAT_COUNTERS). */
+    IaCounts counts() {
+        return counts;
+    }
+
+    /** The live EVDs, in creation order (a copy). */
+    List<EmuEvd> evds() {
+        List<EmuEvd> evds = new ArrayList<>();
+        for (EmuObject o : objects) {
+            if (o instanceof EmuEvd evd && !evd.isFreed()) {
+                evds.add(evd);
+            }
+        }
+        return evds;
     }
 
     int size() {

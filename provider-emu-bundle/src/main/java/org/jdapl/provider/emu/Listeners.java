@@ -120,6 +120,11 @@ final class Listeners {
         byPort.clear();
     }
 
+    /** The EVD of the consumer PSP on {@code qual}, where UD exchange requests arrive, or null. */
+    EmuEvd udEvd(long qual) {
+        return !ia.isFreed() && byQual.get(qual) instanceof EmuPsp p && p.flag() != PspFlag.PROVIDER ? p.evd() : null;
+    }
+
     /**
      * A connection request of {@code inbound} arrives on {@code qual} (a CSP port when {@code common}):
      * a CR is created (with a provider EP for a PROVIDER PSP, the reserved EP of an RSP) and

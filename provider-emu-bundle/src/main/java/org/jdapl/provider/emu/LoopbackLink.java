@@ -228,6 +228,7 @@ final class LoopbackLink extends Link {
         return switch (wr) {
             case WorkRequest.Send send -> send(from, send, peer);
             case WorkRequest.Rdma rdma -> rdma(from, rdma, peer);
+            case WorkRequest.Ext ext -> LoopbackExtensions.execute(from, ext, peer, () -> waitsForReceive(from, true));
             case WorkRequest.Bind bind -> {
                 from.requests().pollFirst();
                 from.completeRequest(bind, DtoStatus.SUCCESS, 0);

@@ -5,6 +5,7 @@ import java.util.Set;
 
 import org.jdapl.dat.CompletionFlag;
 import org.jdapl.dat.DtoOperation;
+import org.jdapl.dat.ExtensionType;
 import org.jdapl.dat.LmrTriplet;
 import org.jdapl.dat.RmrTriplet;
 
@@ -173,6 +174,42 @@ public abstract sealed class WorkRequest {
         @Override
         DtoOperation operation() {
             return DtoOperation.BIND_MW;
+        }
+    }
+
+    /**
+     * One of OFED's extended DTOs: a fetch-and-add or compare-and-swap of the 64 bits at {@code remote}
+     * into the 8 local bytes {@code iov}, or an RDMA Write with immediate data. Its completion is an extended one ({@link EmuEp#completeRequest}).
+     */
+    public static final class Ext extends WorkRequest {
+        public final ExtensionType type;
+        public final List<LmrTriplet> iov;
+        public final RmrTriplet remote;
+        public final long length;
+        /** The value added, or compared. */
+        public final long operand;
+        /** The value swapped in. */
+        public final long swap;
+        public final int immediateData;
+        /** When the RNR window of an RDMA Write with immediate data ends (0: not started). */
+        long rnrDeadline;
+        boolean rnrTimerArmed;
+
+        Ext(ExtensionType type, List<LmrTriplet> iov, RmrTriplet remote, long length, long operand, long swap,
+            int immediateData, long cookie, Set<CompletionFlag> flags) {
+            super(cookie, flags);
+            this.type = type;
+            this.iov = iov;
+            this.remote = remote;
+            this.length = length;
+            this.operand = operand;
+            this.swap = swap;
+            this.immediateData = immediateData;
+        }
+
+        @Override
+        DtoOperation operation() {
+            return type == ExtensionType.RDMA_WRITE_IMMED ? DtoOperation.RDMA_WRITE : DtoOperation.RDMA_READ;
         }
     }
 }

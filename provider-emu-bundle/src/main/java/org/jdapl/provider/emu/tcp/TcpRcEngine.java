@@ -194,6 +194,7 @@ final class TcpRcEngine implements TcpInput.Handler {
                     queued = true;
                 }
                 case WorkRequest.Recv recv -> throw new IllegalStateException("a receive in the request queue");
+                case WorkRequest.Ext ext -> throw new IllegalStateException("an extended DTO on a tcp connection");
             }
         }
         flushIf(queued);
