@@ -31,7 +31,8 @@ rc=0
 if [[ " $parts " == *" tests "* ]]; then
   $JVM org.junit.platform.console.ConsoleLauncher execute \
     --disable-banner --disable-ansi-colors --details=tree --details-theme=ascii \
-    --select-package=org.jdapl.provider.ofa.device --reports-dir=$R/junit 2>&1 | tee $R/tests.txt
+    --select-package=org.jdapl.provider.ofa.device ${RXE_TESTS:+--include-classname=$RXE_TESTS} \
+    --reports-dir=$R/junit 2>&1 | tee $R/tests.txt
   trc=${PIPESTATUS[0]}
   echo "GUEST: device tests exit $trc at $(cut -d' ' -f1 /proc/uptime) s"
   [ $trc = 0 ] || rc=1

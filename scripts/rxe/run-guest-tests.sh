@@ -6,7 +6,8 @@
 # (RXE_PARTS="tests kit soak bench interop dapltest insn" by default; soak: the provider under faults,
 # guest-soak.sh; interop: jdapl against OFED's uDAPL, dtest both ways, dat-interop.c's cases, the
 # connection rate next to dtestcm; dapltest: the application's dapltest server and clients,
-# guest-dapltest.sh). The reports come back to provider-ofa-bundle/target/rxe/.
+# guest-dapltest.sh; RXE_TESTS, a regular expression of class names, selects device tests, all by
+# default). The reports come back to provider-ofa-bundle/target/rxe/.
 #
 #   scripts/rxe/run-guest-tests.sh            build the provider (offline if possible) and run
 #   scripts/rxe/run-guest-tests.sh --no-build use the classes already built
@@ -179,6 +180,7 @@ boot() { # parts log qemu-arguments...
   cat > "$share/env.sh" <<ENV
 RXE_PARTS="$what"
 RXE_KIT_ONLY="${RXE_KIT_ONLY:-.*}"
+RXE_TESTS="${RXE_TESTS:-}"
 RXE_SOAK_CYCLES="${RXE_SOAK_CYCLES:-1000}"
 RXE_BENCH_JAVA_OPTS="${RXE_BENCH_JAVA_OPTS:-}"
 RXE_INTEROP_CASES="${RXE_INTEROP_CASES:-dtest peers rate}"

@@ -39,6 +39,7 @@ final class IaAttributesOf {
                 ? "registrations of the bound range (" + ia.device().windowsRefused() + ")"
                 : "memory windows where the device has them, else registrations of the bound range");
         specific.put("libibverbs", Verbs.SONAME);
+        OfaExtensions.advertise(ia.device(), specific);
         specific.put("librdmacm", RdmaCm.unavailableReason() == null ? RdmaCm.SONAME : RdmaCm.unavailableReason());
         return new ProviderAttributes(OfaProvider.NAME, Integer.parseInt(ver[0]), Integer.parseInt(ver[1]),
                 Dat.VERSION_MAJOR, Dat.VERSION_MINOR, true, Set.of(Qos.BEST_EFFORT),

@@ -44,6 +44,8 @@ final class OfaDevice {
     final int maxPd;
     final int maxQpRdAtom;
     final int maxQpInitRdAtom;
+    /** {@code ibv_device_attr.atomic_cap}: 0 (IBV_ATOMIC_NONE) where the device has no remote atomics. */
+    final int atomicCap;
     final int maxMw;
     final int maxSrq;
     final int maxSrqWr;
@@ -81,6 +83,7 @@ final class OfaDevice {
             maxPd = IbvDeviceAttr.MAX_PD.getInt(d);
             maxQpRdAtom = IbvDeviceAttr.MAX_QP_RD_ATOM.getInt(d);
             maxQpInitRdAtom = IbvDeviceAttr.MAX_QP_INIT_RD_ATOM.getInt(d);
+            atomicCap = IbvDeviceAttr.ATOMIC_CAP.getInt(d);
             maxMw = IbvDeviceAttr.MAX_MW.getInt(d);
             maxSrq = IbvDeviceAttr.MAX_SRQ.getInt(d);
             maxSrqWr = IbvDeviceAttr.MAX_SRQ_WR.getInt(d);
@@ -191,6 +194,7 @@ final class OfaDevice {
         maxPd = o.maxPd;
         maxQpRdAtom = o.maxQpRdAtom;
         maxQpInitRdAtom = o.maxQpInitRdAtom;
+        atomicCap = o.atomicCap;
         maxMw = o.maxMw;
         maxSrq = o.maxSrq;
         maxSrqWr = o.maxSrqWr;

@@ -355,6 +355,24 @@ final class OfaEp extends OfaHandle implements Endpoint, IaObjects.Owned {
         sends.post(Verbs.WR_RDMA_WRITE, DtoOperation.RDMA_WRITE, iov, cookie, remote, flags, 0);
     }
 
+    /** OFED's extensions: {@link OfaExtensions}. */
+    @Override
+    public void postFetchAndAdd(long add, LmrTriplet local, long cookie, RmrTriplet remote, Set<CompletionFlag> f) {
+        OfaExtensions.fetchAndAdd(this, add, local, cookie, remote, f);
+    }
+
+    @Override
+    public void postCompareAndSwap(long compare, long swap, LmrTriplet local, long cookie, RmrTriplet remote,
+                                   Set<CompletionFlag> f) {
+        OfaExtensions.compareAndSwap(this, compare, swap, local, cookie, remote, f);
+    }
+
+    @Override
+    public void postRdmaWriteWithImmediate(List<LmrTriplet> iov, long cookie, RmrTriplet remote, int immediate,
+                                           Set<CompletionFlag> f) {
+        OfaExtensions.rdmaWriteWithImmediate(this, iov, cookie, remote, immediate, f);
+    }
+
     @Override
     public void postRecv(List<LmrTriplet> iov, long cookie, Set<CompletionFlag> flags) {
         recvs.post(iov, cookie, flags);

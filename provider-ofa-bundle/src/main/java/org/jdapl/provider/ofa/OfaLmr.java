@@ -68,7 +68,7 @@ final class OfaLmr extends OfaHandle implements LocalMemoryRegion, IaObjects.Own
                     + "garbage collector moves it); allocate the memory from an Arena");
         }
         if (region.isReadOnly() && (privileges.contains(MemPriv.LOCAL_WRITE)
-                || privileges.contains(MemPriv.REMOTE_WRITE))) {
+                || privileges.contains(MemPriv.REMOTE_WRITE) || privileges.contains(MemPriv.REMOTE_ATOMIC))) {
             throw DatException.invalidParameter(4, "write privileges on a read-only segment");
         }
         if (vaType == VaType.ZB && (region.address() & 0xfff) != 0) {
@@ -77,6 +77,9 @@ final class OfaLmr extends OfaHandle implements LocalMemoryRegion, IaObjects.Own
         return ia.locked(() -> {
             OfaPz p = ia.ownPz(pz, 2);
             int access = access(privileges);
+            if (ia.device().atomicCap == 0) {
+                access &= ~Verbs.ACCESS_REMOTE_ATOMIC; // the device refuses it; no atomic can reach the LMR
+            }
             if (ia.device().hasMwType1() || ia.device().hasMwType2()) {
                 access |= Verbs.ACCESS_MW_BIND;
             }
@@ -104,8 +107,12 @@ final class OfaLmr extends OfaHandle implements LocalMemoryRegion, IaObjects.Own
     /** The {@code ibv_access_flags} of DAT memory privileges (local write with any write privilege). */
     static int access(Set<MemPriv> privileges) {
         int access = 0;
-        if (privileges.contains(MemPriv.LOCAL_WRITE) || privileges.contains(MemPriv.REMOTE_WRITE)) {
-            access |= Verbs.ACCESS_LOCAL_WRITE;
+        if (privileges.contains(MemPriv.LOCAL_WRITE) || privileges.contains(MemPriv.REMOTE_WRITE)
+                || privileges.contains(MemPriv.REMOTE_ATOMIC)) {
+            access |= Verbs.ACCESS_LOCAL_WRITE; // ibv_reg_mr requires it with remote write or atomics
+        }
+        if (privileges.contains(MemPriv.REMOTE_ATOMIC)) {
+            access |= Verbs.ACCESS_REMOTE_ATOMIC;
         }
         if (privileges.contains(MemPriv.REMOTE_WRITE)) {
             access |= Verbs.ACCESS_REMOTE_WRITE;
@@ -124,7 +131,8 @@ final class OfaLmr extends OfaHandle implements LocalMemoryRegion, IaObjects.Own
     }
 
     private boolean remote() {
-        return privileges.contains(MemPriv.REMOTE_READ) || privileges.contains(MemPriv.REMOTE_WRITE);
+        return privileges.contains(MemPriv.REMOTE_READ) || privileges.contains(MemPriv.REMOTE_WRITE)
+                || privileges.contains(MemPriv.REMOTE_ATOMIC);
     }
 
     /** {@code dat_lmr_free}: INVALID_STATE_LMR_IN_USE while an RMR is bound to it (LMR_01). */

@@ -159,13 +159,16 @@ final class OfaRmr extends OfaHandle implements RemoteMemoryRegion, IaObjects.Ow
         return context;
     }
 
-    private static int remoteAccess(Set<MemPriv> privileges) {
+    private int remoteAccess(Set<MemPriv> privileges) {
         int access = 0;
         if (privileges != null && privileges.contains(MemPriv.REMOTE_READ)) {
             access |= Verbs.ACCESS_REMOTE_READ;
         }
         if (privileges != null && privileges.contains(MemPriv.REMOTE_WRITE)) {
             access |= Verbs.ACCESS_REMOTE_WRITE;
+        }
+        if (privileges != null && privileges.contains(MemPriv.REMOTE_ATOMIC) && ia.device().atomicCap != 0) {
+            access |= Verbs.ACCESS_REMOTE_ATOMIC;
         }
         return access;
     }
@@ -198,8 +201,8 @@ final class OfaRmr extends OfaHandle implements RemoteMemoryRegion, IaObjects.Ow
         int context = 0;
         if (length > 0) {
             int access = remoteAccess(privileges);
-            if ((access & Verbs.ACCESS_REMOTE_WRITE) != 0) {
-                access |= Verbs.ACCESS_LOCAL_WRITE; // ibv_reg_mr requires it with remote write
+            if ((access & (Verbs.ACCESS_REMOTE_WRITE | Verbs.ACCESS_REMOTE_ATOMIC)) != 0) {
+                access |= Verbs.ACCESS_LOCAL_WRITE; // ibv_reg_mr requires it with remote write or atomics
             }
             MemorySegment mr;
             try {

@@ -109,7 +109,8 @@ final class QueuePair {
         IbvQpAttr.PKEY_INDEX.setU16(attr, 0);
         IbvQpAttr.PORT_NUM.setU8(attr, ep.ia.device().port);
         IbvQpAttr.QP_ACCESS_FLAGS.setInt(attr,
-                Verbs.ACCESS_LOCAL_WRITE | Verbs.ACCESS_REMOTE_WRITE | Verbs.ACCESS_REMOTE_READ);
+                Verbs.ACCESS_LOCAL_WRITE | Verbs.ACCESS_REMOTE_WRITE | Verbs.ACCESS_REMOTE_READ
+                        | (ep.ia.device().atomicCap != 0 ? Verbs.ACCESS_REMOTE_ATOMIC : 0));
         Verbs.get().modifyQp(qp, attr, Verbs.QP_STATE | Verbs.QP_PKEY_INDEX | Verbs.QP_PORT | Verbs.QP_ACCESS_FLAGS);
     }
 

@@ -140,6 +140,10 @@ final class RecvQueue extends WorkQueue {
                 return;
             }
             DtoStatus st = Completions.status(status);
+            if (st == DtoStatus.SUCCESS && WorkCompletion.withImmediate(wc)) {
+                cqEvd.enqueue(immediate(cqEvd, ep, cookie, wc));
+                return;
+            }
             cqEvd.enqueue(new DatEvent.DtoCompletion(cqEvd, ep, cookie, st,
                     st == DtoStatus.SUCCESS ? WorkCompletion.byteLen(wc) : 0, DtoOperation.RECEIVE,
                     WorkCompletion.invalidatedRkey(wc)));

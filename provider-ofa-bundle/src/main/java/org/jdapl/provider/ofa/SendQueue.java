@@ -13,6 +13,7 @@ import org.jdapl.dat.DtoOperation;
 import org.jdapl.dat.DtoStatus;
 import org.jdapl.dat.EpAttributes;
 import org.jdapl.dat.EpState;
+import org.jdapl.dat.ExtensionType;
 import org.jdapl.dat.LmrTriplet;
 import org.jdapl.dat.RmrScope;
 import org.jdapl.dat.RmrTriplet;
@@ -117,6 +118,10 @@ final class SendQueue extends WorkQueue {
     private static final long SEND_REMOTE_ADDR = IbvSendWr.REMOTE_ADDR.offset();
     private static final long SEND_RKEY = IbvSendWr.RKEY.offset();
     private static final long SGE_LENGTH = IbvSge.LENGTH.offset();
+    private static final long ATOMIC_REMOTE_ADDR = IbvSendWr.ATOMIC_REMOTE_ADDR.offset();
+    private static final long ATOMIC_COMPARE_ADD = IbvSendWr.ATOMIC_COMPARE_ADD.offset();
+    private static final long ATOMIC_SWAP = IbvSendWr.ATOMIC_SWAP.offset();
+    private static final long ATOMIC_RKEY = IbvSendWr.ATOMIC_RKEY.offset();
 
     /** The inline data asked of each queue pair: sends and RDMA Writes up to this size are copied at post. */
     static final int INLINE_MAX = 64;
@@ -203,6 +208,67 @@ final class SendQueue extends WorkQueue {
     }
 
     /**
+     * A post of one of OFED's extended requests: an atomic ({@code opcode}
+     * IBV_WR_ATOMIC_FETCH_AND_ADD or IBV_WR_ATOMIC_CMP_AND_SWP: one local segment of 8 bytes, which
+     * the original value lands in, and 8 bytes at an aligned remote address) or an RDMA Write with
+     * immediate data ({@code immediate} in {@code imm_data}). Checked as {@link #post}; the ring
+     * entry is {@link WorkRing#KIND_EXT} with the extension type, so that its completion (or flush)
+     * is an extended one. Behaviours: EXT_ATOMIC, EXT_IMM.
+     */
+    void postExtended(int opcode, ExtensionType type, List<LmrTriplet> iov, long cookie, RmrTriplet remote,
+                      long compareAdd, long swap, int immediate, Set<CompletionFlag> flags) {
+        boolean atomic = opcode != Verbs.WR_RDMA_WRITE_WITH_IMM;
+        DtoOperation op = atomic ? DtoOperation.RDMA_READ : DtoOperation.RDMA_WRITE;
+        lock.lock();
+        try {
+            ep.live();
+            if (remote == null) {
+                throw DatException.invalidParameter(atomic ? 5 : 4, "null RMR triplet");
+            }
+            checkRequest(iov, flags, op);
+            long total = prepareSges(iov, iov.size());
+            if (atomic) {
+                checkAtomic(total, remote);
+            } else {
+                checkRequestLength(op, total, remote);
+            }
+            int bits = CompletionBits.of(flags);
+            boolean suppress = (bits & CompletionBits.SUPPRESS) != 0;
+            boolean signal = !suppress || ring.unsignalledRun >= ring.capacity / 2;
+            if (!covered && !evd.cq.room.reserve()) {
+                throw cqFull("request", evd);
+            }
+            writeSendWr(opcode, iov, total, sendFlags(bits, signal), immediate, atomic ? null : remote);
+            if (atomic) {
+                long wr = sendWrArg;
+                DataPathMemory.putLong(wr + ATOMIC_REMOTE_ADDR, remote.targetAddress());
+                DataPathMemory.putLong(wr + ATOMIC_COMPARE_ADD, compareAdd);
+                DataPathMemory.putLong(wr + ATOMIC_SWAP, swap);
+                DataPathMemory.putInt(wr + ATOMIC_RKEY, remote.rmrContext());
+            }
+            int r = verbs.postSend(qpAddress, sendWrArg, badWrArg);
+            if (r != 0) {
+                throw postFailed("ibv_post_send", r, covered ? null : evd);
+            }
+            ring.unsignalledRun = signal ? 0 : ring.unsignalledRun + 1;
+            ring.add(cookie, op, total, WorkRing.KIND_EXT, !suppress, type);
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** An atomic's operands: 8 local bytes, 8 remote bytes at an 8-byte aligned address (EXT_ATOMIC). */
+    private static void checkAtomic(long total, RmrTriplet remote) {
+        if (total != Long.BYTES) {
+            throw DatException.invalidParameter(3, "an atomic's local segment has " + total + " bytes, not 8");
+        }
+        if (remote.length() != Long.BYTES || (remote.targetAddress() & (Long.BYTES - 1)) != 0) {
+            throw DatException.invalidParameter(5, "an atomic's target must be 8 bytes at an 8-byte aligned "
+                    + "address (" + remote.length() + " bytes at " + Long.toHexString(remote.targetAddress()) + ")");
+        }
+    }
+
+    /**
      * Writes the work request of a post into {@link #sendWr}: the segments {@link #prepareSges}
      * wrote, or their bytes inline where they fit and their memory is still there. Under the lock.
      */
@@ -211,7 +277,9 @@ final class SendQueue extends WorkQueue {
         int n = iov.size();
         int entries = n;
         int flags = sendFlags;
-        if (total <= inlineLimit && total > 0 && opcode != Verbs.WR_RDMA_READ && !filled.namedFreedLmr()
+        // Sends and RDMA Writes (with or without immediate data) go inline; reads and atomics never do.
+        if (total <= inlineLimit && total > 0 && (opcode < Verbs.WR_RDMA_READ || opcode == Verbs.WR_SEND_WITH_INV)
+                && !filled.namedFreedLmr()
                 && gatherInline(iov, n)) {
             flags |= Verbs.SEND_INLINE;
             entries = 1;

@@ -1,5 +1,6 @@
 package org.jdapl.provider.ofa;
 
+import org.jdapl.dat.ExtensionType;
 import org.jdapl.provider.ofa.verbs.Structs.IbvWc;
 import org.jdapl.provider.ofa.verbs.Verbs;
 
@@ -12,6 +13,7 @@ final class WorkCompletion {
     static final long BYTES = IbvWc.S.size();
     private static final long WR_ID = IbvWc.WR_ID.offset();
     private static final long STATUS = IbvWc.STATUS.offset();
+    private static final long OPCODE = IbvWc.OPCODE.offset();
     private static final long BYTE_LEN = IbvWc.BYTE_LEN.offset();
     private static final long QP_NUM = IbvWc.QP_NUM.offset();
     private static final long WC_FLAGS = IbvWc.WC_FLAGS.offset();
@@ -36,6 +38,25 @@ final class WorkCompletion {
 
     static int qpNum(long wc) {
         return DataPathMemory.getInt(wc + QP_NUM);
+    }
+
+    /** Whether the completion carries immediate data (IBV_WC_WITH_IMM). */
+    static boolean withImmediate(long wc) {
+        return (DataPathMemory.getInt(wc + WC_FLAGS) & Verbs.WC_WITH_IMM) != 0;
+    }
+
+    /** The immediate data, as the sender posted it (the 32 bits are carried as they are). */
+    static int immediateData(long wc) {
+        return DataPathMemory.getInt(wc + INVALIDATED_RKEY);
+    }
+
+    /**
+     * The extension kind of a successful receive with immediate data: RDMA_WRITE_IMMED_DATA where an
+     * RDMA Write with immediate data consumed it, else RECV_IMMED_DATA.
+     */
+    static ExtensionType immediateKind(long wc) {
+        return DataPathMemory.getInt(wc + OPCODE) == Verbs.WC_RECV_RDMA_WITH_IMM
+                ? ExtensionType.RDMA_WRITE_IMMED_DATA : ExtensionType.RECV_IMMED_DATA;
     }
 
     /** The key a send with invalidate invalidated, or 0 if the completion carries none. */

@@ -10,6 +10,7 @@ import org.jdapl.dat.DatReturnSubtype;
 import org.jdapl.dat.DatReturnType;
 import org.jdapl.dat.DtoOperation;
 import org.jdapl.dat.DtoStatus;
+import org.jdapl.dat.ExtensionType;
 import org.jdapl.dat.LmrTriplet;
 import org.jdapl.provider.ofa.verbs.Errno;
 import org.jdapl.provider.ofa.verbs.Structs.IbvSge;
@@ -207,7 +208,8 @@ abstract class WorkQueue {
             }
             long meta = ring.metaAt(seq);
             int status = WorkCompletion.status(wc);
-            if (status != 0 || WorkRing.kindOf(meta) != WorkRing.KIND_DTO || ep.ending) {
+            if (status != 0 || WorkRing.kindOf(meta) != WorkRing.KIND_DTO || ep.ending
+                    || !send && WorkCompletion.withImmediate(wc)) {
                 completedOther(cqEvd, seq, status, wc);
                 return;
             }
@@ -221,6 +223,16 @@ abstract class WorkQueue {
         } finally {
             lock.unlock();
         }
+    }
+
+    /**
+     * The event of a successful receive that carries immediate data (EXT_IMM): an RDMA Write with
+     * immediate data that consumed it (its length the bytes the write placed), or a message with
+     * immediate data. Behaviours: EXT_IMM.
+     */
+    static DatEvent.ExtendedDtoCompletion immediate(OfaEvd cqEvd, OfaEp ep, long cookie, long wc) {
+        return new DatEvent.ExtendedDtoCompletion(cqEvd, ep, cookie, DtoStatus.SUCCESS, WorkCompletion.byteLen(wc),
+                WorkCompletion.immediateKind(wc), WorkCompletion.immediateData(wc), null);
     }
 
     /** Retires the entries through {@code seq} without a completion (their CQ room is the queue's EVD's). */
@@ -263,6 +275,13 @@ abstract class WorkQueue {
                         st == DtoStatus.SUCCESS ? DtoStatus.SUCCESS
                                 : st == DtoStatus.FLUSHED ? DtoStatus.FLUSHED : DtoStatus.RMR_OPERATION_FAILED));
             }
+        } else if (kind == WorkRing.KIND_EXT) {
+            if (st != DtoStatus.SUCCESS || report) {
+                cqEvd.enqueue(new DatEvent.ExtendedDtoCompletion(cqEvd, ep, cookie, st,
+                        st == DtoStatus.SUCCESS ? length : 0, (ExtensionType) subject, 0, null));
+            }
+        } else if (st == DtoStatus.SUCCESS && op == DtoOperation.RECEIVE && WorkCompletion.withImmediate(wc)) {
+            cqEvd.enqueue(immediate(cqEvd, ep, cookie, wc));
         } else if (st != DtoStatus.SUCCESS || report) {
             long transferred = st != DtoStatus.SUCCESS ? 0
                     : op == DtoOperation.RECEIVE ? WorkCompletion.byteLen(wc) : length;

@@ -35,6 +35,11 @@ final class WorkRing {
      * for (DISC_04): its completion retires them and reports nothing itself.
      */
     static final byte KIND_DRAIN = 3;
+    /**
+     * One of OFED's extended requests (an atomic, an RDMA Write with immediate data): its subject is
+     * its {@link org.jdapl.dat.ExtensionType}, its completion a {@code DatEvent.ExtendedDtoCompletion}.
+     */
+    static final byte KIND_EXT = 4;
 
     private static final DtoOperation[] OPS = DtoOperation.values();
     private static final int OP_BITS = 8;

@@ -69,6 +69,8 @@ public final class Structs {
         public static final CField MAX_PD = S.field("max_pd", 140, I32);
         public static final CField MAX_QP_RD_ATOM = S.field("max_qp_rd_atom", 144, I32);
         public static final CField MAX_QP_INIT_RD_ATOM = S.field("max_qp_init_rd_atom", 156, I32);
+        /** {@code enum ibv_atomic_cap}: IBV_ATOMIC_NONE (0), IBV_ATOMIC_HCA, IBV_ATOMIC_GLOB. */
+        public static final CField ATOMIC_CAP = S.field("atomic_cap", 164, I32);
         public static final CField MAX_MW = S.field("max_mw", 176, I32);
         public static final CField MAX_SRQ = S.field("max_srq", 212, I32);
         public static final CField MAX_SRQ_WR = S.field("max_srq_wr", 216, I32);
@@ -217,6 +219,8 @@ public final class Structs {
         public static final CField SRC_QP = S.field("src_qp", 32, I32);
         public static final CField WC_FLAGS = S.field("wc_flags", 36, I32);
         public static final CField INVALIDATED_RKEY = S.field("invalidated_rkey", 24, I32);
+        /** The other member of the union at 24: {@code __be32 imm_data}. */
+        public static final CField IMM_DATA = S.field("imm_data", 24, I32);
 
         private IbvWc() {
         }
@@ -298,6 +302,12 @@ public final class Structs {
         public static final CField INVALIDATE_RKEY = S.field("invalidate_rkey", 36, I32);
         public static final CField REMOTE_ADDR = S.field("wr.rdma.remote_addr", 40, I64);
         public static final CField RKEY = S.field("wr.rdma.rkey", 48, I32);
+        /** The other member of the union at 36: {@code __be32 imm_data}. */
+        public static final CField IMM_DATA = S.field("imm_data", 36, I32);
+        public static final CField ATOMIC_REMOTE_ADDR = S.field("wr.atomic.remote_addr", 40, I64);
+        public static final CField ATOMIC_COMPARE_ADD = S.field("wr.atomic.compare_add", 48, I64);
+        public static final CField ATOMIC_SWAP = S.field("wr.atomic.swap", 56, I64);
+        public static final CField ATOMIC_RKEY = S.field("wr.atomic.rkey", 64, I32);
         public static final CField BIND_MW_MW = S.field("bind_mw.mw", 80, POINTER);
         public static final CField BIND_MW_RKEY = S.field("bind_mw.rkey", 88, I32);
         /** The embedded {@code struct ibv_mw_bind_info}. */

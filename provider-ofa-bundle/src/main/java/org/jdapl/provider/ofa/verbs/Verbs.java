@@ -62,10 +62,16 @@ public final class Verbs {
     public static final int QP_MAX_DEST_RD_ATOMIC = 131072;
     /** IBV_WR_RDMA_WRITE. */
     public static final int WR_RDMA_WRITE = 0;
+    /** IBV_WR_RDMA_WRITE_WITH_IMM. */
+    public static final int WR_RDMA_WRITE_WITH_IMM = 1;
     /** IBV_WR_SEND. */
     public static final int WR_SEND = 2;
     /** IBV_WR_RDMA_READ. */
     public static final int WR_RDMA_READ = 4;
+    /** IBV_WR_ATOMIC_CMP_AND_SWP. */
+    public static final int WR_ATOMIC_CMP_AND_SWP = 5;
+    /** IBV_WR_ATOMIC_FETCH_AND_ADD. */
+    public static final int WR_ATOMIC_FETCH_AND_ADD = 6;
     /** IBV_WR_LOCAL_INV. */
     public static final int WR_LOCAL_INV = 7;
     /** IBV_WR_BIND_MW. */
@@ -80,6 +86,10 @@ public final class Verbs {
     public static final int SEND_SOLICITED = 4;
     /** IBV_SEND_INLINE. */
     public static final int SEND_INLINE = 8;
+    /** IBV_WC_WITH_IMM (wc_flags): the completion carries immediate data. */
+    public static final int WC_WITH_IMM = 2;
+    /** IBV_WC_RECV_RDMA_WITH_IMM (ibv_wc.opcode): an RDMA Write with immediate data consumed the receive. */
+    public static final int WC_RECV_RDMA_WITH_IMM = 129;
     /** IBV_WC_WITH_INV (wc_flags). */
     public static final int WC_WITH_INV = 8;
     /** IBV_QPT_RC. */

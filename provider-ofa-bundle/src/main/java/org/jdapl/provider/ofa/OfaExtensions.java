@@ -1,0 +1,78 @@
+package org.jdapl.provider.ofa;
+
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import org.jdapl.dat.CompletionFlag;
+import org.jdapl.dat.DatException;
+import org.jdapl.dat.DatReturnType;
+import org.jdapl.dat.ExtensionType;
+import org.jdapl.dat.LmrTriplet;
+import org.jdapl.dat.ProviderAttributes;
+import org.jdapl.dat.RmrTriplet;
+import org.jdapl.provider.ofa.verbs.Verbs;
+
+/**
+ * OFED's DAT extensions ({@code dat_ib_extensions.h}) on verbs: which of them the device offers, as
+ * the provider attributes name them, and the extended requests of an EP, posted on its send queue
+ * ({@link SendQueue#postExtended}) as {@code dapl/openib_common/ib_extensions.c} posts them:
+ * {@code IBV_WR_ATOMIC_FETCH_AND_ADD}, {@code IBV_WR_ATOMIC_CMP_AND_SWP} (64 bits, the original value
+ * in the local segment; the target's memory needs {@code IBV_ACCESS_REMOTE_ATOMIC}, which
+ * {@code MemPriv.REMOTE_ATOMIC} gives) and {@code IBV_WR_RDMA_WRITE_WITH_IMM} (the sink's receive
+ * completes with {@code IBV_WC_WITH_IMM}, {@link WorkQueue#immediate}). Their completions are
+ * {@code DatEvent.ExtendedDtoCompletion}s of the EP's request EVD ({@link WorkRing#KIND_EXT}).
+ * Behaviours: EXT_ATOMIC, EXT_IMM.
+ */
+final class OfaExtensions {
+    private OfaExtensions() {
+    }
+
+    /**
+     * The extension attributes: atomics where the device has them ({@code ibv_device_attr.atomic_cap}
+     * not IBV_ATOMIC_NONE), immediate data always; unreliable datagrams and counters are not offered.
+     */
+    static void advertise(OfaDevice device, Map<String, String> specific) {
+        String atomics = device.atomicCap != 0 ? "TRUE" : "FALSE";
+        specific.put(ProviderAttributes.DAT_IB_FETCH_AND_ADD, atomics);
+        specific.put(ProviderAttributes.DAT_IB_CMP_AND_SWAP, atomics);
+        specific.put(ProviderAttributes.DAT_IB_IMMED_DATA, "TRUE");
+        specific.put(ProviderAttributes.DAT_IB_UD, "FALSE");
+        specific.put(ProviderAttributes.DAT_COUNTERS, "FALSE");
+    }
+
+    /** {@code dat_ib_post_fetch_and_add}. */
+    static void fetchAndAdd(OfaEp ep, long addValue, LmrTriplet local, long cookie, RmrTriplet remote,
+                            Set<CompletionFlag> flags) {
+        atomics(ep, "dat_ib_post_fetch_and_add");
+        ep.sendQueue().postExtended(Verbs.WR_ATOMIC_FETCH_AND_ADD, ExtensionType.FETCH_AND_ADD, single(local), cookie,
+                remote, addValue, 0, 0, flags);
+    }
+
+    /** {@code dat_ib_post_cmp_and_swap}. */
+    static void compareAndSwap(OfaEp ep, long compareValue, long swapValue, LmrTriplet local, long cookie,
+                               RmrTriplet remote, Set<CompletionFlag> flags) {
+        atomics(ep, "dat_ib_post_cmp_and_swap");
+        ep.sendQueue().postExtended(Verbs.WR_ATOMIC_CMP_AND_SWP, ExtensionType.CMP_AND_SWAP, single(local), cookie,
+                remote, compareValue, swapValue, 0, flags);
+    }
+
+    /** {@code dat_ib_post_rdma_write_immed}. */
+    static void rdmaWriteWithImmediate(OfaEp ep, List<LmrTriplet> iov, long cookie, RmrTriplet remote,
+                                       int immediateData, Set<CompletionFlag> flags) {
+        ep.sendQueue().postExtended(Verbs.WR_RDMA_WRITE_WITH_IMM, ExtensionType.RDMA_WRITE_IMMED, iov, cookie, remote,
+                0, 0, immediateData, flags);
+    }
+
+    /** MODEL_NOT_SUPPORTED where the device has no atomics (after the handle check). */
+    private static void atomics(OfaEp ep, String operation) {
+        ep.live();
+        if (ep.ia.device().atomicCap == 0) {
+            throw new DatException(DatReturnType.MODEL_NOT_SUPPORTED,
+                    operation + ": device " + ep.ia.device().name + " has no remote atomics");
+        }
+    }
+
+    private static List<LmrTriplet> single(LmrTriplet local) {
+        return local == null ? null : List.of(local);
+    }
+}
