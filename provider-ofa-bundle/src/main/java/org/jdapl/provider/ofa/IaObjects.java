@@ -49,6 +49,12 @@ final class IaObjects {
         return false;
     }
 
+    /** Marks the object freed and removes it; false if it was not there (already destroyed). */
+    <T extends OfaHandle & Owned> boolean release(T o) {
+        o.markFreed();
+        return remove(o.type(), o);
+    }
+
     synchronized boolean contains(HandleType type, Owned o) {
         return live.get(type).contains(o);
     }

@@ -186,6 +186,11 @@ final class OfaIa extends OfaHandle implements InterfaceAdapter {
         }
     }
 
+    /** {@code dat_*_free} of an object that may always be freed: fails only a second free. */
+    <T extends OfaHandle & IaObjects.Owned> void free(T o) {
+        free(o, () -> { });
+    }
+
     /** Runs {@code action} under the IA's lock (also after close: frees of objects the close freed fail there). */
     void lockedFree(Runnable action) {
         lock.lock();

@@ -21,19 +21,13 @@ import org.jdapl.provider.ofa.rdmacm.RdmaCm;
  * {@code dat_ep_modify}, and the queue pair is made when the request is accepted (DISC_11, FREE_02,
  * FREE_07).
  */
-final class OfaPsp extends OfaHandle implements PublicServicePoint, IaObjects.Owned, OfaRouter.ServicePoint {
-    final OfaIa ia;
-    final MemorySegment id;
+final class OfaPsp extends OfaServicePoint implements PublicServicePoint {
     final long connQual;
-    final OfaEvd evd;
     final PspFlag flag;
 
     private OfaPsp(OfaIa ia, MemorySegment id, long connQual, OfaEvd evd, PspFlag flag) {
-        super(HandleType.PSP);
-        this.ia = ia;
-        this.id = id;
+        super(HandleType.PSP, ia, id, evd);
         this.connQual = connQual;
-        this.evd = evd;
         this.flag = flag;
     }
 
@@ -48,9 +42,7 @@ final class OfaPsp extends OfaHandle implements PublicServicePoint, IaObjects.Ow
             MemorySegment id = CmIds.listening(ia, port, connQual, "dat_psp_create");
             long qual = connQual < 0 ? RdmaCm.sourceAddress(id).getPort() : connQual;
             OfaPsp psp = new OfaPsp(ia, id, qual, evd, flag);
-            ia.router().addListener(id, psp);
-            evd.users++;
-            ia.objects().add(HandleType.PSP, psp);
+            psp.listen();
             return psp;
         });
     }
@@ -97,22 +89,5 @@ final class OfaPsp extends OfaHandle implements PublicServicePoint, IaObjects.Ow
     public PspParam query() {
         live();
         return new PspParam(ia, connQual, evd, flag);
-    }
-
-    @Override
-    public void free() {
-        ia.free(this, () -> { });
-    }
-
-    /** Destroys the listening ID (IA lock held). */
-    @Override
-    public void destroy() {
-        markFreed();
-        if (ia.objects().remove(HandleType.PSP, this)) {
-            evd.users--;
-        }
-        ia.router().removeListener(id);
-        // Waits for the ID's events to be acknowledged; the event thread acks before dispatching.
-        OfaIa.quietly("rdma_destroy_id", () -> RdmaCm.get().destroyId(id));
     }
 }

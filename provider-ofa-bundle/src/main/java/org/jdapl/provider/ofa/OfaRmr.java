@@ -287,14 +287,13 @@ final class OfaRmr extends OfaHandle implements RemoteMemoryRegion, IaObjects.Ow
 
     @Override
     public void free() {
-        ia.free(this, () -> { });
+        ia.free(this);
     }
 
     /** Unbinds and frees the window or the range's registration (IA lock held). */
     @Override
     public void destroy() {
-        markFreed();
-        if (ia.objects().remove(HandleType.RMR, this)) {
+        if (ia.objects().release(this)) {
             pz.users--;
         }
         bindFailed();
