@@ -12,7 +12,9 @@ import org.jdapl.provider.ofa.rdmacm.RdmaCm;
 /**
  * An RSP: an rdma_cm ID listening on the qualifier's port for one request, which goes to the
  * reserved EP (RESERVED, then PASSIVE_CONNECTION_PENDING); the arrival destroys the RSP (the
- * listening ID), as DAT has it. Freeing it returns the EP to UNCONNECTED (FREE_07).
+ * listening ID), as DAT has it. Freeing it returns the EP to UNCONNECTED.
+ *
+ * <p>Behaviours: FREE_07.
  */
 final class OfaRsp extends OfaServicePoint implements ReservedServicePoint {
     final long connQual;
