@@ -1,6 +1,5 @@
 package org.jdapl.conformance.cases;
 
-import org.jdapl.dat.DatEvent;
 import org.jdapl.dat.Endpoint;
 import org.jdapl.dat.EventNumber;
 import org.jdapl.dat.LmrTriplet;
