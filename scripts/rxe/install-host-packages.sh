@@ -5,7 +5,8 @@
 #   install-host-packages.sh headers   libibverbs-dev, librdmacm-dev and gcc (the layout probe test)
 #   install-host-packages.sh vm        headers + qemu, busybox, kmod, rdma-core, perftest (the Soft-RoCE guest)
 #
-# Exit status: 0 when everything asked for is installed, 2 when something is missing and cannot be
+# Exit status (of scripts/apt-install.sh, which installs them): 0 when everything asked for is
+# installed, 2 when something is missing and cannot be
 # installed (not root, no apt-get), 1 when apt-get failed.
 set -uo pipefail
 
@@ -17,27 +18,4 @@ case $what in
   *) echo "usage: $0 headers|vm" >&2; exit 64 ;;
 esac
 
-missing=()
-for p in "${pkgs[@]}"; do
-  if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed'; then
-    missing+=("$p")
-  fi
-done
-[ ${#missing[@]} -eq 0 ] && exit 0
-
-if [ "$(id -u)" != 0 ] || ! command -v apt-get >/dev/null; then
-  echo "missing packages ${missing[*]} and cannot install them (needs root and apt-get)" >&2
-  exit 2
-fi
-
-echo "installing ${missing[*]}" >&2
-export DEBIAN_FRONTEND=noninteractive
-# Refresh the package lists only when they are older than a day (or absent).
-if [ -z "$(find /var/lib/apt/lists -maxdepth 1 -name '*Packages*' -mmin -1440 2>/dev/null | head -1)" ]; then
-  timeout 300 apt-get update -q >&2 || echo "apt-get update failed; trying the lists there are" >&2
-fi
-if ! timeout 600 apt-get install -y -q --no-install-recommends "${missing[@]}" >&2; then
-  echo "apt-get install ${missing[*]} failed" >&2
-  exit 1
-fi
-exit 0
+exec "$(dirname "$0")/../apt-install.sh" "${pkgs[@]}"

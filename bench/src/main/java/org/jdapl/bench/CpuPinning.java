@@ -13,9 +13,11 @@ import java.util.Optional;
  * so that each hand-over between the two ends is a context switch on that CPU. Left to the
  * scheduler, the two ends of a ping-pong land on one CPU in some runs and on two in others, and on a
  * virtual machine a wake-up of an idle vCPU passes through the hypervisor: tens of microseconds that
- * change from run to run and swamp what is measured. Elsewhere than on Linux it does nothing.
+ * change from run to run and swamp what is measured. Elsewhere than on Linux it does nothing. The
+ * Soft-RoCE benchmarks of the OFA provider bind each end of their ping-pong with {@link #bind}, as
+ * {@code taskset -c} binds perftest's processes.
  */
-final class CpuPinning {
+public final class CpuPinning {
     private static final long SET_BYTES = 128; // cpu_set_t: 1024 CPUs
     private static final MethodHandle SET_AFFINITY;
     private static final MethodHandle GET_AFFINITY;
@@ -47,12 +49,12 @@ final class CpuPinning {
     }
 
     /** Whether threads can be bound here. */
-    static boolean available() {
+    public static boolean available() {
         return SET_AFFINITY != null && GET_AFFINITY != null && GET_CPU != null;
     }
 
     /** The CPU the calling thread runs on, or -1. */
-    static int currentCpu() {
+    public static int currentCpu() {
         if (!available()) {
             return -1;
         }
@@ -67,7 +69,7 @@ final class CpuPinning {
      * Binds the calling thread to {@code cpu} (nothing if {@code cpu} is negative or binding is not
      * available) and returns what undoes it.
      */
-    static Runnable pin(int cpu) {
+    public static Runnable pin(int cpu) {
         if (cpu < 0 || cpu >= SET_BYTES * 8 || !available()) {
             return () -> { };
         }
@@ -96,6 +98,32 @@ final class CpuPinning {
         } catch (Throwable t) {
             arena.close();
             return () -> { };
+        }
+    }
+
+    /**
+     * Binds the calling thread to {@code cpu} for good (nothing if {@code cpu} is negative); unlike
+     * {@link #pin} it fails where the thread cannot be bound.
+     *
+     * @throws IllegalStateException if binding is not available here or the kernel refuses it
+     */
+    public static void bind(int cpu) {
+        if (cpu < 0) {
+            return;
+        }
+        if (cpu >= SET_BYTES * 8 || !available()) {
+            throw new IllegalStateException("cannot bind a thread to CPU " + cpu + " here");
+        }
+        int r;
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment only = arena.allocate(SET_BYTES, 8);
+            only.set(ValueLayout.JAVA_BYTE, cpu / 8, (byte) (1 << (cpu % 8)));
+            r = (int) SET_AFFINITY.invokeExact(0, SET_BYTES, only);
+        } catch (Throwable t) {
+            throw new IllegalStateException("sched_setaffinity to CPU " + cpu, t);
+        }
+        if (r != 0) {
+            throw new IllegalStateException("sched_setaffinity to CPU " + cpu + " failed");
         }
     }
 }

@@ -105,15 +105,12 @@ public final class ConnectCases {
 
     @Conformance("CONN_03")
     public void remoteAcceptEstablishesBothSides(Rig rig) {
-        Side[] s = rig.pair();
-        Side a = s[0];
-        Side b = s[1];
-        long q = rig.connQual();
-        b.psp(q);
-        Endpoint epA = a.ep();
+        Pending p = Pending.open(rig);
+        Side a = p.a();
+        Side b = p.b();
+        Endpoint epA = p.epA();
         Endpoint epB = b.ep();
-        epA.connect(b.address(), q, rig.longConnectTimeoutMicros(), NONE);
-        var cr = Events.request(b.crEvd, rig.eventTimeout(), "at the passive side");
+        var cr = p.cr();
         Checks.state(epB, EpState.UNCONNECTED, "the passive EP before accept");
         cr.request().accept(epB, NONE);
         Events.connection(a.connEvd, EventNumber.CONNECTION_ESTABLISHED, epA, rig.eventTimeout(), "at the active side");
@@ -127,14 +124,11 @@ public final class ConnectCases {
 
     @Conformance("CONN_04")
     public void peerRejectIsReportedAndEpDisconnected(Rig rig) {
-        Side[] s = rig.pair();
-        Side a = s[0];
-        Side b = s[1];
-        long q = rig.connQual();
-        b.psp(q);
-        Endpoint epA = a.ep();
-        epA.connect(b.address(), q, rig.longConnectTimeoutMicros(), NONE);
-        var cr = Events.request(b.crEvd, rig.eventTimeout(), "at the passive side");
+        Pending p = Pending.open(rig);
+        Side a = p.a();
+        Side b = p.b();
+        Endpoint epA = p.epA();
+        var cr = p.cr();
         cr.request().reject(NONE);
         Events.connection(a.connEvd, EventNumber.CONNECTION_PEER_REJECTED, epA, rig.eventTimeout(), "after reject");
         Checks.state(epA, EpState.DISCONNECTED, "the active EP after PEER_REJECTED");
@@ -279,16 +273,14 @@ public final class ConnectCases {
         b.psp(q);
         byte[] full = rig.randomBytes(max);
         Endpoint ep1 = a.ep();
-        ep1.connect(b.address(), q, rig.longConnectTimeoutMicros(), full.clone());
-        var cr1 = Events.request(b.crEvd, rig.eventTimeout(), "with " + max + " bytes of private data");
+        var cr1 = b.connectHere(ep1, q, full.clone(), "with " + max + " bytes of private data");
         Checks.check(!cr1.truncated(), "the request says its private data was truncated");
         Bytes.same(delivered(rig, CONNECT, full), cr1.request().query().privateData(),
                 "the private data of the request");
         cr1.request().reject(NONE);
         Events.connection(a.connEvd, EventNumber.CONNECTION_PEER_REJECTED, ep1, rig.eventTimeout(), "after reject");
         Endpoint ep2 = a.ep();
-        ep2.connect(b.address(), q, rig.longConnectTimeoutMicros(), NONE);
-        var cr2 = Events.request(b.crEvd, rig.eventTimeout(), "without private data");
+        var cr2 = b.connectHere(ep2, q, NONE, "without private data");
         Bytes.same(delivered(rig, CONNECT, NONE), cr2.request().query().privateData(),
                 "the private data of a request without any");
         cr2.request().reject(NONE);
@@ -343,8 +335,7 @@ public final class ConnectCases {
                 () -> freed.connect(b.address(), q, rig.longConnectTimeoutMicros(), NONE));
         Events.none(b.crEvd, rig.grace(), "after the connect of a freed EP");
         Endpoint epA = a.ep();
-        epA.connect(b.address(), q, rig.longConnectTimeoutMicros(), NONE);
-        var cr = Events.request(b.crEvd, rig.eventTimeout(), "at the passive side");
+        var cr = b.connectHere(epA, q, NONE, "at the passive side");
         Endpoint freedB = b.ep();
         freedB.free();
         Checks.fails(DatReturnType.INVALID_HANDLE, null, "dat_cr_accept with a freed EP",
@@ -373,22 +364,19 @@ public final class ConnectCases {
         byte[] acceptData = rig.randomBytes(max);
         byte[] rejectData = rig.randomBytes(max);
         Endpoint ep1 = a.ep();
-        ep1.connect(b.address(), q, rig.longConnectTimeoutMicros(), NONE);
-        var cr1 = Events.request(b.crEvd, rig.eventTimeout(), "of the first connect");
+        var cr1 = b.connectHere(ep1, q, NONE, "of the first connect");
         cr1.request().accept(b.ep(), acceptData.clone());
         var est = Events.connection(a.connEvd, EventNumber.CONNECTION_ESTABLISHED, ep1, rig.eventTimeout(),
                 "after accept with private data");
         Bytes.same(delivered(rig, ACCEPT, acceptData), est.privateData(), "the accept private data at the active side");
         Endpoint ep2 = a.ep();
-        ep2.connect(b.address(), q, rig.longConnectTimeoutMicros(), NONE);
-        var cr2 = Events.request(b.crEvd, rig.eventTimeout(), "of the second connect");
+        var cr2 = b.connectHere(ep2, q, NONE, "of the second connect");
         cr2.request().reject(rejectData.clone());
         var rej = Events.connection(a.connEvd, EventNumber.CONNECTION_PEER_REJECTED, ep2, rig.eventTimeout(),
                 "after reject with private data");
         Bytes.same(delivered(rig, REJECT, rejectData), rej.privateData(), "the reject private data at the active side");
         Endpoint ep3 = a.ep();
-        ep3.connect(b.address(), q, rig.longConnectTimeoutMicros(), NONE);
-        var cr3 = Events.request(b.crEvd, rig.eventTimeout(), "of the third connect");
+        var cr3 = b.connectHere(ep3, q, NONE, "of the third connect");
         Checks.fails(DatReturnType.INVALID_PARAMETER, null, "dat_cr_reject with " + (max + 1) + " bytes",
                 () -> cr3.request().reject(new byte[max + 1]));
         Checks.fails(DatReturnType.INVALID_PARAMETER, null, "dat_cr_accept with " + (max + 1) + " bytes",

@@ -420,8 +420,7 @@ public final class DisconnectCases {
         ReservedServicePoint rsp = b.ia.createRsp(q, reserved, b.crEvd);
         refused(reserved, EpState.RESERVED);
         Endpoint epA = a.ep();
-        epA.connect(b.address(), q, rig.longConnectTimeoutMicros(), NONE);
-        var cr = Events.request(b.crEvd, rig.eventTimeout(), "at the RSP");
+        var cr = b.connectHere(epA, q, NONE, "at the RSP");
         Checks.state(reserved, EpState.PASSIVE_CONNECTION_PENDING, "the reserved EP after a request arrived");
         refused(reserved, EpState.PASSIVE_CONNECTION_PENDING);
         cr.request().reject(NONE);
@@ -440,8 +439,7 @@ public final class DisconnectCases {
             throw e;
         }
         Endpoint epA2 = a.ep();
-        epA2.connect(b.address(), q2, rig.longConnectTimeoutMicros(), NONE);
-        var cr2 = Events.request(b.crEvd, rig.eventTimeout(), "at the provider PSP");
+        var cr2 = b.connectHere(epA2, q2, NONE, "at the provider PSP");
         Endpoint tentative = cr2.request().query().localEp();
         Checks.check(tentative != null, "a request at a PROVIDER PSP names no provider-created EP");
         Checks.state(tentative, EpState.TENTATIVE_CONNECTION_PENDING, "the provider-created EP");
@@ -472,8 +470,7 @@ public final class DisconnectCases {
             Endpoint epA = a.ep();
             List<Long> recvs = postReceives(a, epA, 4, base);
             base += 100;
-            epA.connect(b.address(), q, rig.longConnectTimeoutMicros(), NONE);
-            var cr = Events.request(b.crEvd, rig.eventTimeout(), "at the passive side");
+            var cr = b.connectHere(epA, q, NONE, "at the passive side");
             Checks.state(epA, EpState.ACTIVE_CONNECTION_PENDING, "before the disconnect");
             epA.disconnect(flag);
             ended(a, epA, EventNumber.CONNECTION_DISCONNECTED, "after a " + flag + " disconnect in ACTIVE_CONNECTION_PENDING");

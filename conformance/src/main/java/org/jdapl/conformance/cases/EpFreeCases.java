@@ -53,8 +53,7 @@ public final class EpFreeCases {
             }
             throw e;
         }
-        a.ep().connect(b.address(), q, rig.longConnectTimeoutMicros(), NONE);
-        var cr = Events.request(b.crEvd, rig.eventTimeout(), "at a PROVIDER PSP");
+        var cr = b.connectHere(a.ep(), q, NONE, "at a PROVIDER PSP");
         psp.free();
         Checks.check(cr.request().query().localEp() != null, "a request at a PROVIDER PSP names no EP");
         Checks.state(cr.request().query().localEp(), EpState.TENTATIVE_CONNECTION_PENDING, "the provider-created EP");
@@ -68,8 +67,7 @@ public final class EpFreeCases {
         long q = rig.connQual();
         s[1].psp(q);
         Endpoint pending = s[0].ep();
-        pending.connect(s[1].address(), q, rig.longConnectTimeoutMicros(), NONE);
-        Events.request(s[1].crEvd, rig.eventTimeout(), "at the passive side");
+        s[1].connectHere(pending, q, NONE, "at the passive side");
         freeIn(pending, EpState.ACTIVE_CONNECTION_PENDING);
         Link connected = Link.open(rig);
         freeIn(connected.epA(), EpState.CONNECTED);
@@ -94,8 +92,7 @@ public final class EpFreeCases {
         long q = rig.connQual();
         b.ia.createRsp(q, reserved, b.crEvd);
         refused(reserved, EpState.RESERVED);
-        a.ep().connect(b.address(), q, rig.longConnectTimeoutMicros(), NONE);
-        Events.request(b.crEvd, rig.eventTimeout(), "at the RSP");
+        b.connectHere(a.ep(), q, NONE, "at the RSP");
         refused(reserved, EpState.PASSIVE_CONNECTION_PENDING);
         var cr = tentative(rig, a, b);
         if (cr == null) {
@@ -113,14 +110,11 @@ public final class EpFreeCases {
 
     @Conformance("FREE_03")
     public void freeDuringSetupAbortsEstablishment(Rig rig) {
-        Side[] s = rig.pair();
-        Side a = s[0];
-        Side b = s[1];
-        long q = rig.connQual();
-        b.psp(q);
-        Endpoint epA = a.ep();
-        epA.connect(b.address(), q, rig.longConnectTimeoutMicros(), NONE);
-        var cr = Events.request(b.crEvd, rig.eventTimeout(), "at the passive side");
+        Pending p = Pending.open(rig);
+        Side a = p.a();
+        Side b = p.b();
+        Endpoint epA = p.epA();
+        var cr = p.cr();
         epA.free();
         Endpoint epB = b.ep();
         DatException sync = Checks.attempt("accept of a request whose EP was freed",
@@ -245,8 +239,7 @@ public final class EpFreeCases {
         long q = rig.connQual();
         b.ia.createRsp(q, passive, b.crEvd);
         Endpoint epA = a.ep();
-        epA.connect(b.address(), q, rig.longConnectTimeoutMicros(), NONE);
-        var cr = Events.request(b.crEvd, rig.eventTimeout(), "at the RSP");
+        var cr = b.connectHere(epA, q, NONE, "at the RSP");
         Checks.state(passive, EpState.PASSIVE_CONNECTION_PENDING, "the reserved EP with a request");
         cr.request().reject(NONE);
         freeIn(passive, EpState.UNCONNECTED);

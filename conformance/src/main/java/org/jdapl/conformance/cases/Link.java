@@ -1,6 +1,5 @@
 package org.jdapl.conformance.cases;
 
-import org.jdapl.dat.DatEvent;
 import org.jdapl.dat.Endpoint;
 import org.jdapl.dat.EventNumber;
 import org.jdapl.dat.LmrTriplet;
@@ -40,8 +39,7 @@ public record Link(Side a, Side b, Endpoint epA, Endpoint epB) {
         long q = rig.connQual();
         PublicServicePoint psp = b.psp(q);
         try {
-            epA.connect(b.address(), q, rig.longConnectTimeoutMicros(), new byte[0]);
-            DatEvent.ConnectionRequest cr = Events.request(b.crEvd, rig.eventTimeout(), "at the passive side");
+            var cr = b.connectHere(epA, q, new byte[0], "at the passive side");
             cr.request().accept(epB, new byte[0]);
             Events.connection(epB.query().connectEvd(), EventNumber.CONNECTION_ESTABLISHED, epB,
                     rig.eventTimeout(), "at the passive side");

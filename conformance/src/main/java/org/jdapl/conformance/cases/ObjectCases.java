@@ -225,8 +225,7 @@ public final class ObjectCases {
         Events.none(b.crEvd, rig.grace(), "at a freed PSP");
         PublicServicePoint again = b.psp(q);
         Endpoint epA2 = a.ep();
-        epA2.connect(b.address(), q, rig.longConnectTimeoutMicros(), NONE);
-        var cr = Events.request(b.crEvd, rig.eventTimeout(), "at a PSP created again on the qualifier");
+        var cr = b.connectHere(epA2, q, NONE, "at a PSP created again on the qualifier");
         Checks.check(cr.servicePoint() == again, "the request names another service point");
     }
 
@@ -386,8 +385,7 @@ public final class ObjectCases {
         Checks.check(pp.evd() == b.crEvd, "the PSP names another EVD");
         Checks.equal(PspFlag.CONSUMER, pp.flag(), "the PSP flag");
         byte[] data = rig.randomBytes(Math.min(16, a.ia.query().attributes().maxPrivateDataSize()));
-        e.connect(b.address(), q, rig.longConnectTimeoutMicros(), data.clone());
-        var cr = Events.request(b.crEvd, rig.eventTimeout(), "at the PSP").request().query();
+        var cr = b.connectHere(e, q, data.clone(), "at the PSP").request().query();
         Checks.equal(a.address(), cr.remoteAddress(), "the CR's remote address");
         Bytes.same(data, cr.privateData(), "the CR's private data");
         MemorySegment seg = rig.segment(8192, FILL);

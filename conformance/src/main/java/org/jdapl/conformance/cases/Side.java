@@ -5,6 +5,7 @@ import java.net.SocketAddress;
 import java.util.EnumSet;
 import java.util.Set;
 import org.jdapl.dat.Dat;
+import org.jdapl.dat.DatEvent;
 import org.jdapl.dat.Endpoint;
 import org.jdapl.dat.EpAttributes;
 import org.jdapl.dat.EvdFlag;
@@ -66,6 +67,16 @@ public final class Side {
     /** A PSP (consumer-created EPs) on {@code connQual}, its requests going to the side's CR EVD. */
     public PublicServicePoint psp(long connQual) {
         return ia.createPsp(connQual, crEvd, PspFlag.CONSUMER);
+    }
+
+    /**
+     * Connects {@code ep} (another side's) to this side on {@code connQual} with the long connect
+     * time-out and returns the request that arrives at this side's CR EVD; {@code where} names it in
+     * the failure when none comes.
+     */
+    public DatEvent.ConnectionRequest connectHere(Endpoint ep, long connQual, byte[] privateData, String where) {
+        ep.connect(address(), connQual, rig.longConnectTimeoutMicros(), privateData);
+        return Events.request(crEvd, rig.eventTimeout(), where);
     }
 
     /** An LMR of {@code size} fresh bytes filled with {@code fill}, with every privilege, VA addressed. */

@@ -1,101 +1,161 @@
 package org.jdapl.tools;
 
+import java.net.InetSocketAddress;
 import java.util.ArrayList;
-import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
-import java.util.Set;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import picocli.CommandLine;
+import picocli.CommandLine.MissingParameterException;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Model.OptionSpec;
+import picocli.CommandLine.Model.PositionalParamSpec;
+import picocli.CommandLine.ParameterException;
+import picocli.CommandLine.ParseResult;
+import picocli.CommandLine.UnmatchedArgumentException;
 
 /**
- * A command line parsed as getopt does: short options ({@code -s}, {@code -b 4096},
- * {@code -b4096}), long options ({@code --buffer 4096}, {@code --buffer=4096}) mapped onto the
- * short ones, {@code --} ending the options, and the operands that follow.
+ * A tool's command line, parsed by picocli as getopt parses one: short options ({@code -s},
+ * {@code -b 4096}, {@code -b4096}, clustered {@code -sV}), long options ({@code --buflen 4096},
+ * {@code --buflen=4096}), an option given twice keeps its last value, {@code --} ends the options, and
+ * the operands (anywhere between the options, and after {@code --}) are kept in order. The tool
+ * declares its options once ({@link Option}); picocli writes the usage from them.
  */
 public final class CommandArgs {
-    private final String command;
-    private final Map<String, String> values = new HashMap<>();
-    private final List<String> operands = new ArrayList<>();
+    /**
+     * One option of a tool.
+     *
+     * @param shortName the short name without the dash ({@code "b"}), or null for a long option only
+     * @param longName the long name without the dashes ({@code "buflen"}), or null for a short one only
+     * @param label the value's label in the usage ({@code "N"}), or null for an option without a value
+     * @param description the lines of its description in the usage
+     */
+    public record Option(String shortName, String longName, String label, List<String> description) {
+        /** The name the tool asks for it by: the short name, else the long one. */
+        public String key() {
+            return shortName != null ? shortName : longName;
+        }
+    }
 
-    private CommandArgs(String command) {
+    /** An option without a value. */
+    public static Option flag(String shortName, String longName, String... description) {
+        return new Option(shortName, longName, null, List.of(description));
+    }
+
+    /** An option with a value. */
+    public static Option valued(String shortName, String longName, String label, String... description) {
+        return new Option(shortName, longName, label, List.of(description));
+    }
+
+    /**
+     * What a tool's command line looks like.
+     *
+     * @param command the command name, for messages and the usage
+     * @param synopsis the usage's first lines, after {@code usage: }
+     * @param options the options
+     * @param footer lines after the options in the usage (the operands), may be empty
+     */
+    public record Syntax(String command, List<String> synopsis, List<Option> options, List<String> footer) {
+        /** The usage text picocli writes from the syntax. */
+        public String usage() {
+            return new CommandLine(spec(this).spec()).getUsageMessage(CommandLine.Help.Ansi.OFF).stripTrailing();
+        }
+    }
+
+    private record Built(CommandSpec spec, Map<String, OptionSpec> byKey, PositionalParamSpec operands) {
+    }
+
+    private static final Pattern FLAG_WITH_VALUE = Pattern.compile("option '([^']+)' should be specified without");
+
+    private final String command;
+    private final Map<String, String> values;
+    private final List<String> operands;
+
+    private CommandArgs(String command, Map<String, String> values, List<String> operands) {
         this.command = command;
+        this.values = values;
+        this.operands = operands;
+    }
+
+    private static Built spec(Syntax syntax) {
+        CommandSpec spec = CommandSpec.create().name(syntax.command());
+        spec.parser().overwrittenOptionsAllowed(true).posixClusteredShortOptionsAllowed(true)
+                .unmatchedArgumentsAllowed(false).caseInsensitiveEnumValuesAllowed(false);
+        List<String> synopsis = new ArrayList<>();
+        for (int i = 0; i < syntax.synopsis().size(); i++) {
+            synopsis.add((i == 0 ? "usage: " : "       ") + syntax.synopsis().get(i));
+        }
+        spec.usageMessage().synopsisHeading("").customSynopsis(synopsis.toArray(String[]::new)).width(120)
+                .longOptionsMaxWidth(24).sortOptions(false)
+                .footer(syntax.footer().toArray(String[]::new));
+        Map<String, OptionSpec> byKey = new LinkedHashMap<>();
+        for (Option o : syntax.options()) {
+            List<String> names = new ArrayList<>();
+            if (o.shortName() != null) {
+                names.add("-" + o.shortName());
+            }
+            if (o.longName() != null) {
+                names.add("--" + o.longName());
+            }
+            OptionSpec.Builder b = OptionSpec.builder(names.toArray(String[]::new))
+                    .description(o.description().toArray(String[]::new));
+            if (o.label() == null) {
+                b.arity("0").type(boolean.class);
+            } else {
+                b.arity("1").type(String.class).paramLabel(o.label());
+            }
+            OptionSpec built = b.build();
+            spec.addOption(built);
+            byKey.put(o.key(), built);
+        }
+        PositionalParamSpec operands = PositionalParamSpec.builder().index("0..*").arity("0..*")
+                .type(List.class).auxiliaryTypes(String.class).hidden(true).paramLabel("OPERAND").build();
+        spec.addPositional(operands);
+        return new Built(spec, byKey, operands);
     }
 
     /**
      * Parses {@code args}.
      *
-     * @param command the command name, for messages
-     * @param flags the short options without a value (e.g. {@code "s"})
-     * @param valued the short options that take a value (e.g. {@code "b"})
-     * @param longNames long option names mapped onto short ones (e.g. {@code "server" -> "s"})
-     * @throws ToolException USAGE for an unknown option or a missing value
+     * @throws ToolException USAGE for an unknown option, a missing value or a value given to a flag
      */
-    public static CommandArgs parse(String command, List<String> args, Set<String> flags, Set<String> valued,
-                                    Map<String, String> longNames) {
-        CommandArgs parsed = new CommandArgs(command);
-        for (int i = 0; i < args.size(); i++) {
-            String arg = args.get(i);
-            if (arg == null) {
-                continue;
-            }
-            if (arg.equals("--")) {
-                parsed.operands.addAll(args.subList(i + 1, args.size()));
-                break;
-            }
-            if (arg.startsWith("--")) {
-                String name = arg.substring(2);
-                String inline = null;
-                int eq = name.indexOf('=');
-                if (eq >= 0) {
-                    inline = name.substring(eq + 1);
-                    name = name.substring(0, eq);
-                }
-                String shortName = longNames.get(name);
-                if (shortName == null) {
-                    throw ToolException.usage(command + ": unknown option --" + name);
-                }
-                if (valued.contains(shortName)) {
-                    if (inline == null) {
-                        if (i + 1 >= args.size()) {
-                            throw ToolException.usage(command + ": option --" + name + " needs a value");
-                        }
-                        inline = args.get(++i);
-                    }
-                    parsed.values.put(shortName, inline);
-                } else {
-                    if (inline != null) {
-                        throw ToolException.usage(command + ": option --" + name + " takes no value");
-                    }
-                    parsed.values.put(shortName, "");
-                }
-            } else if (arg.length() > 1 && arg.charAt(0) == '-' && !isNumber(arg)) {
-                for (int k = 1; k < arg.length(); k++) {
-                    String name = String.valueOf(arg.charAt(k));
-                    if (flags.contains(name)) {
-                        parsed.values.put(name, "");
-                    } else if (valued.contains(name)) {
-                        String value;
-                        if (k + 1 < arg.length()) {
-                            value = arg.substring(k + 1);
-                        } else if (i + 1 < args.size()) {
-                            value = args.get(++i);
-                        } else {
-                            throw ToolException.usage(command + ": option -" + name + " needs a value");
-                        }
-                        parsed.values.put(name, value);
-                        break;
-                    } else {
-                        throw ToolException.usage(command + ": unknown option -" + name);
-                    }
-                }
-            } else {
-                parsed.operands.add(arg);
-            }
+    public static CommandArgs parse(Syntax syntax, List<String> args) {
+        Built built = spec(syntax);
+        ParseResult result;
+        try {
+            result = new CommandLine(built.spec()).parseArgs(args.stream().filter(a -> a != null).toArray(String[]::new));
+        } catch (ParameterException e) {
+            throw ToolException.usage(syntax.command() + ": " + message(e));
         }
-        return parsed;
+        Map<String, String> values = new LinkedHashMap<>();
+        built.byKey().forEach((key, spec) -> {
+            if (result.hasMatchedOption(spec)) {
+                Object v = spec.getValue();
+                values.put(key, v instanceof String s ? s : "");
+            }
+        });
+        List<String> operands = result.hasMatchedPositional(0) ? built.operands().getValue() : List.of();
+        return new CommandArgs(syntax.command(), values, List.copyOf(operands));
     }
 
-    private static boolean isNumber(String arg) {
-        return arg.length() > 1 && Character.isDigit(arg.charAt(1));
+    /** picocli's complaint in the words the tools have always used. */
+    private static String message(ParameterException e) {
+        if (e instanceof UnmatchedArgumentException u && !u.getUnmatched().isEmpty()) {
+            String arg = u.getUnmatched().getFirst();
+            return arg.startsWith("-") ? "unknown option " + arg.replaceFirst("=.*", "") : "unexpected argument '" + arg + "'";
+        }
+        if (e instanceof MissingParameterException m && !m.getMissing().isEmpty()
+                && m.getMissing().getFirst() instanceof OptionSpec o) {
+            return "option " + o.shortestName() + " needs a value";
+        }
+        Matcher flag = FLAG_WITH_VALUE.matcher(e.getMessage());
+        if (flag.find()) {
+            return "option " + flag.group(1) + " takes no value";
+        }
+        return e.getMessage();
     }
 
     /** Whether the option was given. */
@@ -118,7 +178,7 @@ public final class CommandArgs {
         if (text == null) {
             return fallback;
         }
-        return parseNumber(command, "-" + option, text, min, max);
+        return parseNumber(command, (option.length() == 1 ? "-" : "--") + option, text, min, max);
     }
 
     /** {@link #number} for an int. */
@@ -132,7 +192,7 @@ public final class CommandArgs {
      * @throws ToolException USAGE for a value that is no number or out of {@code [min, max]}
      */
     public static long parseNumber(String command, String what, String text, long min, long max) {
-        String t = text.trim().toLowerCase(java.util.Locale.ROOT);
+        String t = text.trim().toLowerCase(Locale.ROOT);
         long scale = 1;
         if (t.endsWith("k")) {
             scale = 1024;
@@ -157,8 +217,32 @@ public final class CommandArgs {
         return value;
     }
 
+    /**
+     * Parses {@code HOST[:PORT]} or {@code [IPv6]:PORT} (no port: 0) into an unresolved address.
+     *
+     * @param option the option the address came with, for messages ({@code "-h"})
+     * @throws ToolException USAGE for an empty host or a port that is no number in [0, 65535]
+     */
+    public static InetSocketAddress hostAndPort(String command, String option, String text) {
+        String host = text;
+        int port = 0;
+        int colon = text.lastIndexOf(':');
+        if (colon >= 0 && text.indexOf(':') == colon) {
+            host = text.substring(0, colon);
+            port = (int) parseNumber(command, option + " port", text.substring(colon + 1), 0, 65_535);
+        } else if (text.startsWith("[") && text.contains("]:")) {
+            int close = text.indexOf("]:");
+            host = text.substring(1, close);
+            port = (int) parseNumber(command, option + " port", text.substring(close + 2), 0, 65_535);
+        }
+        if (host.isBlank()) {
+            throw ToolException.usage(command + ": " + option + " wants HOST[:PORT], not '" + text + "'");
+        }
+        return InetSocketAddress.createUnresolved(host, port);
+    }
+
     /** The operands (arguments that are not options), in order. */
     public List<String> operands() {
-        return List.copyOf(operands);
+        return operands;
     }
 }

@@ -6,14 +6,14 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.util.List;
-import java.util.Map;
-import java.util.Set;
 import org.junit.jupiter.api.Test;
 
 class CommandArgsTest {
     private static CommandArgs parse(String... args) {
-        return CommandArgs.parse("t", List.of(args), Set.of("s", "V"), Set.of("b", "h"),
-                Map.of("server", "s", "buflen", "b", "host", "h"));
+        return CommandArgs.parse(new CommandArgs.Syntax("t", List.of("t [-sV] [-b N] [-h HOST]"), List.of(
+                CommandArgs.flag("s", "server", "serve"), CommandArgs.flag("V", null, "validate"),
+                CommandArgs.valued("b", "buflen", "N", "buffer length"), CommandArgs.valued("h", "host", "HOST", "host")),
+                List.of()), List.of(args));
     }
 
     @Test

@@ -92,4 +92,42 @@ class OptionsTest {
             assertEquals(ToolException.USAGE, e.status(), e.getMessage());
         }
     }
+
+    /** The command lines OFED's users and the Soft-RoCE harness (scripts/rxe) type, as they always parsed. */
+    @Test
+    void ofedAndHarnessCommandLinesParseAsTheyAlwaysDid() {
+        DapltestOptions server = DapltestOptions.parse(List.of("-T", "S", "-D", "ia"));
+        assertEquals('S', server.test());
+        assertEquals("ia", server.iaName());
+        DapltestOptions t = DapltestOptions.parse(List.of("-T", "T", "-s", "host", "-D", "ia", "-i", "1000",
+                "client", "SR", "256", "server", "SR", "256"));
+        assertEquals("host", t.server().getHostString());
+        assertEquals(1000, t.iterations());
+        assertEquals(List.of(new Op(true, Op.Kind.SR, 256, 1), new Op(false, Op.Kind.SR, 256, 1)), t.ops());
+        DapltestOptions v = DapltestOptions.parse(List.of("-T", "T", "-s", "h", "-D", "ia", "-V", "-t", "2", "-w", "2",
+                "-i", "50"));
+        assertTrue(v.validate());
+        assertEquals(2, v.threads());
+        assertEquals(2, v.endpoints());
+        DapltestOptions p = DapltestOptions.parse(List.of("-T", "P", "-s", "h", "-D", "ia", "-i", "2000", "-p", "1",
+                "-m", "p", "SR", "64"));
+        assertTrue(p.poll());
+        assertEquals(1, p.pipeline());
+        assertEquals(List.of(new Op(true, Op.Kind.SR, 64, 1)), p.ops());
+        assertEquals(200, DapltestOptions.parse(List.of("-T", "P", "--warmup", "200")).warmup());
+        assertEquals(64, DapltestOptions.parse(List.of("-T", "L", "-D", "ia", "-m", "64")).maximum());
+        DtestOptions ofed = DtestOptions.parse(List.of("-O"));
+        assertTrue(ofed.ofed());
+        assertEquals(DtestOptions.Mode.SELF, ofed.mode());
+        DtestOptions client = DtestOptions.parse(List.of("-O", "-h", "192.168.77.1", "-P", "ofa-v2-rxe0-1", "-b", "4m",
+                "-B", "1000", "-t", "60", "-W", "120"));
+        assertEquals(DtestOptions.Mode.CLIENT, client.mode());
+        assertEquals(4 << 20, client.bufLen());
+        assertEquals(120_000_000L, client.serverWaitMicros());
+        DtestOptions grouped = DtestOptions.parse(List.of("-OsVb4k", "--burst=7"));
+        assertEquals(DtestOptions.Mode.SERVER, grouped.mode());
+        assertTrue(grouped.validate());
+        assertEquals(4096, grouped.bufLen());
+        assertEquals(7, grouped.burst());
+    }
 }

@@ -35,7 +35,7 @@ final class EmuLmr extends EmuObject implements LocalMemoryRegion, RemoteTarget 
 
     /**
      * {@code dat_lmr_create} of {@code region} (domain lock held): checks the arguments, takes an
-     * lmr_context and, with a remote privilege, an rmr_context peers can name.
+     * lmr_context and, with a remote privilege, an rmr_context peers can name. Behaviours: OBJ_05.
      *
      * @throws DatException INVALID_PARAMETER for missing arguments, a thread-confined segment or write
      *         privileges on a read-only one; LENGTH_ERROR for 0 bytes (OBJ_05)

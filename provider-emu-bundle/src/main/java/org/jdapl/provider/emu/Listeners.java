@@ -51,7 +51,7 @@ final class Listeners {
         return qual;
     }
 
-    /** {@code dat_psp_create} (OBJ_06: a qualifier in use fails CONN_QUAL_IN_USE). */
+    /** {@code dat_psp_create}. Behaviours: OBJ_06: a qualifier in use fails CONN_QUAL_IN_USE. */
     EmuPsp createPsp(long connQual, EmuEvd crEvd, PspFlag flag) {
         if (flag == null) {
             throw DatException.invalidParameter(4, "no PSP flag");

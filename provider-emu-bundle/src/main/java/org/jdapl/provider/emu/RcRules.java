@@ -88,7 +88,7 @@ public final class RcRules {
     /**
      * The responder's memory an RDMA names (LMR_04, LMR_05, LMR_06): the context must be live (a value
      * over 32 bits names none), of the responder EP's PZ and scope, grant the privilege and hold
-     * {@code [address, address + length)}.
+     * {@code [address, address + length)}. Behaviours: LMR_04, LMR_05, LMR_06.
      *
      * @return the bytes, or null: the request fails DTO_ERR_REMOTE_ACCESS and the connection breaks
      */

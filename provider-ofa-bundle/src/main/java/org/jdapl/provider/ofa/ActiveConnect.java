@@ -11,8 +11,10 @@ import org.slf4j.LoggerFactory;
  * What an EP's {@code dat_ep_connect} needs ready and what it leaves running: the EP's next rdma_cm
  * ID, created on the IA's event channel and bound to the IA address when the EP is created or reset
  * (as OFED's cma provider creates the ID with the EP), so that the connect itself makes one call,
- * {@code rdma_resolve_addr}, and its local port is known at once (CONN_02); the private data of the
- * REQ as it goes on the wire; and the connect time-out (CONN_07). Guarded by the EP's lock.
+ * {@code rdma_resolve_addr}, and its local port is known at once; the private data of the
+ * REQ as it goes on the wire; and the connect time-out. Guarded by the EP's lock.
+ *
+ * <p>Behaviours: CONN_02, CONN_07.
  */
 final class ActiveConnect {
     private static final Logger LOG = LoggerFactory.getLogger(ActiveConnect.class);

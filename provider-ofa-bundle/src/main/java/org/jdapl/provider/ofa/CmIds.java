@@ -53,8 +53,10 @@ final class CmIds {
     }
 
     /**
-     * A listening ID on {@code port} (0: any); a port in use fails CONN_QUAL_IN_USE (OBJ_06), or
+     * A listening ID on {@code port} (0: any); a port in use fails CONN_QUAL_IN_USE, or
      * CONN_QUAL_UNAVAILABLE when no port is free.
+     *
+     * <p>Behaviours: OBJ_06.
      */
     static MemorySegment listening(OfaIa ia, int port, long connQual, String what) {
         MemorySegment id;

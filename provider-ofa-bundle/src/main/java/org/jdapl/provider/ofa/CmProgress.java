@@ -24,6 +24,8 @@ import java.util.function.LongSupplier;
  *
  * <p>Events are taken one at a time under one lock, by whichever thread: they are handled in the
  * channel's order. A consumer only tries the lock (another thread taking an event serves it too).
+ *
+ * <p>Behaviours: CONN_03.
  */
 final class CmProgress {
     /** How long a consumer's lease of the channel lasts after its last poll (0: no leases). */

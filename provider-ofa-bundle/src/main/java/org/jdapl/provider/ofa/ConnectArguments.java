@@ -19,7 +19,7 @@ final class ConnectArguments {
     private ConnectArguments() {
     }
 
-    /** CONN_09: QoS other than best effort fails MODEL_NOT_SUPPORTED. */
+    /** CONN_09: QoS other than best effort fails MODEL_NOT_SUPPORTED. Behaviours: CONN_09. */
     static void check(long timeoutMicros, Qos qos, ConnectFlag flag) {
         if (timeoutMicros <= 0) {
             throw DatException.invalidParameter(4, "the connect timeout must be positive or DAT_TIMEOUT_INFINITE, not "
@@ -37,7 +37,7 @@ final class ConnectArguments {
         }
     }
 
-    /** The IPv4 address a connect names, or INVALID_ADDRESS (CONN_08). */
+    /** The IPv4 address a connect names, or INVALID_ADDRESS. Behaviours: CONN_08. */
     static InetSocketAddress target(SocketAddress remote) {
         if (!(remote instanceof InetSocketAddress isa) || isa.isUnresolved()
                 || !(isa.getAddress() instanceof Inet4Address v4)) {

@@ -29,9 +29,12 @@ import org.slf4j.LoggerFactory;
  * once everything has completed and rdma_cm is done). A graceful disconnect first waits for
  * the outstanding request DTOs, then sends the DREQ and completes when the peer's DREP arrives (the
  * NetworkDirect scheme: DISC_04..DISC_06, DISC_15); an abrupt one moves the queue pair to the error
- * state at once (DISC_01..DISC_03, DISC_05). "Graceful disconnect waits for outstanding requests" is
+ * state at once. "Graceful disconnect waits for outstanding requests" is
  * this class alone: {@link #disconnect} starts the wait, {@link #completedOther} ends it. Guarded by
  * the EP's lock.
+ *
+ * <p>Behaviours: CONN_01, CONN_02, CONN_03, CONN_04, CONN_05, CONN_06, CONN_07, CONN_08, CONN_09, CONN_10,
+ * CONN_11, CONN_12, CONN_13, DISC_01, DISC_02, DISC_03, DISC_04, DISC_05, DISC_06, DISC_15.
  */
 final class EpConnection {
     private static final Logger LOG = LoggerFactory.getLogger(EpConnection.class);
@@ -140,7 +143,11 @@ final class EpConnection {
         }
     }
 
-    /** The connect time-out (CONN_07) or an at-once failure (CONN_06), if the attempt is still the current one. */
+    /**
+     * The connect time-out or an at-once failure, if the attempt is still the current one.
+     *
+     * <p>Behaviours: CONN_06, CONN_07.
+     */
     private void whilePending(MemorySegment id, EventNumber event) {
         lock.lock();
         try {
@@ -256,8 +263,10 @@ final class EpConnection {
 
     /**
      * {@code dat_cr_accept} with this EP (called by the CR; the queue pair exists): RTR and RTS with the
-     * request's path, then rdma_accept with the private data (CONN_13). COMPLETION_PENDING until
+     * request's path, then rdma_accept with the private data. COMPLETION_PENDING until
      * ESTABLISHED.
+     *
+     * <p>Behaviours: CONN_13.
      */
     void accept(OfaCr cr, byte[] data) {
         boolean own = cr.reservedEp() == ep;
@@ -297,7 +306,9 @@ final class EpConnection {
      * {@code dat_ep_disconnect}. See the class comment; during establishment it aborts (the ID is
      * destroyed, which rejects or disconnects at the peer) and the pre-posted receives are flushed
      * (DISC_12); in UNCONNECTED, RESERVED and the pending states of a service point it fails
-     * INVALID_STATE (DISC_11); on a DISCONNECTED EP it does nothing (DISC_10).
+     * INVALID_STATE; on a DISCONNECTED EP it does nothing.
+     *
+     * <p>Behaviours: DISC_10, DISC_11, DISC_12.
      */
     void disconnect(CloseFlag flag) {
         switch (ep.state) {
@@ -326,10 +337,12 @@ final class EpConnection {
     }
 
     /**
-     * Graceful (DISC_04): the DREQ goes out once no request is outstanding; until then the last one
+     * Graceful: the DREQ goes out once no request is outstanding; until then the last one
      * posted must be signalled ({@link SendQueue#signalLast}: a drain after unsignalled requests),
      * else the wait would never end. If the drain cannot be posted, the disconnect goes on abruptly
      * (as DISC_05 allows at any time), which flushes what is still outstanding.
+     *
+     * <p>Behaviours: DISC_04, DISC_05.
      */
     private void awaitRequests() {
         SendQueue requests = ep.sendQueue();
@@ -352,7 +365,7 @@ final class EpConnection {
         }
     }
 
-    /** The peer's DREQ or DREP, or the CM's DREQ time-out (DISC_13). */
+    /** The peer's DREQ or DREP, or the CM's DREQ time-out. Behaviours: DISC_13. */
     private void disconnectedByCm() {
         if (ep.state == EpState.CONNECTED || ep.state == EpState.DISCONNECT_PENDING) {
             closeConnection(EventNumber.CONNECTION_DISCONNECTED, false);
@@ -379,7 +392,11 @@ final class EpConnection {
         }
     }
 
-    /** The transport failed under a connection (fatal completion, QP error event, port down, device removal: DISC_17). */
+    /**
+     * The transport failed under a connection (fatal completion, QP error event, port down, device removal: DISC_17).
+     *
+     * <p>Behaviours: DISC_17.
+     */
     void broken(String why) {
         lock.lock();
         try {
@@ -444,7 +461,7 @@ final class EpConnection {
         }
     }
 
-    /** {@code dat_ep_reset} (DISC_18): only a DISCONNECTED EP whose event is out; the ID goes. */
+    /** {@code dat_ep_reset}: only a DISCONNECTED EP whose event is out; the ID goes. Behaviours: DISC_18. */
     void checkResettable() {
         if (ep.state != EpState.DISCONNECTED) {
             throw ep.state.invalid("dat_ep_reset");
@@ -466,7 +483,11 @@ final class EpConnection {
         nextConnect.prepare();
     }
 
-    /** Releases the ID, the timers and the native memory at {@code dat_ep_free} (no further event: FREE_06). */
+    /**
+     * Releases the ID, the timers and the native memory at {@code dat_ep_free} (no further event: FREE_06).
+     *
+     * <p>Behaviours: FREE_06.
+     */
     void release() {
         nextConnect.release();
         terminal.release();

@@ -34,7 +34,7 @@ final class EpLimits {
                 Math.min(d.maxRdmaReadOut(), device.maxQpInitRdAtom), d.srqSoftHighWatermark());
     }
 
-    /** INVALID_PARAMETER for sizes over the device's limits, MODEL_NOT_SUPPORTED for QoS (CONN_09). */
+    /** INVALID_PARAMETER for sizes over the device's limits, MODEL_NOT_SUPPORTED for QoS. Behaviours: CONN_09. */
     static void check(OfaDevice device, EpAttributes a) {
         if (a.maxRequestDtos() > device.maxQpWr || a.maxRecvDtos() > device.maxQpWr) {
             throw DatException.invalidParameter(6, "queue depth over the device's " + device.maxQpWr);

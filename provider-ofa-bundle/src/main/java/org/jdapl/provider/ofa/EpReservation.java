@@ -3,10 +3,12 @@ package org.jdapl.provider.ofa;
 import org.jdapl.dat.EpState;
 
 /**
- * The service point states of one EP (DISC_11, FREE_02, FREE_07): the RSP that reserves it
+ * The service point states of one EP: the RSP that reserves it
  * (RESERVED), the request that arrived for it (PASSIVE_ and TENTATIVE_CONNECTION_PENDING), and what
  * becomes of both when the request is answered or the EP is freed. The state itself stays in the EP
  * ({@link OfaEp#state}). Guarded by the EP's lock.
+ *
+ * <p>Behaviours: DISC_11, FREE_02, FREE_07.
  */
 final class EpReservation {
     private final OfaEp ep;
@@ -68,7 +70,11 @@ final class EpReservation {
         return pendingCr;
     }
 
-    /** At {@code dat_ep_free}: the RSP that still holds the EP goes, and so does its unanswered request (FREE_02). */
+    /**
+     * At {@code dat_ep_free}: the RSP that still holds the EP goes, and so does its unanswered request.
+     *
+     * <p>Behaviours: FREE_02.
+     */
     void release() {
         if (rsp != null && !rsp.isFreed()) {
             rsp.destroy();

@@ -12,7 +12,7 @@ import org.jdapl.dat.Qos;
 import org.jdapl.provider.ofa.rdmacm.RdmaCm;
 import org.jdapl.provider.ofa.verbs.Verbs;
 
-/** What {@code dat_ia_query} reports of an IA (OBJ_10): the device's attributes and the provider's. */
+/** What {@code dat_ia_query} reports of an IA: the device's attributes and the provider's. Behaviours: OBJ_10. */
 final class IaAttributesOf {
     private IaAttributesOf() {
     }

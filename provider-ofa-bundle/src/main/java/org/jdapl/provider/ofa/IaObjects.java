@@ -11,7 +11,9 @@ import org.jdapl.dat.HandleType;
  * The live objects of one IA by kind, with the provider-wide counts. Each object adds itself when it
  * is created and removes itself when it is destroyed ({@link Owned#destroy}); closing the IA
  * destroys what is left in dependency order: service points and requests, EPs, SRQs, RMRs, LMRs,
- * EVDs, CNOs, PZs (OBJ_01).
+ * EVDs, CNOs, PZs.
+ *
+ * <p>Behaviours: OBJ_01.
  */
 final class IaObjects {
     /** An object of the IA that destroys its own verbs resources. */
@@ -47,6 +49,12 @@ final class IaObjects {
             return true;
         }
         return false;
+    }
+
+    /** Marks the object freed and removes it; false if it was not there (already destroyed). */
+    <T extends OfaHandle & Owned> boolean release(T o) {
+        o.markFreed();
+        return remove(o.type(), o);
     }
 
     synchronized boolean contains(HandleType type, Owned o) {

@@ -14,11 +14,13 @@ import org.slf4j.LoggerFactory;
 
 /**
  * A CR: the rdma_cm ID of a connect request (RDMA_CM_EVENT_CONNECT_REQUEST) with what the active
- * side sent (CONN_10, CONN_11). Accepting hands the ID to the EP; rejecting sends the REJ with the
- * consumer's private data and destroys the ID (CONN_04). If the active side withdraws first (its REJ,
+ * side sent. Accepting hands the ID to the EP; rejecting sends the REJ with the
+ * consumer's private data and destroys the ID. If the active side withdraws first (its REJ,
  * a time-out), the request is dead and a later accept fails. A request at an RSP or a PROVIDER PSP
  * names its EP ({@link #localEp}); a reject or handoff returns a reserved EP to UNCONNECTED and frees
- * a provider-created one (FREE_07).
+ * a provider-created one.
+ *
+ * <p>Behaviours: CONN_04, CONN_10, CONN_11, FREE_07.
  */
 final class OfaCr extends OfaHandle implements ConnectionRequest, IaObjects.Owned {
     private static final Logger LOG = LoggerFactory.getLogger(OfaCr.class);

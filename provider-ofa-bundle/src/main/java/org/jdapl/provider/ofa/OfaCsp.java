@@ -13,18 +13,12 @@ import org.jdapl.dat.HandleType;
 import org.jdapl.provider.ofa.rdmacm.RdmaCm;
 
 /** A CSP: an rdma_cm ID listening on a full IPv4 address and port (the IA's address). */
-final class OfaCsp extends OfaHandle implements CommonServicePoint, IaObjects.Owned, OfaRouter.ServicePoint {
-    final OfaIa ia;
-    final MemorySegment id;
+final class OfaCsp extends OfaServicePoint implements CommonServicePoint {
     final InetSocketAddress address;
-    final OfaEvd evd;
 
     private OfaCsp(OfaIa ia, MemorySegment id, InetSocketAddress address, OfaEvd evd) {
-        super(HandleType.CSP);
-        this.ia = ia;
-        this.id = id;
+        super(HandleType.CSP, ia, id, evd);
         this.address = address;
-        this.evd = evd;
     }
 
     /** {@code dat_csp_create}: a port in use fails PORT_IN_USE. */
@@ -47,9 +41,7 @@ final class OfaCsp extends OfaHandle implements CommonServicePoint, IaObjects.Ow
                 throw e;
             }
             OfaCsp csp = new OfaCsp(ia, id, isa, evd);
-            ia.router().addListener(id, csp);
-            evd.users++;
-            ia.objects().add(HandleType.CSP, csp);
+            csp.listen();
             return csp;
         });
     }
@@ -75,21 +67,5 @@ final class OfaCsp extends OfaHandle implements CommonServicePoint, IaObjects.Ow
     public CspParam query() {
         live();
         return new CspParam(ia, address, evd);
-    }
-
-    @Override
-    public void free() {
-        ia.free(this, () -> { });
-    }
-
-    /** Destroys the listening ID (IA lock held). */
-    @Override
-    public void destroy() {
-        markFreed();
-        if (ia.objects().remove(HandleType.CSP, this)) {
-            evd.users--;
-        }
-        ia.router().removeListener(id);
-        OfaIa.quietly("rdma_destroy_id", () -> RdmaCm.get().destroyId(id));
     }
 }

@@ -36,6 +36,8 @@ import org.jdapl.provider.ofa.verbs.Verbs;
  * TENTATIVE_CONNECTION_PENDING ({@link ProviderEps}: DISC_11, FREE_02, FREE_07).
  *
  * <p>Lock order: the IA's lock, a CQ's poll lock, then the EP's lock, then an EVD's queue lock.
+ *
+ * <p>Behaviours: DISC_11, FREE_02, FREE_07.
  */
 final class OfaEp extends OfaHandle implements Endpoint, IaObjects.Owned {
     final OfaIa ia;
@@ -296,7 +298,7 @@ final class OfaEp extends OfaHandle implements Endpoint, IaObjects.Owned {
         }
     }
 
-    /** {@code dat_ep_reset} (DISC_18): a new queue pair replaces the one that carried the connection. */
+    /** {@code dat_ep_reset}: a new queue pair replaces the one that carried the connection. Behaviours: DISC_18. */
     @Override
     public void reset() {
         live();
@@ -391,8 +393,10 @@ final class OfaEp extends OfaHandle implements Endpoint, IaObjects.Owned {
     }
 
     /**
-     * For the bind of a registration-backed RMR (IA lock held): the EP must be CONNECTED (DISC_07)
+     * For the bind of a registration-backed RMR (IA lock held): the EP must be CONNECTED
      * and have a request EVD, which gets the bind event.
+     *
+     * <p>Behaviours: DISC_07.
      */
     OfaEvd checkBindable() {
         lock.lock();
@@ -426,7 +430,12 @@ final class OfaEp extends OfaHandle implements Endpoint, IaObjects.Owned {
 
     // ---- free ----
 
-    /** {@code dat_ep_free}: INVALID_STATE in RESERVED and the pending states of a service point (FREE_02). */
+    /**
+     * {@code dat_ep_free}: INVALID_STATE in RESERVED and the pending states of a service point; in
+     * every other state the EP goes.
+     *
+     * <p>Behaviours: FREE_01, FREE_02.
+     */
     @Override
     public void free() {
         ia.free(this, () -> {
@@ -440,7 +449,9 @@ final class OfaEp extends OfaHandle implements Endpoint, IaObjects.Owned {
 
     /**
      * Frees the EP (IA lock held): its ID (a DREQ or REJ for the peer: FREE_03, FREE_04), its queue
-     * pair, its queues' CQ room; no further event (FREE_06).
+     * pair, its queues' CQ room; no further event.
+     *
+     * <p>Behaviours: FREE_03, FREE_04, FREE_06.
      */
     @Override
     public void destroy() {
@@ -495,6 +506,12 @@ final class OfaEp extends OfaHandle implements Endpoint, IaObjects.Owned {
                 "dat_ep_recv_query: verbs do not tell how an SRQ's buffers are used per queue pair");
     }
 
+    /**
+     * {@code dat_ep_set_watermark} fails MODEL_NOT_SUPPORTED, which the watermark IDs allow a provider
+     * (as OFED's uDAPL): verbs do not tell which queue pair took an SRQ's receives until they complete.
+     *
+     * <p>Behaviours: EP_01, EP_02.
+     */
     @Override
     public void setWatermark(int softHighWatermark, int hardHighWatermark) {
         live();

@@ -23,10 +23,12 @@ import org.jdapl.dat.HandleType;
 /**
  * An EVD: a Java queue of events with blocking waits; for the DTO or RMR bind streams, a completion
  * queue ({@link EvdCq}: its lifecycle and polling) drained by the IA's event thread. Other events are
- * queued directly. Overflow is reported (OBJ_04); an empty wait times out (OBJ_03); a waiter blocks on a
+ * queued directly. Overflow is reported; an empty wait times out; a waiter blocks on a
  * {@link Condition} (a virtual thread leaves its carrier), released by the IA's close with DAT_ABORT
  * (OBJ_11). The lock protocol: a poll (under the CQ's poll lock) hands its event to the thread
  * dequeuing, a waiter arms the CQ before it blocks, a dequeue that finds nothing takes no queue lock.
+ *
+ * <p>Behaviours: OBJ_03, OBJ_04, OBJ_11.
  */
 final class OfaEvd extends OfaHandle implements EventDispatcher, IaObjects.Owned {
     private static final VarHandle BUSY = VarHandles.field(MethodHandles.lookup(), "busy", int.class);
@@ -231,6 +233,7 @@ final class OfaEvd extends OfaHandle implements EventDispatcher, IaObjects.Owned
         }
     }
 
+    /** {@code dat_evd_post_se}: the consumer's pointer is queued as it is. Behaviours: OBJ_09. */
     @Override
     public void postSoftwareEvent(Object pointer) {
         live();

@@ -8,7 +8,9 @@ import org.jdapl.dat.HandleType;
 
 /**
  * What every OFA object shares: its kind, its consumer context and whether it has been freed.
- * After free every call fails INVALID_HANDLE with the subtype of its kind.
+ * After free every call fails INVALID_HANDLE with the subtype of its kind, and so does a second free.
+ *
+ * <p>Behaviours: FREE_05, LMR_03.
  */
 abstract class OfaHandle implements DatHandle {
     private static final VarHandle FREED = VarHandles.field(MethodHandles.lookup(), "freed", boolean.class);

@@ -49,7 +49,9 @@ import org.slf4j.LoggerFactory;
  * live objects ({@link IaObjects}). Each object creates and destroys its own verbs resources
  * ({@link OfaPz}, {@link OfaEvd}, {@link OfaCno}, {@link OfaLmr}, {@link OfaRmr}, {@link OfaSrq},
  * {@link OfaEp}, {@link OfaPsp}, {@link OfaRsp}, {@link OfaCsp}) under the IA's lock; closing
- * destroys what is left in dependency order, then the channels and the device (OBJ_01).
+ * destroys what is left in dependency order, then the channels and the device.
+ *
+ * <p>Behaviours: OBJ_01.
  */
 final class OfaIa extends OfaHandle implements InterfaceAdapter {
     private static final Logger LOG = LoggerFactory.getLogger(OfaIa.class);
@@ -186,6 +188,11 @@ final class OfaIa extends OfaHandle implements InterfaceAdapter {
         }
     }
 
+    /** {@code dat_*_free} of an object that may always be freed: fails only a second free. */
+    <T extends OfaHandle & IaObjects.Owned> void free(T o) {
+        free(o, () -> { });
+    }
+
     /** Runs {@code action} under the IA's lock (also after close: frees of objects the close freed fail there). */
     void lockedFree(Runnable action) {
         lock.lock();
@@ -209,7 +216,7 @@ final class OfaIa extends OfaHandle implements InterfaceAdapter {
 
     // ---- close ----
 
-    /** {@code dat_ia_close} (OBJ_01): GRACEFUL fails while objects live, ABRUPT frees them all. */
+    /** {@code dat_ia_close}: GRACEFUL fails while objects live, ABRUPT frees them all. Behaviours: OBJ_01. */
     @Override
     public void close(CloseFlag flag) {
         if (flag == null) {
@@ -438,7 +445,7 @@ final class OfaIa extends OfaHandle implements InterfaceAdapter {
         return x;
     }
 
-    /** EVD overflow: ASYNC_ERROR_EVD_OVERFLOW on the async EVD (OBJ_04). */
+    /** EVD overflow: ASYNC_ERROR_EVD_OVERFLOW on the async EVD. Behaviours: OBJ_04. */
     void reportOverflow(OfaEvd evd) {
         if (evd != asyncEvd) {
             asyncEvd.enqueue(new DatEvent.AsyncError(asyncEvd, EventNumber.ASYNC_ERROR_EVD_OVERFLOW, evd, 0,

@@ -22,7 +22,9 @@ import org.jdapl.provider.ofa.verbs.VerbsException;
  * An LMR: an {@code ibv_mr} over a native segment the consumer owns ({@code ibv_reg_mr}, or
  * {@code ibv_reg_mr_iova2} for a zero-based region). The lmr_context is the lkey, the rmr_context
  * the rkey (0 without remote privileges). Freeing it deregisters the region and leaves the segment
- * alone (LMR_02); it fails while an RMR is bound to it (LMR_01).
+ * alone; it fails while an RMR is bound to it.
+ *
+ * <p>Behaviours: LMR_01, LMR_02.
  */
 final class OfaLmr extends OfaHandle implements LocalMemoryRegion, IaObjects.Owned {
     final OfaIa ia;
@@ -51,7 +53,7 @@ final class OfaLmr extends OfaHandle implements LocalMemoryRegion, IaObjects.Own
         this.registeredSize = IbvMr.LENGTH.getLong(mr);
     }
 
-    /** {@code dat_lmr_create} (OBJ_05: a region of size 0 fails LENGTH_ERROR). */
+    /** {@code dat_lmr_create} (OBJ_05: a region of size 0 fails LENGTH_ERROR). Behaviours: OBJ_05. */
     static OfaLmr create(OfaIa ia, ProtectionZone pz, MemorySegment region, Set<MemPriv> privileges,
                          VaType vaType) {
         if (region == null) {
@@ -135,7 +137,7 @@ final class OfaLmr extends OfaHandle implements LocalMemoryRegion, IaObjects.Own
                 || privileges.contains(MemPriv.REMOTE_ATOMIC);
     }
 
-    /** {@code dat_lmr_free}: INVALID_STATE_LMR_IN_USE while an RMR is bound to it (LMR_01). */
+    /** {@code dat_lmr_free}: INVALID_STATE_LMR_IN_USE while an RMR is bound to it. Behaviours: LMR_01. */
     @Override
     public void free() {
         ia.free(this, () -> {
@@ -146,7 +148,11 @@ final class OfaLmr extends OfaHandle implements LocalMemoryRegion, IaObjects.Own
         });
     }
 
-    /** Deregisters the region (LMR_04, LMR_05: its keys are dead from here on). IA lock held. */
+    /**
+     * Deregisters the region (LMR_04, LMR_05: its keys are dead from here on). IA lock held.
+     *
+     * <p>Behaviours: LMR_04, LMR_05.
+     */
     @Override
     public void destroy() {
         markFreed();

@@ -14,26 +14,22 @@ import org.jdapl.provider.ofa.rdmacm.RdmaCm;
 /**
  * A PSP: an rdma_cm ID on the IA's event channel, bound to the IA address with the connection
  * qualifier as port ({@code rdma_bind_addr}, {@link PrivateData#port}) and listening
- * ({@code rdma_listen}); a qualifier in use fails CONN_QUAL_IN_USE (OBJ_06). Freeing it destroys
+ * ({@code rdma_listen}); a qualifier in use fails CONN_QUAL_IN_USE. Freeing it destroys
  * the ID. A PSP with {@link PspFlag#PROVIDER} creates an EP for each request, as OFED's cma provider
  * does: without a queue pair, in TENTATIVE_CONNECTION_PENDING, with the PSP's EVD as connect EVD if
  * it has the CONNECTION stream ({@link ProviderEps}); the consumer gives it a PZ and EVDs with
  * {@code dat_ep_modify}, and the queue pair is made when the request is accepted (DISC_11, FREE_02,
  * FREE_07).
+ *
+ * <p>Behaviours: OBJ_06, DISC_11, FREE_02, FREE_07.
  */
-final class OfaPsp extends OfaHandle implements PublicServicePoint, IaObjects.Owned, OfaRouter.ServicePoint {
-    final OfaIa ia;
-    final MemorySegment id;
+final class OfaPsp extends OfaServicePoint implements PublicServicePoint {
     final long connQual;
-    final OfaEvd evd;
     final PspFlag flag;
 
     private OfaPsp(OfaIa ia, MemorySegment id, long connQual, OfaEvd evd, PspFlag flag) {
-        super(HandleType.PSP);
-        this.ia = ia;
-        this.id = id;
+        super(HandleType.PSP, ia, id, evd);
         this.connQual = connQual;
-        this.evd = evd;
         this.flag = flag;
     }
 
@@ -48,9 +44,7 @@ final class OfaPsp extends OfaHandle implements PublicServicePoint, IaObjects.Ow
             MemorySegment id = CmIds.listening(ia, port, connQual, "dat_psp_create");
             long qual = connQual < 0 ? RdmaCm.sourceAddress(id).getPort() : connQual;
             OfaPsp psp = new OfaPsp(ia, id, qual, evd, flag);
-            ia.router().addListener(id, psp);
-            evd.users++;
-            ia.objects().add(HandleType.PSP, psp);
+            psp.listen();
             return psp;
         });
     }
@@ -61,6 +55,8 @@ final class OfaPsp extends OfaHandle implements PublicServicePoint, IaObjects.Ow
      * destroys its objects under it: a request either becomes a CR before the close starts (and the
      * close frees it) or finds the PSP freed and is refused, never a CR the close has gone past
      * (OBJ_01, OBJ_06).
+     *
+     * <p>Behaviours: OBJ_01, OBJ_06.
      */
     @Override
     public boolean request(RdmaCm.CmEvent e, InetSocketAddress from, int localPort, byte[] data) {
@@ -97,22 +93,5 @@ final class OfaPsp extends OfaHandle implements PublicServicePoint, IaObjects.Ow
     public PspParam query() {
         live();
         return new PspParam(ia, connQual, evd, flag);
-    }
-
-    @Override
-    public void free() {
-        ia.free(this, () -> { });
-    }
-
-    /** Destroys the listening ID (IA lock held). */
-    @Override
-    public void destroy() {
-        markFreed();
-        if (ia.objects().remove(HandleType.PSP, this)) {
-            evd.users--;
-        }
-        ia.router().removeListener(id);
-        // Waits for the ID's events to be acknowledged; the event thread acks before dispatching.
-        OfaIa.quietly("rdma_destroy_id", () -> RdmaCm.get().destroyId(id));
     }
 }

@@ -12,7 +12,9 @@ import org.jdapl.provider.ofa.verbs.VerbsException;
 
 /**
  * A PZ: an {@code ibv_pd} ({@code ibv_alloc_pd}, {@code ibv_dealloc_pd}). It counts the EPs, LMRs,
- * RMRs and SRQs that use it, and cannot be freed while any does (OBJ_02).
+ * RMRs and SRQs that use it, and cannot be freed while any does.
+ *
+ * <p>Behaviours: OBJ_02.
  */
 final class OfaPz extends OfaHandle implements ProtectionZone, IaObjects.Owned {
     final OfaIa ia;
@@ -45,7 +47,7 @@ final class OfaPz extends OfaHandle implements ProtectionZone, IaObjects.Owned {
         return new PzParam(ia);
     }
 
-    /** {@code dat_pz_free}: INVALID_STATE_PZ_IN_USE while an EP, LMR, RMR or SRQ uses it (OBJ_02). */
+    /** {@code dat_pz_free}: INVALID_STATE_PZ_IN_USE while an EP, LMR, RMR or SRQ uses it. Behaviours: OBJ_02. */
     @Override
     public void free() {
         ia.free(this, () -> {

@@ -39,8 +39,10 @@ import org.jdapl.provider.ofa.verbs.VerbsException;
  * (LMR_06); the rmr_context is that registration's rkey, an unbind or a new bind deregisters it. The
  * bind completes at once, and its event is queued on the EP's request EVD.</li>
  * </ul>
- * An LMR with a bound RMR cannot be freed (LMR_01), nor a PZ with an RMR (OBJ_02); a bind on an EP
- * that is not CONNECTED fails INVALID_STATE (DISC_07).
+ * An LMR with a bound RMR cannot be freed, nor a PZ with an RMR; a bind on an EP
+ * that is not CONNECTED fails INVALID_STATE.
+ *
+ * <p>Behaviours: OBJ_02, DISC_07, LMR_01, LMR_06.
  */
 final class OfaRmr extends OfaHandle implements RemoteMemoryRegion, IaObjects.Owned {
     final OfaIa ia;
@@ -290,14 +292,13 @@ final class OfaRmr extends OfaHandle implements RemoteMemoryRegion, IaObjects.Ow
 
     @Override
     public void free() {
-        ia.free(this, () -> { });
+        ia.free(this);
     }
 
     /** Unbinds and frees the window or the range's registration (IA lock held). */
     @Override
     public void destroy() {
-        markFreed();
-        if (ia.objects().remove(HandleType.RMR, this)) {
+        if (ia.objects().release(this)) {
             pz.users--;
         }
         bindFailed();

@@ -181,6 +181,8 @@ final class OfaRouter implements OfaEventLoop.Handler, CmProgress.Taker {
     /**
      * One device event for this IA (DISC_17: a broken QP or port breaks its connections; SRQ_01: an
      * SRQ's limit reached is its low watermark event).
+     *
+     * <p>Behaviours: DISC_17, SRQ_01.
      */
     private void deviceEvent(int type, long element, String what) {
         if (ia.isFreed()) {

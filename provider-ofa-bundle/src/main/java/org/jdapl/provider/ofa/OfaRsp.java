@@ -12,21 +12,17 @@ import org.jdapl.provider.ofa.rdmacm.RdmaCm;
 /**
  * An RSP: an rdma_cm ID listening on the qualifier's port for one request, which goes to the
  * reserved EP (RESERVED, then PASSIVE_CONNECTION_PENDING); the arrival destroys the RSP (the
- * listening ID), as DAT has it. Freeing it returns the EP to UNCONNECTED (FREE_07).
+ * listening ID), as DAT has it. Freeing it returns the EP to UNCONNECTED.
+ *
+ * <p>Behaviours: FREE_07.
  */
-final class OfaRsp extends OfaHandle implements ReservedServicePoint, IaObjects.Owned, OfaRouter.ServicePoint {
-    final OfaIa ia;
-    final MemorySegment id;
+final class OfaRsp extends OfaServicePoint implements ReservedServicePoint {
     final long connQual;
-    final OfaEvd evd;
     final OfaEp ep;
 
     private OfaRsp(OfaIa ia, MemorySegment id, long connQual, OfaEvd evd, OfaEp ep) {
-        super(HandleType.RSP);
-        this.ia = ia;
-        this.id = id;
+        super(HandleType.RSP, ia, id, evd);
         this.connQual = connQual;
-        this.evd = evd;
         this.ep = ep;
     }
 
@@ -41,9 +37,7 @@ final class OfaRsp extends OfaHandle implements ReservedServicePoint, IaObjects.
                 MemorySegment id = CmIds.listening(ia, PrivateData.port(connQual), connQual, "dat_rsp_create");
                 OfaRsp rsp = new OfaRsp(ia, id, connQual, evd, e);
                 e.connection().reservation().reserve(rsp);
-                ia.router().addListener(id, rsp);
-                evd.users++;
-                ia.objects().add(HandleType.RSP, rsp);
+                rsp.listen();
                 return rsp;
             } finally {
                 e.lock.unlock();
@@ -96,18 +90,5 @@ final class OfaRsp extends OfaHandle implements ReservedServicePoint, IaObjects.
                 ep.lock.unlock();
             }
         });
-    }
-
-    /** Destroys the listening ID (IA lock held). */
-    @Override
-    public void destroy() {
-        if (!markFreed()) {
-            return;
-        }
-        if (ia.objects().remove(HandleType.RSP, this)) {
-            evd.users--;
-        }
-        ia.router().removeListener(id);
-        OfaIa.quietly("rdma_destroy_id", () -> RdmaCm.get().destroyId(id));
     }
 }

@@ -233,7 +233,9 @@ final class OfaSrq extends OfaHandle implements SharedReceiveQueue, IaObjects.Ow
     /**
      * {@code dat_srq_set_lw}: {@code ibv_modify_srq} with IBV_SRQ_LIMIT arms the device's limit event
      * (0 disarms it). If fewer receives than {@code lw} are posted already, the event is raised now
-     * and the device's limit stays disarmed (SRQ_02).
+     * and the device's limit stays disarmed.
+     *
+     * <p>Behaviours: SRQ_02.
      */
     @Override
     public void setLowWatermark(int lw) {
@@ -279,7 +281,7 @@ final class OfaSrq extends OfaHandle implements SharedReceiveQueue, IaObjects.Ow
         }
     }
 
-    /** IBV_EVENT_SRQ_LIMIT_REACHED (event thread): the low watermark event, once per setting (SRQ_01). */
+    /** IBV_EVENT_SRQ_LIMIT_REACHED (event thread): the low watermark event, once per setting. Behaviours: SRQ_01. */
     void limitReached() {
         lock.lock();
         try {

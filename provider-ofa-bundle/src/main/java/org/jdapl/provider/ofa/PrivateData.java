@@ -21,9 +21,11 @@ import org.jdapl.provider.ofa.rdmacm.RdmaCm;
  * otherwise. A provider's own reject carries nothing. This is what C uDAPL peers send and expect.</li>
  * <li>{@link #JDAPL} (any other IA name): one header byte in front of the consumer's bytes keeps
  * their length: bits 0..6 the length, bit 7 set when the provider (not the consumer) rejected. The
- * receiver gets exactly the bytes the consumer gave (CONN_10, CONN_13).</li>
+ * receiver gets exactly the bytes the consumer gave.</li>
  * </ul>
  * Connection qualifiers map to rdma_cm ports the same way in both ({@link #port}).
+ *
+ * <p>Behaviours: CONN_10, CONN_13.
  */
 enum PrivateData {
     /** jdapl's own: a length byte in front, exact sizes at the receiver. */

@@ -15,7 +15,9 @@ import org.jdapl.dat.ProtectionZone;
  * {@code dat_ep_modify} gives it a PZ, EVDs and attributes ({@link #configure}); accepting its
  * request creates the queue pair on them ({@link #attachForAccept}); rejecting or handing off the
  * request frees it ({@link #requestReleased}). Disconnect and free fail INVALID_STATE while it is
- * tentative (DISC_11, FREE_02); after the reject it is freed (FREE_07).
+ * tentative; after the reject it is freed.
+ *
+ * <p>Behaviours: DISC_11, FREE_02, FREE_07.
  */
 final class ProviderEps {
     private ProviderEps() {

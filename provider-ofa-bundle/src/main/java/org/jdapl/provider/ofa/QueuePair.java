@@ -21,6 +21,8 @@ import org.slf4j.LoggerFactory;
  * ({@code rdma_init_qp_attr}), ERR when the connection ends (flushing what is outstanding:
  * DISC_02), and destruction. A queue pair is never reused: {@code dat_ep_reset} makes a new one
  * (DISC_18). Calls are made under the EP's lock.
+ *
+ * <p>Behaviours: DISC_02, DISC_18.
  */
 final class QueuePair {
     private static final Logger LOG = LoggerFactory.getLogger(QueuePair.class);

@@ -20,7 +20,9 @@ import org.jdapl.provider.ofa.verbs.VerbsContext;
  * {@code ibv_context.ops}, a work request the queue allocates once), its ring and completions
  * ({@link WorkQueue}), and the completions of SRQ receives the EP consumed. Receives may be posted
  * before a connection (the queue pair is in INIT); a receive posted to a DISCONNECTED EP completes
- * FLUSHED, after any flush still under way (DISC_12, DISC_13). Guarded by the EP's lock.
+ * FLUSHED, after any flush still under way. Guarded by the EP's lock.
+ *
+ * <p>Behaviours: OBJ_07, DISC_12, DISC_13.
  */
 final class RecvQueue extends WorkQueue {
     private static final long RECV_WR_ID = IbvRecvWr.WR_ID.offset();

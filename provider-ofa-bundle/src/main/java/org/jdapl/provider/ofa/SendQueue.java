@@ -28,8 +28,10 @@ import org.jdapl.provider.ofa.verbs.VerbsContext;
  * binds of memory windows, each built in native memory the queue allocates once and posted with
  * {@code ibv_post_send} through {@code ibv_context.ops}; its ring and completions are
  * {@link WorkQueue}'s. Sends and RDMA Writes up to {@link #INLINE_MAX} bytes go inline. A post on an
- * EP that is not CONNECTED fails INVALID_STATE (DISC_07, DISC_16); a full queue or CQ fails
- * INSUFFICIENT_RESOURCES (OBJ_04). Guarded by the EP's lock.
+ * EP that is not CONNECTED fails INVALID_STATE; a full queue or CQ fails
+ * INSUFFICIENT_RESOURCES. Guarded by the EP's lock.
+ *
+ * <p>Behaviours: OBJ_04, OBJ_07, OBJ_08, DISC_07, DISC_16.
  */
 final class SendQueue extends WorkQueue {
     /**
@@ -41,6 +43,8 @@ final class SendQueue extends WorkQueue {
      * were polled): they are retired as the successes they were, so that the terminal event is not
      * held back for ever. Nothing happens while a request the consumer is told about is outstanding
      * (its flush is still to come). Under the EP's lock.
+     *
+     * <p>Behaviours: DISC_02.
      */
     void retireUnsignalledTail() {
         long tail = ring.tail();
@@ -75,6 +79,8 @@ final class SendQueue extends WorkQueue {
      * ({@link WorkRing#KIND_DRAIN}). If the queue is full, a signalled request is among the last
      * half (one is forced every half queue) and this is tried again at its completion. Under the
      * EP's lock.
+     *
+     * <p>Behaviours: DISC_04.
      */
     LastSignal signalLast() {
         if (ring.outstanding() == 0 || ring.unsignalledRun == 0) {
@@ -408,8 +414,10 @@ final class SendQueue extends WorkQueue {
 
     /**
      * {@code dat_rmr_bind} of a memory window on this queue ({@link OfaRmr#postBind} writes and posts
-     * it); the bind completes from the CQ in order with the requests before it (DISC_02). Returns the
+     * it); the bind completes from the CQ in order with the requests before it. Returns the
      * new rmr_context (0 for an unbind).
+     *
+     * <p>Behaviours: DISC_02.
      */
     int bindWindow(OfaRmr rmr, OfaLmr lmr, long offset, long length, int access, long cookie,
                    Set<CompletionFlag> flags) {

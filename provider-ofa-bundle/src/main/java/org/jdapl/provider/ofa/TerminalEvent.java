@@ -13,9 +13,11 @@ import org.slf4j.LoggerFactory;
  * when it may be queued: only after the queue pair is in the error state and every outstanding work
  * request of the EP has completed (flushed or not), and, for a connection that was established,
  * after rdma_cm's TIMEWAIT_EXIT (at most {@link #TIMEWAIT_LIMIT_NANOS}). No byte moves after the
- * event and all completions precede it (DISC_08, DISC_09, DISC_14, DISC_16); receives posted after
+ * event and all completions precede it; receives posted after
  * the end complete FLUSHED just before it. While it waits, the EP's CQs are kept armed and polled.
  * Part of {@link EpConnection}; guarded by the EP's lock.
+ *
+ * <p>Behaviours: DISC_08, DISC_09, DISC_14, DISC_16.
  */
 final class TerminalEvent {
     private static final Logger LOG = LoggerFactory.getLogger(TerminalEvent.class);
@@ -137,7 +139,7 @@ final class TerminalEvent {
         event = null;
     }
 
-    /** At {@code dat_ep_free}: no event will come (FREE_06). */
+    /** At {@code dat_ep_free}: no event will come. Behaviours: FREE_06. */
     void release() {
         cancelTimer();
         queued = true;

@@ -23,7 +23,9 @@ import org.jdapl.provider.ofa.verbs.VerbsContext;
  * completes exactly once: a completion retires its ring entry and every unsignalled one before it;
  * the usual case, a successful DTO on a connection that is not ending, is kept short (the JIT
  * compiles it into the poll), {@link #completedOther} handles errors, binds and the end of a
- * connection (DISC_02, DISC_03, DISC_09). Guarded by the EP's lock.
+ * connection. Guarded by the EP's lock.
+ *
+ * <p>Behaviours: DISC_02, DISC_03, DISC_09.
  */
 abstract class WorkQueue {
     private static final long SGE_BYTES = IbvSge.S.size();
@@ -115,8 +117,10 @@ abstract class WorkQueue {
     /**
      * Fills the entries and records them in {@link #filled}, checked when the IA had freed
      * {@code frees} LMRs. A freed LMR keeps its (now invalid) key so that the device reports the
-     * protection error (LMR_04); an LMR of another IA or PZ, or a range outside the LMR, fails
+     * protection error; an LMR of another IA or PZ, or a range outside the LMR, fails
      * PROTECTION_VIOLATION here.
+     *
+     * <p>Behaviours: LMR_04.
      */
     private long fillSges(List<LmrTriplet> iov, int n, int frees) {
         long total = 0;

@@ -32,7 +32,9 @@ final class WorkRing {
     static final byte KIND_DTO_FREED_LMR = 2;
     /**
      * The provider's own signalled request after unsignalled ones, which a graceful disconnect waits
-     * for (DISC_04): its completion retires them and reports nothing itself.
+     * for: its completion retires them and reports nothing itself.
+     *
+     * <p>Behaviours: DISC_04.
      */
     static final byte KIND_DRAIN = 3;
     /**

@@ -35,7 +35,7 @@ import org.jdapl.provider.ofi.fabric.FiInfo;
  * and only then the one terminal event is queued: all completions precede it, and no byte moves
  * after it. The endpoint is never reused: a reset EP gets a new one at its next connection.
  *
- * <p>Behaviours: CONN_02, CONN_03, CONN_04, CONN_05, CONN_07, CONN_10, CONN_11, CONN_13, DISC_01,
+ * <p>Behaviours: CONN_02, CONN_03, CONN_04, CONN_05, CONN_06, CONN_07, CONN_10, CONN_11, CONN_13, DISC_01,
  * DISC_04, DISC_05, DISC_06, DISC_08, DISC_10, DISC_11, DISC_12, DISC_13, DISC_14, DISC_16, DISC_18,
  * FREE_03, FREE_04.
  */

@@ -122,7 +122,11 @@ final class OfiLmr extends OfiObject implements LocalMemoryRegion {
         pz.users.decrementAndGet();
     }
 
-    /** The consumer's segment; it stays the consumer's, so it is returned after free too (LMR_02). */
+    /**
+     * The consumer's segment; it stays the consumer's, so it is returned after free too (LMR_02).
+     *
+     * <p>Behaviours: LMR_02.
+     */
     @Override
     public MemorySegment segment() {
         return segment;

@@ -1,9 +1,10 @@
 package org.jdapl.tools.dapltest;
 
+import static org.jdapl.tools.CommandArgs.flag;
+import static org.jdapl.tools.CommandArgs.valued;
+
 import java.net.InetSocketAddress;
 import java.util.List;
-import java.util.Map;
-import java.util.Set;
 import org.jdapl.dat.Qos;
 import org.jdapl.tools.CommandArgs;
 import org.jdapl.tools.ToolException;
@@ -44,44 +45,50 @@ public record DapltestOptions(char test, InetSocketAddress server, String iaName
     /** The operation of a performance test given none. */
     public static final List<String> DEFAULT_PERFORMANCE_OPS = List.of("RW", "4096");
 
-    /** The usage text. */
-    public static final String USAGE = """
-            usage: dapltest -T S [-D IA] [-q CONN_QUAL] [-d]
-                   dapltest -T T [-s HOST[:PORT]] [-D IA] [-t THREADS] [-w EPS] [-i ITERATIONS] [-V] [-P] [-R QOS] [-d]
-                                 [OP ...]
-                   dapltest -T P [-s HOST[:PORT]] [-D IA] [-i OPERATIONS] [-p PIPELINE] [-m p|b] [--warmup N] [-R QOS]
-                                 [-d] [OP]
-                   dapltest -T F [-s HOST[:PORT]] [-D IA] -f FEATURE [CASE ...]
-                   dapltest -T L [-D IA] [-w WIDTH] [-m MAXIMUM]
-                   dapltest -T Q -s HOST[:PORT] [-D IA]
-              -T S                  server: serves every client's test, one after another and at once,
-                                    until a client sends -T Q
-              -T T                  transaction test: THREADS threads x EPS endpoint pairs run the operation
-                                    list ITERATIONS times
-              -T P                  performance test: one endpoint pair, one operation, PIPELINE in flight
-              -T F                  functional feature tests: hwconn, cqmgt, endpoint, pz, mem, connmgt,
-                                    queryinfo, dataxfer, dataxfer_client, ns (CASE numbers: all if none)
-              -T L                  limit test: IAs, PZs, EVDs, EPs, LMRs, RMRs and posted receives up to
-                                    DAT_INSUFFICIENT_RESOURCES or MAXIMUM, then all freed
-              -T Q                  tells the server to stop
-              -s HOST[:PORT]        the server (PORT: the server IA's port on the emulated tcp fabric);
-                                    without -s, -T T, -T P and -T F run a server in this process
-              -D IA                 the IA (default emu0)
-              -q CONN_QUAL          the server's connection qualifier (default 0xBabb1e, as OFED's)
-              -t N, -w N            threads (default 1), endpoint pairs per thread (default 1)
-              -i N                  iterations (-T T, default 100) or timed operations (-T P, default 10000)
-              -p N                  operations in flight (-T P, default 16)
-              -m p|b                poll (dat_evd_dequeue) or block (dat_evd_wait) for completions (-T P, default b)
-              --warmup N            untimed operations first (-T P, default a fifth of -i, at least 100)
-              -m N, -w N            most objects of each kind (-T L, default 256); runs (-T L, default 1)
-              -V                    fill and check every buffer that moves
-              -P                    poll for completions (-T T)
-              -R BE|HT|LL|EC|PM     the endpoints' QoS: best effort (default), high throughput, low latency,
-                                    economy, premium (-T T, -T P)
-              -d                    print the parsed command first
-              -W S                  the longest wait for one event (default 10)
-              OP                    [client|server] SR|RR|RW [SIZE [SEGMENTS]] (SIZE 4096 if left out; -T T default: client SR 256
-                                    server SR 256 client RW 4096 2 client RR 4096; -T P: RW 4096)""";
+    /** dapltest's options, as OFED's dapltest names them. */
+    public static final CommandArgs.Syntax SYNTAX = new CommandArgs.Syntax("dapltest", List.of(
+            "dapltest -T S [-D IA] [-q CONN_QUAL] [-d]",
+            "dapltest -T T [-s HOST[:PORT]] [-D IA] [-t THREADS] [-w EPS] [-i ITERATIONS] [-V] [-P] [-R QOS] [-d]",
+            "                          [OP ...]",
+            "dapltest -T P [-s HOST[:PORT]] [-D IA] [-i OPERATIONS] [-p PIPELINE] [-m p|b] [--warmup N] [-R QOS]",
+            "                          [-d] [OP]",
+            "dapltest -T F [-s HOST[:PORT]] [-D IA] -f FEATURE [CASE ...]",
+            "dapltest -T L [-D IA] [-w WIDTH] [-m MAXIMUM]",
+            "dapltest -T Q -s HOST[:PORT] [-D IA]"), List.of(
+            valued("T", "test", "S|T|P|F|L|Q",
+                    "S: server: serves every client's test, one after another and at once, until a client",
+                    "   sends -T Q",
+                    "T: transaction test: THREADS threads x EPS endpoint pairs run the operation list",
+                    "   ITERATIONS times",
+                    "P: performance test: one endpoint pair, one operation, PIPELINE in flight",
+                    "F: functional feature tests: hwconn, cqmgt, endpoint, pz, mem, connmgt, queryinfo,",
+                    "   dataxfer, dataxfer_client, ns (CASE numbers: all if none)",
+                    "L: limit test: IAs, PZs, EVDs, EPs, LMRs, RMRs and posted receives up to",
+                    "   DAT_INSUFFICIENT_RESOURCES or MAXIMUM, then all freed",
+                    "Q: tells the server to stop"),
+            valued("s", "server", "HOST[:PORT]", "the server (PORT: the server IA's port on the emulated tcp fabric);",
+                    "without -s, -T T, -T P and -T F run a server in this process"),
+            valued("D", "device", "IA", "the IA (default emu0)"),
+            valued("q", "conn-qual", "CONN_QUAL", "the server's connection qualifier (default 0xBabb1e, as OFED's)"),
+            valued("t", "threads", "N", "threads (-T T, default 1)"),
+            valued("w", "endpoints", "N", "endpoint pairs per thread (-T T, default 1); runs (-T L, default 1)"),
+            valued("i", "iterations", "N", "iterations (-T T, default 100) or timed operations (-T P, default 10000)"),
+            valued("p", "pipeline", "N", "operations in flight (-T P, default 16)"),
+            valued("m", "mode", "p|b|N", "poll (dat_evd_dequeue) or block (dat_evd_wait) for completions",
+                    "(-T P, default b); most objects of each kind (-T L, default 256)"),
+            valued(null, "warmup", "N", "untimed operations first (-T P, default a fifth of -i, at least 100)"),
+            valued("f", "feature", "FEATURE", "the feature of -T F"),
+            flag("V", "validate", "fill and check every buffer that moves"),
+            flag("P", "poll", "poll for completions (-T T)"),
+            valued("R", "qos", "BE|HT|LL|EC|PM", "the endpoints' QoS: best effort (default), high throughput, low latency,",
+                    "economy, premium (-T T, -T P)"),
+            flag("d", "debug", "print the parsed command first"),
+            valued("W", "timeout", "S", "the longest wait for one event (default 10)")), List.of(
+            "OP: [client|server] SR|RR|RW [SIZE [SEGMENTS]] (SIZE 4096 if left out; -T T default: client SR 256",
+            "    server SR 256 client RW 4096 2 client RR 4096; -T P: RW 4096)"));
+
+    /** The usage text (picocli's, from {@link #SYNTAX}). */
+    public static final String USAGE = SYNTAX.usage();
 
     /**
      * Parses dapltest's arguments.
@@ -89,14 +96,7 @@ public record DapltestOptions(char test, InetSocketAddress server, String iaName
      * @throws ToolException USAGE for a bad command line
      */
     public static DapltestOptions parse(List<String> args) {
-        CommandArgs a = CommandArgs.parse("dapltest", args, Set.of("V", "P", "d"),
-                Set.of("T", "s", "D", "q", "t", "w", "i", "p", "m", "f", "W", "u", "R"),
-                Map.ofEntries(Map.entry("test", "T"), Map.entry("server", "s"), Map.entry("device", "D"),
-                        Map.entry("conn-qual", "q"), Map.entry("threads", "t"), Map.entry("endpoints", "w"),
-                        Map.entry("iterations", "i"), Map.entry("pipeline", "p"), Map.entry("mode", "m"),
-                        Map.entry("feature", "f"), Map.entry("validate", "V"), Map.entry("timeout", "W"),
-                        Map.entry("warmup", "u"), Map.entry("poll", "P"), Map.entry("qos", "R"),
-                        Map.entry("debug", "d")));
+        CommandArgs a = CommandArgs.parse(SYNTAX, args);
         String test = a.value("T", "");
         if (test.length() != 1 || "STPFLQ".indexOf(test.charAt(0)) < 0) {
             throw ToolException.usage(test.isEmpty() ? "dapltest: -T S|T|P|F|L|Q is required"
@@ -108,13 +108,13 @@ public record DapltestOptions(char test, InetSocketAddress server, String iaName
         only(a, t, "w", "TL");
         only(a, t, "i", "TP");
         only(a, t, "p", "P");
-        only(a, t, "u", "P");
+        only(a, t, "warmup", "P");
         only(a, t, "m", "PL");
         only(a, t, "f", "F");
         only(a, t, "V", "T");
         only(a, t, "P", "T");
         only(a, t, "R", "TP");
-        InetSocketAddress server = a.has("s") ? server(a.value("s", "")) : null;
+        InetSocketAddress server = a.has("s") ? CommandArgs.hostAndPort("dapltest", "-s", a.value("s", "")) : null;
         if (t == 'Q' && server == null) {
             throw ToolException.usage("dapltest: -T Q needs the server (-s HOST[:PORT])");
         }
@@ -160,7 +160,7 @@ public record DapltestOptions(char test, InetSocketAddress server, String iaName
             maximum = a.intNumber("m", 256, 1, 1 << 20);
         }
         int iterations = a.intNumber("i", t == 'P' ? 10_000 : 100, 1, Integer.MAX_VALUE / 2);
-        int warmup = a.intNumber("u", t == 'P' ? Math.max(100, iterations / 5) : 0, 0, Integer.MAX_VALUE / 2);
+        int warmup = a.intNumber("warmup", t == 'P' ? Math.max(100, iterations / 5) : 0, 0, Integer.MAX_VALUE / 2);
         return new DapltestOptions(t, server, ia, a.number("q", DEFAULT_CONN_QUAL, 1, Long.MAX_VALUE),
                 a.intNumber("t", 1, 1, 256), t == 'T' ? a.intNumber("w", 1, 1, 1024) : 1, iterations,
                 a.intNumber("p", 16, 1, 4096), poll, warmup, a.has("V"), qos(a.value("R", "BE")), a.has("d"), feature, cases, maximum,
@@ -207,25 +207,9 @@ public record DapltestOptions(char test, InetSocketAddress server, String iaName
 
     private static void only(CommandArgs a, char test, String option, String tests) {
         if (a.has(option) && tests.indexOf(test) < 0) {
-            throw ToolException.usage("dapltest: -" + option + " does not apply to -T " + test);
+            throw ToolException.usage("dapltest: " + (option.length() == 1 ? "-" : "--") + option
+                    + " does not apply to -T " + test);
         }
-    }
-
-    private static InetSocketAddress server(String text) {
-        String host = text;
-        int port = 0;
-        int colon = text.lastIndexOf(':');
-        if (colon >= 0 && text.indexOf(':') == colon) {
-            host = text.substring(0, colon);
-            port = (int) CommandArgs.parseNumber("dapltest", "-s port", text.substring(colon + 1), 0, 65_535);
-        } else if (text.startsWith("[") && text.contains("]:")) {
-            host = text.substring(1, text.indexOf("]:"));
-            port = (int) CommandArgs.parseNumber("dapltest", "-s port", text.substring(text.indexOf("]:") + 2), 0, 65_535);
-        }
-        if (host.isBlank()) {
-            throw ToolException.usage("dapltest: -s wants HOST[:PORT], not '" + text + "'");
-        }
-        return InetSocketAddress.createUnresolved(host, port);
     }
 
     /** The largest size of the operations. */

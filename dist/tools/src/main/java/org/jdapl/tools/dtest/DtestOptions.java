@@ -1,9 +1,10 @@
 package org.jdapl.tools.dtest;
 
+import static org.jdapl.tools.CommandArgs.flag;
+import static org.jdapl.tools.CommandArgs.valued;
+
 import java.net.InetSocketAddress;
 import java.util.List;
-import java.util.Map;
-import java.util.Set;
 import org.jdapl.tools.CommandArgs;
 import org.jdapl.tools.ToolException;
 
@@ -45,30 +46,33 @@ public record DtestOptions(Mode mode, String iaName, InetSocketAddress server, l
     /** The smallest ping-pong message: the message header. */
     public static final int MIN_MSG_LEN = Wire.HEADER;
 
-    /** The usage text. */
-    public static final String USAGE = """
-            usage: dtest [-s | -h HOST[:PORT]] [-P IA] [-q CONN_QUAL] [-b BUFLEN] [-B BURST] [-m MSGLEN]
-                         [-C] [-V] [-t SECONDS] [-W SECONDS] [-O [-S RATE] [-d SECONDS]]
-              (neither -s nor -h)   self-contained: server and client in this process
-              -s, --server          wait for one client, serve it, print the server's costs
-              -h, --host HOST[:PORT] connect to the server at HOST (PORT: the server IA's port,
-                                    for fabrics that address IAs by port, e.g. the emulated tcp fabric)
-              -P, --provider IA     the IA name to open (default emu0)
-              -q, --conn-qual N     the server's connection qualifier (default 45248)
-              -b, --buflen N        RDMA buffer length, e.g. 4096, 64k, 1m (default 64k)
-              -B, --burst N         operations of each kind to measure (default 100)
-              -m, --msglen N        ping-pong message length (default 64, at least 32)
-              -C, --connect-only    connect (after the reject probe) and disconnect, move no data
-              -V, --validate        fill and check every buffer that moves
-              -t, --timeout S       longest wait for one event (default 10)
-              -W, --server-wait S   how long a server waits for its client (default 300)
-              -O, --ofed            speak OFED dtest's wire (dapl2-utils' dtest is the peer): the server's
-                                    parameters over TCP port 15828, 48 bytes of private data each way, the
-                                    16-byte DAT_RMR_TRIPLET in network order, RDMA Write and Read both ways,
-                                    a ping-pong of 100 buffer-length messages (defaults then as OFED's:
-                                    -b 4m, -B 1000; -h HOST is where the server's parameters come from)
-              -S, --signal N        with -O: signal one RDMA Write in N (default 10)
-              -d, --delay S         with -O: the server waits S seconds before it accepts""";
+    /** dtest's options. */
+    public static final CommandArgs.Syntax SYNTAX = new CommandArgs.Syntax("dtest", List.of(
+            "dtest [-s | -h HOST[:PORT]] [-P IA] [-q CONN_QUAL] [-b BUFLEN] [-B BURST] [-m MSGLEN]",
+            "      [-C] [-V] [-t SECONDS] [-W SECONDS] [-O [-S RATE] [-d SECONDS]]"), List.of(
+            flag("s", "server", "wait for one client, serve it, print the server's costs"),
+            valued("h", "host", "HOST[:PORT]", "connect to the server at HOST (PORT: the server IA's port,",
+                    "for fabrics that address IAs by port, e.g. the emulated tcp fabric)"),
+            valued("P", "provider", "IA", "the IA name to open (default emu0)"),
+            valued("q", "conn-qual", "N", "the server's connection qualifier (default 45248)"),
+            valued("b", "buflen", "N", "RDMA buffer length, e.g. 4096, 64k, 1m (default 64k)"),
+            valued("B", "burst", "N", "operations of each kind to measure (default 100)"),
+            valued("m", "msglen", "N", "ping-pong message length (default 64, at least 32)"),
+            flag("C", "connect-only", "connect (after the reject probe) and disconnect, move no data"),
+            flag("V", "validate", "fill and check every buffer that moves"),
+            valued("t", "timeout", "S", "longest wait for one event (default 10)"),
+            valued("W", "server-wait", "S", "how long a server waits for its client (default 300)"),
+            flag("O", "ofed", "speak OFED dtest's wire (dapl2-utils' dtest is the peer): the server's",
+                    "parameters over TCP port 15828, 48 bytes of private data each way, the",
+                    "16-byte DAT_RMR_TRIPLET in network order, RDMA Write and Read both ways,",
+                    "a ping-pong of 100 buffer-length messages (defaults then as OFED's:",
+                    "-b 4m, -B 1000; -h HOST is where the server's parameters come from)"),
+            valued("S", "signal", "N", "with -O: signal one RDMA Write in N (default 10)"),
+            valued("d", "delay", "S", "with -O: the server waits S seconds before it accepts")),
+            List.of("Neither -s nor -h: self-contained, server and client in this process."));
+
+    /** The usage text (picocli's, from {@link #SYNTAX}). */
+    public static final String USAGE = SYNTAX.usage();
 
     /**
      * Parses dtest's arguments.
@@ -76,14 +80,7 @@ public record DtestOptions(Mode mode, String iaName, InetSocketAddress server, l
      * @throws ToolException USAGE for a bad command line
      */
     public static DtestOptions parse(List<String> args) {
-        CommandArgs a = CommandArgs.parse("dtest", args,
-                Set.of("s", "C", "V", "O"),
-                Set.of("h", "P", "q", "b", "B", "m", "t", "W", "S", "d"),
-                Map.ofEntries(Map.entry("server", "s"), Map.entry("host", "h"), Map.entry("provider", "P"),
-                        Map.entry("conn-qual", "q"), Map.entry("buflen", "b"), Map.entry("burst", "B"),
-                        Map.entry("msglen", "m"), Map.entry("connect-only", "C"), Map.entry("validate", "V"),
-                        Map.entry("timeout", "t"), Map.entry("server-wait", "W"), Map.entry("ofed", "O"),
-                        Map.entry("signal", "S"), Map.entry("delay", "d")));
+        CommandArgs a = CommandArgs.parse(SYNTAX, args);
         if (!a.operands().isEmpty()) {
             throw ToolException.usage("dtest: unexpected argument '" + a.operands().getFirst() + "'");
         }
@@ -91,7 +88,7 @@ public record DtestOptions(Mode mode, String iaName, InetSocketAddress server, l
             throw ToolException.usage("dtest: -s (server) and -h (client) exclude each other");
         }
         Mode mode = a.has("s") ? Mode.SERVER : a.has("h") ? Mode.CLIENT : Mode.SELF;
-        InetSocketAddress server = mode == Mode.CLIENT ? hostAddress(a.value("h", "")) : null;
+        InetSocketAddress server = mode == Mode.CLIENT ? CommandArgs.hostAndPort("dtest", "-h", a.value("h", "")) : null;
         String ia = a.value("P", DEFAULT_IA);
         if (ia.isBlank()) {
             throw ToolException.usage("dtest: -P wants an IA name");
@@ -110,23 +107,5 @@ public record DtestOptions(Mode mode, String iaName, InetSocketAddress server, l
                 a.number("W", 300, 1, 86_400 * 7) * 1_000_000,
                 ofed, a.intNumber("S", OfedWire.DEFAULT_SIGNAL_RATE, 1, 100_000_000),
                 a.number("d", 0, 0, 3_600) * 1_000_000);
-    }
-
-    static InetSocketAddress hostAddress(String text) {
-        String host = text;
-        int port = 0;
-        int colon = text.lastIndexOf(':');
-        if (colon >= 0 && text.indexOf(':') == colon) {
-            host = text.substring(0, colon);
-            port = (int) CommandArgs.parseNumber("dtest", "-h port", text.substring(colon + 1), 0, 65535);
-        } else if (text.startsWith("[") && text.contains("]:")) {
-            int close = text.indexOf("]:");
-            host = text.substring(1, close);
-            port = (int) CommandArgs.parseNumber("dtest", "-h port", text.substring(close + 2), 0, 65535);
-        }
-        if (host.isBlank()) {
-            throw ToolException.usage("dtest: -h wants a host name or address");
-        }
-        return InetSocketAddress.createUnresolved(host, port);
     }
 }

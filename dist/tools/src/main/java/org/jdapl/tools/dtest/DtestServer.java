@@ -5,12 +5,10 @@ import java.util.EnumSet;
 import java.util.function.BiConsumer;
 import org.jdapl.dat.ConnectionRequest;
 import org.jdapl.dat.DatEvent;
-import org.jdapl.dat.DatException;
 import org.jdapl.dat.DatRegistry;
 import org.jdapl.dat.EvdFlag;
 import org.jdapl.dat.EventDispatcher;
 import org.jdapl.dat.EventNumber;
-import org.jdapl.dat.PspFlag;
 import org.jdapl.dat.PublicServicePoint;
 import org.jdapl.tools.Events;
 import org.jdapl.tools.Patterns;
@@ -41,14 +39,7 @@ final class DtestServer extends DtestSide {
         openIa();
         createPz();
         crEvd = createEvd(EnumSet.of(EvdFlag.CR), 8);
-        psp = timings.time("PSP create", () -> {
-            try {
-                return ia.createPsp(options.connQual(), crEvd, PspFlag.CONSUMER);
-            } catch (DatException e) {
-                throw new ToolException(ToolException.FAILURE, "server: cannot listen on conn_qual "
-                        + options.connQual() + ": " + e.getMessage(), e);
-            }
-        });
+        psp = IaSteps.listen(ia, options, crEvd, timings);
         listening.accept(iaAttributes.address(), options.connQual());
 
         ConnectionRequest request = awaitRequest(requestWaitMicros);

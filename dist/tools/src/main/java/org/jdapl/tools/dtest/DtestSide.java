@@ -70,14 +70,7 @@ abstract class DtestSide implements AutoCloseable {
      * @throws ToolException FAILURE if the registry cannot open it (unknown name, provider absent)
      */
     void openIa() {
-        long start = System.nanoTime();
-        try {
-            ia = registry.open(options.iaName(), 16);
-        } catch (DatException e) {
-            throw new ToolException(ToolException.FAILURE, "cannot open IA '" + options.iaName() + "': "
-                    + e.getMessage(), e);
-        }
-        timings.add("IA open", 1, System.nanoTime() - start);
+        ia = IaSteps.open(registry, options, timings);
         iaAttributes = ia.query().attributes();
     }
 
@@ -86,8 +79,7 @@ abstract class DtestSide implements AutoCloseable {
     }
 
     EventDispatcher createEvd(Set<EvdFlag> flags, int qlen) {
-        int len = Math.max(1, Math.min(qlen, iaAttributes.maxEvdQlen()));
-        return timings.time("EVD create", () -> ia.createEvd(len, null, flags));
+        return IaSteps.evd(ia, iaAttributes.maxEvdQlen(), timings, flags, qlen);
     }
 
     /** The request EVD, the receive EVD and (unless merged into the receive EVD) the connect EVD. */

@@ -26,7 +26,6 @@ import org.jdapl.dat.InterfaceAdapter;
 import org.jdapl.dat.LmrTriplet;
 import org.jdapl.dat.LocalMemoryRegion;
 import org.jdapl.dat.ProtectionZone;
-import org.jdapl.dat.PspFlag;
 import org.jdapl.dat.PublicServicePoint;
 import org.jdapl.dat.Qos;
 import org.jdapl.dat.RmrTriplet;
@@ -81,14 +80,7 @@ final class OfedSide implements AutoCloseable {
 
     /** The IA, its objects and the EP with the triplet receives posted; a server also listens. */
     void setUp() {
-        long start = System.nanoTime();
-        try {
-            ia = registry.open(options.iaName(), 16);
-        } catch (DatException e) {
-            throw new ToolException(ToolException.FAILURE, "cannot open IA '" + options.iaName() + "': "
-                    + e.getMessage(), e);
-        }
-        timings.add("IA open", 1, System.nanoTime() - start);
+        ia = IaSteps.open(registry, options, timings);
         iaAttributes = ia.query().attributes();
         int len = options.bufLen();
         int rq = OfedWire.MSG_BUF_COUNT + OfedWire.MSG_BURST;
@@ -114,14 +106,7 @@ final class OfedSide implements AutoCloseable {
         rbuf.segment().fill((byte) 'a');
         sbuf.segment().fill((byte) 'b');
         if (server) {
-            psp = timings.time("PSP create", () -> {
-                try {
-                    return ia.createPsp(options.connQual(), crEvd, PspFlag.CONSUMER);
-                } catch (DatException e) {
-                    throw new ToolException(ToolException.FAILURE, "server: cannot listen on conn_qual "
-                            + options.connQual() + ": " + e.getMessage(), e);
-                }
-            });
+            psp = IaSteps.listen(ia, options, crEvd, timings);
         }
     }
 
@@ -131,8 +116,7 @@ final class OfedSide implements AutoCloseable {
     }
 
     private EventDispatcher evd(EvdFlag flag, int qlen) {
-        int len = Math.max(1, Math.min(qlen, iaAttributes.maxEvdQlen()));
-        return timings.time("EVD create", () -> ia.createEvd(len, null, EnumSet.of(flag)));
+        return IaSteps.evd(ia, iaAttributes.maxEvdQlen(), timings, EnumSet.of(flag), qlen);
     }
 
     private LocalMemoryRegion lmr(long size) {

@@ -1,11 +1,12 @@
 package org.jdapl.tools.soak;
 
+import static org.jdapl.tools.CommandArgs.flag;
+import static org.jdapl.tools.CommandArgs.valued;
+
 import java.util.ArrayList;
 import java.util.EnumSet;
 import java.util.List;
 import java.util.Locale;
-import java.util.Map;
-import java.util.Set;
 import org.jdapl.tools.CommandArgs;
 import org.jdapl.tools.ToolException;
 
@@ -31,31 +32,35 @@ import org.jdapl.tools.ToolException;
 public record SoakOptions(String iaName, long seed, long operations, long durationSeconds, int connections,
                           int window, int maxSize, List<FaultKind> faults, long intervalMillis, long minFaults, String device,
                           long cutMillis, boolean serve, long connQual, List<String> peerCommand) {
-    /** The usage text. */
-    public static final String USAGE = """
-            usage: soak [-D IA] [-s SEED] [-n DTOS | -t SECONDS] [-c CONNECTIONS] [-w WINDOW] [-m SIZE]
-                        [-f FAULT,...] [-i MILLIS] [-F N] [--dev DEVICE] [--cut-ms MILLIS] [-q QUAL] [-- PEER COMMAND]
-                   soak --serve [-D IA] [-q QUAL] [-w WINDOW] [-m SIZE]
-              -D, --device IA       the IA to open (default emu0)
-              -s, --seed N          seed of every random choice (default 1)
-              -n, --operations N    DTOs to post (default 100000)
-              -t, --time S          run for S seconds instead
-              -c, --connections N   connections, each driven by a thread of its own (default 8)
-              -w, --window N        operations in flight per connection (default 8)
-              -m, --max-size SIZE   largest message or RDMA, at least 64 (default 16k)
-              -f, --faults LIST     fault kinds injected in turn (default epfree,abrupt,graceful,iaclose; none: no faults):
-                                    epfree abrupt graceful iaclose   (public API)
-                                    kill                             (needs a peer command)
-                                    linkblip linkcut loss duplicate reorder delay   (need --dev, root, ip, tc)
-              -i, --interval MS     mean pause between faults (default 200)
-              -F, --min-faults N    go on until every fault kind was injected at least N times (default 0)
-              --dev DEVICE          network device of this namespace the connections cross
-              --cut-ms MS           how long linkcut keeps the link down (default 4500: beyond the keepalive bound)
-              -q, --qual N          connection qualifier of the serving PSP (default 0x50414b)
-              --serve               serve: open the IA, print 'soak: serving ADDRESS QUAL', echo and expose
-                                    memory until stdin ends ('reopen' on stdin closes and reopens the IA)
-              -- PEER COMMAND       start this command as the serving process (it must run soak --serve);
-                                    'kill' kills and restarts it""";
+    /** soak's options. */
+    public static final CommandArgs.Syntax SYNTAX = new CommandArgs.Syntax("soak", List.of(
+            "soak [-D IA] [-s SEED] [-n DTOS | -t SECONDS] [-c CONNECTIONS] [-w WINDOW] [-m SIZE]",
+            "     [-f FAULT,...] [-i MILLIS] [-F N] [--dev DEVICE] [--cut-ms MILLIS] [-q QUAL] [-- PEER COMMAND]",
+            "soak --serve [-D IA] [-q QUAL] [-w WINDOW] [-m SIZE]"), List.of(
+            valued("D", "device", "IA", "the IA to open (default emu0)"),
+            valued("s", "seed", "N", "seed of every random choice (default 1)"),
+            valued("n", "operations", "N", "DTOs to post (default 100000)"),
+            valued("t", "time", "S", "run for S seconds instead"),
+            valued("c", "connections", "N", "connections, each driven by a thread of its own (default 8)"),
+            valued("w", "window", "N", "operations in flight per connection (default 8)"),
+            valued("m", "max-size", "SIZE", "largest message or RDMA, at least 64 (default 16k)"),
+            valued("f", "faults", "LIST", "fault kinds injected in turn (default epfree,abrupt,graceful,iaclose;",
+                    "none: no faults):",
+                    "epfree abrupt graceful iaclose   (public API)",
+                    "kill                             (needs a peer command)",
+                    "linkblip linkcut loss duplicate reorder delay   (need --dev, root, ip, tc)"),
+            valued("i", "interval", "MS", "mean pause between faults (default 200)"),
+            valued("F", "min-faults", "N", "go on until every fault kind was injected at least N times (default 0)"),
+            valued(null, "dev", "DEVICE", "network device of this namespace the connections cross"),
+            valued(null, "cut-ms", "MS", "how long linkcut keeps the link down (default 4500: beyond the keepalive bound)"),
+            valued("q", "qual", "N", "connection qualifier of the serving PSP (default 0x50414b)"),
+            flag(null, "serve", "serve: open the IA, print 'soak: serving ADDRESS QUAL', echo and expose",
+                    "memory until stdin ends ('reopen' on stdin closes and reopens the IA)")), List.of(
+            "-- PEER COMMAND: start this command as the serving process (it must run soak --serve);",
+            "'kill' kills and restarts it"));
+
+    /** The usage text (picocli's, from {@link #SYNTAX}). */
+    public static final String USAGE = SYNTAX.usage();
 
     /**
      * Parses soak's arguments.
@@ -63,19 +68,13 @@ public record SoakOptions(String iaName, long seed, long operations, long durati
      * @throws ToolException USAGE for a bad command line
      */
     public static SoakOptions parse(List<String> args) {
-        CommandArgs a = CommandArgs.parse("soak", args, Set.of("S"), Set.of("D", "s", "n", "t", "c", "w", "m", "f", "i",
-                        "d", "k", "q", "F"),
-                Map.ofEntries(Map.entry("device", "D"), Map.entry("seed", "s"), Map.entry("operations", "n"),
-                        Map.entry("time", "t"), Map.entry("connections", "c"), Map.entry("window", "w"),
-                        Map.entry("max-size", "m"), Map.entry("faults", "f"), Map.entry("interval", "i"),
-                        Map.entry("dev", "d"), Map.entry("cut-ms", "k"), Map.entry("serve", "S"),
-                        Map.entry("qual", "q"), Map.entry("min-faults", "F")));
+        CommandArgs a = CommandArgs.parse(SYNTAX, args);
         String ia = a.value("D", "emu0");
         if (ia.isBlank()) {
             throw ToolException.usage("soak: -D wants an IA name");
         }
         List<FaultKind> faults = faults(a.value("f", "epfree,abrupt,graceful,iaclose"));
-        String device = a.value("d", "");
+        String device = a.value("dev", "");
         List<String> peer = a.operands();
         for (FaultKind f : faults) {
             if (f.needs == FaultKind.Needs.PEER && peer.isEmpty()) {
@@ -89,7 +88,7 @@ public record SoakOptions(String iaName, long seed, long operations, long durati
         return new SoakOptions(ia, a.number("s", 1, Long.MIN_VALUE, Long.MAX_VALUE),
                 duration > 0 && !a.has("n") ? 0 : a.number("n", 100_000, 1, Long.MAX_VALUE), duration,
                 a.intNumber("c", 8, 1, 1024), a.intNumber("w", 8, 1, 256), a.intNumber("m", 16 * 1024, 64, 1 << 24),
-                faults, a.number("i", 200, 0, 3_600_000), a.number("F", 0, 0, Long.MAX_VALUE), device, a.number("k", 4500, 0, 600_000), a.has("S"),
+                faults, a.number("i", 200, 0, 3_600_000), a.number("F", 0, 0, Long.MAX_VALUE), device, a.number("cut-ms", 4500, 0, 600_000), a.has("serve"),
                 a.number("q", 0x50414bL, 1, Long.MAX_VALUE), peer);
     }
 

@@ -139,7 +139,7 @@ public final class RdmaCm {
     public Devices devices() {
         try (Arena a = Arena.ofConfined()) {
             MemorySegment num = a.allocate(JAVA_INT);
-            MemorySegment list = (MemorySegment) call(getDevices, num);
+            MemorySegment list = (MemorySegment) Errno.invoke(getDevices, num);
             if (list.equals(MemorySegment.NULL)) {
                 return new Devices(MemorySegment.NULL, List.of());
             }
@@ -171,14 +171,14 @@ public final class RdmaCm {
         /** {@code rdma_free_devices}. */
         public void free() {
             if (!list.equals(MemorySegment.NULL)) {
-                call(freeDevices, list);
+                Errno.invoke(freeDevices, list);
             }
         }
     }
 
     /** {@code rdma_create_event_channel}. */
     public MemorySegment createEventChannel() {
-        MemorySegment ch = (MemorySegment) call(createEventChannel);
+        MemorySegment ch = (MemorySegment) Errno.invoke(createEventChannel);
         if (ch.equals(MemorySegment.NULL)) {
             throw new VerbsException("rdma_create_event_channel", Errno.last());
         }
@@ -192,7 +192,7 @@ public final class RdmaCm {
 
     /** {@code rdma_destroy_event_channel}. */
     public void destroyEventChannel(MemorySegment channel) {
-        call(destroyEventChannel, channel);
+        Errno.invoke(destroyEventChannel, channel);
     }
 
     /** {@code rdma_create_id} in the RDMA_PS_TCP port space. */
@@ -367,7 +367,7 @@ public final class RdmaCm {
 
     /** {@code rdma_event_str}. */
     public String eventStr(int event) {
-        return ((MemorySegment) call(eventStr, event)).reinterpret(Long.MAX_VALUE).getString(0);
+        return ((MemorySegment) Errno.invoke(eventStr, event)).reinterpret(Long.MAX_VALUE).getString(0);
     }
 
     private static MemorySegment sockaddr(Arena a, InetSocketAddress address) {
@@ -393,19 +393,6 @@ public final class RdmaCm {
     private static void check(String function, int result) {
         if (result != 0) {
             throw new VerbsException(function, Errno.last());
-        }
-    }
-
-    private static Object call(MethodHandle h, Object... args) {
-        Object[] all = new Object[args.length + 1];
-        all[0] = Errno.capture();
-        System.arraycopy(args, 0, all, 1, args.length);
-        try {
-            return h.invokeWithArguments(all);
-        } catch (RuntimeException | Error e) {
-            throw e;
-        } catch (Throwable t) {
-            throw new IllegalStateException(t);
         }
     }
 }

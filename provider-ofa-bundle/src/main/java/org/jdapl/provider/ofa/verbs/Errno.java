@@ -6,6 +6,7 @@ import java.lang.foreign.MemoryLayout;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.StructLayout;
 import java.lang.foreign.ValueLayout;
+import java.lang.invoke.MethodHandle;
 import java.lang.ref.WeakReference;
 
 /** The {@code errno} a downcall captured, one capture buffer per thread. */
@@ -70,6 +71,24 @@ public final class Errno {
     public static final int EOPNOTSUPP = 95;
 
     private Errno() {
+    }
+
+    /**
+     * Calls a downcall made with {@code Linker.Option.captureCallState("errno")}, this thread's capture
+     * buffer first, then {@code args}: the bindings' calls off the data path (those on it call
+     * {@code invokeExact} with {@link #capture} themselves).
+     */
+    public static Object invoke(MethodHandle h, Object... args) {
+        Object[] all = new Object[args.length + 1];
+        all[0] = capture();
+        System.arraycopy(args, 0, all, 1, args.length);
+        try {
+            return h.invokeWithArguments(all);
+        } catch (RuntimeException | Error e) {
+            throw e;
+        } catch (Throwable t) {
+            throw new IllegalStateException(t);
+        }
     }
 
     /**

@@ -67,7 +67,7 @@ public final class Libc {
 
     /** {@code eventfd(0, EFD_CLOEXEC)}: a descriptor another thread can make readable to wake a poll. */
     public static int eventfd() {
-        int fd = (int) invoke(EVENTFD, 0, EFD_CLOEXEC);
+        int fd = (int) Errno.invoke(EVENTFD, 0, EFD_CLOEXEC);
         if (fd < 0) {
             throw new VerbsException("eventfd", Errno.last());
         }
@@ -96,7 +96,7 @@ public final class Libc {
 
     /** {@code close}. */
     public static void close(int fd) {
-        invoke(CLOSE, fd);
+        Errno.invoke(CLOSE, fd);
     }
 
     /**
@@ -105,22 +105,9 @@ public final class Libc {
      * @throws VerbsException if fcntl fails
      */
     public static void setNonBlocking(int fd) {
-        int flags = (int) invoke(FCNTL, fd, F_GETFL, 0);
-        if (flags < 0 || (int) invoke(FCNTL, fd, F_SETFL, flags | O_NONBLOCK) < 0) {
+        int flags = (int) Errno.invoke(FCNTL, fd, F_GETFL, 0);
+        if (flags < 0 || (int) Errno.invoke(FCNTL, fd, F_SETFL, flags | O_NONBLOCK) < 0) {
             throw new VerbsException("fcntl(O_NONBLOCK)", Errno.last());
-        }
-    }
-
-    private static Object invoke(MethodHandle h, Object... args) {
-        Object[] all = new Object[args.length + 1];
-        all[0] = Errno.capture();
-        System.arraycopy(args, 0, all, 1, args.length);
-        try {
-            return h.invokeWithArguments(all);
-        } catch (RuntimeException | Error e) {
-            throw e;
-        } catch (Throwable t) {
-            throw new IllegalStateException(t);
         }
     }
 }

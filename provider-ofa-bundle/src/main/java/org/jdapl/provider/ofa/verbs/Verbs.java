@@ -202,7 +202,7 @@ public final class Verbs {
     public void withDevices(java.util.function.Consumer<List<Device>> action) {
         try (Arena a = Arena.ofConfined()) {
             MemorySegment num = a.allocate(JAVA_INT);
-            MemorySegment list = (MemorySegment) call(getDeviceList, num);
+            MemorySegment list = (MemorySegment) Errno.invoke(getDeviceList, num);
             if (list.equals(MemorySegment.NULL)) {
                 action.accept(List.of());
                 return;
@@ -213,12 +213,12 @@ public final class Verbs {
                 List<Device> devices = new ArrayList<>(n);
                 for (int i = 0; i < n; i++) {
                     MemorySegment dev = array.getAtIndex(ADDRESS, i);
-                    MemorySegment name = (MemorySegment) call(getDeviceName, dev);
+                    MemorySegment name = (MemorySegment) Errno.invoke(getDeviceName, dev);
                     devices.add(new Device(dev, name.reinterpret(Long.MAX_VALUE).getString(0)));
                 }
                 action.accept(devices);
             } finally {
-                call(freeDeviceList, list);
+                Errno.invoke(freeDeviceList, list);
             }
         }
     }
@@ -226,7 +226,7 @@ public final class Verbs {
     /** {@code ibv_get_device_name} of a context's device. */
     public String deviceName(MemorySegment context) {
         MemorySegment dev = Structs.IbvContext.DEVICE.getPointer(context.reinterpret(Structs.IbvContext.S.size()));
-        MemorySegment name = (MemorySegment) call(getDeviceName, dev);
+        MemorySegment name = (MemorySegment) Errno.invoke(getDeviceName, dev);
         return name.reinterpret(Long.MAX_VALUE).getString(0);
     }
 
@@ -236,7 +236,7 @@ public final class Verbs {
         withDevices(devices -> {
             for (Device d : devices) {
                 if (d.name().equals(name)) {
-                    ctx[0] = (MemorySegment) call(openDevice, d.pointer());
+                    ctx[0] = (MemorySegment) Errno.invoke(openDevice, d.pointer());
                     if (ctx[0].equals(MemorySegment.NULL)) {
                         throw new VerbsException("ibv_open_device(" + name + ")", Errno.last());
                     }
@@ -248,41 +248,41 @@ public final class Verbs {
 
     /** {@code ibv_close_device}. */
     public void closeDevice(MemorySegment context) {
-        check("ibv_close_device", (int) call(closeDevice, context));
+        check("ibv_close_device", (int) Errno.invoke(closeDevice, context));
     }
 
     /** {@code ibv_query_device} into {@code attr} (a {@code struct ibv_device_attr}). */
     public void queryDevice(MemorySegment context, MemorySegment attr) {
-        check("ibv_query_device", (int) call(queryDevice, context, attr));
+        check("ibv_query_device", (int) Errno.invoke(queryDevice, context, attr));
     }
 
     /** {@code ibv_query_port} into {@code attr} (a {@code struct ibv_port_attr}). */
     public void queryPort(MemorySegment context, int port, MemorySegment attr) {
-        check("ibv_query_port", (int) call(queryPort, context, (byte) port, attr));
+        check("ibv_query_port", (int) Errno.invoke(queryPort, context, (byte) port, attr));
     }
 
     /** {@code ibv_query_gid}: the 16 bytes of GID {@code index} of {@code port}. */
     public byte[] queryGid(MemorySegment context, int port, int index) {
         try (Arena a = Arena.ofConfined()) {
             MemorySegment gid = a.allocate(16);
-            check("ibv_query_gid", (int) call(queryGid, context, (byte) port, index, gid));
+            check("ibv_query_gid", (int) Errno.invoke(queryGid, context, (byte) port, index, gid));
             return gid.toArray(JAVA_BYTE);
         }
     }
 
     /** {@code ibv_alloc_pd}. */
     public MemorySegment allocPd(MemorySegment context) {
-        return notNull("ibv_alloc_pd", (MemorySegment) call(allocPd, context));
+        return notNull("ibv_alloc_pd", (MemorySegment) Errno.invoke(allocPd, context));
     }
 
     /** {@code ibv_dealloc_pd}. */
     public void deallocPd(MemorySegment pd) {
-        check("ibv_dealloc_pd", (int) call(deallocPd, pd));
+        check("ibv_dealloc_pd", (int) Errno.invoke(deallocPd, pd));
     }
 
     /** {@code ibv_reg_mr}: registers {@code length} bytes at {@code address} with IBV_ACCESS_* flags. */
     public MemorySegment regMr(MemorySegment pd, MemorySegment address, long length, int access) {
-        return notNull("ibv_reg_mr", (MemorySegment) call(regMr, pd, address, length, access));
+        return notNull("ibv_reg_mr", (MemorySegment) Errno.invoke(regMr, pd, address, length, access));
     }
 
     /** Whether {@code ibv_reg_mr_iova2} (regions addressed from an I/O virtual address such as 0) exists. */
@@ -295,38 +295,38 @@ public final class Verbs {
         if (regMrIova2 == null) {
             throw new VerbsException("ibv_reg_mr_iova2", Errno.EOPNOTSUPP);
         }
-        return notNull("ibv_reg_mr_iova2", (MemorySegment) call(regMrIova2, pd, address, length, iova, access));
+        return notNull("ibv_reg_mr_iova2", (MemorySegment) Errno.invoke(regMrIova2, pd, address, length, iova, access));
     }
 
     /** {@code ibv_resize_cq}. */
     public void resizeCq(MemorySegment cq, int cqe) {
-        check("ibv_resize_cq", (int) call(resizeCq, cq, cqe));
+        check("ibv_resize_cq", (int) Errno.invoke(resizeCq, cq, cqe));
     }
 
     /** {@code ibv_dereg_mr}. */
     public void deregMr(MemorySegment mr) {
-        check("ibv_dereg_mr", (int) call(deregMr, mr));
+        check("ibv_dereg_mr", (int) Errno.invoke(deregMr, mr));
     }
 
     /** {@code ibv_create_comp_channel}. */
     public MemorySegment createCompChannel(MemorySegment context) {
-        return notNull("ibv_create_comp_channel", (MemorySegment) call(createCompChannel, context));
+        return notNull("ibv_create_comp_channel", (MemorySegment) Errno.invoke(createCompChannel, context));
     }
 
     /** {@code ibv_destroy_comp_channel}. */
     public void destroyCompChannel(MemorySegment channel) {
-        check("ibv_destroy_comp_channel", (int) call(destroyCompChannel, channel));
+        check("ibv_destroy_comp_channel", (int) Errno.invoke(destroyCompChannel, channel));
     }
 
     /** {@code ibv_create_cq} with at least {@code cqe} entries, completion events on {@code channel}. */
     public MemorySegment createCq(MemorySegment context, int cqe, MemorySegment channel) {
         return notNull("ibv_create_cq",
-                (MemorySegment) call(createCq, context, cqe, MemorySegment.NULL, channel, 0));
+                (MemorySegment) Errno.invoke(createCq, context, cqe, MemorySegment.NULL, channel, 0));
     }
 
     /** {@code ibv_destroy_cq}; waits for unacknowledged completion events. */
     public void destroyCq(MemorySegment cq) {
-        check("ibv_destroy_cq", (int) call(destroyCq, cq));
+        check("ibv_destroy_cq", (int) Errno.invoke(destroyCq, cq));
     }
 
     /**
@@ -337,7 +337,7 @@ public final class Verbs {
         try (Arena a = Arena.ofConfined()) {
             MemorySegment cq = a.allocate(ADDRESS);
             MemorySegment ctx = a.allocate(ADDRESS);
-            int r = (int) call(getCqEvent, channel, cq, ctx);
+            int r = (int) Errno.invoke(getCqEvent, channel, cq, ctx);
             if (r != 0) {
                 int e = Errno.last();
                 if (e == Errno.EAGAIN || e == Errno.EINTR) {
@@ -351,12 +351,12 @@ public final class Verbs {
 
     /** {@code ibv_ack_cq_events}. */
     public void ackCqEvents(MemorySegment cq, int count) {
-        call(ackCqEvents, cq, count);
+        Errno.invoke(ackCqEvents, cq, count);
     }
 
     /** {@code ibv_create_qp} with {@code initAttr} (a {@code struct ibv_qp_init_attr}, updated with the real caps). */
     public MemorySegment createQp(MemorySegment pd, MemorySegment initAttr) {
-        return notNull("ibv_create_qp", (MemorySegment) call(createQp, pd, initAttr));
+        return notNull("ibv_create_qp", (MemorySegment) Errno.invoke(createQp, pd, initAttr));
     }
 
     /** {@code ibv_destroy_qp}. */
@@ -371,17 +371,17 @@ public final class Verbs {
 
     /** {@code ibv_create_srq} with {@code initAttr} (a {@code struct ibv_srq_init_attr}, updated with the real sizes). */
     public MemorySegment createSrq(MemorySegment pd, MemorySegment initAttr) {
-        return notNull("ibv_create_srq", (MemorySegment) call(createSrq, pd, initAttr));
+        return notNull("ibv_create_srq", (MemorySegment) Errno.invoke(createSrq, pd, initAttr));
     }
 
     /** {@code ibv_destroy_srq}. */
     public void destroySrq(MemorySegment srq) {
-        check("ibv_destroy_srq", (int) call(destroySrq, srq));
+        check("ibv_destroy_srq", (int) Errno.invoke(destroySrq, srq));
     }
 
     /** {@code ibv_modify_srq} with {@code attr} (a {@code struct ibv_srq_attr}) and IBV_SRQ_* mask. */
     public void modifySrq(MemorySegment srq, MemorySegment attr, int mask) {
-        check("ibv_modify_srq", (int) call(modifySrq, srq, attr, mask));
+        check("ibv_modify_srq", (int) Errno.invoke(modifySrq, srq, attr, mask));
     }
 
     /**
@@ -389,7 +389,7 @@ public final class Verbs {
      * and returns true, or returns false if none is pending. Acknowledge with {@link #ackAsyncEvent}.
      */
     public boolean getAsyncEvent(MemorySegment context, MemorySegment event) {
-        int r = (int) call(getAsyncEvent, context, event);
+        int r = (int) Errno.invoke(getAsyncEvent, context, event);
         if (r != 0) {
             int e = Errno.last();
             if (e == Errno.EAGAIN || e == Errno.EINTR) {
@@ -402,17 +402,17 @@ public final class Verbs {
 
     /** {@code ibv_ack_async_event}. */
     public void ackAsyncEvent(MemorySegment event) {
-        call(ackAsyncEvent, event);
+        Errno.invoke(ackAsyncEvent, event);
     }
 
     /** {@code ibv_event_type_str}. */
     public String eventTypeStr(int type) {
-        return ((MemorySegment) call(eventTypeStr, type)).reinterpret(Long.MAX_VALUE).getString(0);
+        return ((MemorySegment) Errno.invoke(eventTypeStr, type)).reinterpret(Long.MAX_VALUE).getString(0);
     }
 
     /** {@code ibv_wc_status_str}. */
     public String wcStatusStr(int status) {
-        return ((MemorySegment) call(wcStatusStr, status)).reinterpret(Long.MAX_VALUE).getString(0);
+        return ((MemorySegment) Errno.invoke(wcStatusStr, status)).reinterpret(Long.MAX_VALUE).getString(0);
     }
 
     static MemorySegment notNull(String function, MemorySegment result) {
@@ -426,19 +426,6 @@ public final class Verbs {
         if (result != 0) {
             // Verbs return the errno (or -1 with errno set).
             throw new VerbsException(function, result > 0 ? result : Errno.last());
-        }
-    }
-
-    static Object call(MethodHandle h, Object... args) {
-        Object[] all = new Object[args.length + 1];
-        all[0] = Errno.capture();
-        System.arraycopy(args, 0, all, 1, args.length);
-        try {
-            return h.invokeWithArguments(all);
-        } catch (RuntimeException | Error e) {
-            throw e;
-        } catch (Throwable t) {
-            throw new IllegalStateException(t);
         }
     }
 

@@ -15,6 +15,7 @@ import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
 import java.util.concurrent.TimeUnit;
+import org.jdapl.bench.CpuPinning;
 import org.jdapl.dat.CompletionFlag;
 import org.jdapl.dat.Dat;
 import org.jdapl.dat.DatEvent;
@@ -112,9 +113,9 @@ public final class DatBench {
         int bwIters = args.length > 2 ? Integer.parseInt(args[2]) : 1000;
         int clientCpu = args.length > 4 ? Integer.parseInt(args[3]) : -1;
         int serverCpu = args.length > 4 ? Integer.parseInt(args[4]) : -1;
-        CpuAffinity.bind(clientCpu);
+        CpuPinning.bind(clientCpu);
         Executor serverThread = r -> Thread.ofPlatform().name("bench-server").start(() -> {
-            CpuAffinity.bind(serverCpu);
+            CpuPinning.bind(serverCpu);
             r.run();
         });
         OfaProvider provider = new OfaProvider();

@@ -21,6 +21,7 @@ import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.TimeUnit;
 import javax.management.ObjectName;
+import org.jdapl.bench.CpuPinning;
 import org.jdapl.dat.CompletionFlag;
 import org.jdapl.dat.Dat;
 import org.jdapl.dat.LmrTriplet;
@@ -78,7 +79,7 @@ public final class InstructionCountBench {
         int iters = Integer.parseInt(args[3]);
         int blocks = Integer.parseInt(args[4]);
         int cpu = Integer.parseInt(args[5]);
-        CpuAffinity.bind(cpu);
+        CpuPinning.bind(cpu);
         OfaProvider provider = new OfaProvider();
         DatBench.Side a = DatBench.Side.open(provider, device, "a");
         DatBench.Side b = DatBench.Side.open(provider, device, "b");
