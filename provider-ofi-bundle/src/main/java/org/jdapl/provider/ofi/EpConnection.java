@@ -107,8 +107,12 @@ final class EpConnection implements OfiIa.CmTarget {
         ep.ia.cmTargets.put(key, this);
         try {
             FiCalls.bind(f, ep.ia.eq, 0);
-            OfiEvd r = ep.recvEvd();
+            OfiEvd r = ep.srq == null ? ep.recvEvd() : null;
             OfiEvd q = ep.requestEvd();
+            if (ep.srq != null) {
+                FiCalls.bind(f, ep.srq.cq, Fi.FI_RECV);
+                FiCalls.bind(f, ep.srq.srq.srx, 0);
+            }
             if (r != null && r == q) {
                 FiCalls.bind(f, r.cq, Fi.FI_TRANSMIT | Fi.FI_RECV);
             } else {

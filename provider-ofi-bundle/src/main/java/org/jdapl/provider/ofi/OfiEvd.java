@@ -8,7 +8,9 @@ import java.lang.foreign.ValueLayout;
 import java.util.ArrayDeque;
 import java.util.EnumSet;
 import java.util.Optional;
+import java.util.List;
 import java.util.Set;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.ReentrantLock;
 import org.jdapl.dat.Cno;
@@ -50,6 +52,8 @@ final class OfiEvd extends OfiObject implements EventDispatcher {
     private Thread waiter;
     private boolean overflowReported;
     final AtomicInteger users = new AtomicInteger();
+    /** The receive CQs of the EPs on an SRQ that use this EVD for their receives ({@link EpSrq}). */
+    final List<EpSrq> srqCqs = new CopyOnWriteArrayList<>();
     private final AtomicInteger reserved = new AtomicInteger();
     final long cq;
     private final int cqSize;
@@ -181,6 +185,14 @@ final class OfiEvd extends OfiObject implements EventDispatcher {
 
     /** Reads up to a batch of completions from the CQ and hands them to their EPs; the number read. */
     int pollCq() {
+        int m = 0;
+        for (EpSrq s : srqCqs) {
+            m += s.poll();
+        }
+        return m + pollOwnCq();
+    }
+
+    private int pollOwnCq() {
         if (cq == 0 || freed || !cqLock.tryLock()) {
             return 0;
         }

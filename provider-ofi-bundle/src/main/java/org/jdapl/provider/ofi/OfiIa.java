@@ -233,7 +233,7 @@ final class OfiIa extends OfiObject implements InterfaceAdapter {
         ProviderAttributes p = new ProviderAttributes(OfiProvider.NAME, 2, 0, Dat.VERSION_MAJOR, Dat.VERSION_MINOR, true,
                 Set.of(Qos.BEST_EFFORT), EnumSet.of(CompletionFlag.SUPPRESS, CompletionFlag.UNSIGNALLED),
                 true, maxPrivateData, 64, true, false, Map.of("rmr", "registration of the bound range", "srq",
-                "not supported"));
+                "fi_srx_context"));
         return new IaQuery(asyncEvd, a, p);
     }
 
@@ -278,7 +278,7 @@ final class OfiIa extends OfiObject implements InterfaceAdapter {
             return;
         }
         progress.stop();
-        for (HandleType t : List.of(HandleType.CR, HandleType.PSP, HandleType.RSP, HandleType.EP, HandleType.RMR,
+        for (HandleType t : List.of(HandleType.CR, HandleType.PSP, HandleType.RSP, HandleType.EP, HandleType.SRQ, HandleType.RMR,
                 HandleType.LMR, HandleType.EVD, HandleType.CNO, HandleType.PZ)) {
             for (OfiObject o : objects) {
                 if (o.kind() == t) {
@@ -337,12 +337,17 @@ final class OfiIa extends OfiObject implements InterfaceAdapter {
                 attributes == null ? EpAttributes.defaults() : attributes);
     }
 
-    /** No shared receive queues (yet): {@code fi_srx_context} is not used. */
     @Override
     public Endpoint createEpWithSrq(ProtectionZone pz, EventDispatcher recvEvd, EventDispatcher requestEvd,
                                     EventDispatcher connectEvd, SharedReceiveQueue srq, EpAttributes attributes) {
         checkIa();
-        throw new DatException(DatReturnType.MODEL_NOT_SUPPORTED, "the ofi provider has no shared receive queues");
+        if (srq == null) {
+            throw DatException.invalidHandle(DatReturnSubtype.INVALID_HANDLE_SRQ, "no SRQ");
+        }
+        return new OfiEp(this, OfiPz.of(this, pz, 1), OfiEvd.of(this, recvEvd, DatReturnSubtype.INVALID_HANDLE_EVD_RECV),
+                OfiEvd.of(this, requestEvd, DatReturnSubtype.INVALID_HANDLE_EVD_REQUEST),
+                OfiEvd.of(this, connectEvd, DatReturnSubtype.INVALID_HANDLE_EVD_CONN), OfiSrq.of(this, srq),
+                attributes == null ? EpAttributes.defaults() : attributes);
     }
 
     @Override
@@ -379,7 +384,7 @@ final class OfiIa extends OfiObject implements InterfaceAdapter {
     @Override
     public SharedReceiveQueue createSrq(ProtectionZone pz, SrqAttributes attributes) {
         checkIa();
-        throw new DatException(DatReturnType.MODEL_NOT_SUPPORTED, "the ofi provider has no shared receive queues");
+        return new OfiSrq(this, OfiPz.of(this, pz, 1), attributes);
     }
 
     @Override

@@ -84,13 +84,7 @@ class OfiTcpConformanceTest {
                     + " provider's target drops the connection on a key it refuses and sends no error status"),
             Map.entry("LMR_06", "as LMR_05, for an RDMA Write past an LMR's end"),
             Map.entry("DISC_17", "a connection reset under the EP (ss -K) is DISCONNECTED, not BROKEN: the tcp provider"
-                    + " reports FI_SHUTDOWN for a reset as for the peer's orderly shutdown"),
-            Map.entry("SRQ_01", "the provider has no SRQ yet (createSrq fails MODEL_NOT_SUPPORTED; tcp's"
-                    + " fi_srx_context is not bound): the watermark cases need one"),
-            Map.entry("SRQ_02", "as SRQ_01"),
-            Map.entry("SRQ_03", "as SRQ_01"),
-            Map.entry("EP_01", "as SRQ_01: the case's EP takes its receives from an SRQ"),
-            Map.entry("EP_02", "as EP_01"));
+                    + " reports FI_SHUTDOWN for a reset as for the peer's orderly shutdown"));
 
     private void run(ConformanceCase c) {
         Assumptions.assumeTrue(missing == null, missing);
