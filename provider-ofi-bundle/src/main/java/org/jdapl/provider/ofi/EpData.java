@@ -78,8 +78,9 @@ final class EpData {
                     + maxIov);
         }
         long total = 0;
-        int i = 0;
-        for (LmrTriplet t : segments) {
+        int n = segments.size();
+        for (int i = 0; i < n; i++) { // indexed: no iterator
+            LmrTriplet t = segments.get(i);
             long base = 0;
             long d = 0;
             if (t.length() > 0) {
@@ -106,7 +107,6 @@ final class EpData {
             iov.set(ValueLayout.JAVA_LONG, i * 16L + IOV_LEN, t.length());
             desc.set(ValueLayout.JAVA_LONG, i * 8L, d);
             total += t.length();
-            i++;
         }
         return total;
     }
@@ -243,7 +243,7 @@ final class EpData {
         if (quiet) {
             evd.unreserve();
         } else {
-            evd.enqueueReserved(new DatEvent.DtoCompletion(evd, ep, cookie, status, length, op, 0));
+            evd.enqueueDto(ep, cookie, status, length, op, true);
         }
     }
 

@@ -76,11 +76,11 @@ final class EpSrq {
             return;
         }
         if (old != null) {
-            old.srqCqs.remove(this);
+            old.srqCq(this, false);
         }
         evd = e;
         if (e != null) {
-            e.srqCqs.add(this);
+            e.srqCq(this, true);
         }
     }
 
@@ -131,7 +131,7 @@ final class EpSrq {
         OfiEvd e = ep.recvEvd();
         if (e != null) {
             DtoStatus status = err == 0 ? DtoStatus.SUCCESS : FiErrors.dtoStatus(err);
-            e.enqueue(new DatEvent.DtoCompletion(e, ep, taken[0], status, err == 0 ? len : 0, DtoOperation.RECEIVE, 0));
+            e.enqueueDto(ep, taken[0], status, err == 0 ? len : 0, DtoOperation.RECEIVE, false);
         }
         return true;
     }

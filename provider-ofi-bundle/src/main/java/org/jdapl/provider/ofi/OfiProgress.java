@@ -5,10 +5,8 @@ import static org.jdapl.provider.ofi.fabric.FiLayouts.*;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
-import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.locks.LockSupport;
 import java.util.concurrent.locks.ReentrantLock;
 import org.jdapl.provider.ofi.fabric.Fi;
@@ -35,7 +33,8 @@ final class OfiProgress implements Runnable {
     private final MemorySegment eqEvent = arena.allocate(8, 8);
     private final MemorySegment eqBuf = arena.allocate(EQ_BUF, 8);
     private final MemorySegment eqErr = arena.allocate(FI_EQ_ERR_ENTRY.size(), 8);
-    final List<OfiEvd> cqEvds = new CopyOnWriteArrayList<>();
+    /** The EVDs with a CQ, as an array that is replaced on a change: the loop reads it without allocating. */
+    private volatile OfiEvd[] cqEvds = new OfiEvd[0];
     final Map<OfiEp, Long> deadlines = new ConcurrentHashMap<>();
     private final java.util.Queue<Runnable> tasks = new java.util.concurrent.ConcurrentLinkedQueue<>();
     private volatile boolean running = true;
@@ -71,6 +70,16 @@ final class OfiProgress implements Runnable {
         } finally {
             eqLock.unlock();
         }
+    }
+
+    synchronized void addCq(OfiEvd evd) {
+        OfiEvd[] a = java.util.Arrays.copyOf(cqEvds, cqEvds.length + 1);
+        a[a.length - 1] = evd;
+        cqEvds = a;
+    }
+
+    synchronized void removeCq(OfiEvd evd) {
+        cqEvds = java.util.Arrays.stream(cqEvds).filter(e -> e != evd).toArray(OfiEvd[]::new);
     }
 
     @Override
