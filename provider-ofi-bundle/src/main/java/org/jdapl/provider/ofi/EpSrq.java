@@ -35,6 +35,8 @@ final class EpSrq {
     final OfiSrq srq;
     private final OfiEp ep;
     final long cq;
+    /** The CQ's wait file descriptor ({@code FI_WAIT_FD}), -1 without one. */
+    final int waitFd;
     private final Arena arena = Arena.ofShared();
     private final MemorySegment cqBuf;
     private final MemorySegment errBuf;
@@ -55,8 +57,9 @@ final class EpSrq {
             MemorySegment attr = arena.allocate(FI_CQ_ATTR.size(), 8);
             attr.set(ValueLayout.JAVA_LONG, CQ_ATTR_SIZE, cqSize);
             attr.set(ValueLayout.JAVA_INT, CQ_ATTR_FORMAT, Fi.FI_CQ_FORMAT_DATA);
-            attr.set(ValueLayout.JAVA_INT, CQ_ATTR_WAIT_OBJ, Fi.FI_WAIT_NONE);
-            cq = FiCalls.cqOpen(ep.ia.domain, attr.address(), 0);
+            long[] opened = FdWait.cqOpen(ep.ia.domain, attr);
+            cq = opened[0];
+            waitFd = (int) opened[1];
         } catch (FiException e) {
             arena.close();
             throw FiErrors.toDat(e);
@@ -190,7 +193,7 @@ final class EpSrq {
                 }
             }
             closed = true;
-            OfiIa.closeQuietly(cq);
+            ep.ia.progress.closeOutsideWait(() -> OfiIa.closeQuietly(cq));
             arena.close();
         } finally {
             cqLock.unlock();

@@ -56,6 +56,8 @@ final class OfiEvd extends OfiObject implements EventDispatcher {
     private volatile EpSrq[] srqCqs = new EpSrq[0];
     private final AtomicInteger reserved = new AtomicInteger();
     final long cq;
+    /** The CQ's wait file descriptor ({@code FI_WAIT_FD}), -1 without one. */
+    final int waitFd;
     private final int cqSize;
     private final ReentrantLock cqLock = new ReentrantLock();
     private final Arena arena;
@@ -76,8 +78,9 @@ final class OfiEvd extends OfiObject implements EventDispatcher {
                 MemorySegment attr = arena.allocate(FI_CQ_ATTR.size(), 8);
                 attr.set(ValueLayout.JAVA_LONG, CQ_ATTR_SIZE, cqSize);
                 attr.set(ValueLayout.JAVA_INT, CQ_ATTR_FORMAT, Fi.FI_CQ_FORMAT_DATA);
-                attr.set(ValueLayout.JAVA_INT, CQ_ATTR_WAIT_OBJ, Fi.FI_WAIT_NONE);
-                cq = FiCalls.cqOpen(ia.domain, attr.address(), 0);
+                long[] opened = FdWait.cqOpen(ia.domain, attr);
+                cq = opened[0];
+                waitFd = (int) opened[1];
             } catch (FiException e) {
                 arena.close();
                 throw FiErrors.toDat(e);
@@ -88,6 +91,7 @@ final class OfiEvd extends OfiObject implements EventDispatcher {
         } else {
             arena = null;
             cq = 0;
+            waitFd = -1;
             cqSize = 0;
             cqBuf = null;
             errBuf = null;
@@ -216,6 +220,11 @@ final class OfiEvd extends OfiObject implements EventDispatcher {
             l.remove(s);
         }
         srqCqs = l.toArray(new EpSrq[0]);
+        ia.progress.waitSetChanged();
+    }
+
+    EpSrq[] srqCqs() {
+        return srqCqs;
     }
 
     private int pollOwnCq() {
@@ -318,7 +327,7 @@ final class OfiEvd extends OfiObject implements EventDispatcher {
             ia.progress.removeCq(this);
             cqLock.lock();
             try {
-                OfiIa.closeQuietly(cq);
+                ia.progress.closeOutsideWait(() -> OfiIa.closeQuietly(cq));
                 arena.close();
             } finally {
                 cqLock.unlock();

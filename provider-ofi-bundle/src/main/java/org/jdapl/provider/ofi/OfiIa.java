@@ -71,6 +71,8 @@ final class OfiIa extends OfiObject implements InterfaceAdapter {
     final long fabric;
     final long domain;
     final long eq;
+    /** The EQ's wait file descriptor ({@code FI_WAIT_FD}), -1 without one. */
+    final int eqWaitFd;
     final int mrMode;
     final InetSocketAddress address;
     /** The private data a consumer may send (the provider's CM data size less jdapl's header byte). */
@@ -104,14 +106,16 @@ final class OfiIa extends OfiObject implements InterfaceAdapter {
         long fab = 0;
         long dom = 0;
         long q = 0;
+        int qfd = -1;
         try {
             fab = Fi.get().fabric(FiCalls.word(info + INFO_FABRIC_ATTR), 0);
             dom = FiCalls.domain(fab, info, 0);
             try (Arena a = Arena.ofConfined()) {
                 MemorySegment attr = a.allocate(FI_EQ_ATTR.size(), 8);
                 attr.set(ValueLayout.JAVA_LONG, EQ_ATTR_SIZE, 1024);
-                attr.set(ValueLayout.JAVA_INT, EQ_ATTR_WAIT_OBJ, Fi.FI_WAIT_NONE);
-                q = FiCalls.eqOpen(fab, attr.address(), 0);
+                long[] opened = FdWait.eqOpen(fab, attr);
+                q = opened[0];
+                qfd = (int) opened[1];
             }
         } catch (FiException e) {
             closeQuietly(q);
@@ -123,6 +127,7 @@ final class OfiIa extends OfiObject implements InterfaceAdapter {
         fabric = fab;
         domain = dom;
         eq = q;
+        eqWaitFd = qfd;
         mrMode = FiInfo.mrMode(info);
         InetSocketAddress src = FiInfo.srcAddr(info);
         address = new InetSocketAddress(src.getAddress(), 0);
@@ -295,6 +300,7 @@ final class OfiIa extends OfiObject implements InterfaceAdapter {
         freed = true;
         asyncEvd.destroy();
         closeQuietly(eq);
+        progress.closeWait();
         closeQuietly(domain);
         closeQuietly(fabric);
         Fi.get().freeinfo(info);
