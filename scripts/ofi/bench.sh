@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
-# The ofi provider's benchmark row: 64 B send/recv half round trip through the DAT API on libfabric's
-# tcp provider over lo, against fi_pingpong (fabtests, libfabric-bin) in the same run, and the ratio.
+# The ofi provider's benchmark rows: 64 B send/recv half round trip and 1 MiB RDMA Write bandwidth through the DAT API on libfabric's
+# tcp provider over lo, against fi_pingpong (libfabric-bin) at 64 B and 1 MiB in the same run, and the ratios.
 #
-#   scripts/ofi/bench.sh [iterations]
+#   scripts/ofi/bench.sh [iterations] [1 MiB iterations]
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$root"

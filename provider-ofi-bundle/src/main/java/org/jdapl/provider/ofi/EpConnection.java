@@ -50,6 +50,8 @@ final class EpConnection implements OfiIa.CmTarget {
     private long localPort;
     private InetSocketAddress remote;
     private long remotePort;
+    /** The active side had given up when this EP accepted (tcp: {@link TcpPeerCheck}); it never becomes CONNECTED. */
+    private boolean acceptedTooLate;
 
     EpConnection(OfiEp ep) {
         this.ep = ep;
@@ -107,8 +109,12 @@ final class EpConnection implements OfiIa.CmTarget {
         ep.ia.cmTargets.put(key, this);
         try {
             FiCalls.bind(f, ep.ia.eq, 0);
-            OfiEvd r = ep.recvEvd();
+            OfiEvd r = ep.srq == null ? ep.recvEvd() : null;
             OfiEvd q = ep.requestEvd();
+            if (ep.srq != null) {
+                FiCalls.bind(f, ep.srq.cq, Fi.FI_RECV);
+                FiCalls.bind(f, ep.srq.srq.srx, 0);
+            }
             if (r != null && r == q) {
                 FiCalls.bind(f, r.cq, Fi.FI_TRANSMIT | Fi.FI_RECV);
             } else {
@@ -195,6 +201,7 @@ final class EpConnection implements OfiIa.CmTarget {
             }
             open(info);
             try (Arena a = Arena.ofConfined()) {
+                acceptedTooLate = "tcp".equals(FiInfo.providerName(info)) && TcpPeerCheck.peerClosed(name(a), peer);
                 byte[] pd = wire(privateData);
                 int rc = FiCalls.accept(fid, OfiEp.nativeBytes(a, pd).address(), pd.length);
                 if (rc < 0) {
@@ -206,6 +213,9 @@ final class EpConnection implements OfiIa.CmTarget {
             remote = peer;
             remotePort = peer == null ? 0 : peer.getPort();
             state = EpState.COMPLETION_PENDING;
+            if (acceptedTooLate) {
+                ep.ia.progress.later(() -> terminate(EventNumber.CONNECTION_ACCEPT_COMPLETION_ERROR, null));
+            }
         }
     }
 
@@ -215,7 +225,7 @@ final class EpConnection implements OfiIa.CmTarget {
      * so that no DTO completion of the connection precedes it on any EVD (the EP's lock is held).
      */
     void completionBeforeConnected() {
-        if (state == EpState.COMPLETION_PENDING) {
+        if (state == EpState.COMPLETION_PENDING && !acceptedTooLate) {
             state = EpState.CONNECTED;
             ep.ia.progress.deadlines.remove(ep);
             OfiEvd c = ep.connectEvd();
@@ -323,6 +333,9 @@ final class EpConnection implements OfiIa.CmTarget {
                     return;
                 }
                 boolean active = state == EpState.ACTIVE_CONNECTION_PENDING;
+                if (!active && acceptedTooLate) {
+                    return; // ACCEPT_COMPLETION_ERROR is on its way (accept)
+                }
                 state = EpState.CONNECTED;
                 ep.ia.progress.deadlines.remove(ep);
                 OfiEvd c = ep.connectEvd();
@@ -382,6 +395,7 @@ final class EpConnection implements OfiIa.CmTarget {
             throw DatException.invalidState(subtype(state), "dat_ep_reset in " + state);
         }
         state = EpState.UNCONNECTED;
+        acceptedTooLate = false;
         remote = null;
         remotePort = 0;
         localPort = 0;

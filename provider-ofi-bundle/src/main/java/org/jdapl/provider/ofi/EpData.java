@@ -64,24 +64,34 @@ final class EpData {
 
     /** Checks the segments of a DTO and fills the iovec and descriptor arrays; the total length. */
     long fill(List<LmrTriplet> segments, int maxIov, MemPriv needed) {
+        return fill(ep.ia, ep.pz(), iov, desc, segments, maxIov, needed);
+    }
+
+    /**
+     * Checks the segments of a DTO against the IA and PZ (an EP's or an SRQ's) and fills the iovec and
+     * descriptor arrays {@code iov} and {@code desc}; the total length.
+     */
+    static long fill(OfiIa ia, OfiPz pz, MemorySegment iov, MemorySegment desc, List<LmrTriplet> segments,
+                     int maxIov, MemPriv needed) {
         if (segments == null || segments.size() > maxIov) {
             throw DatException.invalidParameter(2, (segments == null ? "no" : segments.size()) + " segments, at most "
                     + maxIov);
         }
         long total = 0;
-        int i = 0;
-        for (LmrTriplet t : segments) {
+        int n = segments.size();
+        for (int i = 0; i < n; i++) { // indexed: no iterator
+            LmrTriplet t = segments.get(i);
             long base = 0;
             long d = 0;
             if (t.length() > 0) {
                 LocalMemoryRegion l = t.lmr();
-                if (!(l instanceof OfiLmr lmr) || lmr.ia != ep.ia) {
+                if (!(l instanceof OfiLmr lmr) || lmr.ia != ia) {
                     throw DatException.invalidHandle(DatReturnSubtype.INVALID_HANDLE_LMR, "not an LMR of this IA");
                 }
                 if (lmr.freed) {
                     throw new DatException(DatReturnType.PROTECTION_VIOLATION, "the LMR is freed");
                 }
-                if (lmr.pz != ep.pz()) {
+                if (lmr.pz != pz) {
                     throw new DatException(DatReturnType.PROTECTION_VIOLATION, "the LMR is of another PZ");
                 }
                 if (t.offset() + t.length() > lmr.segment.byteSize()) {
@@ -97,7 +107,6 @@ final class EpData {
             iov.set(ValueLayout.JAVA_LONG, i * 16L + IOV_LEN, t.length());
             desc.set(ValueLayout.JAVA_LONG, i * 8L, d);
             total += t.length();
-            i++;
         }
         return total;
     }
@@ -234,7 +243,7 @@ final class EpData {
         if (quiet) {
             evd.unreserve();
         } else {
-            evd.enqueueReserved(new DatEvent.DtoCompletion(evd, ep, cookie, status, length, op, 0));
+            evd.enqueueDto(ep, cookie, status, length, op, true);
         }
     }
 

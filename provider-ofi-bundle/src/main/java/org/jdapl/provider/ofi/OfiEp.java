@@ -47,10 +47,20 @@ final class OfiEp extends OfiObject implements Endpoint {
     private volatile EpAttributes attributes;
     final EpData data;
     final EpConnection conn;
+    /** The EP's part of its SRQ (its receive CQ, the receives it took, its watermark), or null. */
+    final EpSrq srq;
 
     OfiEp(OfiIa ia, OfiPz pz, OfiEvd recvEvd, OfiEvd requestEvd, OfiEvd connectEvd, EpAttributes attributes) {
+        this(ia, pz, recvEvd, requestEvd, connectEvd, null, attributes);
+    }
+
+    OfiEp(OfiIa ia, OfiPz pz, OfiEvd recvEvd, OfiEvd requestEvd, OfiEvd connectEvd, OfiSrq srq,
+          EpAttributes attributes) {
         super(ia, HandleType.EP);
         checkAttributes(ia, attributes);
+        if (srq != null && srq.pz != pz) {
+            throw new DatException(DatReturnType.PROTECTION_VIOLATION, "the SRQ belongs to another PZ");
+        }
         this.id = (int) ia.nextId();
         this.pz = pz;
         this.recvEvd = recvEvd;
@@ -59,6 +69,13 @@ final class OfiEp extends OfiObject implements Endpoint {
         this.attributes = attributes;
         this.data = new EpData(this, id, attributes.maxRecvDtos(), attributes.maxRequestDtos());
         this.conn = new EpConnection(this);
+        if (srq != null) {
+            this.srq = new EpSrq(this, srq, Math.max(OfiSrq.MAX_DEPTH, 256), attributes.srqSoftHighWatermark());
+            srq.users.incrementAndGet();
+            this.srq.attach(recvEvd);
+        } else {
+            this.srq = null;
+        }
         for (OfiEvd e : new OfiEvd[] {recvEvd, requestEvd, connectEvd}) {
             if (e != null) {
                 e.users.incrementAndGet();
@@ -110,6 +127,14 @@ final class OfiEp extends OfiObject implements Endpoint {
         return attributes;
     }
 
+    /** A completion of a receive of the EP's SRQ, read from its own receive CQ. */
+    synchronized void srqCompleted(long context, int err, long len) {
+        conn.completionBeforeConnected();
+        if (srq.completed(context, err, len)) {
+            conn.afterCompletion(err);
+        }
+    }
+
     /** A completion read from a CQ (the CQ's lock is held). */
     synchronized void completed(long context, int err, long len) {
         conn.completionBeforeConnected();
@@ -124,7 +149,7 @@ final class OfiEp extends OfiObject implements Endpoint {
         InetSocketAddress r = conn.remoteAddress();
         return new EpParam(ia, conn.state(), ia.address, conn.localPort(),
                 r == null ? null : new InetSocketAddress(r.getAddress(), 0), conn.remotePort(), pz,
-                recvEvd, requestEvd, connectEvd, null, attributes);
+                recvEvd, requestEvd, connectEvd, srq == null ? null : srq.srq, attributes);
     }
 
     /**
@@ -171,6 +196,9 @@ final class OfiEp extends OfiObject implements Endpoint {
         if (attrs != null) {
             checkAttributes(ia, attrs);
             attributes = attrs;
+        }
+        if (srq != null) {
+            srq.attach(r);
         }
         swap(recvEvd, r);
         swap(requestEvd, q);
@@ -273,6 +301,10 @@ final class OfiEp extends OfiObject implements Endpoint {
         live();
         synchronized (this) {
             live();
+            if (srq != null) {
+                throw DatException.invalidState(DatReturnSubtype.NO_SUBTYPE,
+                        "the EP takes its receives from an SRQ; post them there");
+            }
             EpState s = conn.state();
             if (s == EpState.DISCONNECTED) {
                 data.flushRecvNow(iov, cookie, flags, attributes.maxRecvIov());
@@ -351,6 +383,10 @@ final class OfiEp extends OfiObject implements Endpoint {
             freed = true;
             conn.release();
             data.discard();
+            if (srq != null) {
+                srq.close();
+                srq.srq.users.decrementAndGet();
+            }
         }
         ia.progress.deadlines.remove(this);
         ia.eps.remove(id);
@@ -372,16 +408,24 @@ final class OfiEp extends OfiObject implements Endpoint {
         conn.reset();
     }
 
+    /** {@code dat_ep_recv_query}: the receives the EP took from its SRQ (MODEL_NOT_SUPPORTED without one). */
     @Override
-    public RecvQuery recvQuery() {
+    public synchronized RecvQuery recvQuery() {
         live();
-        throw new DatException(DatReturnType.MODEL_NOT_SUPPORTED, "no shared receive queues");
+        if (srq == null) {
+            throw new DatException(DatReturnType.MODEL_NOT_SUPPORTED, "the EP has no SRQ");
+        }
+        return srq.recvQuery();
     }
 
+    /** {@code dat_ep_set_watermark} of an EP on an SRQ ({@link EpSrq}); MODEL_NOT_SUPPORTED without one. */
     @Override
-    public void setWatermark(int softHighWatermark, int hardHighWatermark) {
+    public synchronized void setWatermark(int softHighWatermark, int hardHighWatermark) {
         live();
-        throw new DatException(DatReturnType.MODEL_NOT_SUPPORTED, "no shared receive queues");
+        if (srq == null) {
+            throw new DatException(DatReturnType.MODEL_NOT_SUPPORTED, "watermarks apply to EPs with an SRQ");
+        }
+        srq.setWatermark(softHighWatermark, hardHighWatermark);
     }
 
     /** The connect time-out passed (the progress thread). */

@@ -5,7 +5,6 @@ import static org.jdapl.provider.ofi.fabric.FiLayouts.*;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
-import java.util.ArrayDeque;
 import java.util.EnumSet;
 import java.util.Optional;
 import java.util.Set;
@@ -16,9 +15,12 @@ import org.jdapl.dat.DatEvent;
 import org.jdapl.dat.DatException;
 import org.jdapl.dat.DatReturnSubtype;
 import org.jdapl.dat.DatReturnType;
+import org.jdapl.dat.DtoOperation;
+import org.jdapl.dat.DtoStatus;
 import org.jdapl.dat.EventDispatcher;
 import org.jdapl.dat.EventNumber;
 import org.jdapl.dat.EvdFlag;
+import org.jdapl.dat.EventSlot;
 import org.jdapl.dat.HandleType;
 import org.jdapl.provider.ofi.fabric.Fi;
 import org.jdapl.provider.ofi.fabric.FiCalls;
@@ -42,7 +44,7 @@ final class OfiEvd extends OfiObject implements EventDispatcher {
 
     private final Set<EvdFlag> flags;
     private final boolean async;
-    private final ArrayDeque<DatEvent> queue = new ArrayDeque<>();
+    private final EvdRing queue;
     private volatile int qlen;
     private volatile OfiCno cno;
     private volatile boolean enabled = true;
@@ -50,8 +52,12 @@ final class OfiEvd extends OfiObject implements EventDispatcher {
     private Thread waiter;
     private boolean overflowReported;
     final AtomicInteger users = new AtomicInteger();
+    /** The receive CQs of the EPs on an SRQ that use this EVD for their receives ({@link EpSrq}). */
+    private volatile EpSrq[] srqCqs = new EpSrq[0];
     private final AtomicInteger reserved = new AtomicInteger();
     final long cq;
+    /** The CQ's wait file descriptor ({@code FI_WAIT_FD}), -1 without one. */
+    final int waitFd;
     private final int cqSize;
     private final ReentrantLock cqLock = new ReentrantLock();
     private final Arena arena;
@@ -63,6 +69,7 @@ final class OfiEvd extends OfiObject implements EventDispatcher {
         this.flags = EnumSet.copyOf(flags);
         this.async = async;
         this.qlen = qlen;
+        this.queue = new EvdRing(Math.min(qlen, 1024));
         this.cno = cno;
         if (flags.contains(EvdFlag.DTO)) {
             arena = Arena.ofShared();
@@ -71,18 +78,20 @@ final class OfiEvd extends OfiObject implements EventDispatcher {
                 MemorySegment attr = arena.allocate(FI_CQ_ATTR.size(), 8);
                 attr.set(ValueLayout.JAVA_LONG, CQ_ATTR_SIZE, cqSize);
                 attr.set(ValueLayout.JAVA_INT, CQ_ATTR_FORMAT, Fi.FI_CQ_FORMAT_DATA);
-                attr.set(ValueLayout.JAVA_INT, CQ_ATTR_WAIT_OBJ, Fi.FI_WAIT_NONE);
-                cq = FiCalls.cqOpen(ia.domain, attr.address(), 0);
+                long[] opened = FdWait.cqOpen(ia.domain, attr);
+                cq = opened[0];
+                waitFd = (int) opened[1];
             } catch (FiException e) {
                 arena.close();
                 throw FiErrors.toDat(e);
             }
             cqBuf = arena.allocate(FI_CQ_DATA_ENTRY.size() * BATCH, 8);
             errBuf = arena.allocate(FI_CQ_ERR_ENTRY.size(), 8);
-            ia.progress.cqEvds.add(this);
+            ia.progress.addCq(this);
         } else {
             arena = null;
             cq = 0;
+            waitFd = -1;
             cqSize = 0;
             cqBuf = null;
             errBuf = null;
@@ -140,15 +149,24 @@ final class OfiEvd extends OfiObject implements EventDispatcher {
 
     /** Queues an event that had room set aside. */
     void enqueueReserved(DatEvent e) {
-        enqueue(e, true);
+        enqueue(e, null, 0, null, 0, null, true);
     }
 
     /** Queues an event; if the EVD is full the event is lost and reported as an overflow. */
     void enqueue(DatEvent e) {
-        enqueue(e, false);
+        enqueue(e, null, 0, null, 0, null, false);
     }
 
-    private void enqueue(DatEvent e, boolean hadRoom) {
+    /**
+     * Queues a DTO completion of {@code ep} by its fields (nothing is allocated); {@code hadRoom} if room
+     * was set aside for it at the post, else it may overflow the EVD as {@link #enqueue} may.
+     */
+    void enqueueDto(OfiEp ep, long cookie, DtoStatus status, long length, DtoOperation op, boolean hadRoom) {
+        enqueue(null, ep, cookie, status, length, op, hadRoom);
+    }
+
+    private void enqueue(DatEvent e, OfiEp ep, long cookie, DtoStatus status, long length, DtoOperation op,
+                         boolean hadRoom) {
         OfiCno notify = null;
         boolean overflow = false;
         synchronized (this) {
@@ -159,7 +177,11 @@ final class OfiEvd extends OfiObject implements EventDispatcher {
                 overflow = !overflowReported;
                 overflowReported = true;
             } else {
-                queue.add(e);
+                if (e != null) {
+                    queue.add(e);
+                } else {
+                    queue.addDto(ep, cookie, status, length, op);
+                }
                 if (waiter == null && enabled) {
                     notify = cno;
                 }
@@ -181,6 +203,31 @@ final class OfiEvd extends OfiObject implements EventDispatcher {
 
     /** Reads up to a batch of completions from the CQ and hands them to their EPs; the number read. */
     int pollCq() {
+        int m = 0;
+        for (EpSrq s : srqCqs) { // an array: the loop allocates nothing
+            m += s.poll();
+        }
+        return m + pollOwnCq();
+    }
+
+    /** Adds ({@code add}) or removes an SRQ EP's receive CQ from those this EVD reads. */
+    synchronized void srqCq(EpSrq s, boolean add) {
+        EpSrq[] a = srqCqs;
+        java.util.List<EpSrq> l = new java.util.ArrayList<>(java.util.List.of(a));
+        if (add) {
+            l.add(s);
+        } else {
+            l.remove(s);
+        }
+        srqCqs = l.toArray(new EpSrq[0]);
+        ia.progress.waitSetChanged();
+    }
+
+    EpSrq[] srqCqs() {
+        return srqCqs;
+    }
+
+    private int pollOwnCq() {
         if (cq == 0 || freed || !cqLock.tryLock()) {
             return 0;
         }
@@ -277,10 +324,10 @@ final class OfiEvd extends OfiObject implements EventDispatcher {
             cno.users.decrementAndGet();
         }
         if (cq != 0) {
-            ia.progress.cqEvds.remove(this);
+            ia.progress.removeCq(this);
             cqLock.lock();
             try {
-                OfiIa.closeQuietly(cq);
+                ia.progress.closeOutsideWait(() -> OfiIa.closeQuietly(cq));
                 arena.close();
             } finally {
                 cqLock.unlock();
@@ -322,8 +369,25 @@ final class OfiEvd extends OfiObject implements EventDispatcher {
         }
     }
 
+    /** dat_evd_dequeue into a caller's slot: a DTO completion is written field by field. */
+    @Override
+    public boolean dequeue(EventSlot slot) {
+        if (slot == null) {
+            throw DatException.invalidParameter(2, "no event slot to fill");
+        }
+        live();
+        progress();
+        synchronized (this) {
+            if (queue.poll(this, slot)) {
+                reserved.decrementAndGet();
+                return true;
+            }
+            return false;
+        }
+    }
+
     private DatEvent take() {
-        DatEvent e = queue.poll();
+        DatEvent e = queue.poll(this);
         if (e != null) {
             reserved.decrementAndGet();
         }
@@ -332,6 +396,19 @@ final class OfiEvd extends OfiObject implements EventDispatcher {
 
     @Override
     public DatEvent waitEvent(long timeoutMicros, int threshold) {
+        return waitFor(timeoutMicros, threshold, null);
+    }
+
+    /** dat_evd_wait into a caller's slot: a DTO completion is written field by field. */
+    @Override
+    public void waitEvent(long timeoutMicros, int threshold, EventSlot slot) {
+        if (slot == null) {
+            throw DatException.invalidParameter(4, "no event slot to fill");
+        }
+        waitFor(timeoutMicros, threshold, slot);
+    }
+
+    private DatEvent waitFor(long timeoutMicros, int threshold, EventSlot slot) {
         live();
         if (timeoutMicros < 0) {
             throw DatException.invalidParameter(2, "negative timeout");
@@ -360,7 +437,12 @@ final class OfiEvd extends OfiObject implements EventDispatcher {
                         throw new DatException(DatReturnType.INTERRUPTED_CALL, "the EVD became unwaitable");
                     }
                     if (queue.size() >= threshold) {
-                        return take();
+                        if (slot == null) {
+                            return take();
+                        }
+                        queue.poll(this, slot);
+                        reserved.decrementAndGet();
+                        return null;
                     }
                     long left = deadline == Long.MAX_VALUE ? 1_000_000 : deadline - System.nanoTime();
                     if (left <= 0) {

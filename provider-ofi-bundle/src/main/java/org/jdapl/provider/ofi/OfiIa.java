@@ -71,6 +71,8 @@ final class OfiIa extends OfiObject implements InterfaceAdapter {
     final long fabric;
     final long domain;
     final long eq;
+    /** The EQ's wait file descriptor ({@code FI_WAIT_FD}), -1 without one. */
+    final int eqWaitFd;
     final int mrMode;
     final InetSocketAddress address;
     /** The private data a consumer may send (the provider's CM data size less jdapl's header byte). */
@@ -104,14 +106,16 @@ final class OfiIa extends OfiObject implements InterfaceAdapter {
         long fab = 0;
         long dom = 0;
         long q = 0;
+        int qfd = -1;
         try {
             fab = Fi.get().fabric(FiCalls.word(info + INFO_FABRIC_ATTR), 0);
             dom = FiCalls.domain(fab, info, 0);
             try (Arena a = Arena.ofConfined()) {
                 MemorySegment attr = a.allocate(FI_EQ_ATTR.size(), 8);
                 attr.set(ValueLayout.JAVA_LONG, EQ_ATTR_SIZE, 1024);
-                attr.set(ValueLayout.JAVA_INT, EQ_ATTR_WAIT_OBJ, Fi.FI_WAIT_NONE);
-                q = FiCalls.eqOpen(fab, attr.address(), 0);
+                long[] opened = FdWait.eqOpen(fab, attr);
+                q = opened[0];
+                qfd = (int) opened[1];
             }
         } catch (FiException e) {
             closeQuietly(q);
@@ -123,6 +127,7 @@ final class OfiIa extends OfiObject implements InterfaceAdapter {
         fabric = fab;
         domain = dom;
         eq = q;
+        eqWaitFd = qfd;
         mrMode = FiInfo.mrMode(info);
         InetSocketAddress src = FiInfo.srcAddr(info);
         address = new InetSocketAddress(src.getAddress(), 0);
@@ -233,7 +238,7 @@ final class OfiIa extends OfiObject implements InterfaceAdapter {
         ProviderAttributes p = new ProviderAttributes(OfiProvider.NAME, 2, 0, Dat.VERSION_MAJOR, Dat.VERSION_MINOR, true,
                 Set.of(Qos.BEST_EFFORT), EnumSet.of(CompletionFlag.SUPPRESS, CompletionFlag.UNSIGNALLED),
                 true, maxPrivateData, 64, true, false, Map.of("rmr", "registration of the bound range", "srq",
-                "not supported"));
+                "fi_srx_context"));
         return new IaQuery(asyncEvd, a, p);
     }
 
@@ -278,7 +283,7 @@ final class OfiIa extends OfiObject implements InterfaceAdapter {
             return;
         }
         progress.stop();
-        for (HandleType t : List.of(HandleType.CR, HandleType.PSP, HandleType.RSP, HandleType.EP, HandleType.RMR,
+        for (HandleType t : List.of(HandleType.CR, HandleType.PSP, HandleType.RSP, HandleType.EP, HandleType.SRQ, HandleType.RMR,
                 HandleType.LMR, HandleType.EVD, HandleType.CNO, HandleType.PZ)) {
             for (OfiObject o : objects) {
                 if (o.kind() == t) {
@@ -295,6 +300,7 @@ final class OfiIa extends OfiObject implements InterfaceAdapter {
         freed = true;
         asyncEvd.destroy();
         closeQuietly(eq);
+        progress.closeWait();
         closeQuietly(domain);
         closeQuietly(fabric);
         Fi.get().freeinfo(info);
@@ -337,12 +343,17 @@ final class OfiIa extends OfiObject implements InterfaceAdapter {
                 attributes == null ? EpAttributes.defaults() : attributes);
     }
 
-    /** No shared receive queues (yet): {@code fi_srx_context} is not used. */
     @Override
     public Endpoint createEpWithSrq(ProtectionZone pz, EventDispatcher recvEvd, EventDispatcher requestEvd,
                                     EventDispatcher connectEvd, SharedReceiveQueue srq, EpAttributes attributes) {
         checkIa();
-        throw new DatException(DatReturnType.MODEL_NOT_SUPPORTED, "the ofi provider has no shared receive queues");
+        if (srq == null) {
+            throw DatException.invalidHandle(DatReturnSubtype.INVALID_HANDLE_SRQ, "no SRQ");
+        }
+        return new OfiEp(this, OfiPz.of(this, pz, 1), OfiEvd.of(this, recvEvd, DatReturnSubtype.INVALID_HANDLE_EVD_RECV),
+                OfiEvd.of(this, requestEvd, DatReturnSubtype.INVALID_HANDLE_EVD_REQUEST),
+                OfiEvd.of(this, connectEvd, DatReturnSubtype.INVALID_HANDLE_EVD_CONN), OfiSrq.of(this, srq),
+                attributes == null ? EpAttributes.defaults() : attributes);
     }
 
     @Override
@@ -379,7 +390,7 @@ final class OfiIa extends OfiObject implements InterfaceAdapter {
     @Override
     public SharedReceiveQueue createSrq(ProtectionZone pz, SrqAttributes attributes) {
         checkIa();
-        throw new DatException(DatReturnType.MODEL_NOT_SUPPORTED, "the ofi provider has no shared receive queues");
+        return new OfiSrq(this, OfiPz.of(this, pz, 1), attributes);
     }
 
     @Override

@@ -5,10 +5,8 @@ import static org.jdapl.provider.ofi.fabric.FiLayouts.*;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
-import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.locks.LockSupport;
 import java.util.concurrent.locks.ReentrantLock;
 import org.jdapl.provider.ofi.fabric.Fi;
@@ -21,8 +19,10 @@ import org.slf4j.LoggerFactory;
  * {@code FI_SHUTDOWN}, errors through {@code fi_eq_readerr}) and hands each entry to the object whose
  * context the entry's fid carries; reads the CQs of the IA's EVDs; fires connect time-outs. One thread
  * per IA does it while nobody else does; a consumer that polls an EVD does the same reads itself (the
- * EQ and the EVD's CQ), so that it never depends on this thread. Idle, the thread parks for up to 1 ms
- * between looks.
+ * EQ and the EVD's CQ), so that it never depends on this thread. Idle, the thread blocks in
+ * {@link FdWait} on the wait file descriptors of the EQ and the CQs ({@code FI_WAIT_FD}), woken by the
+ * provider's sockets or by {@link #later}; where an object has no wait file descriptor it parks for up
+ * to 1 ms between looks.
  */
 final class OfiProgress implements Runnable {
     private static final Logger LOG = LoggerFactory.getLogger(OfiProgress.class);
@@ -35,10 +35,16 @@ final class OfiProgress implements Runnable {
     private final MemorySegment eqEvent = arena.allocate(8, 8);
     private final MemorySegment eqBuf = arena.allocate(EQ_BUF, 8);
     private final MemorySegment eqErr = arena.allocate(FI_EQ_ERR_ENTRY.size(), 8);
-    final List<OfiEvd> cqEvds = new CopyOnWriteArrayList<>();
+    /** The EVDs with a CQ, as an array that is replaced on a change: the loop reads it without allocating. */
+    private volatile OfiEvd[] cqEvds = new OfiEvd[0];
     final Map<OfiEp, Long> deadlines = new ConcurrentHashMap<>();
     private final java.util.Queue<Runnable> tasks = new java.util.concurrent.ConcurrentLinkedQueue<>();
     private volatile boolean running = true;
+    private final FdWait fdWait = new FdWait();
+    /** Held while the thread waits on the objects' file descriptors; an object is closed under it. */
+    private final ReentrantLock waitLock = new ReentrantLock();
+    private volatile boolean waitSetChanged = true;
+    private boolean canBlock;
 
     OfiProgress(OfiIa ia) {
         this.ia = ia;
@@ -49,6 +55,27 @@ final class OfiProgress implements Runnable {
     void later(Runnable task) {
         tasks.add(task);
         LockSupport.unpark(thread);
+        fdWait.wake();
+    }
+
+    /** The set of CQs changed: the thread rebuilds what it waits on before its next wait. */
+    void waitSetChanged() {
+        waitSetChanged = true;
+        fdWait.wake();
+    }
+
+    /**
+     * Runs {@code close} (the closing of a CQ taken out of the set) when the thread is not waiting on
+     * the objects' file descriptors, so that it never waits on a closed object.
+     */
+    void closeOutsideWait(Runnable close) {
+        waitSetChanged();
+        waitLock.lock();
+        try {
+            close.run();
+        } finally {
+            waitLock.unlock();
+        }
     }
 
     void start() {
@@ -58,6 +85,7 @@ final class OfiProgress implements Runnable {
     void stop() {
         running = false;
         LockSupport.unpark(thread);
+        fdWait.wake();
         if (Thread.currentThread() != thread) {
             try {
                 thread.join(5000);
@@ -71,6 +99,18 @@ final class OfiProgress implements Runnable {
         } finally {
             eqLock.unlock();
         }
+    }
+
+    synchronized void addCq(OfiEvd evd) {
+        OfiEvd[] a = java.util.Arrays.copyOf(cqEvds, cqEvds.length + 1);
+        a[a.length - 1] = evd;
+        cqEvds = a;
+        waitSetChanged();
+    }
+
+    synchronized void removeCq(OfiEvd evd) {
+        cqEvds = java.util.Arrays.stream(cqEvds).filter(e -> e != evd).toArray(OfiEvd[]::new);
+        waitSetChanged();
     }
 
     @Override
@@ -98,8 +138,50 @@ final class OfiProgress implements Runnable {
                 idle = 0;
             } else {
                 idle = Math.min(idle + 1, 10);
-                LockSupport.parkNanos(Math.min(1_000_000L, 1000L << idle));
+                idle(idle);
             }
+        }
+    }
+
+    /** Closes the eventfd, after the thread stopped and every object of the IA is closed. */
+    void closeWait() {
+        fdWait.close();
+    }
+
+    /** Waits for something to do: on the file descriptors if every object has one, else parks. */
+    private void idle(int idle) {
+        waitLock.lock();
+        try {
+            if (waitSetChanged) {
+                waitSetChanged = false;
+                rebuildWaitSet();
+            }
+            if (canBlock && running && tasks.isEmpty()) {
+                fdWait.await(ia.fabric, deadlines.isEmpty() ? 100 : 1);
+                return;
+            }
+        } finally {
+            waitLock.unlock();
+        }
+        LockSupport.parkNanos(Math.min(1_000_000L, 1000L << idle));
+    }
+
+    private void rebuildWaitSet() {
+        java.util.List<long[]> objects = new java.util.ArrayList<>();
+        boolean all = ia.eqWaitFd >= 0 && fdWait.usable();
+        objects.add(new long[] {ia.eq, ia.eqWaitFd});
+        for (OfiEvd evd : cqEvds) {
+            objects.add(new long[] {evd.cq, evd.waitFd});
+            all &= evd.waitFd >= 0;
+            for (EpSrq s : evd.srqCqs()) {
+                objects.add(new long[] {s.cq, s.waitFd});
+                all &= s.waitFd >= 0;
+            }
+        }
+        canBlock = all;
+        if (all) {
+            fdWait.set(objects.stream().mapToLong(o -> o[0]).toArray(),
+                    objects.stream().mapToInt(o -> (int) o[1]).toArray());
         }
     }
 

@@ -168,6 +168,11 @@ public final class FiCalls {
         return create4(word(domain + DOMAIN_OPS), OPS_DOMAIN_CQ_OPEN, "fi_cq_open", domain, attr, context);
     }
 
+    /** {@code fi_srx_context(domain, rx_attr, &rx_ep, context)}: a shared receive context. */
+    public static long srxContext(long domain, long attr, long context) {
+        return create4(word(domain + DOMAIN_OPS), OPS_DOMAIN_SRX_CTX, "fi_srx_context", domain, attr, context);
+    }
+
     /** {@code fi_endpoint(domain, info, &ep, context)}. */
     public static long endpoint(long domain, long info, long context) {
         return create4(word(domain + DOMAIN_OPS), OPS_DOMAIN_ENDPOINT, "fi_endpoint", domain, info, context);

@@ -1,0 +1,202 @@
+package org.jdapl.provider.ofi;
+
+import static org.jdapl.provider.ofi.fabric.FiLayouts.*;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.util.concurrent.locks.ReentrantLock;
+import org.jdapl.dat.Dat;
+import org.jdapl.dat.DatEvent;
+import org.jdapl.dat.DatException;
+import org.jdapl.dat.DtoOperation;
+import org.jdapl.dat.DtoStatus;
+import org.jdapl.dat.Endpoint;
+import org.jdapl.dat.EventNumber;
+import org.jdapl.provider.ofi.fabric.Fi;
+import org.jdapl.provider.ofi.fabric.FiCalls;
+import org.jdapl.provider.ofi.fabric.FiException;
+
+/**
+ * What an EP on an SRQ has of its own: the CQ its endpoint's receives complete on (libfabric writes a
+ * shared context's receive to the CQ of the endpoint that took it, so a CQ per EP tells the EP; the
+ * EP's receive EVD reads it beside its own), and the count of receives the EP took from the SRQ, with
+ * the soft high watermark over it ({@code dat_ep_set_watermark}): armed by each setting, the first
+ * time the count exceeds it, during the call or when the EP takes a receive, an
+ * {@link EventNumber#ASYNC_SRQ_SOFT_HIGH_WATERMARK} event naming the EP with
+ * {@link Dat#SRQ_SOFT_HIGH_WATERMARK_EVENT} goes to the IA's asynchronous EVD. The hard high watermark
+ * is kept only (no connection is broken for it).
+ *
+ * <p>Behaviours: EP_01, EP_02.
+ */
+final class EpSrq {
+    private static final int BATCH = 16;
+
+    final OfiSrq srq;
+    private final OfiEp ep;
+    final long cq;
+    /** The CQ's wait file descriptor ({@code FI_WAIT_FD}), -1 without one. */
+    final int waitFd;
+    private final Arena arena = Arena.ofShared();
+    private final MemorySegment cqBuf;
+    private final MemorySegment errBuf;
+    private final ReentrantLock cqLock = new ReentrantLock();
+    private final long[] taken = new long[2];
+    private volatile OfiEvd evd;
+    private boolean closed;
+    private int buffersUsed;
+    private long bytesUsed;
+    private int softHighWatermark = Dat.WATERMARK_INFINITE;
+    private int hardHighWatermark = Dat.HW_DEFAULT;
+    private boolean softArmed;
+
+    EpSrq(OfiEp ep, OfiSrq srq, int cqSize, int softHighWatermark) {
+        this.ep = ep;
+        this.srq = srq;
+        try {
+            MemorySegment attr = arena.allocate(FI_CQ_ATTR.size(), 8);
+            attr.set(ValueLayout.JAVA_LONG, CQ_ATTR_SIZE, cqSize);
+            attr.set(ValueLayout.JAVA_INT, CQ_ATTR_FORMAT, Fi.FI_CQ_FORMAT_DATA);
+            long[] opened = FdWait.cqOpen(ep.ia.domain, attr);
+            cq = opened[0];
+            waitFd = (int) opened[1];
+        } catch (FiException e) {
+            arena.close();
+            throw FiErrors.toDat(e);
+        }
+        cqBuf = arena.allocate(FI_CQ_DATA_ENTRY.size() * BATCH, 8);
+        errBuf = arena.allocate(FI_CQ_ERR_ENTRY.size(), 8);
+        if (softHighWatermark >= 0) {
+            this.softHighWatermark = softHighWatermark;
+            softArmed = true;
+        }
+    }
+
+    /** The receive EVD that reads this CQ (null: none). */
+    void attach(OfiEvd e) {
+        OfiEvd old = evd;
+        if (old == e) {
+            return;
+        }
+        if (old != null) {
+            old.srqCq(this, false);
+        }
+        evd = e;
+        if (e != null) {
+            e.srqCq(this, true);
+        }
+    }
+
+    /** Reads a batch of the CQ's completions (the receive EVD's reader); the number read. */
+    int poll() {
+        if (!cqLock.tryLock()) {
+            return 0;
+        }
+        try {
+            if (closed) {
+                return 0;
+            }
+            long n = FiCalls.cqRead(cq, cqBuf.address(), BATCH);
+            if (n > 0) {
+                long base = cqBuf.address();
+                for (int i = 0; i < n; i++) {
+                    long e = base + i * FI_CQ_DATA_ENTRY.size();
+                    ep.srqCompleted(FiCalls.word(e + CQE_OP_CONTEXT), 0, FiCalls.word(e + CQE_LEN));
+                }
+                return (int) n;
+            }
+            if (n == -Fi.FI_EAVAIL) {
+                errBuf.fill((byte) 0);
+                if (FiCalls.cqReaderr(cq, errBuf.address(), 0) > 0) {
+                    int err = errBuf.get(ValueLayout.JAVA_INT, CQ_ERR_ERR);
+                    ep.srqCompleted(errBuf.get(ValueLayout.JAVA_LONG, CQ_ERR_OP_CONTEXT), err == 0 ? 265 : err,
+                            errBuf.get(ValueLayout.JAVA_LONG, CQ_ERR_LEN));
+                    return 1;
+                }
+            }
+            return 0;
+        } finally {
+            cqLock.unlock();
+        }
+    }
+
+    /**
+     * A receive of the SRQ completed on this EP (the EP's lock held): retired from the SRQ, counted as
+     * taken, its event queued on the receive EVD. False if it names no live receive of the SRQ.
+     */
+    boolean completed(long context, int err, long len) {
+        if (!srq.take(context, taken)) {
+            return false;
+        }
+        buffersUsed++;
+        bytesUsed += taken[1];
+        checkSoftHighWatermark();
+        OfiEvd e = ep.recvEvd();
+        if (e != null) {
+            DtoStatus status = err == 0 ? DtoStatus.SUCCESS : FiErrors.dtoStatus(err);
+            e.enqueueDto(ep, taken[0], status, err == 0 ? len : 0, DtoOperation.RECEIVE, false);
+        }
+        return true;
+    }
+
+    Endpoint.RecvQuery recvQuery() {
+        return new Endpoint.RecvQuery(buffersUsed, (int) Math.min(Integer.MAX_VALUE, bytesUsed));
+    }
+
+    /** EP_01, EP_02: sets both watermarks and arms the soft one (the EP's lock held). */
+    void setWatermark(int soft, int hard) {
+        if (soft < Dat.WATERMARK_INFINITE || hard < Dat.WATERMARK_INFINITE) {
+            throw DatException.invalidParameter(2, "watermarks are -1 (infinite) or 0 and more");
+        }
+        softHighWatermark = soft;
+        hardHighWatermark = hard;
+        softArmed = soft != Dat.WATERMARK_INFINITE;
+        checkSoftHighWatermark();
+    }
+
+    int hardHighWatermark() {
+        return hardHighWatermark;
+    }
+
+    private void checkSoftHighWatermark() {
+        if (softArmed && buffersUsed > softHighWatermark) {
+            softArmed = false;
+            ep.ia.asyncEvd.enqueue(new DatEvent.AsyncError(ep.ia.asyncEvd, EventNumber.ASYNC_SRQ_SOFT_HIGH_WATERMARK, ep,
+                    Dat.SRQ_SOFT_HIGH_WATERMARK_EVENT, "the EP took " + buffersUsed
+                    + " receive(s) from its SRQ, over its soft high watermark " + softHighWatermark));
+        }
+    }
+
+    /**
+     * The EP is freed (its endpoint closed): what the CQ still holds is retired from the SRQ without
+     * events, then the CQ is closed.
+     */
+    void close() {
+        attach(null);
+        cqLock.lock();
+        try {
+            if (closed) {
+                return;
+            }
+            long n;
+            while ((n = FiCalls.cqRead(cq, cqBuf.address(), BATCH)) > 0 || n == -Fi.FI_EAVAIL) {
+                if (n == -Fi.FI_EAVAIL) {
+                    if (FiCalls.cqReaderr(cq, errBuf.address(), 0) > 0) {
+                        srq.take(errBuf.get(ValueLayout.JAVA_LONG, CQ_ERR_OP_CONTEXT), taken);
+                    } else {
+                        break;
+                    }
+                    continue;
+                }
+                for (int i = 0; i < n; i++) {
+                    srq.take(FiCalls.word(cqBuf.address() + i * FI_CQ_DATA_ENTRY.size() + CQE_OP_CONTEXT), taken);
+                }
+            }
+            closed = true;
+            ep.ia.progress.closeOutsideWait(() -> OfiIa.closeQuietly(cq));
+            arena.close();
+        } finally {
+            cqLock.unlock();
+        }
+    }
+}

@@ -1,0 +1,56 @@
+package org.jdapl.provider.ofi;
+
+import java.io.IOException;
+import java.net.Inet4Address;
+import java.net.InetSocketAddress;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+
+/**
+ * Whether the active side of a connection request on libfabric's tcp provider has given up before
+ * the passive side accepts: its socket is closed, so the passive side's socket is in CLOSE_WAIT
+ * (Linux's {@code /proc/self/net/tcp}, state 08). libfabric's tcp CM has no third message (rdma_cm's
+ * RTU) and writes {@code FI_CONNECTED} as soon as the accept's response is in the socket, so the
+ * passive side cannot learn it from libfabric; the kernel knows, since the active side's close sent a
+ * FIN before the accept. The check is made before {@code fi_accept} sends the response (which the
+ * closed peer answers with a reset, after which the socket is gone from the table). A connection is
+ * matched by its local port and the peer's address and port; without the table, or without a match,
+ * the peer counts as there.
+ *
+ * <p>Behaviours: CONN_07, DISC_12.
+ */
+final class TcpPeerCheck {
+    private static final Path TABLE = Path.of("/proc/self/net/tcp");
+    private static final String CLOSE_WAIT = "08";
+
+    private TcpPeerCheck() {
+    }
+
+    /** True if the socket from local port {@code localPort} to {@code peer} has received the peer's FIN. */
+    static boolean peerClosed(long localPort, InetSocketAddress peer) {
+        if (localPort <= 0 || peer == null || peer.getPort() == 0 || !(peer.getAddress() instanceof Inet4Address a)) {
+            return false;
+        }
+        List<String> lines;
+        try {
+            lines = Files.readAllLines(TABLE);
+        } catch (IOException | RuntimeException e) {
+            return false;
+        }
+        String remote = hexAddress(a.getAddress()) + ":" + String.format("%04X", peer.getPort());
+        String localSuffix = ":" + String.format("%04X", localPort);
+        for (String line : lines) {
+            String[] f = line.trim().split("\\s+");
+            if (f.length > 3 && f[1].endsWith(localSuffix) && f[2].equalsIgnoreCase(remote)) {
+                return CLOSE_WAIT.equals(f[3]);
+            }
+        }
+        return false;
+    }
+
+    /** An IPv4 address as the table writes it: the 32-bit value in host (little-endian) order, in hex. */
+    private static String hexAddress(byte[] b) {
+        return String.format("%02X%02X%02X%02X", b[3], b[2], b[1], b[0]);
+    }
+}
