@@ -58,7 +58,7 @@ final class OfiEp extends OfiObject implements Endpoint {
         this.connectEvd = connectEvd;
         this.attributes = attributes;
         this.data = new EpData(this, id, attributes.maxRecvDtos(), attributes.maxRequestDtos());
-        this.conn = new EpConnection(this);
+        this.conn = ia.rdm != null ? new RdmConnection(this) : new EpConnection(this);
         for (OfiEvd e : new OfiEvd[] {recvEvd, requestEvd, connectEvd}) {
             if (e != null) {
                 e.users.incrementAndGet();

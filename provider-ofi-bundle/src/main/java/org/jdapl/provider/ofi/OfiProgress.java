@@ -37,6 +37,8 @@ final class OfiProgress implements Runnable {
     private final MemorySegment eqErr = arena.allocate(FI_EQ_ERR_ENTRY.size(), 8);
     final List<OfiEvd> cqEvds = new CopyOnWriteArrayList<>();
     final Map<OfiEp, Long> deadlines = new ConcurrentHashMap<>();
+    /** More to read with the EQ: the control endpoints of an RDM IA ({@link RdmIa}). */
+    final List<java.util.function.IntSupplier> pollers = new CopyOnWriteArrayList<>();
     private final java.util.Queue<Runnable> tasks = new java.util.concurrent.ConcurrentLinkedQueue<>();
     private volatile boolean running = true;
 
@@ -149,6 +151,9 @@ final class OfiProgress implements Runnable {
                         }
                     }
                 }
+            }
+            for (java.util.function.IntSupplier p : pollers) {
+                n += p.getAsInt();
             }
         } finally {
             eqLock.unlock();
