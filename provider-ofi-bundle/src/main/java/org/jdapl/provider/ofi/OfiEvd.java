@@ -212,6 +212,20 @@ final class OfiEvd extends OfiObject implements EventDispatcher {
         }
     }
 
+    /**
+     * Runs {@code r} with the CQ's lock held, so that no thread reads the CQ meanwhile: an endpoint is
+     * bound to the CQ and enabled in {@code r} (shm's CQ read progresses every bound endpoint, and one
+     * not enabled yet has no receive context).
+     */
+    void withCqLocked(Runnable r) {
+        cqLock.lock();
+        try {
+            r.run();
+        } finally {
+            cqLock.unlock();
+        }
+    }
+
     /** Reads the CQ until it is empty (before an EP flushes what is left). */
     void drainCq() {
         if (cq == 0) {

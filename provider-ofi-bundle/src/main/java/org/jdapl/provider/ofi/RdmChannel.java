@@ -51,6 +51,7 @@ final class RdmChannel {
     private int nextSend;
     private final List<RdmMessage> pending = new ArrayList<>();
     private final java.util.Map<Long, byte[]> peers = new java.util.HashMap<>();
+    private final java.util.Map<String, Long> inserted = new java.util.HashMap<>();
     private int failed;
     final byte[] name;
     private volatile boolean closed;
@@ -118,11 +119,16 @@ final class RdmChannel {
         }
     }
 
-    /** Inserts a peer's address into the channel's address vector: its {@code fi_addr_t}. */
+    /** Inserts a peer's address into the channel's address vector (once): its {@code fi_addr_t}. */
     synchronized long insert(byte[] addr) {
+        Long known = inserted.get(RdmLocal.key(addr) + "/" + addr.length + "/" + java.util.Arrays.hashCode(addr));
+        if (known != null) {
+            return known;
+        }
         try {
             long a = FiRdm.avInsert(av, addr);
             peers.put(a, addr);
+            inserted.put(RdmLocal.key(addr) + "/" + addr.length + "/" + java.util.Arrays.hashCode(addr), a);
             return a;
         } catch (FiException e) {
             throw new DatException(DatReturnType.INVALID_ADDRESS, DatReturnSubtype.INVALID_ADDRESS_UNREACHABLE,

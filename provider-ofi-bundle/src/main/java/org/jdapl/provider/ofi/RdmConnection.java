@@ -53,6 +53,10 @@ final class RdmConnection extends EpConnection implements RdmChannel.Owner {
     private byte[] peerData;
     private InetSocketAddress remote;
     private long remotePort;
+    /** A shm connection's local port qualifier: a number of this process's, unique among its connections. */
+    private long localPort;
+    private static final java.util.concurrent.atomic.AtomicInteger PORTS = new java.util.concurrent.atomic.AtomicInteger(
+            (int) (ProcessHandle.current().pid() * 7919 % 30000));
     private volatile long lastHeard;
     private volatile long lastSent;
 
@@ -74,7 +78,10 @@ final class RdmConnection extends EpConnection implements RdmChannel.Owner {
 
     @Override
     long localPort() {
-        return ctl == null ? 0 : rdm.portOf(ctl.name);
+        if (ctl == null) {
+            return 0;
+        }
+        return rdm.named ? localPort : rdm.portOf(ctl.name);
     }
 
     @Override
@@ -101,19 +108,7 @@ final class RdmConnection extends EpConnection implements RdmChannel.Owner {
             a = FiRdm.avOpen(ep.ia.domain, 1);
             f = FiCalls.endpoint(ep.ia.domain, info, 0);
             FiCalls.bind(f, a, 0);
-            OfiEvd r = ep.recvEvd();
-            OfiEvd q = ep.requestEvd();
-            if (r != null && r == q) {
-                FiCalls.bind(f, r.cq, Fi.FI_TRANSMIT | Fi.FI_RECV);
-            } else {
-                if (r != null) {
-                    FiCalls.bind(f, r.cq, Fi.FI_RECV);
-                }
-                if (q != null) {
-                    FiCalls.bind(f, q.cq, Fi.FI_TRANSMIT);
-                }
-            }
-            FiCalls.enable(f);
+            bindAndEnable(f, ep.recvEvd(), ep.requestEvd());
             dataName = FiRdm.name(f);
             if (rdm.named) {
                 RdmLocal.opened(dataName);
@@ -122,6 +117,7 @@ final class RdmConnection extends EpConnection implements RdmChannel.Owner {
             av = a;
             if (ctl == null) {
                 ctl = new RdmChannel(ep.ia, null, this);
+                localPort = 1024 + Math.floorMod(PORTS.incrementAndGet(), 64000);
             }
             ep.data.postDeferred(f, ep.attributes().maxRecvIov());
         } catch (FiException | DatException e) {
@@ -135,6 +131,29 @@ final class RdmConnection extends EpConnection implements RdmChannel.Owner {
         }
         connId = ThreadLocalRandom.current().nextLong() | 1;
         rdm.connections.add(this);
+    }
+
+    /** Binds the data endpoint to the EVDs' CQs and enables it while nobody reads the CQs. */
+    private static void bindAndEnable(long f, OfiEvd r, OfiEvd q) {
+        Runnable bind = () -> {
+            if (r != null && r == q) {
+                FiCalls.bind(f, r.cq, Fi.FI_TRANSMIT | Fi.FI_RECV);
+            } else {
+                if (r != null) {
+                    FiCalls.bind(f, r.cq, Fi.FI_RECV);
+                }
+                if (q != null) {
+                    FiCalls.bind(f, q.cq, Fi.FI_TRANSMIT);
+                }
+            }
+            FiCalls.enable(f);
+        };
+        Runnable inQ = q != null && q != r ? () -> q.withCqLocked(bind) : bind;
+        if (r != null) {
+            r.withCqLocked(inQ);
+        } else {
+            inQ.run();
+        }
     }
 
     /** Closes the data endpoint and its address vector. The EP's lock is held. */
@@ -206,7 +225,7 @@ final class RdmConnection extends EpConnection implements RdmChannel.Owner {
             } else {
                 try {
                     long psp = ctl.insert(rdm.pspAddress(target.getAddress(), target.getPort()));
-                    ctl.send(psp, message(RdmMessage.REQ, 0, privateData, target.getPort()));
+                    ctl.send(psp, message(RdmMessage.REQ, 0, privateData, (int) localPort()));
                 } catch (DatException e) {
                     LOG.debug("REQ to {}: {}", target, e.getMessage());
                     refused = true;

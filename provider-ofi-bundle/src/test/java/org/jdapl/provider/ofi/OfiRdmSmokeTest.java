@@ -25,13 +25,26 @@ import org.jdapl.dat.spi.IaSpec;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 
+/**
+ * A connection over RDM endpoints end to end, both IAs in this JVM: PSP, connect with private data,
+ * accept with private data, a 64-byte send into a posted receive, a graceful disconnect seen at both
+ * sides; on shm and on {@code tcp;ofi_rxm} over {@code lo}. The whole kit is OfiShmConformanceTest.
+ */
 class OfiRdmSmokeTest {
     @Test
-    void connectSendDisconnect() {
+    void conn03Obj07Disc01ConnectSendDisconnectOnShm() {
+        run("shm");
+    }
+
+    @Test
+    void conn03Obj07Disc01ConnectSendDisconnectOnTcpRxm() {
+        run("tcp;ofi_rxm lo");
+    }
+
+    private void run(String params) {
         String missing = OfiHost.ensure("runtime");
         Assumptions.assumeTrue(missing == null, missing);
         OfiProvider p = new OfiProvider();
-        String params = System.getProperty("jdapl.ofi.rdmParams", "shm");
         try (InterfaceAdapter a = p.open(new IaSpec("a", params, "", true, "t"), 8);
              InterfaceAdapter b = p.open(new IaSpec("b", params, "", true, "t"), 8);
              Arena arena = Arena.ofShared()) {
