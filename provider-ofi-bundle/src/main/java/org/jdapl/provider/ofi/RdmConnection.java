@@ -148,12 +148,7 @@ final class RdmConnection extends EpConnection implements RdmChannel.Owner {
             }
             FiCalls.enable(f);
         };
-        Runnable inQ = q != null && q != r ? () -> q.withCqLocked(bind) : bind;
-        if (r != null) {
-            r.withCqLocked(inQ);
-        } else {
-            inQ.run();
-        }
+        underCqLocks(r, q, bind);
     }
 
     /** Closes the data endpoint and its address vector. The EP's lock is held. */
@@ -366,6 +361,20 @@ final class RdmConnection extends EpConnection implements RdmChannel.Owner {
         if (q != null && q != r) {
             q.drainCq();
         }
+        underCqLocks(r, q, () -> end(number, privateData));
+    }
+
+    /** Runs {@code task} with the CQs' locks held (taken before the EP's, as a CQ reader does). */
+    private static void underCqLocks(OfiEvd r, OfiEvd q, Runnable task) {
+        Runnable inQ = q != null && q != r ? () -> q.withCqLocked(task) : task;
+        if (r != null) {
+            r.withCqLocked(inQ);
+        } else {
+            inQ.run();
+        }
+    }
+
+    private void end(EventNumber number, byte[] privateData) {
         synchronized (ep) {
             if (ep.freed || state == EpState.DISCONNECTED || state == EpState.UNCONNECTED
                     || state == EpState.RESERVED) {
@@ -523,7 +532,7 @@ final class RdmConnection extends EpConnection implements RdmChannel.Owner {
         if (linked) {
             sendPeer(message(RdmMessage.DISC, 0, null, 0));
         }
-        closeData();
+        underCqLocks(ep.recvEvd(), ep.requestEvd(), this::closeData);
         closeControl();
         state = EpState.DISCONNECTED;
     }
