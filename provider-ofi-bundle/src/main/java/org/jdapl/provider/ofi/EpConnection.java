@@ -39,7 +39,7 @@ import org.jdapl.provider.ofi.fabric.FiInfo;
  * DISC_04, DISC_05, DISC_06, DISC_08, DISC_10, DISC_11, DISC_12, DISC_13, DISC_14, DISC_16, DISC_18,
  * FREE_03, FREE_04.
  */
-final class EpConnection implements OfiIa.CmTarget {
+class EpConnection implements OfiIa.CmTarget {
     /** The first byte of a consumer's reject private data. */
     static final byte REJECT_HEADER = 0x52;
 

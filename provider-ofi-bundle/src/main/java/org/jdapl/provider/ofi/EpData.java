@@ -136,13 +136,10 @@ final class EpData {
         long seq = request.add(cookie, op, total, suppress(flags), null);
         long ctx = request.context(seq);
         int n = segments.size();
-        long rc = switch (op) {
-            case SEND -> FiCalls.sendv(fid, iov.address(), desc.address(), n, ctx);
-            case RDMA_WRITE -> write(fid, n, total, remote, ctx);
-            case RDMA_READ -> FiCalls.readv(fid, iov.address(), desc.address(), n, remote.targetAddress(),
-                    remote.rmrContext() & 0xffffffffL, ctx);
-            default -> throw new IllegalArgumentException(op.toString());
-        };
+        long rc = post(fid, op, n, total, remote, ctx);
+        if (rc == -Fi.FI_EAGAIN && ep.ia.rdm != null) {
+            rc = ep.ia.rdm.retry(evd, () -> post(fid, op, n, total, remote, ctx));
+        }
         if (rc < 0) {
             request.undo(seq);
             evd.unreserve();
@@ -152,6 +149,16 @@ final class EpData {
             }
             throw FiErrors.toDat(rc, op.toString());
         }
+    }
+
+    private long post(long fid, DtoOperation op, int n, long total, RmrTriplet remote, long ctx) {
+        return switch (op) {
+            case SEND -> FiCalls.sendv(fid, iov.address(), desc.address(), n, ctx);
+            case RDMA_WRITE -> write(fid, n, total, remote, ctx);
+            case RDMA_READ -> FiCalls.readv(fid, iov.address(), desc.address(), n, remote.targetAddress(),
+                    remote.rmrContext() & 0xffffffffL, ctx);
+            default -> throw new IllegalArgumentException(op.toString());
+        };
     }
 
     /**

@@ -68,7 +68,7 @@ final class OfiEp extends OfiObject implements Endpoint {
         this.connectEvd = connectEvd;
         this.attributes = attributes;
         this.data = new EpData(this, id, attributes.maxRecvDtos(), attributes.maxRequestDtos());
-        this.conn = new EpConnection(this);
+        this.conn = ia.rdm != null ? new RdmConnection(this) : new EpConnection(this);
         if (srq != null) {
             this.srq = new EpSrq(this, srq, Math.max(OfiSrq.MAX_DEPTH, 256), attributes.srqSoftHighWatermark());
             srq.users.incrementAndGet();

@@ -259,6 +259,31 @@ final class OfiEvd extends OfiObject implements EventDispatcher {
         }
     }
 
+    /**
+     * Runs {@code r} with the CQ's lock held, so that no thread reads the CQ meanwhile: an endpoint is
+     * bound to the CQ and enabled in {@code r} (shm's CQ read progresses every bound endpoint, and one
+     * not enabled yet has no receive context), or closed in {@code r} (no read is inside the provider
+     * meanwhile). The wait for the lock is bounded (1 s): a caller holding an EP's lock may meet a
+     * reader that waits for that EP's lock; then {@code r} runs without the CQ's lock.
+     */
+    void withCqLocked(Runnable r) {
+        boolean locked = false;
+        try {
+            locked = cqLock.tryLock(1, java.util.concurrent.TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        if (!locked) {
+            r.run();
+            return;
+        }
+        try {
+            r.run();
+        } finally {
+            cqLock.unlock();
+        }
+    }
+
     /** Reads the CQ until it is empty (before an EP flushes what is left). */
     void drainCq() {
         if (cq == 0) {

@@ -82,6 +82,8 @@ final class OfiIa extends OfiObject implements InterfaceAdapter {
     final int iovLimit;
     final OfiEvd asyncEvd;
     final OfiProgress progress;
+    /** The RDM part of an IA over reliable-datagram endpoints (RDM_PROTOCOL.md), null over MSG endpoints. */
+    final RdmIa rdm;
     volatile boolean closed;
     private final AtomicLong ids = new AtomicLong(1);
     /** The objects libfabric names in EQ entries (by the context given at creation). */
@@ -129,9 +131,9 @@ final class OfiIa extends OfiObject implements InterfaceAdapter {
         eq = q;
         eqWaitFd = qfd;
         mrMode = FiInfo.mrMode(info);
-        InetSocketAddress src = FiInfo.srcAddr(info);
-        address = new InetSocketAddress(src.getAddress(), 0);
-        maxPrivateData = Math.max(0, cmDataSize() - 1);
+        boolean rdmEp = RdmIa.isRdm(info);
+        address = rdmEp ? RdmIa.iaAddress(info) : new InetSocketAddress(FiInfo.srcAddr(info).getAddress(), 0);
+        maxPrivateData = rdmEp ? RdmMessage.MAX_PRIVATE_DATA : Math.max(0, cmDataSize() - 1);
         long mms = FiInfo.attr(info, INFO_EP_ATTR, EP_MAX_MSG_SIZE);
         maxMsgSize = mms <= 0 || mms > (1L << 31) ? 1L << 31 : mms;
         maxQueue = (int) Math.min(FiInfo.attr(info, INFO_TX_ATTR, TX_SIZE), FiInfo.attr(info, INFO_RX_ATTR, RX_SIZE));
@@ -139,6 +141,10 @@ final class OfiIa extends OfiObject implements InterfaceAdapter {
                 FiInfo.attr(info, INFO_RX_ATTR, RX_IOV_LIMIT)));
         asyncEvd = new OfiEvd(this, Math.max(asyncQlen, 8), null, EnumSet.of(EvdFlag.ASYNC), true);
         progress = new OfiProgress(this);
+        rdm = rdmEp ? new RdmIa(this) : null;
+        if (rdm != null) {
+            progress.pollers.add(rdm);
+        }
     }
 
     static OfiIa open(OfiProvider provider, String name, OfiIaParams params, int asyncQlen) {
@@ -147,6 +153,12 @@ final class OfiIa extends OfiObject implements InterfaceAdapter {
             list = FiInfo.query(params.provider(), params.domain());
         } catch (FiException e) {
             throw FiErrors.toDat(e);
+        }
+        if (list == 0 || FiInfo.pick(list, params.domain()) == 0) {
+            if (list != 0) {
+                Fi.get().freeinfo(list);
+            }
+            return start(provider, name, params, RdmIa.select(params), asyncQlen);
         }
         if (list == 0) {
             throw new DatException(DatReturnType.INSUFFICIENT_RESOURCES, DatReturnSubtype.RESOURCE_DEVICE,
@@ -166,6 +178,10 @@ final class OfiIa extends OfiObject implements InterfaceAdapter {
         } finally {
             Fi.get().freeinfo(list);
         }
+        return start(provider, name, params, info, asyncQlen);
+    }
+
+    private static OfiIa start(OfiProvider provider, String name, OfiIaParams params, long info, int asyncQlen) {
         OfiIa ia = new OfiIa(provider, name, params, info, asyncQlen);
         provider.counts.opened(HandleType.IA);
         ia.progress.start();
@@ -359,19 +375,22 @@ final class OfiIa extends OfiObject implements InterfaceAdapter {
     @Override
     public PublicServicePoint createPsp(long connQual, EventDispatcher crEvd, PspFlag flag) {
         checkIa();
-        return OfiPsp.create(this, connQual, OfiEvd.crEvd(this, crEvd), flag, null);
+        return rdm != null ? RdmListener.Psp.create(this, connQual, OfiEvd.crEvd(this, crEvd), flag)
+                : OfiPsp.create(this, connQual, OfiEvd.crEvd(this, crEvd), flag, null);
     }
 
     @Override
     public PublicServicePoint createPspAny(EventDispatcher crEvd, PspFlag flag) {
         checkIa();
-        return OfiPsp.create(this, 0, OfiEvd.crEvd(this, crEvd), flag, null);
+        return rdm != null ? RdmListener.Psp.create(this, 0, OfiEvd.crEvd(this, crEvd), flag)
+                : OfiPsp.create(this, 0, OfiEvd.crEvd(this, crEvd), flag, null);
     }
 
     @Override
     public ReservedServicePoint createRsp(long connQual, Endpoint ep, EventDispatcher crEvd) {
         checkIa();
-        return OfiPsp.createRsp(this, connQual, OfiEp.of(this, ep), OfiEvd.crEvd(this, crEvd));
+        return rdm != null ? RdmListener.Rsp.create(this, connQual, OfiEp.of(this, ep), OfiEvd.crEvd(this, crEvd))
+                : OfiPsp.createRsp(this, connQual, OfiEp.of(this, ep), OfiEvd.crEvd(this, crEvd));
     }
 
     @Override

@@ -38,6 +38,8 @@ final class OfiProgress implements Runnable {
     /** The EVDs with a CQ, as an array that is replaced on a change: the loop reads it without allocating. */
     private volatile OfiEvd[] cqEvds = new OfiEvd[0];
     final Map<OfiEp, Long> deadlines = new ConcurrentHashMap<>();
+    /** More to read with the EQ: the control endpoints of an RDM IA ({@link RdmIa}). */
+    final List<java.util.function.IntSupplier> pollers = new CopyOnWriteArrayList<>();
     private final java.util.Queue<Runnable> tasks = new java.util.concurrent.ConcurrentLinkedQueue<>();
     private volatile boolean running = true;
     private final FdWait fdWait = new FdWait();
@@ -231,6 +233,9 @@ final class OfiProgress implements Runnable {
                         }
                     }
                 }
+            }
+            for (java.util.function.IntSupplier p : pollers) {
+                n += p.getAsInt();
             }
         } finally {
             eqLock.unlock();

@@ -81,6 +81,7 @@ public final class OfiProvider implements DatProvider {
                 specs.add(new IaSpec("ofi-v2-" + d.provider() + "-" + d.domain(), d.provider() + " " + d.domain(), "",
                         true, "ofi provider: libfabric " + d.provider() + " domain " + d.domain()));
             }
+            specs.addAll(RdmIa.defaultIas());
         } catch (FiException e) {
             LOG.warn("fi_getinfo failed", e);
         }
@@ -123,6 +124,14 @@ public final class OfiProvider implements DatProvider {
             long info = FiInfo.query(p.provider(), p.domain());
             long entry = FiInfo.pick(info, p.domain());
             Fi.get().freeinfo(info);
+            if (entry == 0) {
+                try {
+                    Fi.get().freeinfo(RdmIa.select(p));
+                    return ProviderStatus.ok("libfabric " + p + " (FI_EP_RDM)");
+                } catch (DatException e) {
+                    return ProviderStatus.cannot(e.getMessage());
+                }
+            }
             if (entry == 0) {
                 return ProviderStatus.cannot("libfabric offers no FI_EP_MSG endpoint of provider " + p.provider()
                         + (p.domain() == null ? "" : " in domain " + p.domain()) + " (fi_info -p " + p.provider()

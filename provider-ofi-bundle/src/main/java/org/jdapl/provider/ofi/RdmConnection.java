@@ -1,0 +1,552 @@
+package org.jdapl.provider.ofi;
+
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.UnknownHostException;
+import java.util.concurrent.ThreadLocalRandom;
+import org.jdapl.dat.CloseFlag;
+import org.jdapl.dat.Dat;
+import org.jdapl.dat.DatEvent;
+import org.jdapl.dat.DatException;
+import org.jdapl.dat.EpState;
+import org.jdapl.dat.EventNumber;
+import org.jdapl.provider.ofi.fabric.Fi;
+import org.jdapl.provider.ofi.fabric.FiCalls;
+import org.jdapl.provider.ofi.fabric.FiException;
+import org.jdapl.provider.ofi.fabric.FiRdm;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The DAT connection state machine of one EP over RDM endpoints (RDM_PROTOCOL.md). A connection
+ * owns two RDM endpoints: the data endpoint, bound to the EVDs' CQs and to an address vector whose
+ * only entry ({@code fi_addr_t} 0) is the peer's data endpoint, so the data path ({@link EpData})
+ * posts exactly as on a MSG endpoint; and a control endpoint ({@link RdmChannel}) that carries the
+ * protocol: REQ to the PSP, ACCEPT/REJECT back, RTU, DISC, ABORT and KEEPALIVE.
+ *
+ * <p>The active side is ESTABLISHED when the ACCEPT arrives (it answers RTU), the passive side when
+ * the RTU arrives (or a DTO of the connection completes first); an ACCEPT that finds the active side
+ * no longer waiting (timed out, disconnected, freed) is answered ABORT, which the passive side
+ * reports as ACCEPT_COMPLETION_ERROR. The disconnect follows the DAT rules and the NetworkDirect
+ * scheme: a graceful one waits in DISCONNECT_PENDING until the last request completes; then, and at
+ * once for an abrupt one or the peer's DISC, the peer is told (DISC), the CQs are read, the data
+ * endpoint is closed (no byte moves after that), every DTO still outstanding completes FLUSHED
+ * exactly once, and only then the one terminal event is queued. A peer silent for
+ * {@link RdmIa#KEEPALIVE_BOUND_NANOS} breaks the connection (BROKEN).
+ *
+ * <p>Behaviours: CONN_02, CONN_03, CONN_04, CONN_05, CONN_07, CONN_10, CONN_13, DISC_01, DISC_04,
+ * DISC_06, DISC_08, DISC_10, DISC_11, DISC_12, DISC_13, DISC_14, DISC_16, DISC_18.
+ */
+final class RdmConnection extends EpConnection implements RdmChannel.Owner {
+    private static final Logger LOG = LoggerFactory.getLogger(RdmConnection.class);
+
+    private final OfiEp ep;
+    private final RdmIa rdm;
+    private EpState state = EpState.UNCONNECTED;
+    private long fid;
+    private long av;
+    private byte[] dataName;
+    private RdmChannel ctl;
+    private long connId;
+    private long peerConn;
+    private long peerCtl = -1;
+    private byte[] peerData;
+    private InetSocketAddress remote;
+    private long remotePort;
+    /** A shm connection's local port qualifier: a number of this process's, unique among its connections. */
+    private long localPort;
+    private static final java.util.concurrent.atomic.AtomicInteger PORTS = new java.util.concurrent.atomic.AtomicInteger(
+            (int) (ProcessHandle.current().pid() * 7919 % 30000));
+    private volatile long lastHeard;
+    private volatile long lastSent;
+
+    RdmConnection(OfiEp ep) {
+        super(ep);
+        this.ep = ep;
+        this.rdm = ep.ia.rdm;
+    }
+
+    @Override
+    EpState state() {
+        return state;
+    }
+
+    @Override
+    long fid() {
+        return fid;
+    }
+
+    @Override
+    long localPort() {
+        if (ctl == null) {
+            return 0;
+        }
+        return rdm.named ? localPort : rdm.portOf(ctl.name);
+    }
+
+    @Override
+    InetSocketAddress remoteAddress() {
+        return remote;
+    }
+
+    @Override
+    long remotePort() {
+        return remotePort;
+    }
+
+    @Override
+    void setState(EpState s) {
+        state = s;
+    }
+
+    /** Opens the data endpoint and the control endpoint; posts the receives that waited. The EP's lock is held. */
+    private void open() {
+        long info = rdm.endpointInfo(null, true);
+        long f = 0;
+        long a = 0;
+        try {
+            a = FiRdm.avOpen(ep.ia.domain, 1);
+            f = FiCalls.endpoint(ep.ia.domain, info, 0);
+            FiCalls.bind(f, a, 0);
+            bindAndEnable(f, ep.recvEvd(), ep.requestEvd());
+            dataName = FiRdm.name(f);
+            if (rdm.named) {
+                RdmLocal.opened(dataName);
+            }
+            fid = f;
+            av = a;
+            if (ctl == null) {
+                ctl = new RdmChannel(ep.ia, null, this);
+                localPort = 1024 + Math.floorMod(PORTS.incrementAndGet(), 64000);
+            }
+            ep.data.postDeferred(f, ep.attributes().maxRecvIov());
+        } catch (FiException | DatException e) {
+            fid = 0;
+            av = 0;
+            OfiIa.closeQuietly(f);
+            OfiIa.closeQuietly(a);
+            throw e instanceof FiException fe ? FiErrors.toDat(fe) : (DatException) e;
+        } finally {
+            Fi.get().freeinfo(info);
+        }
+        connId = ThreadLocalRandom.current().nextLong() | 1;
+        rdm.connections.add(this);
+    }
+
+    /** Binds the data endpoint to the EVDs' CQs and enables it while nobody reads the CQs. */
+    private static void bindAndEnable(long f, OfiEvd r, OfiEvd q) {
+        Runnable bind = () -> {
+            if (r != null && r == q) {
+                FiCalls.bind(f, r.cq, Fi.FI_TRANSMIT | Fi.FI_RECV);
+            } else {
+                if (r != null) {
+                    FiCalls.bind(f, r.cq, Fi.FI_RECV);
+                }
+                if (q != null) {
+                    FiCalls.bind(f, q.cq, Fi.FI_TRANSMIT);
+                }
+            }
+            FiCalls.enable(f);
+        };
+        underCqLocks(r, q, bind);
+    }
+
+    /** Closes the data endpoint and its address vector. The EP's lock is held. */
+    private void closeData() {
+        if (fid != 0) {
+            if (rdm.named) {
+                RdmLocal.closing(dataName);
+            }
+            OfiIa.closeQuietly(fid);
+            OfiIa.closeQuietly(av);
+            fid = 0;
+            av = 0;
+        }
+    }
+
+    private void closeControl() {
+        rdm.connections.remove(this);
+        if (ctl != null) {
+            ctl.close();
+            ctl = null;
+        }
+    }
+
+    private static int ip(InetAddress a) {
+        byte[] b = a.getAddress();
+        return ((b[0] & 0xff) << 24) | ((b[1] & 0xff) << 16) | ((b[2] & 0xff) << 8) | (b[3] & 0xff);
+    }
+
+    private static InetAddress ip(int v) {
+        try {
+            return InetAddress.getByAddress(new byte[] {(byte) (v >>> 24), (byte) (v >>> 16), (byte) (v >>> 8), (byte) v});
+        } catch (UnknownHostException e) {
+            throw new AssertionError(e);
+        }
+    }
+
+    private RdmMessage message(int type, int flags, byte[] pd, int port) {
+        return new RdmMessage(type, flags, connId, peerConn, ip(ep.ia.address.getAddress()), port, ctl.name, dataName,
+                pd == null ? new byte[0] : pd);
+    }
+
+    private void sendPeer(RdmMessage m) {
+        if (ctl != null && peerCtl >= 0) {
+            try {
+                ctl.send(peerCtl, m);
+                lastSent = System.nanoTime();
+            } catch (DatException e) {
+                LOG.debug("control message {} to the peer: {}", m.type(), e.getMessage());
+            }
+        }
+    }
+
+    @Override
+    void connect(InetSocketAddress target, long timeoutMicros, byte[] privateData) {
+        boolean refused = false;
+        synchronized (ep) {
+            ep.live();
+            if (state != EpState.UNCONNECTED) {
+                throw DatException.invalidState(subtype(state), "dat_ep_connect in " + state);
+            }
+            open();
+            remote = target;
+            remotePort = target.getPort();
+            peerConn = 0;
+            peerCtl = -1;
+            state = EpState.ACTIVE_CONNECTION_PENDING;
+            if (rdm.named && !RdmListener.listening(target.getPort())) {
+                refused = true;
+            } else {
+                try {
+                    long psp = ctl.insert(rdm.pspAddress(target.getAddress(), target.getPort()));
+                    ctl.send(psp, message(RdmMessage.REQ, 0, privateData, (int) localPort()));
+                } catch (DatException e) {
+                    LOG.debug("REQ to {}: {}", target, e.getMessage());
+                    refused = true;
+                }
+            }
+            lastHeard = lastSent = System.nanoTime();
+            if (timeoutMicros != Dat.TIMEOUT_INFINITE && timeoutMicros < Long.MAX_VALUE / 1000) {
+                ep.ia.progress.deadlines.put(ep, System.nanoTime() + timeoutMicros * 1000);
+            }
+        }
+        if (refused) {
+            ep.ia.progress.later(() -> terminate(EventNumber.CONNECTION_NON_PEER_REJECTED, null));
+        }
+    }
+
+    /** The passive side accepts the request {@code req} on this EP. */
+    void accept(RdmMessage req, byte[] privateData) {
+        synchronized (ep) {
+            ep.live();
+            if (state != EpState.UNCONNECTED && state != EpState.PASSIVE_CONNECTION_PENDING
+                    && state != EpState.TENTATIVE_CONNECTION_PENDING) {
+                throw DatException.invalidState(subtype(state), "dat_cr_accept on an EP in " + state);
+            }
+            open();
+            try {
+                long a = FiRdm.avInsert(av, req.data());
+                if (a != 0) {
+                    throw new FiException(-22, "fi_av_insert gave the peer fi_addr " + a + ", not 0");
+                }
+                peerData = req.data();
+                peerCtl = ctl.insert(req.ctl());
+            } catch (FiException | DatException e) {
+                closeData();
+                closeControl();
+                throw e instanceof FiException fe ? FiErrors.toDat(fe) : (DatException) e;
+            }
+            peerConn = req.src();
+            remote = new InetSocketAddress(ip(req.ip()), 0);
+            remotePort = req.port();
+            state = EpState.COMPLETION_PENDING;
+            lastHeard = System.nanoTime();
+            sendPeer(message(RdmMessage.ACCEPT, 0, privateData, (int) localPort()));
+        }
+    }
+
+    @Override
+    void accept(long info, byte[] privateData, InetSocketAddress peer) {
+        throw new IllegalStateException("an RDM EP accepts an RdmMessage");
+    }
+
+    @Override
+    void completionBeforeConnected() {
+        if (state == EpState.COMPLETION_PENDING) {
+            established(new byte[0]);
+        }
+    }
+
+    /** CONNECTED and the ESTABLISHED event (the EP's lock is held). */
+    private void established(byte[] pd) {
+        state = EpState.CONNECTED;
+        ep.ia.progress.deadlines.remove(ep);
+        OfiEvd c = ep.connectEvd();
+        if (c != null) {
+            c.enqueue(new DatEvent.Connection(c, EventNumber.CONNECTION_ESTABLISHED, ep, pd));
+        }
+    }
+
+    /**
+     * A post needs CONNECTED; a peer of this process whose data endpoint is closed has disconnected
+     * (its DISC is on the way): the post fails and the connection ends ({@link RdmLocal}).
+     */
+    @Override
+    void checkCanPost() {
+        if (state != EpState.CONNECTED) {
+            throw DatException.invalidState(subtype(state), "posting in " + state);
+        }
+        if (RdmLocal.gone(peerData)) {
+            ep.ia.progress.later(() -> terminate(EventNumber.CONNECTION_DISCONNECTED, null));
+            throw DatException.invalidState(subtype(state), "the peer has disconnected");
+        }
+    }
+
+    @Override
+    void checkCanBind() {
+        if (state == EpState.DISCONNECT_PENDING) {
+            throw DatException.invalidState(subtype(state), "binding in " + state);
+        }
+    }
+
+    @Override
+    void afterCompletion(int err) {
+        if (err != 0 && err != Fi.FI_ECANCELED && state == EpState.CONNECTED) {
+            ep.ia.progress.later(() -> terminate(EventNumber.CONNECTION_BROKEN, null));
+        } else if (state == EpState.DISCONNECT_PENDING && ep.data.requestIdle()) {
+            ep.ia.progress.later(() -> terminate(EventNumber.CONNECTION_DISCONNECTED, null));
+        }
+    }
+
+    @Override
+    void disconnect(CloseFlag flag) {
+        synchronized (ep) {
+            switch (state) {
+                case UNCONNECTED, RESERVED, PASSIVE_CONNECTION_PENDING, TENTATIVE_CONNECTION_PENDING ->
+                        throw DatException.invalidState(subtype(state), "dat_ep_disconnect in " + state);
+                case DISCONNECTED -> {
+                    return;
+                }
+                case DISCONNECT_PENDING -> {
+                    if (flag == CloseFlag.GRACEFUL) {
+                        return;
+                    }
+                }
+                case CONNECTED -> {
+                    if (flag == CloseFlag.GRACEFUL && !ep.data.requestIdle()) {
+                        state = EpState.DISCONNECT_PENDING;
+                        return;
+                    }
+                }
+                default -> {
+                }
+            }
+        }
+        terminate(EventNumber.CONNECTION_DISCONNECTED, null);
+    }
+
+    /**
+     * Ends the connection with {@code number}: tells the peer (DISC, or ABORT before it was
+     * established), reads what the CQs hold, closes the data endpoint, flushes what is left and
+     * queues the event. Called with no lock held.
+     */
+    @Override
+    void terminate(EventNumber number, byte[] privateData) {
+        OfiEvd r = ep.recvEvd();
+        OfiEvd q = ep.requestEvd();
+        if (r != null) {
+            r.drainCq();
+        }
+        if (q != null && q != r) {
+            q.drainCq();
+        }
+        underCqLocks(r, q, () -> end(number, privateData));
+    }
+
+    /** Runs {@code task} with the CQs' locks held (taken before the EP's, as a CQ reader does). */
+    private static void underCqLocks(OfiEvd r, OfiEvd q, Runnable task) {
+        Runnable inQ = q != null && q != r ? () -> q.withCqLocked(task) : task;
+        if (r != null) {
+            r.withCqLocked(inQ);
+        } else {
+            inQ.run();
+        }
+    }
+
+    private void end(EventNumber number, byte[] privateData) {
+        synchronized (ep) {
+            if (ep.freed || state == EpState.DISCONNECTED || state == EpState.UNCONNECTED
+                    || state == EpState.RESERVED) {
+                return;
+            }
+            boolean linked = state == EpState.CONNECTED || state == EpState.DISCONNECT_PENDING;
+            if (number != EventNumber.CONNECTION_BROKEN || linked) {
+                sendPeer(message(linked ? RdmMessage.DISC : RdmMessage.ABORT, 0, null, 0));
+            }
+            state = EpState.DISCONNECTED;
+            ep.ia.progress.deadlines.remove(ep);
+            rdm.connections.remove(this);
+            closeData();
+            ep.data.flush();
+            OfiEvd c = ep.connectEvd();
+            if (c != null) {
+                c.enqueue(new DatEvent.Connection(c, number, ep, privateData));
+            }
+        }
+    }
+
+    @Override
+    void timedOut() {
+        synchronized (ep) {
+            if (state != EpState.ACTIVE_CONNECTION_PENDING) {
+                return;
+            }
+        }
+        terminate(EventNumber.CONNECTION_TIMED_OUT, null);
+    }
+
+    /** The keepalive: a message after a second of silence, BROKEN after the bound (progress thread). */
+    void tick(long now) {
+        EventNumber end = null;
+        synchronized (ep) {
+            if (state != EpState.CONNECTED && state != EpState.DISCONNECT_PENDING
+                    && state != EpState.COMPLETION_PENDING) {
+                return;
+            }
+            if (now - lastHeard > RdmIa.KEEPALIVE_BOUND_NANOS) {
+                end = state == EpState.COMPLETION_PENDING ? EventNumber.CONNECTION_ACCEPT_COMPLETION_ERROR
+                        : EventNumber.CONNECTION_BROKEN;
+            } else if (now - lastSent > RdmIa.KEEPALIVE_INTERVAL_NANOS) {
+                sendPeer(message(RdmMessage.KEEPALIVE, 0, null, 0));
+            }
+        }
+        if (end != null) {
+            LOG.debug("the peer of EP {} was silent for {} ms", ep.id, RdmIa.KEEPALIVE_BOUND_NANOS / 1_000_000);
+            terminate(end, null);
+        }
+    }
+
+    @Override
+    public void received(RdmChannel channel, RdmMessage m) {
+        EventNumber end = null;
+        byte[] pd = null;
+        synchronized (ep) {
+            if (m.type() == RdmMessage.ACCEPT && (state != EpState.ACTIVE_CONNECTION_PENDING || m.dst() != connId)) {
+                // The active side no longer waits for this accept: the passive side's accept fails.
+                try {
+                    long to = channel.insert(m.ctl());
+                    channel.send(to, new RdmMessage(RdmMessage.ABORT, 0, m.dst(), m.src(), 0, 0, channel.name,
+                            new byte[0], new byte[0]));
+                } catch (DatException e) {
+                    LOG.debug("ABORT of a late accept: {}", e.getMessage());
+                }
+                return;
+            }
+            if (m.dst() != connId || (peerConn != 0 && m.src() != peerConn)) {
+                return;
+            }
+            lastHeard = System.nanoTime();
+            switch (m.type()) {
+                case RdmMessage.ACCEPT -> {
+                    try {
+                        long a = FiRdm.avInsert(av, m.data());
+                        if (a != 0) {
+                            throw new FiException(-22, "the peer's data endpoint is fi_addr " + a);
+                        }
+                        peerData = m.data();
+                        peerCtl = channel.insert(m.ctl());
+                        peerConn = m.src();
+                        sendPeer(message(RdmMessage.RTU, 0, null, 0));
+                        established(m.pd());
+                    } catch (FiException | DatException e) {
+                        LOG.debug("accept of EP {}: {}", ep.id, e.getMessage());
+                        end = EventNumber.CONNECTION_NON_PEER_REJECTED;
+                    }
+                }
+                case RdmMessage.REJECT -> {
+                    if (state == EpState.ACTIVE_CONNECTION_PENDING) {
+                        if ((m.flags() & RdmMessage.PEER) != 0) {
+                            end = EventNumber.CONNECTION_PEER_REJECTED;
+                            pd = m.pd();
+                        } else {
+                            end = EventNumber.CONNECTION_NON_PEER_REJECTED;
+                        }
+                    }
+                }
+                case RdmMessage.RTU -> {
+                    if (state == EpState.COMPLETION_PENDING) {
+                        established(new byte[0]);
+                    }
+                }
+                case RdmMessage.DISC, RdmMessage.ABORT -> {
+                    if (state == EpState.COMPLETION_PENDING) {
+                        end = EventNumber.CONNECTION_ACCEPT_COMPLETION_ERROR;
+                    } else if (state == EpState.CONNECTED || state == EpState.DISCONNECT_PENDING) {
+                        end = EventNumber.CONNECTION_DISCONNECTED;
+                    }
+                    peerCtl = -1;
+                }
+                default -> {
+                }
+            }
+        }
+        if (end != null) {
+            terminate(end, pd);
+        }
+    }
+
+    @Override
+    public void sendFailed(RdmChannel channel, int err) {
+        EventNumber end;
+        synchronized (ep) {
+            end = switch (state) {
+                case ACTIVE_CONNECTION_PENDING -> err == 113 || err == 101 ? EventNumber.CONNECTION_UNREACHABLE
+                        : EventNumber.CONNECTION_NON_PEER_REJECTED;
+                case COMPLETION_PENDING -> EventNumber.CONNECTION_ACCEPT_COMPLETION_ERROR;
+                case CONNECTED, DISCONNECT_PENDING -> EventNumber.CONNECTION_BROKEN;
+                default -> null;
+            };
+        }
+        LOG.debug("a control send of EP {} failed: {}", ep.id, Fi.get().strerror(err));
+        if (end != null) {
+            terminate(end, null);
+        }
+    }
+
+    @Override
+    public void cmEvent(int event, long entry, long length) {
+        // RDM endpoints have no connection events.
+    }
+
+    @Override
+    public void cmError(int err, byte[] data) {
+        // RDM endpoints have no connection events.
+    }
+
+    /** The EP is freed (its lock held): the peer is told, the endpoints go without an event. */
+    @Override
+    void release() {
+        boolean linked = state == EpState.CONNECTED || state == EpState.DISCONNECT_PENDING
+                || state == EpState.COMPLETION_PENDING;
+        if (linked) {
+            sendPeer(message(RdmMessage.DISC, 0, null, 0));
+        }
+        underCqLocks(ep.recvEvd(), ep.requestEvd(), this::closeData);
+        closeControl();
+        state = EpState.DISCONNECTED;
+    }
+
+    @Override
+    void reset() {
+        if (state != EpState.DISCONNECTED) {
+            throw DatException.invalidState(subtype(state), "dat_ep_reset in " + state);
+        }
+        closeControl();
+        state = EpState.UNCONNECTED;
+        remote = null;
+        remotePort = 0;
+        peerConn = 0;
+        peerCtl = -1;
+    }
+}

@@ -1,0 +1,67 @@
+package org.jdapl.provider.ofi.kit;
+
+import java.net.SocketAddress;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.jdapl.conformance.ConformanceFixture;
+import org.jdapl.conformance.IaPair;
+import org.jdapl.conformance.Skip;
+import org.jdapl.conformance.Timing;
+import org.jdapl.dat.Endpoint;
+import org.jdapl.dat.InterfaceAdapter;
+import org.jdapl.dat.spi.IaSpec;
+import org.jdapl.provider.ofi.OfiProvider;
+
+/**
+ * The ofi provider under the kit on a libfabric provider with reliable-datagram endpoints only
+ * (shm: {@code ofi-shm}; {@code tcp;ofi_rxm} on {@code lo}: {@code ofi-tcp-rxm}), both IAs in this JVM.
+ */
+public final class OfiRdmFixture implements ConformanceFixture {
+    private final OfiProvider provider = new OfiProvider();
+    private final AtomicInteger opened = new AtomicInteger();
+    private final String name;
+    private final String iaParams;
+
+    /** A fixture {@code name} whose IAs are opened with {@code iaParams} (e.g. {@code "shm"}). */
+    public OfiRdmFixture(String name, String iaParams) {
+        this.name = name;
+        this.iaParams = iaParams;
+    }
+
+    @Override
+    public String name() {
+        return name;
+    }
+
+    @Override
+    public IaPair openPair() {
+        return new IaPair(open(), open());
+    }
+
+    private InterfaceAdapter open() {
+        return provider.open(new IaSpec("ofi-v2-" + name + "-" + opened.incrementAndGet(), iaParams, "", true,
+                "conformance"), 64);
+    }
+
+    @Override
+    public List<SocketAddress> invalidAddresses() {
+        return new OfiTcpFixture().invalidAddresses();
+    }
+
+    /** An RDM connection has no transport connection of its own to destroy (its peer's death is the keepalive's). */
+    @Override
+    public void breakTransport(Endpoint ep) {
+        throw new Skip("an RDM connection has no transport connection of its own to break: peer death is detected"
+                + " by the keepalive (OfiRdmKeepaliveTest)");
+    }
+
+    @Override
+    public Timing timing() {
+        return Timing.DEFAULT;
+    }
+
+    @Override
+    public void close() {
+        provider.deactivate();
+    }
+}
