@@ -5,8 +5,10 @@ import static org.jdapl.provider.ofi.fabric.FiLayouts.*;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.locks.LockSupport;
 import java.util.concurrent.locks.ReentrantLock;
 import org.jdapl.provider.ofi.fabric.Fi;
@@ -170,7 +172,8 @@ final class OfiProgress implements Runnable {
 
     private void rebuildWaitSet() {
         java.util.List<long[]> objects = new java.util.ArrayList<>();
-        boolean all = ia.eqWaitFd >= 0 && fdWait.usable();
+        // The control endpoints of an RDM IA (pollers) have no descriptor in the set: such an IA parks.
+        boolean all = ia.eqWaitFd >= 0 && fdWait.usable() && pollers.isEmpty();
         objects.add(new long[] {ia.eq, ia.eqWaitFd});
         for (OfiEvd evd : cqEvds) {
             objects.add(new long[] {evd.cq, evd.waitFd});
