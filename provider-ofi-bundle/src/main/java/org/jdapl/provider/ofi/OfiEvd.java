@@ -456,7 +456,8 @@ final class OfiEvd extends OfiObject implements EventDispatcher {
                 progress();
                 synchronized (this) {
                     if (freed) {
-                        throw DatException.invalidHandle(DatReturnSubtype.NO_SUBTYPE, "the EVD was freed");
+                        throw ia.closing ? new DatException(DatReturnType.ABORT, "the IA was closed")
+                                : DatException.invalidHandle(DatReturnSubtype.NO_SUBTYPE, "the EVD was freed");
                     }
                     if (!waitable) {
                         throw new DatException(DatReturnType.INTERRUPTED_CALL, "the EVD became unwaitable");

@@ -85,6 +85,8 @@ final class OfiIa extends OfiObject implements InterfaceAdapter {
     /** The RDM part of an IA over reliable-datagram endpoints (RDM_PROTOCOL.md), null over MSG endpoints. */
     final RdmIa rdm;
     volatile boolean closed;
+    /** Set when the IA starts closing: a waiter its close releases fails ABORT. */
+    volatile boolean closing;
     private final AtomicLong ids = new AtomicLong(1);
     /** The objects libfabric names in EQ entries (by the context given at creation). */
     final Map<Long, CmTarget> cmTargets = new ConcurrentHashMap<>();
@@ -298,6 +300,7 @@ final class OfiIa extends OfiObject implements InterfaceAdapter {
         if (closed) {
             return;
         }
+        closing = true;
         progress.stop();
         for (HandleType t : List.of(HandleType.CR, HandleType.PSP, HandleType.RSP, HandleType.EP, HandleType.SRQ, HandleType.RMR,
                 HandleType.LMR, HandleType.EVD, HandleType.CNO, HandleType.PZ)) {
