@@ -21,7 +21,7 @@ import org.jdapl.provider.ofa.verbs.Verbs;
  * {@code MemPriv.REMOTE_ATOMIC} gives) and {@code IBV_WR_RDMA_WRITE_WITH_IMM} (the sink's receive
  * completes with {@code IBV_WC_WITH_IMM}, {@link WorkQueue#immediate}). Their completions are
  * {@code DatEvent.ExtendedDtoCompletion}s of the EP's request EVD ({@link WorkRing#KIND_EXT}).
- * Behaviours: EXT_ATOMIC, EXT_IMM.
+ * Behaviours: EXT_01, EXT_02, EXT_03, EXT_05, EXT_06, EXT_07.
  */
 final class OfaExtensions {
     private OfaExtensions() {

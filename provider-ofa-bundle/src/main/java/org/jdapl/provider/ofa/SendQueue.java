@@ -219,7 +219,7 @@ final class SendQueue extends WorkQueue {
      * the original value lands in, and 8 bytes at an aligned remote address) or an RDMA Write with
      * immediate data ({@code immediate} in {@code imm_data}). Checked as {@link #post}; the ring
      * entry is {@link WorkRing#KIND_EXT} with the extension type, so that its completion (or flush)
-     * is an extended one. Behaviours: EXT_ATOMIC, EXT_IMM.
+     * is an extended one. Behaviours: EXT_01, EXT_02, EXT_03, EXT_05, EXT_06, EXT_07.
      */
     void postExtended(int opcode, ExtensionType type, List<LmrTriplet> iov, long cookie, RmrTriplet remote,
                       long compareAdd, long swap, int immediate, Set<CompletionFlag> flags) {
@@ -263,7 +263,7 @@ final class SendQueue extends WorkQueue {
         }
     }
 
-    /** An atomic's operands: 8 local bytes, 8 remote bytes at an 8-byte aligned address (EXT_ATOMIC). */
+    /** An atomic's operands: 8 local bytes, 8 remote bytes at an 8-byte aligned address (EXT_01). */
     private static void checkAtomic(long total, RmrTriplet remote) {
         if (total != Long.BYTES) {
             throw DatException.invalidParameter(3, "an atomic's local segment has " + total + " bytes, not 8");

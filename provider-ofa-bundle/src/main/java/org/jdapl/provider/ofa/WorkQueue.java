@@ -230,9 +230,9 @@ abstract class WorkQueue {
     }
 
     /**
-     * The event of a successful receive that carries immediate data (EXT_IMM): an RDMA Write with
+     * The event of a successful receive that carries immediate data (EXT_05): an RDMA Write with
      * immediate data that consumed it (its length the bytes the write placed), or a message with
-     * immediate data. Behaviours: EXT_IMM.
+     * immediate data. Behaviours: EXT_05, EXT_06.
      */
     static DatEvent.ExtendedDtoCompletion immediate(OfaEvd cqEvd, OfaEp ep, long cookie, long wc) {
         return new DatEvent.ExtendedDtoCompletion(cqEvd, ep, cookie, DtoStatus.SUCCESS, WorkCompletion.byteLen(wc),

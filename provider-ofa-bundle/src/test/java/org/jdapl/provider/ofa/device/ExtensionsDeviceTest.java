@@ -114,7 +114,7 @@ class ExtensionsDeviceTest {
     }
 
     @Test
-    void EXT_ATOMIC_01_fetchAndAddAndCompareAndSwapReturnTheOriginalValueAndUpdateTheTarget() {
+    void EXT_01_fetchAndAddAndCompareAndSwapReturnTheOriginalValueAndUpdateTheTarget() {
         ProviderAttributes attrs = a.query().provider();
         assertTrue(attrs.offers(ProviderAttributes.DAT_IB_FETCH_AND_ADD), attrs.specific().toString());
         assertTrue(attrs.offers(ProviderAttributes.DAT_IB_CMP_AND_SWAP), attrs.specific().toString());
@@ -163,7 +163,7 @@ class ExtensionsDeviceTest {
     }
 
     @Test
-    void EXT_ATOMIC_02_anAtomicOnMemoryWithoutRemoteAtomicCompletesRemoteAccess() {
+    void EXT_01_anAtomicOnMemoryWithoutRemoteAtomicCompletesRemoteAccess() {
         Pair p = connect();
         MemorySegment local = arena.allocate(64, 8);
         MemorySegment target = arena.allocate(64, 8);
@@ -181,7 +181,7 @@ class ExtensionsDeviceTest {
 
     /** Fetch-and-adds of 1 from {@code eps} EPs at once, {@code perEp} each, on one target. */
     @Test
-    void EXT_ATOMIC_03_aThousandConcurrentFetchAndAddsFromSeveralEpsSumExactly() throws Exception {
+    void EXT_02_aThousandConcurrentFetchAndAddsFromSeveralEpsSumExactly() throws Exception {
         int eps = 4;
         int perEp = 250;
         MemorySegment target = arena.allocate(8, 8);
@@ -239,7 +239,7 @@ class ExtensionsDeviceTest {
 
     /** Compare-and-swap increments from several EPs at once: each success saw a distinct value. */
     @Test
-    void EXT_ATOMIC_04_compareAndSwapUnderContentionLosesNoUpdate() throws Exception {
+    void EXT_03_compareAndSwapUnderContentionLosesNoUpdate() throws Exception {
         int eps = 3;
         int perEp = 40;
         MemorySegment target = arena.allocate(8, 8);
@@ -296,7 +296,7 @@ class ExtensionsDeviceTest {
     }
 
     @Test
-    void EXT_IMM_01_rdmaWriteWithImmediateConsumesExactlyOneReceiveAndCarriesTheData() {
+    void EXT_05_rdmaWriteWithImmediateConsumesExactlyOneReceiveAndCarriesTheData() {
         Pair p = connect();
         MemorySegment src = arena.allocate(4096, 8);
         MemorySegment sink = arena.allocate(8192, 8);
@@ -334,7 +334,7 @@ class ExtensionsDeviceTest {
     }
 
     @Test
-    void EXT_IMM_02_immediateDataArrivesInOrderWithSends() {
+    void EXT_06_immediateDataArrivesInOrderWithSends() {
         Pair p = connect();
         int n = 40;
         MemorySegment src = arena.allocate(64L * n, 8);
@@ -386,7 +386,7 @@ class ExtensionsDeviceTest {
      * for ever (rnr_retry 7), so that it and every request behind it are still outstanding.
      */
     @Test
-    void EXT_FLUSH_01_extendedDtosOutstandingAtDisconnectCompleteOnceEachFlushed() {
+    void EXT_07_extendedDtosOutstandingAtDisconnectCompleteOnceEachFlushed() {
         Pair p = connect();
         MemorySegment local = arena.allocate(8L * 64, 8);
         MemorySegment target = arena.allocate(4096, 8);
