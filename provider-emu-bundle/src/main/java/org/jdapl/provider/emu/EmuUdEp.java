@@ -150,7 +150,10 @@ public final class EmuUdEp extends EmuEp implements DatagramEndpoint {
         }
     }
 
-    /** The datagram reaches {@code target}'s next receive, or is lost (no receive, target gone). */
+    /**
+     * The datagram reaches {@code target}'s next receive whole, one datagram to one receive, or is
+     * lost (no receive, target gone). Behaviours: EXT_08, EXT_11.
+     */
     private void deliver(EmuUdEp target, List<LmrTriplet> iov, long length) {
         if (target.isFreed() || !target.exchanging() || !target.ia().domain().sameAs(ia().domain())) {
             return;

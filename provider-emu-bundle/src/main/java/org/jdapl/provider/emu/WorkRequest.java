@@ -179,7 +179,10 @@ public abstract sealed class WorkRequest {
 
     /**
      * One of OFED's extended DTOs: a fetch-and-add or compare-and-swap of the 64 bits at {@code remote}
-     * into the 8 local bytes {@code iov}, or an RDMA Write with immediate data. Its completion is an extended one ({@link EmuEp#completeRequest}).
+     * into the 8 local bytes {@code iov}, or an RDMA Write with immediate data. Its completion is an
+     * extended one ({@link EmuEp#completeRequest}), a flush on disconnect included, once.
+     *
+     * <p>Behaviours: EXT_07.
      */
     public static final class Ext extends WorkRequest {
         public final ExtensionType type;

@@ -17,10 +17,6 @@ import org.jdapl.provider.ofa.OfaProvider;
  * The JVM {@link VirtualThreadWaitDeviceTest} starts (with few carriers): {@link WaiterRelease} on an
  * IA of the device, under a JFR recording of every {@code jdk.VirtualThreadPinned}. Prints
  * {@code pinned N}, the pinned stacks, and the figures.
- *
- * <p>A smaller run on an IA of its own comes first, outside the recording: it initializes the JDK's
- * classes on the wait path. A virtual thread that meets such a class while another thread runs its
- * initializer waits pinned, once per JVM; that wait is the JDK's, not the provider's.
  */
 public final class VirtualWaitersDeviceMain {
     private VirtualWaitersDeviceMain() {
@@ -29,7 +25,6 @@ public final class VirtualWaitersDeviceMain {
     public static void main(String[] args) throws Exception {
         int evdWaiters = Integer.parseInt(args[0]);
         int cnoWaiters = Integer.parseInt(args[1]);
-        WaiterRelease.run(RxeDevice.open(new OfaProvider()), 64, 4, Duration.ofSeconds(120));
         Path jfr = Files.createTempFile("jdapl-vt-", ".jfr");
         try (Recording recording = new Recording()) {
             recording.enable("jdk.VirtualThreadPinned").withThreshold(Duration.ZERO).withStackTrace();

@@ -1,0 +1,243 @@
+package org.jdapl.provider.ofi;
+
+import static org.jdapl.provider.ofi.fabric.FiLayouts.*;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.nio.ByteBuffer;
+import java.util.ArrayList;
+import java.util.List;
+import org.jdapl.dat.DatException;
+import org.jdapl.dat.DatReturnSubtype;
+import org.jdapl.dat.DatReturnType;
+import org.jdapl.provider.ofi.fabric.Fi;
+import org.jdapl.provider.ofi.fabric.FiCalls;
+import org.jdapl.provider.ofi.fabric.FiException;
+import org.jdapl.provider.ofi.fabric.FiRdm;
+
+/**
+ * A control endpoint of the RDM connection protocol: an RDM endpoint with its own address vector and
+ * CQ, a few receive buffers always posted and a ring of send buffers (registered when the domain asks
+ * for {@code FI_MR_LOCAL}). A PSP listens on one, each connected EP talks to its peer through one;
+ * consumer DTOs never meet these messages, which go through the EP's data endpoint. Messages read by
+ * {@link #poll} are handed to the owner outside the channel's lock.
+ */
+final class RdmChannel {
+    private static final int RECVS = 8;
+    private static final int SENDS = 16;
+    private static final long SEND_CONTEXT = 1000;
+
+    /** The channel's owner: a listener or a connection. */
+    interface Owner {
+        void received(RdmChannel channel, RdmMessage m);
+
+        /** A send failed ({@code err} is the completion's errno). */
+        void sendFailed(RdmChannel channel, int err);
+    }
+
+    private final OfiIa ia;
+    private final Owner owner;
+    final long ep;
+    private final long av;
+    private final long cq;
+    private final long mr;
+    private final long desc;
+    private final Arena arena = Arena.ofShared();
+    private final MemorySegment bufs;
+    private final MemorySegment cqBuf;
+    private final MemorySegment errBuf;
+    private final boolean[] sendBusy = new boolean[SENDS];
+    private int nextSend;
+    final byte[] name;
+    private volatile boolean closed;
+
+    /** Opens the endpoint named {@code src} (null: the provider's choice) and posts its receives. */
+    RdmChannel(OfiIa ia, byte[] src, Owner owner) {
+        this.ia = ia;
+        this.owner = owner;
+        long info = ia.rdm.endpointInfo(src);
+        long e = 0;
+        long a = 0;
+        long q = 0;
+        long m = 0;
+        try {
+            MemorySegment attr = arena.allocate(FI_CQ_ATTR.size(), 8);
+            attr.set(ValueLayout.JAVA_LONG, CQ_ATTR_SIZE, 64);
+            attr.set(ValueLayout.JAVA_INT, CQ_ATTR_FORMAT, Fi.FI_CQ_FORMAT_DATA);
+            attr.set(ValueLayout.JAVA_INT, CQ_ATTR_WAIT_OBJ, Fi.FI_WAIT_NONE);
+            q = FiCalls.cqOpen(ia.domain, attr.address(), 0);
+            a = FiRdm.avOpen(ia.domain, 16);
+            e = FiCalls.endpoint(ia.domain, info, 0);
+            FiCalls.bind(e, a, 0);
+            FiCalls.bind(e, q, Fi.FI_TRANSMIT | Fi.FI_RECV);
+            FiCalls.enable(e);
+            bufs = arena.allocate((long) RdmMessage.BUFFER * (RECVS + SENDS), 64);
+            if ((ia.mrMode & Fi.FI_MR_LOCAL) != 0) {
+                m = FiCalls.mrReg(ia.domain, bufs.address(), bufs.byteSize(), Fi.FI_SEND | Fi.FI_RECV, 0,
+                        ia.nextId(), 0);
+            }
+            desc = m == 0 ? 0 : FiCalls.word(m + MR_MEM_DESC);
+            cqBuf = arena.allocate(FI_CQ_DATA_ENTRY.size() * 8, 8);
+            errBuf = arena.allocate(FI_CQ_ERR_ENTRY.size(), 8);
+            this.ep = e;
+            this.av = a;
+            this.cq = q;
+            this.mr = m;
+            for (int i = 0; i < RECVS; i++) {
+                repost(i);
+            }
+            name = FiRdm.name(e);
+        } catch (FiException | DatException x) {
+            OfiIa.closeQuietly(e);
+            OfiIa.closeQuietly(m);
+            OfiIa.closeQuietly(a);
+            OfiIa.closeQuietly(q);
+            arena.close();
+            throw x instanceof FiException fe ? FiErrors.toDat(fe) : (DatException) x;
+        } finally {
+            Fi.get().freeinfo(info);
+        }
+        ia.rdm.channels.add(this);
+    }
+
+    private MemorySegment buffer(int i) {
+        return bufs.asSlice((long) i * RdmMessage.BUFFER, RdmMessage.BUFFER);
+    }
+
+    private void repost(int i) {
+        long rc = FiRdm.recv(ep, buffer(i).address(), RdmMessage.BUFFER, desc, i + 1);
+        if (rc < 0) {
+            throw FiErrors.toDat(rc, "fi_recv");
+        }
+    }
+
+    /** Inserts a peer's address into the channel's address vector: its {@code fi_addr_t}. */
+    synchronized long insert(byte[] addr) {
+        try {
+            return FiRdm.avInsert(av, addr);
+        } catch (FiException e) {
+            throw new DatException(DatReturnType.INVALID_ADDRESS, DatReturnSubtype.INVALID_ADDRESS_UNREACHABLE,
+                    "fi_av_insert of " + FiRdm.toString(addr) + ": " + e.getMessage());
+        }
+    }
+
+    /** Sends {@code m} to {@code dest}; a failure that shows later is reported to the owner. */
+    void send(long dest, RdmMessage m) {
+        synchronized (this) {
+            if (closed) {
+                return;
+            }
+            for (int tries = 0; sendBusy[nextSend]; tries++) {
+                readCq(null);
+                if (tries > 10_000) {
+                    throw new DatException(DatReturnType.INSUFFICIENT_RESOURCES, DatReturnSubtype.RESOURCE_TEP,
+                            "the control endpoint's sends do not complete");
+                }
+            }
+            int s = nextSend;
+            nextSend = (nextSend + 1) % SENDS;
+            MemorySegment b = buffer(RECVS + s);
+            int len = m.encode(b.asByteBuffer());
+            for (int tries = 0; ; tries++) {
+                long rc = FiRdm.send(ep, b.address(), len, desc, dest, SEND_CONTEXT + s);
+                if (rc == 0) {
+                    sendBusy[s] = true;
+                    return;
+                }
+                if (rc != -Fi.FI_EAGAIN || tries > 10_000) {
+                    throw FiErrors.toDat(rc, "fi_send");
+                }
+                readCq(null);
+            }
+        }
+    }
+
+    /** Reads the CQ, reposts the receive buffers and hands the messages to the owner; the number read. */
+    int poll() {
+        List<RdmMessage> got = new ArrayList<>(2);
+        int failed;
+        int n;
+        synchronized (this) {
+            if (closed) {
+                return 0;
+            }
+            n = 0;
+            failed = 0;
+            int r;
+            while ((r = readCq(got)) != 0) {
+                if (r < 0) {
+                    failed = -r;
+                    n++;
+                } else {
+                    n += r;
+                }
+            }
+        }
+        if (failed != 0) {
+            owner.sendFailed(this, failed);
+        }
+        for (RdmMessage m : got) {
+            owner.received(this, m);
+        }
+        return n;
+    }
+
+    /** One read of the CQ: entries read, or minus the errno of a failed send. The lock is held. */
+    private int readCq(List<RdmMessage> got) {
+        long n = FiCalls.cqRead(cq, cqBuf.address(), 8);
+        if (n > 0) {
+            for (int i = 0; i < n; i++) {
+                long e = cqBuf.address() + i * FI_CQ_DATA_ENTRY.size();
+                done(FiCalls.word(e + CQE_OP_CONTEXT), FiCalls.word(e + CQE_LEN), got);
+            }
+            return (int) n;
+        }
+        if (n == -Fi.FI_EAVAIL) {
+            errBuf.fill((byte) 0);
+            if (FiCalls.cqReaderr(cq, errBuf.address(), 0) > 0) {
+                long ctx = errBuf.get(ValueLayout.JAVA_LONG, CQ_ERR_OP_CONTEXT);
+                int err = errBuf.get(ValueLayout.JAVA_INT, CQ_ERR_ERR);
+                if (ctx >= SEND_CONTEXT) {
+                    sendBusy[(int) (ctx - SEND_CONTEXT)] = false;
+                    return -(err == 0 ? 5 : err);
+                }
+                if (ctx >= 1 && ctx <= RECVS && !closed) {
+                    repost((int) ctx - 1);
+                }
+                return 1;
+            }
+        }
+        return 0;
+    }
+
+    private void done(long ctx, long len, List<RdmMessage> got) {
+        if (ctx >= SEND_CONTEXT && ctx < SEND_CONTEXT + SENDS) {
+            sendBusy[(int) (ctx - SEND_CONTEXT)] = false;
+        } else if (ctx >= 1 && ctx <= RECVS) {
+            int i = (int) ctx - 1;
+            RdmMessage m = RdmMessage.decode(buffer(i).asByteBuffer(), (int) len);
+            repost(i);
+            if (m != null && got != null) {
+                got.add(m);
+            }
+        }
+    }
+
+    void close() {
+        synchronized (this) {
+            if (closed) {
+                return;
+            }
+            closed = true;
+        }
+        ia.rdm.channels.remove(this);
+        synchronized (this) {
+            OfiIa.closeQuietly(ep);
+            OfiIa.closeQuietly(mr);
+            OfiIa.closeQuietly(av);
+            OfiIa.closeQuietly(cq);
+            arena.close();
+        }
+    }
+}
