@@ -90,10 +90,13 @@ final class IaObjects {
 
     /**
      * Destroys every object in the close order; {@code catastrophic}: the peers of connected EPs see
-     * BROKEN rather than DISCONNECTED. The table is empty afterwards. The EVDs and CNOs die first, so
-     * that every thread waiting on one is released at once, before any connection is torn down
-     * (nothing is queued on a freed EVD, so the flushes of the EPs' DTOs that follow queue nothing
-     * either); {@code fabric} is told, so that a waiter polling its input looks at its queue again.
+     * BROKEN rather than DISCONNECTED. The table is empty afterwards. On the consumer's close the EVDs
+     * and CNOs die first, so that every thread waiting on one is released at once, before any
+     * connection is torn down (nothing is queued on a freed EVD, so the flushes of the EPs' DTOs that
+     * follow queue nothing either); {@code fabric} is told, so that a waiter polling its input looks at
+     * its queue again. When the IA breaks under its consumer (catastrophic: the provider goes away)
+     * the connections are torn down first, so that the consumer's waiters see what became of them
+     * (BROKEN or DISCONNECTED, their DTOs FLUSHED) before the EVDs die.
      *
      * <p>Behaviours: OBJ_01, OBJ_11.
      */
@@ -101,6 +104,9 @@ final class IaObjects {
         List<EmuObject> all = new ArrayList<>(objects);
         List<EmuObject> released = new ArrayList<>();
         this.released = released;
+        if (catastrophic) {
+            teardownEps(all, true);
+        }
         for (EmuObject o : all) {
             switch (o) {
                 case EmuEvd evd when !evd.isFreed() -> {
@@ -116,11 +122,7 @@ final class IaObjects {
             }
         }
         fabric.wakePoller();
-        for (EmuObject o : all) {
-            if (o instanceof EmuEp ep && !ep.isFreed()) {
-                ep.teardown(catastrophic);
-            }
-        }
+        teardownEps(all, catastrophic);
         for (EmuObject o : all) {
             switch (o) {
                 case EmuCr cr when !cr.isFreed() -> cr.destroy();
@@ -156,6 +158,14 @@ final class IaObjects {
             }
         }
         objects.clear();
+    }
+
+    private static void teardownEps(List<EmuObject> all, boolean catastrophic) {
+        for (EmuObject o : all) {
+            if (o instanceof EmuEp ep && !ep.isFreed()) {
+                ep.teardown(catastrophic);
+            }
+        }
     }
 
     /**
