@@ -213,7 +213,8 @@ class ZeroAllocationTest {
                     throw new AssertionError("message " + i + " did not arrive");
                 }
             }, true);
-            System.out.printf("tcp 64 B send/recv: %.1f B/op%n", (double) bytes / OPS);
+            System.out.printf("tcp 64 B send/recv: %.1f B/op (%d bytes over %d)%n",
+                    (double) bytes / OPS, bytes, OPS);
             assertEquals(0, bytes, "heap bytes allocated over " + OPS + " tcp send/recv round trips");
         }
     }
@@ -233,7 +234,8 @@ class ZeroAllocationTest {
                     throw new AssertionError("write " + i + " did not land");
                 }
             }, true);
-            System.out.printf("tcp 64 B RDMA Write: %.1f B/op%n", (double) bytes / OPS);
+            System.out.printf("tcp 64 B RDMA Write: %.1f B/op (%d bytes over %d)%n",
+                    (double) bytes / OPS, bytes, OPS);
             assertEquals(0, bytes, "heap bytes allocated over " + OPS + " tcp RDMA Writes");
         }
     }
