@@ -32,11 +32,16 @@ final class DtoChecks {
         }
     }
 
-    /** A send (OBJ_07) of the local segments {@code iov}, at most the EP's maximum message size. */
+    /**
+     * A send (OBJ_07) of the local segments {@code iov}, at most the EP's maximum message size: the EP's
+     * spare send reused if it has one ({@link EpQueues#recycle}).
+     */
     static WorkRequest.Send send(EmuEp ep, List<LmrTriplet> iov, long cookie, Set<CompletionFlag> flags,
                                  boolean invalidate, int rmrContext) {
         Checked c = message(ep, iov, true);
-        return new WorkRequest.Send(c.iov, c.length, cookie, flags, invalidate, rmrContext);
+        WorkRequest.Send spare = ep.queues().takeSpareSend();
+        return spare != null ? spare.reuse(c.iov, c.length, cookie, flags, invalidate, rmrContext)
+                : new WorkRequest.Send(c.iov, c.length, cookie, flags, invalidate, rmrContext);
     }
 
     /** A receive into the local segments {@code iov}, at most the EP's maximum message size. */
@@ -112,7 +117,9 @@ final class DtoChecks {
                                  RmrTriplet remote, Set<CompletionFlag> flags) {
         if (localTarget == null) {
             Checked c = rdmaLocal(ep, read, iov, remote);
-            return new WorkRequest.Rdma(read, c.iov, null, remote, c.length, cookie, flags);
+            WorkRequest.Rdma spare = ep.queues().takeSpareRdma();
+            return spare != null ? spare.reuse(read, c.iov, null, remote, c.length, cookie, flags)
+                    : new WorkRequest.Rdma(read, c.iov, null, remote, c.length, cookie, flags);
         }
         if (remote == null) {
             throw DatException.invalidParameter(4, "no remote RMR triplet");

@@ -326,7 +326,7 @@ public class EmuEp extends EmuObject implements Endpoint {
                 throw DatException.invalidState(DatReturnSubtype.NO_SUBTYPE,
                         "the EP takes its receives from an SRQ; post them there");
             }
-            WorkRequest.Recv r = DtoChecks.recv(this, iov, cookie, flags);
+            WorkRequest.Recv r = DtoChecks.recv(this, iov, cookie, flags, queues.receives().takeSpare());
             if (connection.state == EpState.DISCONNECTED) {
                 completeRecv(r, DtoStatus.FLUSHED, 0, DtoOperation.RECEIVE, 0);
                 return;
@@ -504,6 +504,14 @@ public class EmuEp extends EmuObject implements Endpoint {
     /** Completes a DTO request from its cookie and flags (a loopback send moved at once has no work request). */
     void completeDto(long cookie, int flagBits, DtoStatus status, long length, DtoOperation op) {
         evds.requestCompleted(cookie, flagBits, status, length, op);
+    }
+
+    /**
+     * Hands a request that completed and that nothing refers to any more to the EP's next post of its
+     * kind (domain lock held; see {@link EpQueues#recycle}).
+     */
+    public void recycle(WorkRequest wr) {
+        queues.recycle(wr);
     }
 
     /** Completes a receive once: a second completion fails before its event, the mark follows the event. */

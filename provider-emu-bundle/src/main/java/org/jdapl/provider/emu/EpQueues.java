@@ -32,6 +32,9 @@ final class EpQueues {
     private final ArrayDeque<WorkRequest> requests = new ArrayDeque<>();
     private final SendLock sendLock = new SendLock();
     private final DtoChecks.Memo checkedLists = new DtoChecks.Memo();
+    /** A completed send and RDMA for the next post to reuse (domain lock held), or null. */
+    private WorkRequest.Send spareSend;
+    private WorkRequest.Rdma spareRdma;
     private int srqBuffersUsed;
     private long srqBytesUsed;
     private int softHighWatermark = Dat.WATERMARK_INFINITE;
@@ -72,6 +75,45 @@ final class EpQueues {
         } finally {
             sendLock.unlock();
         }
+    }
+
+    /**
+     * Keeps {@code wr}, which completed and which nothing refers to any more, for the EP's next post of
+     * its kind (domain lock held), so that steady traffic through a link that queues work requests (tcp)
+     * allocates none: a send whose RNR retry timer is still armed is not kept (the timer's task holds
+     * it), nor a receive of an SRQ, nor a bind or extended DTO. A request is recycled only after its one
+     * completion, and reused only by a new post, which makes it new ({@link WorkRequest#reset}).
+     */
+    void recycle(WorkRequest wr) {
+        switch (wr) {
+            case WorkRequest.Send s -> {
+                if (!s.rnrTimerArmed) {
+                    spareSend = s;
+                }
+            }
+            case WorkRequest.Rdma r -> spareRdma = r;
+            case WorkRequest.Recv r -> {
+                if (srq == null) {
+                    recvs.recycle(r);
+                }
+            }
+            default -> {
+            }
+        }
+    }
+
+    /** The spare send for a new post, or null (domain lock held). */
+    WorkRequest.Send takeSpareSend() {
+        WorkRequest.Send s = spareSend;
+        spareSend = null;
+        return s;
+    }
+
+    /** The spare RDMA for a new post, or null (domain lock held). */
+    WorkRequest.Rdma takeSpareRdma() {
+        WorkRequest.Rdma r = spareRdma;
+        spareRdma = null;
+        return r;
     }
 
     /** The request queue, head first: the next request to process. */

@@ -23,17 +23,57 @@ public final class RcRules {
     }
 
     /**
-     * What the responder made of an incoming send.
-     *
-     * @param recv the receive the send consumed, or null when none was posted (RNR)
-     * @param op the receive's operation (RECEIVE or RECEIVE_WITH_INVALIDATE)
-     * @param invalidated the rmr_context the send invalidated, or 0
-     * @param recvStatus SUCCESS, or the error the receive completes with
-     * @param senderStatus SUCCESS, or the error the send completes with
+     * What the responder made of an incoming send: a caller-owned verdict that each
+     * {@link #takeReceive(EmuEp, long, boolean, long, SendVerdict)} fills again (so that a responder
+     * allocates none per message), or the shared {@link #RNR}.
      */
-    public record SendVerdict(WorkRequest.Recv recv, DtoOperation op, int invalidated, DtoStatus recvStatus,
-                       DtoStatus senderStatus) {
-        static final SendVerdict RNR = new SendVerdict(null, DtoOperation.RECEIVE, 0, null, null);
+    public static final class SendVerdict {
+        /** No receive was posted: the sender is told RNR (never filled). */
+        static final SendVerdict RNR = new SendVerdict();
+
+        private WorkRequest.Recv recv;
+        private DtoOperation op = DtoOperation.RECEIVE;
+        private int invalidated;
+        private DtoStatus recvStatus;
+        private DtoStatus senderStatus;
+
+        /** An empty verdict for {@link #takeReceive(EmuEp, long, boolean, long, SendVerdict)} to fill. */
+        public SendVerdict() {
+        }
+
+        private SendVerdict set(WorkRequest.Recv r, DtoOperation o, int inv, DtoStatus rs, DtoStatus ss) {
+            this.recv = r;
+            this.op = o;
+            this.invalidated = inv;
+            this.recvStatus = rs;
+            this.senderStatus = ss;
+            return this;
+        }
+
+        /** The receive the send consumed, or null when none was posted (RNR). */
+        public WorkRequest.Recv recv() {
+            return recv;
+        }
+
+        /** The receive's operation (RECEIVE or RECEIVE_WITH_INVALIDATE). */
+        public DtoOperation op() {
+            return op;
+        }
+
+        /** The rmr_context the send invalidated, or 0. */
+        public int invalidated() {
+            return invalidated;
+        }
+
+        /** SUCCESS, or the error the receive completes with. */
+        public DtoStatus recvStatus() {
+            return recvStatus;
+        }
+
+        /** SUCCESS, or the error the send completes with. */
+        public DtoStatus senderStatus() {
+            return senderStatus;
+        }
 
         /** Whether the data may move into the receive. */
         public boolean accepted() {
@@ -51,27 +91,36 @@ public final class RcRules {
      * @param rmrContext the context a send with invalidate names (a value over 32 bits names none)
      */
     public static SendVerdict takeReceive(EmuEp responder, long length, boolean invalidate, long rmrContext) {
+        return takeReceive(responder, length, invalidate, rmrContext, new SendVerdict());
+    }
+
+    /**
+     * {@link #takeReceive(EmuEp, long, boolean, long)} into the caller's verdict {@code into}, which
+     * it returns filled, or {@link SendVerdict#RNR}.
+     */
+    public static SendVerdict takeReceive(EmuEp responder, long length, boolean invalidate, long rmrContext,
+                                          SendVerdict into) {
         WorkRequest.Recv recv = responder.queues().nextReceive();
         if (recv == null) {
             return SendVerdict.RNR;
         }
         responder.queues().takeReceive();
         if (!Segments.usable(recv.iov)) {
-            return new SendVerdict(recv, DtoOperation.RECEIVE, 0, DtoStatus.LOCAL_PROTECTION,
+            return into.set(recv, DtoOperation.RECEIVE, 0, DtoStatus.LOCAL_PROTECTION,
                     DtoStatus.REMOTE_RESPONDER);
         }
         if (length > recv.capacity) {
-            return new SendVerdict(recv, DtoOperation.RECEIVE, 0, DtoStatus.LOCAL_LENGTH,
+            return into.set(recv, DtoOperation.RECEIVE, 0, DtoStatus.LOCAL_LENGTH,
                     DtoStatus.REMOTE_RESPONDER);
         }
         if (!invalidate) {
-            return new SendVerdict(recv, DtoOperation.RECEIVE, 0, DtoStatus.SUCCESS, DtoStatus.SUCCESS);
+            return into.set(recv, DtoOperation.RECEIVE, 0, DtoStatus.SUCCESS, DtoStatus.SUCCESS);
         }
         if ((rmrContext >>> 32) != 0 || !responder.ia().contexts().invalidateRmr((int) rmrContext, responder)) {
-            return new SendVerdict(recv, DtoOperation.RECEIVE_WITH_INVALIDATE, 0, DtoStatus.REMOTE_ACCESS,
+            return into.set(recv, DtoOperation.RECEIVE_WITH_INVALIDATE, 0, DtoStatus.REMOTE_ACCESS,
                     DtoStatus.REMOTE_ACCESS);
         }
-        return new SendVerdict(recv, DtoOperation.RECEIVE_WITH_INVALIDATE, (int) rmrContext, DtoStatus.SUCCESS,
+        return into.set(recv, DtoOperation.RECEIVE_WITH_INVALIDATE, (int) rmrContext, DtoStatus.SUCCESS,
                 DtoStatus.SUCCESS);
     }
 
@@ -98,6 +147,33 @@ public final class RcRules {
         }
         return responder.ia().contexts().resolve((int) rmrContext, responder, address, length,
                 read ? MemPriv.REMOTE_READ : MemPriv.REMOTE_WRITE);
+    }
+
+    /** Where the bytes of an incoming RDMA Write go: a part of a segment, named without making a slice. */
+    @FunctionalInterface
+    public interface Placement {
+        void place(MemorySegment segment, long offset, long length);
+    }
+
+    /**
+     * The responder's memory an RDMA Write names, checked as {@link #remoteMemory} checks it, handed to
+     * {@code to} as the registered segment and an offset in it (no slice is made). Behaviours: LMR_04,
+     * LMR_05, LMR_06.
+     *
+     * @return false if the access is refused: the request fails DTO_ERR_REMOTE_ACCESS and the connection breaks
+     */
+    public static boolean placeRemoteWrite(EmuEp responder, long rmrContext, long address, long length,
+                                           Placement to) {
+        if ((rmrContext >>> 32) != 0) {
+            return false;
+        }
+        RemoteTarget target = responder.ia().contexts().target((int) rmrContext);
+        long at = target == null ? -1 : target.locate(responder, address, length, MemPriv.REMOTE_WRITE);
+        if (at < 0) {
+            return false;
+        }
+        to.place(target.backing(), at, length);
+        return true;
     }
 
     /**

@@ -178,7 +178,15 @@ final class RecvRing extends RecvRingShared {
         }
     }
 
-    /** The spare receive for a new post, or null (producer side claimed). */
+    /**
+     * Makes {@code r}, a receive taken from this ring that completed and that nothing refers to any
+     * more (a tcp engine's, {@link EpQueues#recycle}), the ring's spare for the next post.
+     */
+    void recycle(WorkRequest.Recv r) {
+        SPARE.setRelease(this, r);
+    }
+
+    /** The spare receive for a new post, or null (an atomic get-and-set, by any poster). */
     WorkRequest.Recv takeSpare() {
         return (WorkRequest.Recv) SPARE.getAndSet(this, null);
     }

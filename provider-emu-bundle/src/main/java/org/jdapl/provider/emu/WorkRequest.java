@@ -56,8 +56,8 @@ public abstract sealed class WorkRequest {
 
     abstract DtoOperation operation();
 
-    /** Makes the request new again with {@code bits} as its flags (a recycled receive). */
-    private void reset(int bits) {
+    /** Makes the request new again with {@code bits} as its flags (a recycled request). */
+    void reset(int bits) {
         this.flagBits = bits;
         this.completed = false;
         this.seq = 0;
@@ -97,7 +97,7 @@ public abstract sealed class WorkRequest {
             this.iov = newIov;
             this.capacity = newCapacity;
             this.cookie = newCookie;
-            super.reset(bitsOf(flags));
+            reset(bitsOf(flags));
             return this;
         }
 
@@ -107,12 +107,16 @@ public abstract sealed class WorkRequest {
         }
     }
 
-    /** A send, optionally invalidating an RMR context at the peer. */
+    /**
+     * A send, optionally invalidating an RMR context at the peer. One that completed where nothing
+     * refers to it any more (answered on a tcp connection, its RNR timer not armed) is the EP's spare
+     * ({@link EpQueues#recycle}), which its next post {@link #reuse}s.
+     */
     public static final class Send extends WorkRequest {
-        public final List<LmrTriplet> iov;
-        public final long length;
-        public final boolean invalidate;
-        public final int rmrContext;
+        public List<LmrTriplet> iov;
+        public long length;
+        public boolean invalidate;
+        public int rmrContext;
         public long rnrDeadline;
         boolean rnrTimerArmed;
         /** On TCP: a receive may have been posted at the peer since the last RNR NAK; try again. */
@@ -127,6 +131,20 @@ public abstract sealed class WorkRequest {
             this.rmrContext = rmrContext;
         }
 
+        /** This recycled send as a new one (domain lock held, before it is queued). */
+        Send reuse(List<LmrTriplet> newIov, long newLength, long newCookie, Set<CompletionFlag> flags,
+                   boolean newInvalidate, int newRmrContext) {
+            this.iov = newIov;
+            this.length = newLength;
+            this.cookie = newCookie;
+            this.invalidate = newInvalidate;
+            this.rmrContext = newRmrContext;
+            this.rnrDeadline = 0;
+            this.rnrRetry = false;
+            reset(bitsOf(flags));
+            return this;
+        }
+
         @Override
         DtoOperation operation() {
             return DtoOperation.SEND;
@@ -135,14 +153,15 @@ public abstract sealed class WorkRequest {
 
     /**
      * An RDMA Write ({@code read} false) or Read. The local side is either segments of LMRs or, for
-     * a read into an RMR, a triplet naming one of the local IA's own contexts.
+     * a read into an RMR, a triplet naming one of the local IA's own contexts. One that completed on a
+     * tcp connection is the EP's spare ({@link EpQueues#recycle}), which its next post {@link #reuse}s.
      */
     public static final class Rdma extends WorkRequest {
-        public final boolean read;
-        public final List<LmrTriplet> iov;
-        public final RmrTriplet localTarget;
-        public final RmrTriplet remote;
-        public final long length;
+        public boolean read;
+        public List<LmrTriplet> iov;
+        public RmrTriplet localTarget;
+        public RmrTriplet remote;
+        public long length;
 
         Rdma(boolean read, List<LmrTriplet> iov, RmrTriplet localTarget, RmrTriplet remote, long length, long cookie,
              Set<CompletionFlag> flags) {
@@ -152,6 +171,19 @@ public abstract sealed class WorkRequest {
             this.localTarget = localTarget;
             this.remote = remote;
             this.length = length;
+        }
+
+        /** This recycled RDMA as a new one (domain lock held, before it is queued). */
+        Rdma reuse(boolean newRead, List<LmrTriplet> newIov, RmrTriplet newLocalTarget, RmrTriplet newRemote,
+                   long newLength, long newCookie, Set<CompletionFlag> flags) {
+            this.read = newRead;
+            this.iov = newIov;
+            this.localTarget = newLocalTarget;
+            this.remote = newRemote;
+            this.length = newLength;
+            this.cookie = newCookie;
+            reset(bitsOf(flags));
+            return this;
         }
 
         @Override

@@ -12,6 +12,7 @@ import java.nio.channels.ServerSocketChannel;
 import java.nio.channels.SocketChannel;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -76,6 +77,8 @@ public final class TcpFabric implements Fabric {
     private InetSocketAddress address;
     private final Map<Integer, ServerSocketChannel> commonServers = new HashMap<>();
     private final Set<TcpConnection> connections = new LinkedHashSet<>();
+    /** The array {@link #tick} copies the connections into (domain lock held). */
+    private TcpConnection[] ticking = new TcpConnection[8];
     /** The only connection, while there is exactly one (domain lock held). */
     private TcpConnection sole;
     private volatile boolean running;
@@ -184,11 +187,21 @@ public final class TcpFabric implements Fabric {
         poller.wakePoller();
     }
 
-    /** Keepalive, silence and linger checks of every connection (domain lock held). */
+    /**
+     * Keepalive, silence and linger checks of every connection (domain lock held), over a copy of the
+     * set (a check may close a connection) made into a kept array: a tick allocates nothing.
+     */
     void tick(long now) {
         if (running) {
-            for (TcpConnection c : new ArrayList<>(connections)) {
-                c.tick(now);
+            TcpConnection[] all = connections.toArray(ticking);
+            ticking = all;
+            int n = connections.size();
+            try {
+                for (int i = 0; i < n; i++) {
+                    all[i].tick(now);
+                }
+            } finally {
+                Arrays.fill(all, 0, n, null);
             }
         }
     }

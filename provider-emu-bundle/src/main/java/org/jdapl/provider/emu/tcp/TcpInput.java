@@ -5,11 +5,11 @@ import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.nio.ByteBuffer;
 import java.nio.channels.SocketChannel;
-import java.util.ArrayList;
-import java.util.List;
+import java.util.Arrays;
 
 import org.jdapl.provider.emu.EmuIa;
 import org.jdapl.provider.emu.EmuLimits;
+import org.jdapl.provider.emu.RcRules;
 
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -22,7 +22,7 @@ import org.slf4j.LoggerFactory;
  * the socket for payloads of {@link #DIRECT_LIMIT} or more), or into a control buffer for the
  * handshake. Runs under the IA's domain lock, on the I/O thread or a polling consumer's.
  */
-final class TcpInput {
+final class TcpInput implements RcRules.Placement {
     /** Takes the frames of a connection: its handshake until it is open, then its engine. */
     interface Handler {
         /** A checked header arrived: decides where its payload goes (or breaks the protocol). */
@@ -57,7 +57,14 @@ final class TcpInput {
     /** Where frames go. */
     private Handler handler;
     private long payloadLeft;
-    private final List<MemorySegment> dest = new ArrayList<>(EmuLimits.MAX_IOV);
+    /**
+     * Where the current frame's payload goes, in order: {@code destCount} parts, each
+     * {@code destLen[i]} bytes of {@code destSeg[i]} from {@code destOff[i]} (no slice is made per frame).
+     */
+    private MemorySegment[] destSeg = new MemorySegment[EmuLimits.MAX_IOV];
+    private long[] destOff = new long[EmuLimits.MAX_IOV];
+    private long[] destLen = new long[EmuLimits.MAX_IOV];
+    private int destCount;
     private int destIndex;
     private long destOffset;
     private byte[] control;
@@ -104,9 +111,28 @@ final class TcpInput {
         return expectLarge;
     }
 
-    /** Where the current frame's payload goes. */
-    List<MemorySegment> destination() {
-        return dest;
+    /** The current frame's payload goes on into {@code length} bytes of {@code segment} from {@code offset}. */
+    @Override
+    public void place(MemorySegment segment, long offset, long length) {
+        if (destCount == destSeg.length) {
+            destSeg = Arrays.copyOf(destSeg, destCount * 2);
+            destOff = Arrays.copyOf(destOff, destCount * 2);
+            destLen = Arrays.copyOf(destLen, destCount * 2);
+        }
+        destSeg[destCount] = segment;
+        destOff[destCount] = offset;
+        destLen[destCount] = length;
+        destCount++;
+    }
+
+    /** The current frame's payload goes on into the whole of {@code segment}. */
+    void place(MemorySegment segment) {
+        place(segment, 0, segment.byteSize());
+    }
+
+    /** Whether the current frame's payload goes anywhere (a place is set). */
+    boolean hasDestination() {
+        return destCount > 0;
     }
 
     /** The rest of the current frame is not delivered. */
@@ -148,7 +174,7 @@ final class TcpInput {
                 }
                 int n;
                 boolean drained;
-                if (current != null && payloadLeft >= DIRECT_LIMIT && in.position() == 0 && destIndex < dest.size()) {
+                if (current != null && payloadLeft >= DIRECT_LIMIT && in.position() == 0 && destIndex < destCount) {
                     n = readDirect();
                     drained = n < directWant;
                 } else {
@@ -235,10 +261,10 @@ final class TcpInput {
 
     /** Reads payload from the socket straight into the destination memory. */
     private int readDirect() throws IOException, Frame.ProtocolException {
-        MemorySegment d = dest.get(destIndex);
-        long n = Math.min(payloadLeft, Math.min(d.byteSize() - destOffset, 1 << 30));
+        int i = destIndex;
+        long n = Math.min(payloadLeft, Math.min(destLen[i] - destOffset, 1 << 30));
         directWant = (int) n;
-        ByteBuffer bb = d.asSlice(destOffset, n).asByteBuffer();
+        ByteBuffer bb = destSeg[i].asSlice(destOff[i] + destOffset, n).asByteBuffer();
         int got = channel.read(bb);
         if (got > 0) {
             lastRead = fabric.clock();
@@ -253,7 +279,7 @@ final class TcpInput {
 
     private void advanceDest(long n) {
         destOffset += n;
-        while (destIndex < dest.size() && destOffset == dest.get(destIndex).byteSize()) {
+        while (destIndex < destCount && destOffset == destLen[destIndex]) {
             destIndex++;
             destOffset = 0;
         }
@@ -273,7 +299,8 @@ final class TcpInput {
                     fabric.largeInput(expectLarge);
                 }
                 progressAt = fabric.clock();
-                dest.clear();
+                Arrays.fill(destSeg, 0, destCount, null);
+                destCount = 0;
                 destIndex = 0;
                 destOffset = 0;
                 control = null;
@@ -306,10 +333,10 @@ final class TcpInput {
             return;
         }
         long done = 0;
-        while (done < n && destIndex < dest.size()) {
-            MemorySegment d = dest.get(destIndex);
-            long k = Math.min(n - done, d.byteSize() - destOffset);
-            MemorySegment.copy(inSeg, at + done, d, destOffset, k);
+        while (done < n && destIndex < destCount) {
+            int i = destIndex;
+            long k = Math.min(n - done, destLen[i] - destOffset);
+            MemorySegment.copy(inSeg, at + done, destSeg[i], destOff[i] + destOffset, k);
             done += k;
             advanceDest(k);
         }

@@ -248,9 +248,11 @@ final class TcpOutput {
         switch (payload) {
             case byte[] bytes -> MemorySegment.copy(bytes, 0, stageSeg, ValueLayout.JAVA_BYTE, at, bytes.length);
             case MemorySegment seg -> MemorySegment.copy(seg, 0, stageSeg, at, seg.byteSize());
-            case List<?> iov -> {
+            case List<?> list -> {
+                List<LmrTriplet> iov = (List<LmrTriplet>) list;
                 long pos = at;
-                for (LmrTriplet t : (List<LmrTriplet>) iov) {
+                for (int i = 0; i < iov.size(); i++) {
+                    LmrTriplet t = iov.get(i);
                     MemorySegment.copy(t.lmr().segment(), t.offset(), stageSeg, pos, t.length());
                     pos += t.length();
                 }

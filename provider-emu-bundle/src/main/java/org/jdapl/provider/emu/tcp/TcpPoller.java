@@ -12,6 +12,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.LockSupport;
 import java.util.concurrent.locks.ReentrantLock;
 
+import org.jdapl.provider.emu.LockDomain;
 import org.jdapl.provider.emu.Wakeups;
 
 import org.slf4j.Logger;
@@ -124,7 +125,7 @@ final class TcpPoller {
     /** Sends the deferred answers, if any, under the domain lock. */
     private void sendDeferredAnswersNow() {
         if (answersDeferred) {
-            lock.lock();
+            LockDomain.lockSpinning(lock);
             try {
                 if (fabric.running()) {
                     sendDeferredAnswers();
@@ -250,7 +251,7 @@ final class TcpPoller {
             clock = now;
         }
         if (now - lastTick >= TICK_NANOS) {
-            lock.lock();
+            LockDomain.lockSpinning(lock);
             try {
                 lastTick = now;
                 fabric.tick(now);
@@ -271,7 +272,7 @@ final class TcpPoller {
      * @return false if the IA has no such connection (the caller selects)
      */
     private boolean readSole() {
-        lock.lock();
+        LockDomain.lockSpinning(lock);
         try {
             TcpConnection c = fabric.running() ? fabric.soleReader() : null;
             if (c == null) {
@@ -290,7 +291,7 @@ final class TcpPoller {
             clock = System.nanoTime();
             clockFresh = true;
         }
-        lock.lock();
+        LockDomain.lockSpinning(lock);
         try {
             if (fabric.running()) {
                 fabric.handle(k);
@@ -324,13 +325,16 @@ final class TcpPoller {
             // The I/O thread is selecting: ask it to step back, and take over once it has.
             pollWanted = true;
             selector.wakeup();
-            try {
-                if (!pollerLock.tryLock(WAITER_GRACE_NANOS, TimeUnit.NANOSECONDS)) {
+            // Tried, not queued for with a timed tryLock, which allocates a node whenever it waits.
+            long end = System.nanoTime() + WAITER_GRACE_NANOS;
+            while (!pollerLock.tryLock()) {
+                if (Thread.currentThread().isInterrupted()) {
+                    return true;
+                }
+                if (System.nanoTime() - end >= 0) {
                     return false;
                 }
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                return true;
+                Thread.yield();
             }
         }
         try {

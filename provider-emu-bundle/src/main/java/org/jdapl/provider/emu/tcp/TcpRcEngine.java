@@ -3,6 +3,7 @@ package org.jdapl.provider.emu.tcp;
 import java.lang.foreign.MemorySegment;
 import java.util.ArrayDeque;
 import java.util.Iterator;
+import java.util.List;
 import java.util.function.BiConsumer;
 
 import org.jdapl.dat.CompletionFlag;
@@ -57,6 +58,8 @@ final class TcpRcEngine implements TcpInput.Handler {
     private WorkRequest.Recv inbound;
     private DtoOperation inboundOp;
     private int inboundInvalidated;
+    /** What the responder made of the peer's last SEND (filled again for each). */
+    private final RcRules.SendVerdict verdict = new RcRules.SendVerdict();
 
     /**
      * The engine of {@code ep}'s established connection: frames go to {@code out}, the payloads of the
@@ -101,7 +104,7 @@ final class TcpRcEngine implements TcpInput.Handler {
      */
     @Override
     public void frameEnd(Frame h, byte[] control) {
-        boolean undelivered = in.destination().isEmpty();
+        boolean undelivered = !in.hasDestination();
         switch (h.type()) {
             case ABORT -> aborted.accept(h, control);
             case SEND -> {
@@ -110,6 +113,7 @@ final class TcpRcEngine implements TcpInput.Handler {
                     inbound = null;
                     out.enqueue(out.frame().ack(h.seq()));
                     ep.completeRecv(recv, DtoStatus.SUCCESS, h.length(), inboundOp, inboundInvalidated);
+                    ep.recycle(recv);
                 }
                 answerLater.run();
             }
@@ -133,71 +137,103 @@ final class TcpRcEngine implements TcpInput.Handler {
         }
     }
 
+    /** What {@link #step} did with a request. */
+    private static final int NEXT = 0;
+    private static final int QUEUED = 1;
+    /** Transmission stops here; frames queued before are flushed. */
+    private static final int STOP_FLUSH = 2;
+    /** Transmission stops here (a send waits for its RNR retry, or a request fails once it is the head). */
+    private static final int STOP = 3;
+
+    /**
+     * Transmits the requests after the {@code sent} ones as far as they may go. The newest alone (the
+     * common case: one post, or the answer of the one before) is taken without an iterator.
+     */
     private void transmit() {
         ArrayDeque<WorkRequest> requests = ep.requests();
+        int waiting = requests.size() - sent;
+        if (waiting <= 0 || sendOutstanding || !out.hasRoom()) {
+            return;
+        }
+        if (waiting == 1) {
+            flushIf(step(requests.peekLast()) == QUEUED);
+            return;
+        }
         Iterator<WorkRequest> it = requests.iterator();
         for (int i = 0; i < sent && it.hasNext(); i++) {
             it.next();
         }
         boolean queued = false;
         while (it.hasNext() && !sendOutstanding && out.hasRoom()) {
-            WorkRequest wr = it.next();
-            switch (wr) {
-                case WorkRequest.Bind bind -> sent++;
-                case WorkRequest.Send send -> {
-                    if (send.rnrDeadline != 0 && !send.rnrRetry) {
-                        return;
-                    }
-                    if (!Segments.usable(send.iov)) {
-                        failWhenHead(wr);
-                        return;
-                    }
-                    send.rnrRetry = false;
-                    if (send.rnrDeadline == 0) {
-                        send.seq = nextSeq++;
-                    }
-                    out.enqueue(out.frame().send(send.seq, send.invalidate, send.rmrContext,
-                            send.has(CompletionFlag.SOLICITED_WAIT), send.length, send.iov));
-                    sent++;
-                    sendOutstanding = true;
-                    queued = true;
-                }
-                case WorkRequest.Rdma rdma -> {
-                    if (rdma.read) {
-                        if (readsInFlight >= MAX_READS_IN_FLIGHT
-                                || (rdma.has(CompletionFlag.BARRIER_FENCE) && readsInFlight > 0)) {
-                            flushIf(queued);
-                            return;
-                        }
-                        if (rdma.iov != null && !Segments.usable(rdma.iov)) {
-                            failWhenHead(wr);
-                            return;
-                        }
-                        rdma.seq = nextSeq++;
-                        out.enqueue(out.frame().rdmaReadRequest(rdma.seq, rdma.remote.rmrContext(),
-                                rdma.remote.targetAddress(), rdma.length));
-                        readsInFlight++;
-                    } else {
-                        if (rdma.has(CompletionFlag.BARRIER_FENCE) && readsInFlight > 0) {
-                            flushIf(queued);
-                            return;
-                        }
-                        if (!Segments.usable(rdma.iov)) {
-                            failWhenHead(wr);
-                            return;
-                        }
-                        rdma.seq = nextSeq++;
-                        out.enqueue(out.frame().rdmaWrite(rdma.seq, rdma.remote.rmrContext(),
-                                rdma.remote.targetAddress(), rdma.length, rdma.iov));
-                    }
-                    sent++;
-                    queued = true;
-                }
-                case WorkRequest.Recv recv -> throw new IllegalStateException("a receive in the request queue");
-                case WorkRequest.Ext ext -> throw new IllegalStateException("an extended DTO on a tcp connection");
+            int r = step(it.next());
+            if (r == STOP) {
+                return;
             }
+            if (r == STOP_FLUSH) {
+                break;
+            }
+            queued |= r == QUEUED;
         }
         flushIf(queued);
+    }
+
+    /** Transmits {@code wr}, the next request not yet sent, if it may go now. */
+    private int step(WorkRequest wr) {
+        switch (wr) {
+            case WorkRequest.Bind bind -> {
+                sent++;
+                return NEXT;
+            }
+            case WorkRequest.Send send -> {
+                if (send.rnrDeadline != 0 && !send.rnrRetry) {
+                    return STOP;
+                }
+                if (!Segments.usable(send.iov)) {
+                    failWhenHead(wr);
+                    return STOP;
+                }
+                send.rnrRetry = false;
+                if (send.rnrDeadline == 0) {
+                    send.seq = nextSeq++;
+                }
+                out.enqueue(out.frame().send(send.seq, send.invalidate, send.rmrContext,
+                        send.has(CompletionFlag.SOLICITED_WAIT), send.length, send.iov));
+                sent++;
+                sendOutstanding = true;
+                return QUEUED;
+            }
+            case WorkRequest.Rdma rdma -> {
+                if (rdma.read) {
+                    if (readsInFlight >= MAX_READS_IN_FLIGHT
+                            || (rdma.has(CompletionFlag.BARRIER_FENCE) && readsInFlight > 0)) {
+                        return STOP_FLUSH;
+                    }
+                    if (rdma.iov != null && !Segments.usable(rdma.iov)) {
+                        failWhenHead(wr);
+                        return STOP;
+                    }
+                    rdma.seq = nextSeq++;
+                    out.enqueue(out.frame().rdmaReadRequest(rdma.seq, rdma.remote.rmrContext(),
+                            rdma.remote.targetAddress(), rdma.length));
+                    readsInFlight++;
+                } else {
+                    if (rdma.has(CompletionFlag.BARRIER_FENCE) && readsInFlight > 0) {
+                        return STOP_FLUSH;
+                    }
+                    if (!Segments.usable(rdma.iov)) {
+                        failWhenHead(wr);
+                        return STOP;
+                    }
+                    rdma.seq = nextSeq++;
+                    out.enqueue(out.frame().rdmaWrite(rdma.seq, rdma.remote.rmrContext(),
+                            rdma.remote.targetAddress(), rdma.length, rdma.iov));
+                }
+                sent++;
+                return QUEUED;
+            }
+            case WorkRequest.Recv recv -> throw new IllegalStateException("a receive in the request queue");
+            case WorkRequest.Ext ext -> throw new IllegalStateException("an extended DTO on a tcp connection");
+        }
     }
 
     private void flushIf(boolean queued) {
@@ -234,7 +270,8 @@ final class TcpRcEngine implements TcpInput.Handler {
         switch (h.type()) {
             case SEND -> {
                 checkSeq(h);
-                RcRules.SendVerdict v = RcRules.takeReceive(ep, h.length(), h.invalidate(), h.invalidateContext());
+                RcRules.SendVerdict v = RcRules.takeReceive(ep, h.length(), h.invalidate(), h.invalidateContext(),
+                        verdict);
                 if (v.recv() == null) {
                     rnrNaked = true;
                     out.enqueue(out.frame().nak(h.seq(), Frame.Nak.RNR));
@@ -249,19 +286,18 @@ final class TcpRcEngine implements TcpInput.Handler {
                 inbound = recv;
                 inboundOp = v.op();
                 inboundInvalidated = v.invalidated();
-                for (LmrTriplet t : recv.iov) {
-                    in.destination().add(t.lmr().segment().asSlice(t.offset(), t.length()));
+                List<LmrTriplet> iov = recv.iov;
+                for (int i = 0; i < iov.size(); i++) {
+                    LmrTriplet t = iov.get(i);
+                    in.place(t.lmr().segment(), t.offset(), t.length());
                 }
             }
             case RDMA_WRITE -> {
                 checkSeq(h);
                 expectedSeq++;
-                MemorySegment target = RcRules.remoteMemory(ep, h.rmrContext(), h.targetAddress(), h.length(), false);
-                if (target == null) {
+                if (!RcRules.placeRemoteWrite(ep, h.rmrContext(), h.targetAddress(), h.length(), in)) {
                     remoteAccessViolation(h, "RDMA Write");
-                    return;
                 }
-                in.destination().add(target);
             }
             case RDMA_READ_REQ -> {
                 checkSeq(h);
@@ -287,13 +323,16 @@ final class TcpRcEngine implements TcpInput.Handler {
                 }
                 if (rdma.iov != null) {
                     if (Segments.usable(rdma.iov)) {
-                        in.destination().addAll(Segments.slices(rdma.iov));
+                        for (int i = 0; i < rdma.iov.size(); i++) {
+                            LmrTriplet t = rdma.iov.get(i);
+                            in.place(t.lmr().segment(), t.offset(), t.length());
+                        }
                     }
                 } else {
                     MemorySegment sink = contexts.resolve(rdma.localTarget.rmrContext(), ep,
                             rdma.localTarget.targetAddress(), rdma.length, MemPriv.REMOTE_WRITE);
                     if (sink != null) {
-                        in.destination().add(sink);
+                        in.place(sink);
                     }
                 }
             }
@@ -350,6 +389,7 @@ final class TcpRcEngine implements TcpInput.Handler {
             readsInFlight--;
         }
         ep.completeRequest(head, status, status == DtoStatus.SUCCESS ? length : 0);
+        ep.recycle(head);
         ep.pumpRequests();
     }
 
