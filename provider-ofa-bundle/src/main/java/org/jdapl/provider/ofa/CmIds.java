@@ -116,7 +116,7 @@ final class CmIds {
             RdmaConnParam.INITIATOR_DEPTH.setU8(param, Math.min(initiatorDepth, device.maxQpInitRdAtom));
             RdmaConnParam.RETRY_COUNT.setU8(param, 7);
             RdmaConnParam.RNR_RETRY_COUNT.setU8(param, RNR_RETRY_INFINITE);
-            RdmaConnParam.SRQ.setU8(param, ep.srq() != null ? 1 : 0);
+            RdmaConnParam.SRQ.setU8(param, ep.binding().srq() != null ? 1 : 0);
             RdmaConnParam.QP_NUM.setInt(param, ep.queuePair().num());
             return param;
         }

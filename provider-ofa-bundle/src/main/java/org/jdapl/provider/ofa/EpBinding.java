@@ -1,6 +1,10 @@
 package org.jdapl.provider.ofa;
 
+import org.jdapl.dat.DatException;
+import org.jdapl.dat.DatReturnType;
 import org.jdapl.dat.EpAttributes;
+import org.jdapl.dat.EventDispatcher;
+import org.jdapl.dat.ProtectionZone;
 
 /**
  * What an EP is made on: its PZ, EVDs, SRQ and attributes, and the EP's counts of use on them, which
@@ -69,6 +73,20 @@ record EpBinding(OfaPz pz, OfaEvd recvEvd, OfaEvd requestEvd, OfaEvd connectEvd,
         }
         if (recvEvd != null && recvEvd != requestEvd) {
             recvEvd.pollCq();
+        }
+    }
+
+    /**
+     * {@code dat_ep_modify} of an EP with a queue pair: verbs cannot change a queue pair's PZ, CQs or
+     * sizes, so anything given that differs from the binding fails MODEL_NOT_SUPPORTED.
+     */
+    void checkUnchanged(ProtectionZone newPz, EpAttributes attrs, EventDispatcher recv, EventDispatcher request,
+                        EventDispatcher connect) {
+        if (attrs != null && !attrs.equals(attributes) || recv != null && recv != recvEvd
+                || request != null && request != requestEvd || connect != null && connect != connectEvd
+                || newPz != null && newPz != pz) {
+            throw new DatException(DatReturnType.MODEL_NOT_SUPPORTED, "dat_ep_modify: a verbs queue pair "
+                    + "cannot change its PZ, completion queues or queue sizes; create a new EP");
         }
     }
 }

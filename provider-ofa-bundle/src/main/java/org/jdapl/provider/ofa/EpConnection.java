@@ -9,6 +9,7 @@ import org.jdapl.dat.DatException;
 import org.jdapl.dat.DatReturnSubtype;
 import org.jdapl.dat.DatReturnType;
 import org.jdapl.dat.DtoStatus;
+import org.jdapl.dat.EpAttributes;
 import org.jdapl.dat.EpState;
 import org.jdapl.dat.EventNumber;
 import org.jdapl.provider.ofa.rdmacm.RdmaCm;
@@ -45,11 +46,13 @@ final class EpConnection {
     private final EpLock lock;
     private final CmIds.ConnParam connParam = new CmIds.ConnParam();
 
+    private final OfaRouter router;
+    private final PrivateData wire;
+    private final OfaEventLoop loop;
+
     /** The rdma_cm ID of the current connection, or NULL. */
     private MemorySegment cmId = MemorySegment.NULL;
-    private long localPort;
-    private InetSocketAddress remoteAddress;
-    private long remotePort;
+    private ConnectionEnds ends = ConnectionEnds.NONE;
     /** The next connect's bound ID, its wire private data and its time-out. */
     private final ActiveConnect nextConnect;
     /** The reserved service point holding the EP, or the request it was reserved for (or created for). */
@@ -59,9 +62,13 @@ final class EpConnection {
     /** The event that ends the connection, and when it is queued. */
     private final TerminalEvent terminal;
 
-    EpConnection(OfaEp ep, EpState initial) {
+    /** The IA's router (rdma_cm IDs to EPs), private data convention and event loop (timers). */
+    EpConnection(OfaEp ep, EpState initial, OfaRouter router, PrivateData wire, OfaEventLoop loop) {
         this.ep = ep;
         this.lock = ep.lock;
+        this.router = router;
+        this.wire = wire;
+        this.loop = loop;
         ep.state = initial;
         this.terminal = new TerminalEvent(ep, this);
         this.nextConnect = new ActiveConnect(ep);
@@ -84,16 +91,9 @@ final class EpConnection {
         return cmId.address() == id.address();
     }
 
-    long localPort() {
-        return localPort;
-    }
-
-    InetSocketAddress remoteAddress() {
-        return remoteAddress;
-    }
-
-    long remotePort() {
-        return remotePort;
+    /** The ports and the peer's address of the current (or last) connection. */
+    ConnectionEnds ends() {
+        return ends;
     }
 
     /** The EP's service point states (RESERVED, PASSIVE_ and TENTATIVE_CONNECTION_PENDING). */
@@ -108,14 +108,13 @@ final class EpConnection {
         if (ep.state != EpState.UNCONNECTED) {
             throw ep.state.invalid("dat_ep_connect");
         }
-        OfaIa ia = ep.ia;
         RdmaCm cm = RdmaCm.get();
         // Bound already, so that the local port qualifier is known when connect returns (CONN_02).
         MemorySegment id = nextConnect.take();
         int failure = 0;
         // Registered before rdma_resolve_addr: the event thread may see ADDR_RESOLVED before it returns.
         cmId = id;
-        ia.router().addCmId(id, ep);
+        router.addCmId(id, ep);
         try {
             cm.resolveAddr(id, connParam.destination(destination),
                     (int) Math.min(RESOLVE_MILLIS, Math.max(1, timeoutMicros / 1000)));
@@ -128,10 +127,9 @@ final class EpConnection {
             }
             failure = e.errno();
         }
-        localPort = RdmaCm.sourceAddress(id).getPort();
-        remoteAddress = new InetSocketAddress(destination.getAddress(), 0);
-        remotePort = connQual;
-        nextConnect.wire(ep.ia.wire.connect(data));
+        ends = new ConnectionEnds(RdmaCm.sourceAddress(id).getPort(),
+                new InetSocketAddress(destination.getAddress(), 0), connQual);
+        nextConnect.wire(wire.connect(data));
         ep.state = EpState.ACTIVE_CONNECTION_PENDING;
         MemorySegment mine = id;
         if (timeoutMicros != Dat.TIMEOUT_INFINITE) {
@@ -139,7 +137,7 @@ final class EpConnection {
         }
         if (failure != 0) {
             LOG.debug("connect to {} failed at once: {}", destination, failure);
-            ia.loop().schedule(0, () -> whilePending(mine, EventNumber.CONNECTION_UNREACHABLE));
+            loop.schedule(0, () -> whilePending(mine, EventNumber.CONNECTION_UNREACHABLE));
         }
     }
 
@@ -193,8 +191,8 @@ final class EpConnection {
             case RdmaCm.EVENT_ROUTE_RESOLVED -> {
                 if (active) {
                     try {
-                        cm.connect(cmId, connParam.fill(ep, nextConnect.wire(), ep.attributes().maxRdmaReadIn(),
-                                ep.attributes().maxRdmaReadOut()));
+                        EpAttributes a = ep.binding().attributes();
+                        cm.connect(cmId, connParam.fill(ep, nextConnect.wire(), a.maxRdmaReadIn(), a.maxRdmaReadOut()));
                     } catch (VerbsException x) {
                         LOG.debug("rdma_connect failed", x);
                         fail(EventNumber.CONNECTION_NON_PEER_REJECTED, new byte[0]);
@@ -211,7 +209,7 @@ final class EpConnection {
                         fail(EventNumber.CONNECTION_NON_PEER_REJECTED, new byte[0]);
                         return;
                     }
-                    established(ep.ia.wire.received(e.privateData()));
+                    established(wire.received(e.privateData()));
                 }
             }
             case RdmaCm.EVENT_ESTABLISHED -> {
@@ -221,7 +219,7 @@ final class EpConnection {
             }
             case RdmaCm.EVENT_REJECTED -> {
                 if (active) {
-                    byte[] peer = ep.ia.wire.peerRejected(e.status(), e.privateData());
+                    byte[] peer = wire.peerRejected(e.status(), e.privateData());
                     fail(peer != null ? EventNumber.CONNECTION_PEER_REJECTED : EventNumber.CONNECTION_NON_PEER_REJECTED,
                             peer != null ? peer : new byte[0]);
                 } else if (ep.state == EpState.COMPLETION_PENDING) {
@@ -255,7 +253,7 @@ final class EpConnection {
     private void established(byte[] data) {
         nextConnect.cancelTimer();
         ep.state = EpState.CONNECTED;
-        OfaEvd connectEvd = ep.connectEvd();
+        OfaEvd connectEvd = ep.binding().connectEvd();
         if (connectEvd != null) {
             connectEvd.enqueue(new DatEvent.Connection(connectEvd, EventNumber.CONNECTION_ESTABLISHED, ep, data));
         }
@@ -284,16 +282,15 @@ final class EpConnection {
         MemorySegment id = cr.takeId();
         cmId = id;
         reservation.requestAccepted();
-        ep.ia.router().addCmId(id, ep);
-        remoteAddress = cr.remoteAddress();
-        remotePort = cr.remotePort();
-        localPort = cr.localPort();
+        router.addCmId(id, ep);
+        ends = new ConnectionEnds(cr.localPort(), cr.remoteAddress(), cr.remotePort());
         ep.state = EpState.COMPLETION_PENDING;
         try {
-            int resp = Math.min(ep.attributes().maxRdmaReadIn(), Math.max(0, cr.initiatorDepth()));
-            int init = Math.min(ep.attributes().maxRdmaReadOut(), Math.max(0, cr.responderResources()));
+            EpAttributes a = ep.binding().attributes();
+            int resp = Math.min(a.maxRdmaReadIn(), Math.max(0, cr.initiatorDepth()));
+            int init = Math.min(a.maxRdmaReadOut(), Math.max(0, cr.responderResources()));
             ep.queuePair().toRtrRts(id, resp, init);
-            RdmaCm.get().accept(id, connParam.fill(ep, ep.ia.wire.connect(data), resp, init));
+            RdmaCm.get().accept(id, connParam.fill(ep, wire.connect(data), resp, init));
         } catch (VerbsException x) {
             LOG.debug("accept failed", x);
             fail(EventNumber.CONNECTION_ACCEPT_COMPLETION_ERROR, new byte[0]);
@@ -456,7 +453,7 @@ final class EpConnection {
         if (cmId.address() != 0) {
             MemorySegment id = cmId;
             cmId = MemorySegment.NULL;
-            ep.ia.router().removeCmId(id);
+            router.removeCmId(id);
             CmIds.destroyQuietly(id);
         }
     }
@@ -475,9 +472,7 @@ final class EpConnection {
 
     /** After reset: UNCONNECTED with a new queue pair. */
     void resetDone() {
-        localPort = 0;
-        remoteAddress = null;
-        remotePort = 0;
+        ends = ConnectionEnds.NONE;
         terminal.reset();
         ep.state = EpState.UNCONNECTED;
         nextConnect.prepare();

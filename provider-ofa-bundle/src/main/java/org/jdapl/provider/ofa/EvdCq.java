@@ -2,9 +2,11 @@ package org.jdapl.provider.ofa;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
+import java.util.Set;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.jdapl.dat.DatException;
 import org.jdapl.dat.DatReturnSubtype;
+import org.jdapl.dat.EvdFlag;
 import org.jdapl.provider.ofa.verbs.Structs.IbvCq;
 import org.jdapl.provider.ofa.verbs.Verbs;
 import org.jdapl.provider.ofa.verbs.VerbsContext;
@@ -21,6 +23,11 @@ import org.jdapl.provider.ofa.verbs.VerbsException;
  */
 final class EvdCq {
     static final int POLL_BATCH = 16;
+
+    /** Whether an EVD of these streams needs a completion queue: the DTO or RMR bind stream. */
+    static boolean needed(Set<EvdFlag> flags) {
+        return flags.contains(EvdFlag.DTO) || flags.contains(EvdFlag.RMR_BIND);
+    }
 
     /** The EVD whose events the completions become. */
     final OfaEvd evd;

@@ -69,37 +69,24 @@ final class OfaEp extends OfaHandle implements Endpoint, IaObjects.Owned {
         super(HandleType.EP);
         this.ia = ia;
         this.binding = new EpBinding(pz, recvEvd, requestEvd, connectEvd, srq, attributes);
-        this.connection = new EpConnection(this, initial);
+        this.connection = new EpConnection(this, initial, ia.router(), ia.wire, ia.loop());
         this.sends = new SendQueue(this, binding);
         this.recvs = new RecvQueue(this, binding);
     }
 
-    /** {@code dat_ep_create} and {@code dat_ep_create_with_srq}: an EP with its queue pair in INIT. */
-    static OfaEp create(OfaIa ia, ProtectionZone pz, EventDispatcher recvEvd, EventDispatcher requestEvd,
-                        EventDispatcher connectEvd, OfaSrq srq, EpAttributes attributes) {
-        EpAttributes attrs = attributes == null ? EpLimits.defaults(ia.device()) : EpLimits.withinRdmaLimit(ia.device(),
-                attributes);
-        return ia.locked(() -> {
-            OfaPz p = ia.ownPz(pz, 2);
-            OfaEvd recv = ia.ownEvd(recvEvd, DatReturnSubtype.INVALID_HANDLE_EVD_RECV, EvdFlag.DTO);
-            OfaEvd request = ia.ownEvd(requestEvd, DatReturnSubtype.INVALID_HANDLE_EVD_REQUEST, EvdFlag.DTO);
-            OfaEvd connect = ia.ownEvd(connectEvd, DatReturnSubtype.INVALID_HANDLE_EVD_CONN, EvdFlag.CONNECTION);
-            EpLimits.check(ia.device(), attrs);
-            if (srq != null && srq.pz != p) {
-                throw new DatException(DatReturnType.PROTECTION_VIOLATION, "the SRQ is of another PZ");
-            }
-            OfaEp ep = new OfaEp(ia, p, recv, request, connect, srq, attrs, EpState.UNCONNECTED);
-            try {
-                ep.attachQp(QueuePair.create(ep, ep.binding, "dat_ep_create"));
-            } catch (DatException e) {
-                ep.freeNative();
-                throw e;
-            }
-            ep.coverAndUse();
-            ep.binding.useConnectEvd();
-            ia.objects().add(HandleType.EP, ep);
-            return ep;
-        });
+    /**
+     * A consumer's new EP ({@link ConsumerEps#create}) takes its queue pair in INIT and counts itself a
+     * user of what it is made on (IA lock held).
+     */
+    void attachFirstQp() {
+        try {
+            attachQp(QueuePair.create(this, binding, "dat_ep_create"));
+        } catch (DatException e) {
+            freeNative();
+            throw e;
+        }
+        coverAndUse();
+        binding.useConnectEvd();
     }
 
     /** A provider-created EP's PZ, EVDs and attributes before it has a queue pair (IA and EP lock held). */
@@ -133,28 +120,9 @@ final class OfaEp extends OfaHandle implements Endpoint, IaObjects.Owned {
         recvs.attach(q, generation);
     }
 
-    OfaPz pz() {
-        return binding.pz();
-    }
-
-    OfaEvd recvEvd() {
-        return binding.recvEvd();
-    }
-
-    OfaEvd requestEvd() {
-        return binding.requestEvd();
-    }
-
-    OfaEvd connectEvd() {
-        return binding.connectEvd();
-    }
-
-    OfaSrq srq() {
-        return binding.srq();
-    }
-
-    EpAttributes attributes() {
-        return binding.attributes();
+    /** The PZ, EVDs, SRQ and attributes the EP is made on (IA lock or EP lock held). */
+    EpBinding binding() {
+        return binding;
     }
 
     EpConnection connection() {
@@ -183,8 +151,9 @@ final class OfaEp extends OfaHandle implements Endpoint, IaObjects.Owned {
         lock.lock();
         try {
             EpBinding b = binding;
-            return new EpParam(ia, state, ia.address(), connection.localPort(), connection.remoteAddress(),
-                    connection.remotePort(), b.pz(), b.recvEvd(), b.requestEvd(), b.connectEvd(), b.srq(),
+            ConnectionEnds ends = connection.ends();
+            return new EpParam(ia, state, ia.address(), ends.localPort(), ends.remoteAddress(),
+                    ends.remotePort(), b.pz(), b.recvEvd(), b.requestEvd(), b.connectEvd(), b.srq(),
                     b.attributes());
         } finally {
             lock.unlock();
@@ -218,13 +187,7 @@ final class OfaEp extends OfaHandle implements Endpoint, IaObjects.Owned {
                 if (state != EpState.UNCONNECTED) {
                     throw state.invalid("dat_ep_modify");
                 }
-                EpBinding b = binding;
-                if (attrs != null && !attrs.equals(b.attributes()) || recv != null && recv != b.recvEvd()
-                        || request != null && request != b.requestEvd() || connect != null && connect != b.connectEvd()
-                        || newPz != null && newPz != b.pz()) {
-                    throw new DatException(DatReturnType.MODEL_NOT_SUPPORTED, "dat_ep_modify: a verbs queue pair "
-                            + "cannot change its PZ, completion queues or queue sizes; create a new EP");
-                }
+                binding.checkUnchanged(newPz, attrs, recv, request, connect);
             } finally {
                 lock.unlock();
             }

@@ -93,12 +93,10 @@ final class OfaEvd extends OfaHandle implements EventDispatcher, IaObjects.Owned
             throw DatException.invalidParameter(4, "the ofa provider has one asynchronous EVD per IA, made at open");
         }
         return ia.locked(() -> {
-            if (minQlen < 1 || minQlen > ia.maxEvdQlen()) {
-                throw DatException.invalidParameter(2, "EVD length " + minQlen + " is outside 1.." + ia.maxEvdQlen());
-            }
+            checkQlen(ia, minQlen);
             OfaCno c = ia.ownCno(cno, 3);
             OfaEvd evd = new OfaEvd(ia, minQlen, c, flags, false);
-            if (needsCq(flags)) {
+            if (EvdCq.needed(flags)) {
                 evd.cq.create(minQlen);
             }
             if (c != null) {
@@ -135,9 +133,11 @@ final class OfaEvd extends OfaHandle implements EventDispatcher, IaObjects.Owned
         }
     }
 
-    /** Whether the EVD needs a completion queue. */
-    static boolean needsCq(Set<EvdFlag> flags) {
-        return flags.contains(EvdFlag.DTO) || flags.contains(EvdFlag.RMR_BIND);
+    /** An EVD's length, at create and resize: 1 up to the device's CQ size. */
+    private static void checkQlen(OfaIa ia, int minQlen) {
+        if (minQlen < 1 || minQlen > ia.maxEvdQlen()) {
+            throw DatException.invalidParameter(2, "EVD length " + minQlen + " is outside 1.." + ia.maxEvdQlen());
+        }
     }
 
     boolean isAsync() {
@@ -212,9 +212,7 @@ final class OfaEvd extends OfaHandle implements EventDispatcher, IaObjects.Owned
     @Override
     public void resize(int minQlen) {
         live();
-        if (minQlen < 1 || minQlen > ia.maxEvdQlen()) {
-            throw DatException.invalidParameter(2, "EVD length " + minQlen + " is outside 1.." + ia.maxEvdQlen());
-        }
+        checkQlen(ia, minQlen);
         lock.lock();
         try {
             if (queue.size() > minQlen) {

@@ -323,7 +323,7 @@ final class OfaIa extends OfaHandle implements InterfaceAdapter {
     @Override
     public Endpoint createEp(ProtectionZone pz, EventDispatcher recvEvd, EventDispatcher requestEvd,
                              EventDispatcher connectEvd, EpAttributes attributes) {
-        return OfaEp.create(this, pz, recvEvd, requestEvd, connectEvd, null, attributes);
+        return ConsumerEps.create(this, pz, recvEvd, requestEvd, connectEvd, null, attributes);
     }
 
     @Override
@@ -332,7 +332,7 @@ final class OfaIa extends OfaHandle implements InterfaceAdapter {
         if (!(srq instanceof OfaSrq q) || q.ia != this || q.isFreed()) {
             throw DatException.invalidHandle(DatReturnSubtype.INVALID_HANDLE_SRQ, "not a live SRQ of IA " + name);
         }
-        return OfaEp.create(this, pz, recvEvd, requestEvd, connectEvd, q, attributes);
+        return ConsumerEps.create(this, pz, recvEvd, requestEvd, connectEvd, q, attributes);
     }
 
     @Override

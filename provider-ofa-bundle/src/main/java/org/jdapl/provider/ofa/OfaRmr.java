@@ -136,7 +136,7 @@ final class OfaRmr extends OfaHandle implements RemoteMemoryRegion, IaObjects.Ow
                 if (offset < 0 || length < 0 || offset + length > l.segment().byteSize()) {
                     throw DatException.invalidParameter(3, "bind range exceeds the LMR");
                 }
-                if (l.pz != pz || e.pz() != pz) {
+                if (l.pz != pz || e.binding().pz() != pz) {
                     throw new DatException(DatReturnType.PROTECTION_VIOLATION, "RMR, LMR and EP are of different PZs");
                 }
                 if (privileges == null || !l.privileges().containsAll(privileges)) {

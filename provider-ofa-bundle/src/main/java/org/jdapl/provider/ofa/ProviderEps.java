@@ -49,14 +49,15 @@ final class ProviderEps {
     static void configure(OfaEp ep, ProtectionZone newPz, EpAttributes attrs, EventDispatcher recv,
                           EventDispatcher request, EventDispatcher connect) {
         OfaIa ia = ep.ia;
-        OfaPz p = newPz == null ? ep.pz() : ia.ownPz(newPz, 1);
-        OfaEvd r = recv == null ? ep.recvEvd()
+        EpBinding b = ep.binding();
+        OfaPz p = newPz == null ? b.pz() : ia.ownPz(newPz, 1);
+        OfaEvd r = recv == null ? b.recvEvd()
                 : ia.ownEvd(recv, DatReturnSubtype.INVALID_HANDLE_EVD_RECV, EvdFlag.DTO);
-        OfaEvd q = request == null ? ep.requestEvd()
+        OfaEvd q = request == null ? b.requestEvd()
                 : ia.ownEvd(request, DatReturnSubtype.INVALID_HANDLE_EVD_REQUEST, EvdFlag.DTO);
-        OfaEvd c = connect == null ? ep.connectEvd()
+        OfaEvd c = connect == null ? b.connectEvd()
                 : ia.ownEvd(connect, DatReturnSubtype.INVALID_HANDLE_EVD_CONN, EvdFlag.CONNECTION);
-        EpAttributes a = attrs == null ? ep.attributes() : EpLimits.withinRdmaLimit(ia.device(), attrs);
+        EpAttributes a = attrs == null ? b.attributes() : EpLimits.withinRdmaLimit(ia.device(), attrs);
         EpLimits.check(ia.device(), a);
         ep.configure(p, r, q, c, a);
     }
@@ -75,7 +76,8 @@ final class ProviderEps {
                 if (ep.queuePair() != null || ep.state != EpState.TENTATIVE_CONNECTION_PENDING) {
                     return;
                 }
-                if (ep.pz() == null || ep.pz().isFreed() || ep.connectEvd() == null) {
+                EpBinding b = ep.binding();
+                if (b.pz() == null || b.pz().isFreed() || b.connectEvd() == null) {
                     throw DatException.invalidParameter(2, "dat_cr_accept: the provider-created EP needs a PZ and a"
                             + " connect EVD (dat_ep_modify) before its request is accepted");
                 }

@@ -100,7 +100,7 @@ final class TerminalEvent {
         watch(false);
         cancelTimer();
         ep.recvQueue().flushLate();
-        OfaEvd connectEvd = ep.connectEvd();
+        OfaEvd connectEvd = ep.binding().connectEvd();
         if (connectEvd != null && !ep.isFreed()) {
             connectEvd.enqueue(new DatEvent.Connection(connectEvd, event, ep, data));
         }
@@ -112,8 +112,8 @@ final class TerminalEvent {
             return;
         }
         watching = on;
-        OfaEvd recv = ep.recvEvd();
-        OfaEvd request = ep.requestEvd();
+        OfaEvd recv = ep.binding().recvEvd();
+        OfaEvd request = ep.binding().requestEvd();
         for (OfaEvd e : recv == request ? new OfaEvd[] {request} : new OfaEvd[] {recv, request}) {
             if (e == null) {
                 continue;

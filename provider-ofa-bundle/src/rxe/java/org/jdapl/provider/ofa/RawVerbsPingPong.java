@@ -50,14 +50,14 @@ public final class RawVerbsPingPong {
             OfaLmr l = (OfaLmr) lmr;
             verbs = ep.ia.device().context;
             qp = ep.queuePair().address();
-            cq = ep.recvEvd().cq.segment.address();
-            if (ep.requestEvd() != ep.recvEvd()) {
+            cq = ep.binding().recvEvd().cq.segment.address();
+            if (ep.binding().requestEvd() != ep.binding().recvEvd()) {
                 throw new IllegalArgumentException("the floor ping-pong needs one EVD for requests and receives");
             }
             if (size > ep.queuePair().inlineLimit()) {
                 throw new IllegalArgumentException(size + " bytes do not fit inline");
             }
-            signalEvery = Math.max(1, ep.attributes().maxRequestDtos()) / 2 + 1;
+            signalEvery = Math.max(1, ep.binding().attributes().maxRequestDtos()) / 2 + 1;
             MemorySegment rwr = arena.allocate(IbvRecvWr.S.size(), 8);
             IbvRecvWr.WR_ID.setLong(rwr, WR_ID_RECV);
             IbvRecvWr.SG_LIST.setPointer(rwr, sge(arena, l, 4096, size));
@@ -178,7 +178,7 @@ public final class RawVerbsPingPong {
         OfaEp ep = (OfaEp) endpoint;
         try (Arena arena = Arena.ofConfined()) {
             long wc = arena.allocate(IbvWc.S.size(), 8).address();
-            long cq = ep.recvEvd().cq.segment.address();
+            long cq = ep.binding().recvEvd().cq.segment.address();
             VerbsContext verbs = ep.ia.device().context;
             long t0 = System.nanoTime();
             int found = 0;
