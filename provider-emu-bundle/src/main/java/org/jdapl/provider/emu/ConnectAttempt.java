@@ -1,6 +1,7 @@
 package org.jdapl.provider.emu;
 
 import java.util.concurrent.ScheduledFuture;
+import org.jdapl.provider.emu.loopback.LoopbackLink;
 
 /**
  * One {@code dat_ep_connect} of an active EP, from the call until it is established, rejected,

@@ -61,7 +61,7 @@ public final class Contexts {
     }
 
     /** What {@code ctx} names, or null; the last one found is remembered until the table changes. */
-    RemoteTarget target(int ctx) {
+    public RemoteTarget target(int ctx) {
         Found f = last;
         if (f != null && f.ctx == ctx) {
             return f.target;

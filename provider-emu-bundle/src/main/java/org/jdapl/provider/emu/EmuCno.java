@@ -11,6 +11,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Consumer;
+import org.jdapl.provider.emu.evd.ReleasedWait;
 
 import org.jdapl.dat.Cno;
 import org.jdapl.dat.Dat;
@@ -25,7 +26,7 @@ import org.jdapl.dat.HandleType;
  * in {@link #waitCno}, else to the stages of {@link #nextTrigger}, else it stays pending for the next
  * wait or {@link #trigger()}. The wait agent is called for every trigger on the IA's agent thread.
  */
-final class EmuCno extends EmuObject implements Cno {
+public final class EmuCno extends EmuObject implements Cno {
     private final EmuIa ia;
     private final ReentrantLock lock = new ReentrantLock();
     private final Condition triggered = lock.newCondition();

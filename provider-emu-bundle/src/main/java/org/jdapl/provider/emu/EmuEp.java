@@ -7,6 +7,8 @@ import java.util.List;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.ReentrantLock;
+import org.jdapl.provider.emu.evd.Wakeups;
+import org.jdapl.provider.emu.loopback.LoopbackLink;
 
 import org.jdapl.dat.CloseFlag;
 import org.jdapl.dat.CompletionFlag;
@@ -80,7 +82,7 @@ public class EmuEp extends EmuObject implements Endpoint {
     }
 
     @Override
-    EmuIa ia() {
+    public EmuIa ia() {
         return ia;
     }
 
@@ -88,7 +90,7 @@ public class EmuEp extends EmuObject implements Endpoint {
         return pz;
     }
 
-    EpState state() {
+    public EpState state() {
         return connection.state;
     }
 
@@ -102,7 +104,7 @@ public class EmuEp extends EmuObject implements Endpoint {
     }
 
     /** The EP's EVDs and the events it queues on them. */
-    EpEvds evds() {
+    public EpEvds evds() {
         return evds;
     }
 
@@ -213,7 +215,7 @@ public class EmuEp extends EmuObject implements Endpoint {
     }
 
     /** The EP's work queues. */
-    EpQueues queues() {
+    public EpQueues queues() {
         return queues;
     }
 
@@ -454,7 +456,7 @@ public class EmuEp extends EmuObject implements Endpoint {
      * memory, the tcp link writes the frames. Otherwise (a graceful disconnect waiting for its queue to
      * drain) the IA's thread makes one pass after the call returns; several kicks make one pass.
      */
-    void kick() {
+    public void kick() {
         if (connection.linkOpen()) {
             pumpRequests();
             return;
@@ -502,7 +504,7 @@ public class EmuEp extends EmuObject implements Endpoint {
     }
 
     /** Completes a DTO request from its cookie and flags (a loopback send moved at once has no work request). */
-    void completeDto(long cookie, int flagBits, DtoStatus status, long length, DtoOperation op) {
+    public void completeDto(long cookie, int flagBits, DtoStatus status, long length, DtoOperation op) {
         evds.requestCompleted(cookie, flagBits, status, length, op);
     }
 
@@ -522,7 +524,7 @@ public class EmuEp extends EmuObject implements Endpoint {
     }
 
     /** Completes a receive from the cookie and flags a {@link RecvRing} keeps beside its head (taken once). */
-    void completeTakenRecv(long cookie, int flagBits, DtoStatus status, long length, DtoOperation op,
+    public void completeTakenRecv(long cookie, int flagBits, DtoStatus status, long length, DtoOperation op,
                            int rmrContext) {
         evds.recvCompleted(cookie, flagBits, status, length, op, rmrContext);
     }

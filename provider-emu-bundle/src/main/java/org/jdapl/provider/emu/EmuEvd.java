@@ -3,6 +3,8 @@ package org.jdapl.provider.emu;
 import java.util.EnumSet;
 import java.util.Optional;
 import java.util.Set;
+import org.jdapl.provider.emu.evd.EventQueue;
+import org.jdapl.provider.emu.evd.Wakeups;
 
 import org.jdapl.dat.Cno;
 import org.jdapl.dat.Counters;
@@ -23,7 +25,7 @@ import org.jdapl.dat.HandleType;
  * free and resize) over an {@link EventQueue}, which holds the events and the threads waiting for them
  * under the EVD's own lock, so waiting and dequeuing never take the IA's domain lock.
  */
-final class EmuEvd extends EmuObject implements EventDispatcher {
+public final class EmuEvd extends EmuObject implements EventDispatcher {
     private final EmuIa ia;
     private final Set<EvdFlag> flags;
     private final EventQueue events;
@@ -125,14 +127,14 @@ final class EmuEvd extends EmuObject implements EventDispatcher {
     }
 
     /** A signalled event arrived and nobody waits: the CNO, if any, is triggered (domain lock held). */
-    void triggerCno() {
+    public void triggerCno() {
         if (cno != null) {
             cno.trigger(this);
         }
     }
 
     /** Wakes the threads waiting on the EVD (a deferred notification, see {@link Wakeups}). */
-    void wakeWaiters() {
+    public void wakeWaiters() {
         events.wakeWaiters();
     }
 

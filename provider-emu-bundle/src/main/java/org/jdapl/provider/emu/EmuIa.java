@@ -10,6 +10,7 @@ import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Consumer;
 import java.util.function.Supplier;
+import org.jdapl.provider.emu.evd.Wakeups;
 
 import org.jdapl.dat.CloseFlag;
 import org.jdapl.dat.Cno;
@@ -103,16 +104,16 @@ public final class EmuIa extends EmuObject implements InterfaceAdapter {
         return provider;
     }
 
-    Fabric fabric() {
+    public Fabric fabric() {
         return fabric;
     }
 
     /** The lock domain of the IA: the IAs it is connected to on the loopback fabric share it. */
-    LockDomain domain() {
+    public LockDomain domain() {
         return domain;
     }
 
-    SocketAddress address() {
+    public SocketAddress address() {
         return address;
     }
 
@@ -198,7 +199,7 @@ public final class EmuIa extends EmuObject implements InterfaceAdapter {
     }
 
     /** Runs {@code task} under the domain lock after {@code delayNanos}, unless the IA is closed first. */
-    ScheduledFuture<?> schedule(long delayNanos, Runnable task) {
+    public ScheduledFuture<?> schedule(long delayNanos, Runnable task) {
         return threads.schedule(delayNanos, task);
     }
 

@@ -23,7 +23,7 @@ public final class EmuLimits {
     /** The largest private data of a connect, accept or reject, in bytes. */
     public static final int MAX_PRIVATE_DATA = Frame.MAX_PRIVATE_DATA;
     /** How long a send waits for a receive at the peer before it completes RECEIVER_NOT_READY. */
-    static final long RNR_RETRY_MILLIS = Long.getLong("jdapl.emu.rnrRetryMillis", 1000L);
+    public static final long RNR_RETRY_MILLIS = Long.getLong("jdapl.emu.rnrRetryMillis", 1000L);
     /** The most unanswered connection requests a PSP holds; more are NON_PEER_REJECTED. */
     static final int PSP_BACKLOG = 128;
     static final int MAX_EPS = 1 << 16;

@@ -55,7 +55,7 @@ public abstract class EmuObject implements DatHandle {
      *
      * <p>Behaviours: CONN_12, FREE_05, LMR_03: a freed or foreign handle fails INVALID_HANDLE.
      */
-    void checkLive() {
+    public void checkLive() {
         if (freed) {
             throw invalidHandle();
         }

@@ -7,6 +7,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
+import org.jdapl.provider.emu.loopback.LoopbackFabric;
 
 import org.jdapl.dat.DatException;
 import org.jdapl.dat.DatReturnSubtype;

@@ -5,6 +5,7 @@ import java.util.List;
 import java.util.Set;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.ReentrantLock;
+import org.jdapl.provider.emu.evd.Wakeups;
 
 import org.jdapl.dat.AddressHandle;
 import org.jdapl.dat.CloseFlag;

@@ -390,7 +390,7 @@ public final class EpConnection {
 
 
     /** Whether data can move on this EP's connection now. */
-    boolean linkOpen() {
+    public boolean linkOpen() {
         return connectedState() && link != null && link.isOpen();
     }
 

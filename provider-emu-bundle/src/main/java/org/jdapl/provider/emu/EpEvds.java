@@ -20,7 +20,7 @@ import org.jdapl.dat.ExtensionType;
  * accepted post completes once, its bytes when it succeeded; the writers of the request side are
  * ordered by the EP's send lock or the domain lock, those of the receive side by the peer's.
  */
-final class EpEvds {
+public final class EpEvds {
     private final EmuEp ep;
     private final EmuIa ia;
     private EmuEvd recv;
@@ -90,7 +90,7 @@ final class EpEvds {
      * with immediate data or a datagram that consumed a receive. Its event is an
      * {@link DatEvent.ExtendedDtoCompletion}.
      */
-    void extendedCompleted(boolean recvSide, long cookie, int flagBits, DtoStatus status, long length,
+    public void extendedCompleted(boolean recvSide, long cookie, int flagBits, DtoStatus status, long length,
                            ExtensionType type, int immediateData, AddressHandle sender) {
         EpCounter c = switch (type) {
             case FETCH_AND_ADD -> EpCounter.POST_FETCH_ADD;

@@ -25,7 +25,7 @@ import org.jdapl.dat.LmrTriplet;
  * {@link RecvRing}: posted under its producer claim, taken by the peer's sends under their
  * {@link SendLock}; the SRQ's share is guarded by the domain lock.
  */
-final class EpQueues {
+public final class EpQueues {
     private final EmuEp ep;
     private final EmuSrq srq;
     private final RecvRing recvs;
@@ -53,7 +53,7 @@ final class EpQueues {
     }
 
     /** The lock of the EP's sending side (see {@link SendLock}). */
-    SendLock sendLock() {
+    public SendLock sendLock() {
         return sendLock;
     }
 
@@ -63,7 +63,7 @@ final class EpQueues {
     }
 
     /** Whether the EP takes its receives from an SRQ. */
-    boolean hasSrq() {
+    public boolean hasSrq() {
         return srq != null;
     }
 
@@ -196,7 +196,7 @@ final class EpQueues {
      *
      * @return false if a receive is queued now: the send retries at once
      */
-    boolean awaitReceive(Runnable waits) {
+    public boolean awaitReceive(Runnable waits) {
         if (srq != null) {
             waits.run();
             return srq.peek() == null;
@@ -227,17 +227,17 @@ final class EpQueues {
     }
 
     /** The EP's own receive ring (without an SRQ), whose head the peer's sends take. */
-    RecvRing receives() {
+    public RecvRing receives() {
         return recvs;
     }
 
     /** The receive the next incoming send takes: the EP's first, or its SRQ's first. */
-    WorkRequest.Recv nextReceive() {
+    public WorkRequest.Recv nextReceive() {
         return srq != null ? srq.peek() : recvs.peek();
     }
 
     /** Takes {@link #nextReceive} off its queue (an SRQ counts it as used by this EP). */
-    void takeReceive() {
+    public void takeReceive() {
         if (srq != null) {
             WorkRequest.Recv r = srq.take();
             srqBuffersUsed++;

@@ -3,6 +3,8 @@ package org.jdapl.provider.emu;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.locks.ReentrantLock;
+import org.jdapl.provider.emu.evd.Wakeups;
+import org.jdapl.provider.emu.loopback.LoopbackFabric;
 
 import org.jdapl.dat.CompletionFlag;
 import org.jdapl.dat.DatException;

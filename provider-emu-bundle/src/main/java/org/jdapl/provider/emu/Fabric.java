@@ -1,6 +1,7 @@
 package org.jdapl.provider.emu;
 
 import java.net.SocketAddress;
+import org.jdapl.provider.emu.loopback.LoopbackFabric;
 
 /**
  * What the emulated IAs need from a fabric: addresses, finding the IA that holds an address, and the

@@ -1,6 +1,7 @@
 package org.jdapl.provider.emu;
 
 import java.util.List;
+import org.jdapl.provider.emu.loopback.LoopbackLink;
 
 import org.jdapl.dat.LmrTriplet;
 import org.jdapl.dat.RmrTriplet;

@@ -1,6 +1,9 @@
 package org.jdapl.provider.emu;
 
 import java.util.concurrent.locks.ReentrantLock;
+import org.jdapl.provider.emu.evd.EventQueue;
+import org.jdapl.provider.emu.evd.EventRing;
+import org.jdapl.provider.emu.loopback.LoopbackLink;
 
 /**
  * The lock that orders the state changes and data movement of a group of IAs: one IA to start with,
@@ -116,12 +119,12 @@ public final class LockDomain {
         return lock;
     }
 
-    boolean isHeldByCurrentThread() {
+    public boolean isHeldByCurrentThread() {
         return current().lock.isHeldByCurrentThread();
     }
 
     /** Whether {@code other} shares this domain's lock now. */
-    boolean sameAs(LockDomain other) {
+    public boolean sameAs(LockDomain other) {
         return current() == other.current();
     }
 
@@ -131,7 +134,7 @@ public final class LockDomain {
      * to). Both locks are taken while the absorbed root is redirected, so no thread is inside either
      * domain then.
      */
-    static void merge(LockDomain a, LockDomain b) {
+    public static void merge(LockDomain a, LockDomain b) {
         synchronized (MERGES) {
             LockDomain x = b.current();
             LockDomain y = a.current();

@@ -3,6 +3,8 @@ package org.jdapl.provider.emu;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.util.List;
+import org.jdapl.provider.emu.evd.EventRing;
+import org.jdapl.provider.emu.loopback.LoopbackLink;
 
 import org.jdapl.dat.LmrTriplet;
 
@@ -32,13 +34,14 @@ import org.jdapl.dat.LmrTriplet;
  * <p>Behaviours: DISC_02, DISC_08: every receive posted while the EP is not DISCONNECTED enters the
  * ring and leaves it once, taken by a send or flushed ({@link EpQueues#flush}).
  */
-final class RecvRing extends RecvRingShared {
+public final class RecvRing extends RecvRingShared {
     private static final VarHandle SLOT = MethodHandles.arrayElementVarHandle(WorkRequest.Recv[].class);
-    private static final VarHandle HEAD = RingSides.field(RecvRingConsumer.class, "head", long.class);
-    private static final VarHandle TAIL = RingSides.field(RecvRingProducer.class, "tail", long.class);
-    private static final VarHandle CLEARED = RingSides.field(RecvRingConsumer.class, "cleared", long.class);
-    private static final VarHandle PRODUCING = RingSides.field(RecvRingProducer.class, "producing", int.class);
-    private static final VarHandle SPARE = RingSides.field(RecvRing.class, "spare", WorkRequest.Recv.class);
+    private static final MethodHandles.Lookup LOOKUP = MethodHandles.lookup();
+    private static final VarHandle HEAD = RingSides.field(LOOKUP, RecvRingConsumer.class, "head", long.class);
+    private static final VarHandle TAIL = RingSides.field(LOOKUP, RecvRingProducer.class, "tail", long.class);
+    private static final VarHandle CLEARED = RingSides.field(LOOKUP, RecvRingConsumer.class, "cleared", long.class);
+    private static final VarHandle PRODUCING = RingSides.field(LOOKUP, RecvRingProducer.class, "producing", int.class);
+    private static final VarHandle SPARE = RingSides.field(LOOKUP, RecvRing.class, "spare", WorkRequest.Recv.class);
 
     /** Slots cleared together by the consumer. */
     static final int BLOCK = RingSides.BLOCK;
@@ -122,7 +125,7 @@ final class RecvRing extends RecvRingShared {
      * The capacity of the oldest receive, or -1 if none (by the one consumer of the moment): the slot
      * and its words are read, not the receive object.
      */
-    long headCapacity() {
+    public long headCapacity() {
         WorkRequest.Recv[] s = slots;
         int i = (int) head & (s.length - 1);
         return SLOT.getAcquire(s, i) == null ? -1 : words[i * WORDS];
@@ -130,17 +133,17 @@ final class RecvRing extends RecvRingShared {
 
     /** The segments of the oldest receive (one is queued; by its consumer). */
     @SuppressWarnings("unchecked")
-    List<LmrTriplet> headIov() {
+    public List<LmrTriplet> headIov() {
         return (List<LmrTriplet>) iovs[headIndex()];
     }
 
     /** The cookie of the oldest receive (one is queued; by its consumer). */
-    long headCookie() {
+    public long headCookie() {
         return words[headIndex() * WORDS + 1];
     }
 
     /** The completion flags of the oldest receive, as {@link WorkRequest#flagBits} (one is queued). */
-    int headFlags() {
+    public int headFlags() {
         return (int) words[headIndex() * WORDS + 2];
     }
 
@@ -171,7 +174,7 @@ final class RecvRing extends RecvRingShared {
      * {@link #take} by a consumer that completes the receive from the values beside its slot and lets
      * go of the object ({@link LoopbackLink#trySend}): it becomes the ring's spare for the next post.
      */
-    void takeRecycling() {
+    public void takeRecycling() {
         WorkRequest.Recv r = take();
         if (r != null) {
             SPARE.setRelease(this, r);

@@ -5,7 +5,7 @@ import java.lang.foreign.MemorySegment;
 import org.jdapl.dat.MemPriv;
 
 /** Memory a peer may name by an rmr_context: an LMR with remote privileges, or a bound RMR. */
-interface RemoteTarget {
+public interface RemoteTarget {
     /**
      * The bytes {@code [address, address + length)} the context exposes, checked for the context's
      * liveness, protection zone and scope ({@code ep}), privilege and bounds.

@@ -2,30 +2,34 @@ package org.jdapl.provider.emu;
 
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
+import org.jdapl.provider.emu.evd.EventRing;
 
 /**
  * What the lock-free rings ({@link EventRing}, {@link RecvRing}) share: the handles of their fields and
  * claiming one side of a ring with a compare-and-set of an int field (0 free, 1 claimed), released by a
  * release store; and the receive ring consumer's clearing of taken slots a block at a time.
  */
-final class RingSides {
+public final class RingSides {
     /** Slots cleared together by the consumer (a 64-byte line of compressed references). */
     static final int BLOCK = 16;
 
     private RingSides() {
     }
 
-    /** The handle of a ring's field {@code name} (package-private, declared by {@code owner}). */
-    static VarHandle field(Class<?> owner, String name, Class<?> type) {
+    /**
+     * The handle of a ring's field {@code name} (package-private, declared by {@code owner}), found with
+     * the ring's own {@code lookup} (the rings live in two packages).
+     */
+    public static VarHandle field(MethodHandles.Lookup lookup, Class<?> owner, String name, Class<?> type) {
         try {
-            return MethodHandles.lookup().findVarHandle(owner, name, type);
+            return lookup.findVarHandle(owner, name, type);
         } catch (ReflectiveOperationException e) {
             throw new ExceptionInInitializerError(e);
         }
     }
 
     /** Claims the side {@code flag} of {@code ring} guards; spins briefly, then yields while another holds it. */
-    static void claim(VarHandle flag, Object ring) {
+    public static void claim(VarHandle flag, Object ring) {
         int spins = 0;
         while (!flag.compareAndSet(ring, 0, 1)) {
             if (++spins < 64) {
@@ -36,7 +40,7 @@ final class RingSides {
         }
     }
 
-    static void release(VarHandle flag, Object ring) {
+    public static void release(VarHandle flag, Object ring) {
         flag.setRelease(ring, 0);
     }
 

@@ -117,7 +117,7 @@ public final class Segments {
      * a checked {@link LmrTriplet} (its range of its LMR's segment, copied straight from there: no
      * slice and no list is allocated for a send) or a whole {@link MemorySegment}.
      */
-    static void copy(List<?> src, List<?> dst, long length) {
+    public static void copy(List<?> src, List<?> dst, long length) {
         int si = 0;
         int di = 0;
         long so = 0;
@@ -149,7 +149,7 @@ public final class Segments {
      * {@code [at, at + length)} of {@code memory}: into the memory ({@code toMemory}) or out of it. No
      * slice, list or iterator is made (an RDMA of the loopback fabric).
      */
-    static void copy(List<LmrTriplet> iov, MemorySegment memory, long at, long length, boolean toMemory) {
+    public static void copy(List<LmrTriplet> iov, MemorySegment memory, long at, long length, boolean toMemory) {
         long done = 0;
         for (int i = 0, n = iov.size(); i < n && done < length; i++) {
             LmrTriplet t = iov.get(i);

@@ -16,7 +16,7 @@ import java.util.concurrent.locks.LockSupport;
  * takes the locks of both ends. A contended acquire spins briefly, then yields, then parks for short
  * intervals (a holder copies at most one message).
  */
-final class SendLock extends SendLockFields {
+public final class SendLock extends SendLockFields {
     private static final VarHandle OWNER;
 
     static {
@@ -47,7 +47,7 @@ final class SendLock extends SendLockFields {
         return HELD.get()[0] > 0;
     }
 
-    void lock() {
+    public void lock() {
         Thread self = Thread.currentThread();
         if (owner == self) {
             holds++;
@@ -67,7 +67,7 @@ final class SendLock extends SendLockFields {
         assert count(1);
     }
 
-    void unlock() {
+    public void unlock() {
         if (owner != Thread.currentThread()) {
             throw new IllegalMonitorStateException("the send lock is not held by this thread");
         }

@@ -12,7 +12,7 @@ import org.jdapl.dat.RmrTriplet;
 /** A posted DTO or RMR bind, waiting in an EP's receive or request queue until it completes once. */
 public abstract sealed class WorkRequest {
     /** The cookie (not final: a recycled receive takes a new one, see {@link Recv#reuse}). */
-    long cookie;
+    public long cookie;
     /** The completion flags as a bit set of their ordinals (no copy of the caller's set is kept). */
     private int flagBits;
     /** The sequence number of the request's last transmission on a TCP connection. */
@@ -50,7 +50,7 @@ public abstract sealed class WorkRequest {
     }
 
     /** The completion flags as a bit set of their ordinals. */
-    final int flagBits() {
+    public final int flagBits() {
         return flagBits;
     }
 
@@ -64,13 +64,13 @@ public abstract sealed class WorkRequest {
     }
 
     /** Marks the request completed; a second completion is a provider bug and fails loudly. */
-    void markCompleted() {
+    public void markCompleted() {
         checkNotCompleted();
         completed = true;
     }
 
     /** Fails loudly if the request completed already. */
-    void checkNotCompleted() {
+    public void checkNotCompleted() {
         if (completed) {
             throw new IllegalStateException("work request " + cookie + " completed twice");
         }
@@ -118,7 +118,7 @@ public abstract sealed class WorkRequest {
         public boolean invalidate;
         public int rmrContext;
         public long rnrDeadline;
-        boolean rnrTimerArmed;
+        public boolean rnrTimerArmed;
         /** On TCP: a receive may have been posted at the peer since the last RNR NAK; try again. */
         public boolean rnrRetry;
 
@@ -227,8 +227,8 @@ public abstract sealed class WorkRequest {
         public final long swap;
         public final int immediateData;
         /** When the RNR window of an RDMA Write with immediate data ends (0: not started). */
-        long rnrDeadline;
-        boolean rnrTimerArmed;
+        public long rnrDeadline;
+        public boolean rnrTimerArmed;
 
         Ext(ExtensionType type, List<LmrTriplet> iov, RmrTriplet remote, long length, long operand, long swap,
             int immediateData, long cookie, Set<CompletionFlag> flags) {

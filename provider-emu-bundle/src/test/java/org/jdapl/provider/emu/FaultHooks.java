@@ -1,6 +1,7 @@
 package org.jdapl.provider.emu;
 
 import java.net.SocketAddress;
+import org.jdapl.provider.emu.loopback.LoopbackFabric;
 
 import org.jdapl.dat.Endpoint;
 import org.jdapl.dat.HandleType;

@@ -11,9 +11,9 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.LockSupport;
 import java.util.concurrent.locks.ReentrantLock;
+import org.jdapl.provider.emu.evd.Wakeups;
 
 import org.jdapl.provider.emu.LockDomain;
-import org.jdapl.provider.emu.Wakeups;
 
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;

@@ -1,9 +1,14 @@
-package org.jdapl.provider.emu;
+package org.jdapl.provider.emu.loopback;
 
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+import org.jdapl.provider.emu.EmuEp;
+import org.jdapl.provider.emu.EmuLimits;
+import org.jdapl.provider.emu.RcRules;
+import org.jdapl.provider.emu.Segments;
+import org.jdapl.provider.emu.WorkRequest;
 
 import org.jdapl.dat.DtoStatus;
 import org.jdapl.dat.ExtensionType;

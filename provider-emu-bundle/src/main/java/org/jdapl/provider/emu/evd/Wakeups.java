@@ -1,7 +1,8 @@
-package org.jdapl.provider.emu;
+package org.jdapl.provider.emu.evd;
 
 import java.util.ArrayList;
 import java.util.concurrent.locks.ReentrantLock;
+import org.jdapl.provider.emu.EmuEvd;
 
 /**
  * EVD waiters to wake once the current thread has released its domain lock. An event queued under
@@ -27,7 +28,7 @@ public final class Wakeups {
      * Releases a domain lock taken for a post (which runs its body inline, no lambda on the data
      * path), then, once the thread holds it no more, wakes the waiters it deferred.
      */
-    static void release(ReentrantLock lock) {
+    public static void release(ReentrantLock lock) {
         lock.unlock();
         if (!lock.isHeldByCurrentThread()) {
             run();

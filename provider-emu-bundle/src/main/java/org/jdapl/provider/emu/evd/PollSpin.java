@@ -1,6 +1,7 @@
-package org.jdapl.provider.emu;
+package org.jdapl.provider.emu.evd;
 
 import java.util.concurrent.TimeUnit;
+import org.jdapl.provider.emu.Fabric;
 
 /**
  * How long a consumer polling an empty EVD with {@code dat_evd_dequeue}, on a fabric with input of

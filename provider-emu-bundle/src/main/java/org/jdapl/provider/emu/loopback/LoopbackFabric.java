@@ -1,4 +1,4 @@
-package org.jdapl.provider.emu;
+package org.jdapl.provider.emu.loopback;
 
 import java.net.Inet4Address;
 import java.net.InetAddress;
@@ -9,6 +9,11 @@ import java.util.HashMap;
 import java.util.Map;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.IntPredicate;
+import org.jdapl.provider.emu.ConnectAttempt;
+import org.jdapl.provider.emu.EmuIa;
+import org.jdapl.provider.emu.Fabric;
+import org.jdapl.provider.emu.LockDomain;
+import org.jdapl.provider.emu.RemoteAddresses;
 
 import org.jdapl.dat.DatException;
 import org.jdapl.dat.DatReturnSubtype;
@@ -23,9 +28,9 @@ import org.jdapl.dat.EventNumber;
  * of one connection never interleave, while connections between disjoint IAs share no lock. The
  * fabric's own lock guards only its address table.
  */
-final class LoopbackFabric implements Fabric {
+public final class LoopbackFabric implements Fabric {
     /** The one loopback fabric of the JVM (of this bundle's class loader). */
-    static final LoopbackFabric INSTANCE = new LoopbackFabric();
+    public static final LoopbackFabric INSTANCE = new LoopbackFabric();
 
     private static final int FIRST = 1;
     private static final int LAST = 0xfffe;

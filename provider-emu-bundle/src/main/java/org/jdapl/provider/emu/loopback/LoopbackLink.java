@@ -1,9 +1,19 @@
-package org.jdapl.provider.emu;
+package org.jdapl.provider.emu.loopback;
 
 import java.lang.foreign.MemorySegment;
 import java.util.ArrayDeque;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+import org.jdapl.provider.emu.EmuEp;
+import org.jdapl.provider.emu.EpQueues;
+import org.jdapl.provider.emu.Link;
+import org.jdapl.provider.emu.RcRules;
+import org.jdapl.provider.emu.RecvRing;
+import org.jdapl.provider.emu.RemoteTarget;
+import org.jdapl.provider.emu.Segments;
+import org.jdapl.provider.emu.SendLock;
+import org.jdapl.provider.emu.WorkRequest;
+import org.jdapl.provider.emu.evd.EventRing;
 
 import org.jdapl.dat.DtoOperation;
 import org.jdapl.dat.DtoStatus;
@@ -33,7 +43,7 @@ import org.jdapl.dat.RmrTriplet;
  * that finds no receive waits (RNR) until the peer posts one or its window ends (then
  * DTO_ERR_RECEIVER_NOT_READY). Any error completion breaks the connection as on RC (DISC_03).
  */
-final class LoopbackLink extends Link {
+public final class LoopbackLink extends Link {
     private final EmuEp active;
     private final EmuEp passive;
     /**
@@ -44,7 +54,7 @@ final class LoopbackLink extends Link {
     private volatile boolean activeWaits;
     private volatile boolean passiveWaits;
 
-    LoopbackLink(EmuEp active, EmuEp passive) {
+    public LoopbackLink(EmuEp active, EmuEp passive) {
         this.active = active;
         this.passive = passive;
         this.open = true;

@@ -1,4 +1,4 @@
-package org.jdapl.provider.emu;
+package org.jdapl.provider.emu.evd;
 
 import java.io.Serial;
 
@@ -14,7 +14,7 @@ import org.jdapl.dat.DatReturnType;
  *
  * <p>Behaviours: OBJ_11.
  */
-final class ReleasedWait extends DatException {
+public final class ReleasedWait extends DatException {
     @Serial
     private static final long serialVersionUID = 1L;
 
@@ -29,7 +29,7 @@ final class ReleasedWait extends DatException {
     }
 
     /** INVALID_STATE_CNO_DEAD: the CNO a thread waited on was freed. */
-    static ReleasedWait cnoFreed() {
+    public static ReleasedWait cnoFreed() {
         return new ReleasedWait(DatReturnType.INVALID_STATE, DatReturnSubtype.INVALID_STATE_CNO_DEAD,
                 "the CNO was freed while waiting");
     }

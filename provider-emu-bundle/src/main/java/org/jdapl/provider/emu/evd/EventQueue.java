@@ -1,10 +1,15 @@
-package org.jdapl.provider.emu;
+package org.jdapl.provider.emu.evd;
 
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
+import org.jdapl.provider.emu.EmuCno;
+import org.jdapl.provider.emu.EmuEvd;
+import org.jdapl.provider.emu.EmuIa;
+import org.jdapl.provider.emu.Fabric;
+import org.jdapl.provider.emu.SendLock;
 
 import org.jdapl.dat.Dat;
 import org.jdapl.dat.DatEvent;
@@ -35,7 +40,7 @@ import org.jdapl.dat.EventSlot;
  * machine too. An event arriving when the queue already holds {@code qlen} events is still queued
  * (none is lost), and the overflow is reported once by the caller.
  */
-final class EventQueue {
+public final class EventQueue {
     private final EmuEvd evd;
     private final EmuIa ia;
     private final ReentrantLock queueLock = new ReentrantLock();
@@ -80,7 +85,7 @@ final class EventQueue {
     /** A waiting thread that polls the fabric itself (guarded by the queue lock). */
     private Thread pollingWaiter;
 
-    EventQueue(EmuEvd evd, EmuIa ia, int qlen) {
+    public EventQueue(EmuEvd evd, EmuIa ia, int qlen) {
         this.evd = evd;
         this.ia = ia;
         this.ring = new EventRing(qlen, evd);
@@ -95,7 +100,7 @@ final class EventQueue {
      *
      * <p>Behaviours: OBJ_04: no event is dropped; the overflow is reported.
      */
-    boolean enqueue(DatEvent event, boolean notify) {
+    public boolean enqueue(DatEvent event, boolean notify) {
         boolean crossed;
         int waiting;
         ring.claimProducer();
@@ -112,7 +117,7 @@ final class EventQueue {
      * Queues a DTO completion of {@code ep} as its values, made into its event by the consumer that
      * takes it ({@link EventRing#appendDto}); otherwise as {@link #enqueue}.
      */
-    boolean enqueueDto(Endpoint ep, long cookie, DtoStatus status, long length, DtoOperation op, int rmrContext,
+    public boolean enqueueDto(Endpoint ep, long cookie, DtoStatus status, long length, DtoOperation op, int rmrContext,
                        boolean notify) {
         boolean crossed;
         int waiting;
@@ -171,7 +176,7 @@ final class EventQueue {
     }
 
     /** Wakes the threads waiting on the EVD (a deferred notification, see {@link Wakeups}). */
-    void wakeWaiters() {
+    public void wakeWaiters() {
         queueLock.lock();
         try {
             changed.signalAll();
@@ -182,12 +187,12 @@ final class EventQueue {
     }
 
     /** The queue's length, read without a lock (a value of the moment while a resize runs). */
-    int qlen() {
+    public int qlen() {
         return ring.qlen();
     }
 
     /** The EVD's parameters, read at once under the queue lock. */
-    EventDispatcher.EvdParam param(EmuCno cno, Set<EvdFlag> flags) {
+    public EventDispatcher.EvdParam param(EmuCno cno, Set<EvdFlag> flags) {
         queueLock.lock();
         try {
             return new EventDispatcher.EvdParam(ia, ring.qlen(), enabled, waitable, cno, flags);
@@ -197,7 +202,7 @@ final class EventQueue {
     }
 
     /** Fails INVALID_STATE_EVD_WAITER while a thread waits (dat_evd_free). */
-    void checkNoWaiter() {
+    public void checkNoWaiter() {
         queueLock.lock();
         try {
             if (waiters > 0) {
@@ -210,12 +215,12 @@ final class EventQueue {
     }
 
     /** Whether a thread is in {@link #waitEvent} (read without the lock). */
-    boolean hasWaiters() {
+    public boolean hasWaiters() {
         return waiters > 0;
     }
 
     /** Releases every waiting thread (the EVD was freed: they fail ABORT). */
-    void releaseWaiters() {
+    public void releaseWaiters() {
         queueLock.lock();
         try {
             changed.signalAll();
@@ -225,7 +230,7 @@ final class EventQueue {
     }
 
     /** A new length; fails INVALID_STATE if more events are queued. */
-    void resize(int minQlen) {
+    public void resize(int minQlen) {
         queueLock.lock();
         try {
             int queued = ring.size();
@@ -240,7 +245,7 @@ final class EventQueue {
     }
 
     /** Fails QUEUE_FULL if the queue holds its length of events (a software event is refused, OBJ_09). */
-    void checkRoom() {
+    public void checkRoom() {
         queueLock.lock();
         try {
             if (ring.size() >= ring.qlen()) {
@@ -255,7 +260,7 @@ final class EventQueue {
      * {@code dat_evd_dequeue}: an empty queue is seen by one read of its head slot, with no lock;
      * an event is taken by one compare-and-set of the ring's head ({@link EventRing#poll}), no lock either.
      */
-    Optional<DatEvent> dequeue() {
+    public Optional<DatEvent> dequeue() {
         return readyToTake() ? Optional.ofNullable(ring.poll()) : Optional.empty();
     }
 
@@ -263,7 +268,7 @@ final class EventQueue {
      * {@code dat_evd_dequeue} into the caller's {@code slot}: as {@link #dequeue()}, a DTO completion
      * written into the slot field by field, so that nothing is allocated.
      */
-    boolean dequeue(EventSlot slot) {
+    public boolean dequeue(EventSlot slot) {
         return readyToTake() && ring.poll(slot);
     }
 
@@ -323,7 +328,7 @@ final class EventQueue {
     }
 
     /** Behaviours: OBJ_03: TIMEOUT_EXPIRED after the timeout. */
-    DatEvent waitEvent(long timeoutMicros, int threshold) {
+    public DatEvent waitEvent(long timeoutMicros, int threshold) {
         return (DatEvent) await(timeoutMicros, threshold, null);
     }
 
@@ -332,7 +337,7 @@ final class EventQueue {
      * polls the fabric until it comes) allocates nothing; one that parks allocates what the JDK's
      * condition queue does. Behaviours: OBJ_03.
      */
-    void waitEvent(long timeoutMicros, int threshold, EventSlot slot) {
+    public void waitEvent(long timeoutMicros, int threshold, EventSlot slot) {
         await(timeoutMicros, threshold, slot);
     }
 
@@ -459,7 +464,7 @@ final class EventQueue {
         }
     }
 
-    int count() {
+    public int count() {
         evd.checkLive();
         queueLock.lock();
         try {
@@ -469,7 +474,7 @@ final class EventQueue {
         }
     }
 
-    void setEnabled(boolean on) {
+    public void setEnabled(boolean on) {
         evd.checkLive();
         queueLock.lock();
         try {
@@ -484,7 +489,7 @@ final class EventQueue {
         }
     }
 
-    void setWaitable(boolean on) {
+    public void setWaitable(boolean on) {
         evd.checkLive();
         queueLock.lock();
         try {

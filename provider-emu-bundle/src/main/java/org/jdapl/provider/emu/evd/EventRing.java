@@ -1,7 +1,9 @@
-package org.jdapl.provider.emu;
+package org.jdapl.provider.emu.evd;
 
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
+import org.jdapl.provider.emu.RingSides;
+import org.jdapl.provider.emu.SendLock;
 
 import org.jdapl.dat.DatEvent;
 import org.jdapl.dat.DtoStatus;
@@ -53,11 +55,12 @@ import org.jdapl.dat.EventSlot;
  * <p>Behaviours: OBJ_04: no event is lost; the crossing of {@code qlen} is reported once, again
  * only after the queue went back to {@code qlen} events or fewer (or was resized).
  */
-final class EventRing extends EventRingShared {
+public final class EventRing extends EventRingShared {
     private static final VarHandle PUBLISHED = MethodHandles.arrayElementVarHandle(long[].class);
-    private static final VarHandle HEAD = RingSides.field(EventRingConsumer.class, "head", long.class);
-    private static final VarHandle TAIL = RingSides.field(EventRingProducer.class, "tail", long.class);
-    private static final VarHandle PRODUCING = RingSides.field(EventRingProducer.class, "producing", int.class);
+    private static final MethodHandles.Lookup LOOKUP = MethodHandles.lookup();
+    private static final VarHandle HEAD = RingSides.field(LOOKUP, EventRingConsumer.class, "head", long.class);
+    private static final VarHandle TAIL = RingSides.field(LOOKUP, EventRingProducer.class, "tail", long.class);
+    private static final VarHandle PRODUCING = RingSides.field(LOOKUP, EventRingProducer.class, "producing", int.class);
 
     /** Slots of a new ring at least. */
     static final int MIN_SLOTS = 64;
