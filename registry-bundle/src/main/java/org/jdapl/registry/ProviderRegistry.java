@@ -10,7 +10,6 @@ import java.util.Objects;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.function.Consumer;
-import java.util.stream.Collectors;
 import org.jdapl.dat.Dat;
 import org.jdapl.dat.DatException;
 import org.jdapl.dat.DatRegistry;
@@ -137,17 +136,7 @@ public class ProviderRegistry implements DatRegistry {
 
     @Override
     public InterfaceAdapter openv(String iaName, int asyncEvdMinQlen, int datMajor, int datMinor, boolean threadSafe) {
-        if (iaName == null || iaName.isEmpty() || iaName.length() > Dat.NAME_MAX_LENGTH) {
-            throw DatException.invalidParameter(1, "the IA name must have 1 to " + Dat.NAME_MAX_LENGTH
-                    + " characters, not " + (iaName == null ? "null" : iaName.length()));
-        }
-        if (asyncEvdMinQlen < 1) {
-            throw DatException.invalidParameter(2, "the async EVD length must be 1 or more, not " + asyncEvdMinQlen);
-        }
-        if (datMajor != Dat.VERSION_MAJOR || datMinor != Dat.VERSION_MINOR) {
-            throw notRegistered("IA '" + iaName + "' for DAT " + datMajor + "." + datMinor
-                    + ": this registry opens u" + Dat.VERSION_MAJOR + "." + Dat.VERSION_MINOR + " entries only");
-        }
+        OpenRequest request = new OpenRequest(iaName, asyncEvdMinQlen, datMajor, datMinor, threadSafe);
         Snapshot snapshot = snapshot();
         if (snapshot.error() != null) {
             throw notRegistered("IA '" + iaName + "' cannot be opened: " + snapshot.error());
@@ -156,15 +145,9 @@ public class ProviderRegistry implements DatRegistry {
         if (named.isEmpty()) {
             throw notRegistered("no entry names IA '" + iaName + "' (" + configurationSource() + ")");
         }
-        String key = "u" + datMajor + "." + datMinor + " " + (threadSafe ? "threadsafe" : "nonthreadsafe") + " default";
-        List<Resolved> candidates = named.stream().filter(r -> r.entry().isDefault()
-                && r.entry().apiVersion().isUser(datMajor, datMinor) && r.entry().threadSafe() == threadSafe).toList();
+        List<Resolved> candidates = named.stream().filter(r -> request.matches(r.entry())).toList();
         if (candidates.isEmpty()) {
-            throw notRegistered("IA '" + iaName + "' has no " + key + " entry: " + named.stream()
-                    .map(r -> r.entry().source() + " is " + r.entry().apiVersion() + " "
-                            + (r.entry().threadSafe() ? "threadsafe" : "nonthreadsafe") + " "
-                            + (r.entry().isDefault() ? "default" : "nondefault"))
-                    .collect(Collectors.joining("; ")));
+            throw request.noMatch(named.stream().map(Resolved::entry).toList());
         }
         List<String> absent = new ArrayList<>();
         List<DatException> failures = new ArrayList<>();
@@ -180,15 +163,7 @@ public class ProviderRegistry implements DatRegistry {
                 return ia;
             }
         }
-        if (failures.isEmpty()) {
-            throw notRegistered("IA '" + iaName + "' has no provider present: " + String.join("; ", absent));
-        }
-        DatException first = failures.getFirst();
-        DatException failure = new DatException(first.type(), first.subtype(), "no provider could open IA '"
-                + iaName + "': " + failures.stream().map(Throwable::getMessage).collect(Collectors.joining("; "))
-                + (absent.isEmpty() ? "" : "; " + String.join("; ", absent)), first);
-        failures.stream().skip(1).forEach(failure::addSuppressed);
-        throw failure;
+        throw request.notOpened(failures, absent);
     }
 
     /** Opens one entry through its provider and counts it; null (and a failure added) if it did not open. */

@@ -1,19 +1,15 @@
 package org.jdapl.provider.emu;
 
-import java.net.InetSocketAddress;
 import java.net.SocketAddress;
 import java.util.ArrayDeque;
 import java.util.List;
 import java.util.Set;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.ReentrantLock;
 import org.jdapl.provider.emu.evd.Wakeups;
-import org.jdapl.provider.emu.loopback.LoopbackLink;
 
 import org.jdapl.dat.CloseFlag;
 import org.jdapl.dat.CompletionFlag;
 import org.jdapl.dat.ConnectFlag;
-import org.jdapl.dat.Dat;
 import org.jdapl.dat.DatException;
 import org.jdapl.dat.DatReturnSubtype;
 import org.jdapl.dat.DatReturnType;
@@ -41,7 +37,7 @@ import org.jdapl.dat.VaType;
  * {@link EpConnection}, its EVDs and the events it queues on them its {@link EpEvds}. Every method runs
  * under the lock domain of the IA, so state changes, data movement and event posting of both ends of
  * a connection are ordered; only the common send and receive of a loopback connection take locks of
- * their own EP instead (see {@link LoopbackLink}).
+ * their own EP instead (see {@link org.jdapl.provider.emu.loopback.LoopbackLink}).
  *
  * <p>The request queue is processed in order: its head moves data (a send takes the peer's first
  * receive, an RDMA checks the peer's context and copies), completes, and the next follows. A send
@@ -161,17 +157,11 @@ public class EmuEp extends EmuObject implements Endpoint {
             if (state != EpState.UNCONNECTED && !(providerCreated && state == EpState.TENTATIVE_CONNECTION_PENDING)) {
                 throw state.invalid("dat_ep_modify");
             }
-            EmuPz z = newPz == null ? pz : ia.own(newPz, EmuPz.class, HandleType.PZ);
-            EpAttributes attrs = newAttributes == null ? attributes : EmuLimits.checkEpAttributes(newAttributes, srq != null);
-            EmuEvd r = recv == null ? evds.recv() : ia.ownEvd(recv, DatReturnSubtype.INVALID_HANDLE_EVD_RECV);
-            EmuEvd q = request == null ? evds.request() : ia.ownEvd(request, DatReturnSubtype.INVALID_HANDLE_EVD_REQUEST);
-            EmuEvd c = connect == null ? evds.connect() : ia.ownEvd(connect, DatReturnSubtype.INVALID_HANDLE_EVD_CONN);
-            EmuEvd.checkStreams(r, q, c);
+            EpArguments now = new EpArguments(pz, evds.recv(), evds.request(), evds.connect(), attributes);
+            EpArguments a = EpArguments.resolve(ia, now, newPz, recv, request, connect, srq, newAttributes);
+            EmuPz z = a.pz();
+            EpAttributes attrs = a.attributes();
             if (z != pz) {
-                if (srq != null && srq.pz() != z) {
-                    throw new DatException(DatReturnType.PROTECTION_VIOLATION, DatReturnSubtype.NO_SUBTYPE,
-                            "dat_ep_modify: the EP's SRQ belongs to another PZ");
-                }
                 z.use();
                 if (pz != null) {
                     pz.unuse();
@@ -182,7 +172,7 @@ public class EmuEp extends EmuObject implements Endpoint {
                 queues.resizeReceives(attrs.maxRecvDtos());
             }
             attributes = attrs;
-            evds.set(r, q, c);
+            evds.set(a.recv(), a.request(), a.connect());
         });
     }
 

@@ -4,7 +4,7 @@ import java.util.EnumSet;
 import java.util.Optional;
 import java.util.Set;
 import org.jdapl.provider.emu.evd.EventQueue;
-import org.jdapl.provider.emu.evd.Wakeups;
+import org.jdapl.provider.emu.evd.QueueOwner;
 
 import org.jdapl.dat.Cno;
 import org.jdapl.dat.Counters;
@@ -25,7 +25,7 @@ import org.jdapl.dat.HandleType;
  * free and resize) over an {@link EventQueue}, which holds the events and the threads waiting for them
  * under the EVD's own lock, so waiting and dequeuing never take the IA's domain lock.
  */
-public final class EmuEvd extends EmuObject implements EventDispatcher {
+public final class EmuEvd extends EmuObject implements QueueOwner {
     private final EmuIa ia;
     private final Set<EvdFlag> flags;
     private final EventQueue events;
@@ -40,7 +40,7 @@ public final class EmuEvd extends EmuObject implements EventDispatcher {
     EmuEvd(EmuIa ia, int qlen, EmuCno cno, Set<EvdFlag> flags) {
         super(HandleType.EVD);
         this.ia = ia;
-        this.events = new EventQueue(this, ia, qlen);
+        this.events = new EventQueue(this, ia.fabric(), ia.domain(), qlen);
         this.cno = cno;
         this.flags = Set.copyOf(EnumSet.copyOf(flags));
         if (cno != null) {
@@ -133,7 +133,7 @@ public final class EmuEvd extends EmuObject implements EventDispatcher {
         }
     }
 
-    /** Wakes the threads waiting on the EVD (a deferred notification, see {@link Wakeups}). */
+    /** Wakes the threads waiting on the EVD (a deferred notification, see {@link org.jdapl.provider.emu.evd.Wakeups}). */
     public void wakeWaiters() {
         events.wakeWaiters();
     }
@@ -148,7 +148,7 @@ public final class EmuEvd extends EmuObject implements EventDispatcher {
         checkLive();
         return ia.locked(() -> {
             checkLive();
-            return events.param(cno, flags);
+            return events.param(ia, cno, flags);
         });
     }
 
@@ -185,10 +185,7 @@ public final class EmuEvd extends EmuObject implements EventDispatcher {
     public void resize(int minQlen) {
         ia.locked(() -> {
             checkLive();
-            if (minQlen < 1 || minQlen > EmuLimits.MAX_EVD_QLEN) {
-                throw DatException.invalidParameter(2, "EVD length " + minQlen + " is not in 1.."
-                        + EmuLimits.MAX_EVD_QLEN);
-            }
+            EmuLimits.checkEvdQlen(minQlen, "EVD");
             events.resize(minQlen);
         });
     }

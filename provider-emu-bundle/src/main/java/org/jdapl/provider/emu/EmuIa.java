@@ -289,7 +289,7 @@ public final class EmuIa extends EmuObject implements InterfaceAdapter {
                 throw DatException.invalidState(DatReturnSubtype.INVALID_STATE_IA_IN_USE,
                         (objects.size() - 1) + " object(s) of the IA are still live");
             }
-            teardown(false, null);
+            teardown(IaObjects.CloseKind.CONSUMER, null);
         });
         stopThreads();
     }
@@ -314,7 +314,7 @@ public final class EmuIa extends EmuObject implements InterfaceAdapter {
             if (isFreed()) {
                 return false;
             }
-            teardown(true, reason);
+            teardown(IaObjects.CloseKind.PROVIDER_LEAVING, reason);
             return true;
         });
         if (closedNow) {
@@ -322,12 +322,12 @@ public final class EmuIa extends EmuObject implements InterfaceAdapter {
         }
     }
 
-    private void teardown(boolean catastrophic, String reason) {
-        if (catastrophic) {
+    private void teardown(IaObjects.CloseKind kind, String reason) {
+        if (kind == IaObjects.CloseKind.PROVIDER_LEAVING) {
             post(asyncEvd, new DatEvent.AsyncError(asyncEvd, EventNumber.ASYNC_ERROR_IA_CATASTROPHIC, this, 0,
                     reason == null ? "the IA was aborted" : reason), true);
         }
-        objects.destroyAll(catastrophic, fabric);
+        objects.destroyAll(kind, fabric);
         listeners.clear();
         contexts.clear();
         markFreed();
@@ -367,10 +367,7 @@ public final class EmuIa extends EmuObject implements InterfaceAdapter {
     public EventDispatcher createEvd(int minQlen, Cno cno, Set<EvdFlag> flags) {
         return locked(() -> {
             checkLive();
-            if (minQlen < 1 || minQlen > EmuLimits.MAX_EVD_QLEN) {
-                throw DatException.invalidParameter(2, "EVD length " + minQlen + " is not in 1.."
-                        + EmuLimits.MAX_EVD_QLEN);
-            }
+            EmuLimits.checkEvdQlen(minQlen, "EVD");
             if (flags == null || flags.isEmpty()) {
                 throw DatException.invalidParameter(4, "an EVD needs at least one event stream");
             }
@@ -421,18 +418,11 @@ public final class EmuIa extends EmuObject implements InterfaceAdapter {
                                     boolean datagrams) {
         return locked(() -> {
             checkLive();
-            EmuPz p = own(pz, EmuPz.class, HandleType.PZ);
-            EmuEvd r = recvEvd == null ? null : ownEvd(recvEvd, DatReturnSubtype.INVALID_HANDLE_EVD_RECV);
-            EmuEvd q = requestEvd == null ? null : ownEvd(requestEvd, DatReturnSubtype.INVALID_HANDLE_EVD_REQUEST);
-            EmuEvd c = connectEvd == null ? null : ownEvd(connectEvd, DatReturnSubtype.INVALID_HANDLE_EVD_CONN);
-            EmuEvd.checkStreams(r, q, c);
             EmuSrq s = srq == null ? null : own(srq, EmuSrq.class, HandleType.SRQ);
-            if (s != null && s.pz() != p) {
-                throw new DatException(DatReturnType.PROTECTION_VIOLATION, "the SRQ belongs to another PZ");
-            }
-            EpAttributes a = EmuLimits.checkEpAttributes(attributes == null ? EpAttributes.defaults() : attributes, s != null);
-            return add(datagrams ? new EmuUdEp(this, p, r, q, c, a)
-                    : new EmuEp(this, p, r, q, c, s, a, EpState.UNCONNECTED, false));
+            EpArguments a = EpArguments.resolve(this, null, pz, recvEvd, requestEvd, connectEvd, s, attributes);
+            return add(datagrams ? new EmuUdEp(this, a.pz(), a.recv(), a.request(), a.connect(), a.attributes())
+                    : new EmuEp(this, a.pz(), a.recv(), a.request(), a.connect(), s, a.attributes(),
+                    EpState.UNCONNECTED, false));
         });
     }
 
@@ -497,13 +487,7 @@ public final class EmuIa extends EmuObject implements InterfaceAdapter {
         return locked(() -> {
             checkLive();
             EmuPz p = own(pz, EmuPz.class, HandleType.PZ);
-            if (srqAttributes == null) {
-                throw DatException.invalidParameter(3, "no SRQ attributes");
-            }
-            if (srqAttributes.maxRecvDtos() > EmuLimits.MAX_RECV_PER_SRQ
-                    || srqAttributes.maxRecvIov() > EmuLimits.MAX_IOV) {
-                throw DatException.invalidParameter(3, "SRQ attributes over the IA's limits: " + srqAttributes);
-            }
+            EmuLimits.checkSrqAttributes(srqAttributes);
             p.use();
             return add(new EmuSrq(this, p, srqAttributes));
         });

@@ -12,6 +12,7 @@ import org.jdapl.dat.EpAttributes;
 import org.jdapl.dat.IaAttributes;
 import org.jdapl.dat.ProviderAttributes;
 import org.jdapl.dat.Qos;
+import org.jdapl.dat.SrqAttributes;
 import org.jdapl.provider.emu.tcp.Frame;
 
 /** The documented limits of the emulated provider, and the IA and provider attributes built from them. */
@@ -75,6 +76,29 @@ public final class EmuLimits {
             throw DatException.invalidParameter(6, "EP attributes over the IA's limits: " + a);
         }
         return a;
+    }
+
+    /**
+     * @throws org.jdapl.dat.DatException INVALID_PARAMETER (argument 2) for a length of {@code what} (an
+     *     EVD, the asynchronous EVD) outside 1..{@link #MAX_EVD_QLEN}
+     */
+    static void checkEvdQlen(int qlen, String what) {
+        if (qlen < 1 || qlen > MAX_EVD_QLEN) {
+            throw DatException.invalidParameter(2, what + " length " + qlen + " is not in 1.." + MAX_EVD_QLEN);
+        }
+    }
+
+    /**
+     * @throws org.jdapl.dat.DatException INVALID_PARAMETER (argument 3) for no SRQ attributes or ones over
+     *     these limits
+     */
+    static void checkSrqAttributes(SrqAttributes a) {
+        if (a == null) {
+            throw DatException.invalidParameter(3, "no SRQ attributes");
+        }
+        if (a.maxRecvDtos() > MAX_RECV_PER_SRQ || a.maxRecvIov() > MAX_IOV) {
+            throw DatException.invalidParameter(3, "SRQ attributes over the IA's limits: " + a);
+        }
     }
 
     /**

@@ -113,10 +113,7 @@ public final class EmuProvider implements DatProvider {
             throw DatException.invalidParameter(1, "no IA entry");
         }
         checkActive();
-        if (asyncEvdMinQlen < 1 || asyncEvdMinQlen > EmuLimits.MAX_EVD_QLEN) {
-            throw DatException.invalidParameter(2, "asynchronous EVD length " + asyncEvdMinQlen + " is not in 1.."
-                    + EmuLimits.MAX_EVD_QLEN);
-        }
+        EmuLimits.checkEvdQlen(asyncEvdMinQlen, "asynchronous EVD");
         IaParams params = IaParams.parse(spec.iaParams());
         Fabric fabric = params.tcp() != null ? new TcpFabric(params.tcp()) : LoopbackFabric.INSTANCE;
         EmuIa ia = new EmuIa(this, spec.iaName(), params, fabric, asyncEvdMinQlen);

@@ -13,9 +13,10 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The objects an IA owns (its asynchronous EVD included), and the order they are destroyed in when
- * the IA closes: EVDs and CNOs first (their waiters released), then EPs (their connections closed or
- * broken, their DTOs flushed), requests and service points, RMRs and SRQs, LMRs, last PZs, so that no
- * object is destroyed while another still refers to it. Used under the IA's domain lock.
+ * the IA closes, which its {@link CloseKind} picks: on the consumer's close EVDs and CNOs first
+ * (their waiters released), then EPs (their connections closed, their DTOs flushed); when the
+ * provider leaves, EPs first, then EVDs and CNOs; then requests and service points, RMRs and SRQs,
+ * LMRs, last PZs, so that no object is destroyed while another still refers to it. Used under the IA's domain lock.
  *
  * <p>Behaviours: OBJ_01: ABRUPT close frees every object.
  */
@@ -89,22 +90,39 @@ final class IaObjects {
     }
 
     /**
-     * Destroys every object in the close order; {@code catastrophic}: the peers of connected EPs see
-     * BROKEN rather than DISCONNECTED. The table is empty afterwards. On the consumer's close the EVDs
-     * and CNOs die first, so that every thread waiting on one is released at once, before any
-     * connection is torn down (nothing is queued on a freed EVD, so the flushes of the EPs' DTOs that
-     * follow queue nothing either); {@code fabric} is told, so that a waiter polling its input looks at
-     * its queue again. When the IA breaks under its consumer (catastrophic: the provider goes away)
-     * the connections are torn down first, so that the consumer's waiters see what became of them
-     * (BROKEN or DISCONNECTED, their DTOs FLUSHED) before the EVDs die.
+     * Why an IA closes, which picks the order its objects are destroyed in.
+     *
+     * <p>Behaviours: OBJ_11.
+     */
+    enum CloseKind {
+        /**
+         * The consumer closes the IA ({@code dat_ia_close}): the EVDs and CNOs die first, so that every
+         * thread waiting on one is released at once, before any connection is torn down (nothing is
+         * queued on a freed EVD, so the flushes of the EPs' DTOs that follow queue nothing either); the
+         * peers of connected EPs see DISCONNECTED.
+         */
+        CONSUMER,
+        /**
+         * The IA breaks under its consumer (the provider goes away, REG_06): the connections are torn
+         * down first, so that the consumer's waiters see what became of them (BROKEN or DISCONNECTED,
+         * their DTOs FLUSHED) before the EVDs die; the peers of connected EPs see BROKEN.
+         */
+        PROVIDER_LEAVING
+    }
+
+    /**
+     * Destroys every object in the close order of {@code kind} ({@link CloseKind}); the table is empty
+     * afterwards. {@code fabric} is told once the EVDs are gone, so that a waiter polling its input
+     * looks at its queue again.
      *
      * <p>Behaviours: OBJ_01, OBJ_11.
      */
-    void destroyAll(boolean catastrophic, Fabric fabric) {
+    void destroyAll(CloseKind kind, Fabric fabric) {
+        boolean broken = kind == CloseKind.PROVIDER_LEAVING;
         List<EmuObject> all = new ArrayList<>(objects);
         List<EmuObject> released = new ArrayList<>();
         this.released = released;
-        if (catastrophic) {
+        if (kind == CloseKind.PROVIDER_LEAVING) {
             teardownEps(all, true);
         }
         for (EmuObject o : all) {
@@ -122,7 +140,7 @@ final class IaObjects {
             }
         }
         fabric.wakePoller();
-        teardownEps(all, catastrophic);
+        teardownEps(all, broken);
         for (EmuObject o : all) {
             switch (o) {
                 case EmuCr cr when !cr.isFreed() -> cr.destroy();
@@ -160,10 +178,11 @@ final class IaObjects {
         objects.clear();
     }
 
-    private static void teardownEps(List<EmuObject> all, boolean catastrophic) {
+    /** Tears down every live EP's connection; {@code broken}: its peer sees BROKEN, not DISCONNECTED. */
+    private static void teardownEps(List<EmuObject> all, boolean broken) {
         for (EmuObject o : all) {
             if (o instanceof EmuEp ep && !ep.isFreed()) {
-                ep.teardown(catastrophic);
+                ep.teardown(broken);
             }
         }
     }

@@ -1,7 +1,6 @@
 package org.jdapl.provider.emu;
 
 import java.util.List;
-import org.jdapl.provider.emu.loopback.LoopbackLink;
 
 import org.jdapl.dat.LmrTriplet;
 import org.jdapl.dat.RmrTriplet;
@@ -9,7 +8,7 @@ import org.jdapl.dat.RmrTriplet;
 /**
  * An established connection of an EP, as the EP sees it: data moves only while it is open; the first
  * side that reaches DISCONNECTED closes it, so no byte moves on a half-closed connection. The loopback
- * fabric joins two EPs of one JVM ({@link LoopbackLink}); the TCP fabric joins an EP to a peer in another
+ * fabric joins two EPs of one JVM ({@link org.jdapl.provider.emu.loopback.LoopbackLink}); the TCP fabric joins an EP to a peer in another
  * process ({@link org.jdapl.provider.emu.tcp.TcpConnection}). Every method runs under the domain lock of
  * the EP's IA, but for the common send and receive path a link may take without it ({@link #trySend},
  * {@link #postsReceivesWithoutLock}).

@@ -1,9 +1,6 @@
 package org.jdapl.provider.emu;
 
 import java.util.concurrent.locks.ReentrantLock;
-import org.jdapl.provider.emu.evd.EventQueue;
-import org.jdapl.provider.emu.evd.EventRing;
-import org.jdapl.provider.emu.loopback.LoopbackLink;
 
 /**
  * The lock that orders the state changes and data movement of a group of IAs: one IA to start with,
@@ -30,13 +27,13 @@ import org.jdapl.provider.emu.loopback.LoopbackLink;
  * <li>the domain lock (this class), reentrant;</li>
  * <li>an EP's {@link SendLock} (reentrant; several only under the domain lock, closing a link);</li>
  * <li>a receive ring's producer claim ({@link RecvRing#lockProducer});</li>
- * <li>an EVD's queue lock ({@link EventQueue});</li>
+ * <li>an EVD's queue lock ({@link org.jdapl.provider.emu.evd.EventQueue});</li>
  * <li>a CNO's lock ({@link EmuCno});</li>
- * <li>leaves, under which nothing is taken: an event ring's producer claim ({@link EventRing}), the
+ * <li>leaves, under which nothing is taken: an event ring's producer claim ({@link org.jdapl.provider.emu.evd.EventRing}), the
  *     IA's thread lock ({@link IaThreads}), the loopback fabric's address table.</li>
  * </ol>
  * A thread that holds a send lock without the domain lock (the loopback send that moves without it,
- * {@link LoopbackLink#trySend}) therefore never takes the domain lock, nor calls anything that may:
+ * {@link org.jdapl.provider.emu.loopback.LoopbackLink#trySend}) therefore never takes the domain lock, nor calls anything that may:
  * it copies, takes the peer's receive and queues both completions, and the report of an EVD that went
  * over its length reads the length without a lock ({@link EmuIa#overflowed}). Everything that needs
  * the domain lock and a send lock (request queue changes, the link's engine, disconnects, flushes,

@@ -3,8 +3,7 @@ package org.jdapl.provider.emu;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.util.List;
-import org.jdapl.provider.emu.evd.EventRing;
-import org.jdapl.provider.emu.loopback.LoopbackLink;
+import org.jdapl.provider.emu.evd.RingSides;
 
 import org.jdapl.dat.LmrTriplet;
 
@@ -172,7 +171,7 @@ public final class RecvRing extends RecvRingShared {
 
     /**
      * {@link #take} by a consumer that completes the receive from the values beside its slot and lets
-     * go of the object ({@link LoopbackLink#trySend}): it becomes the ring's spare for the next post.
+     * go of the object ({@link org.jdapl.provider.emu.loopback.LoopbackLink#trySend}): it becomes the ring's spare for the next post.
      */
     public void takeRecycling() {
         WorkRequest.Recv r = take();

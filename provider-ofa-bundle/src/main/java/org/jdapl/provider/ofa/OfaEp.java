@@ -15,7 +15,6 @@ import org.jdapl.dat.Endpoint;
 import org.jdapl.dat.EpAttributes;
 import org.jdapl.dat.EpState;
 import org.jdapl.dat.EventDispatcher;
-import org.jdapl.dat.EvdFlag;
 import org.jdapl.dat.HandleType;
 import org.jdapl.dat.LmrTriplet;
 import org.jdapl.dat.ProtectionZone;

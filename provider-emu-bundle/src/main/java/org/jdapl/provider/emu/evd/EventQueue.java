@@ -5,12 +5,9 @@ import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
-import org.jdapl.provider.emu.EmuCno;
-import org.jdapl.provider.emu.EmuEvd;
-import org.jdapl.provider.emu.EmuIa;
-import org.jdapl.provider.emu.Fabric;
-import org.jdapl.provider.emu.SendLock;
+import org.jdapl.provider.emu.LockDomain;
 
+import org.jdapl.dat.Cno;
 import org.jdapl.dat.Dat;
 import org.jdapl.dat.DatEvent;
 import org.jdapl.dat.DatException;
@@ -22,6 +19,7 @@ import org.jdapl.dat.Endpoint;
 import org.jdapl.dat.EvdFlag;
 import org.jdapl.dat.EventDispatcher;
 import org.jdapl.dat.EventSlot;
+import org.jdapl.dat.InterfaceAdapter;
 
 /**
  * The events of one EVD and the threads that wait for them. The events are an {@link EventRing}:
@@ -41,8 +39,9 @@ import org.jdapl.dat.EventSlot;
  * (none is lost), and the overflow is reported once by the caller.
  */
 public final class EventQueue {
-    private final EmuEvd evd;
-    private final EmuIa ia;
+    private final QueueOwner evd;
+    private final FabricInput fabric;
+    private final LockDomain domain;
     private final ReentrantLock queueLock = new ReentrantLock();
     private final Condition changed = queueLock.newCondition();
     private final EventRing ring;
@@ -85,14 +84,16 @@ public final class EventQueue {
     /** A waiting thread that polls the fabric itself (guarded by the queue lock). */
     private Thread pollingWaiter;
 
-    public EventQueue(EmuEvd evd, EmuIa ia, int qlen) {
+    /** The queue of {@code evd}, of an IA on {@code fabric} whose lock domain is {@code domain}. */
+    public EventQueue(QueueOwner evd, FabricInput fabric, LockDomain domain, int qlen) {
         this.evd = evd;
-        this.ia = ia;
+        this.fabric = fabric;
+        this.domain = domain;
         this.ring = new EventRing(qlen, evd);
     }
 
     /**
-     * Queues an event (the EVD live; under the domain lock, or a loopback send's {@link SendLock}: the
+     * Queues an event (the EVD live; under the domain lock, or a loopback send's {@link org.jdapl.provider.emu.SendLock}: the
      * ring orders its producers). {@code notify} false queues it without waking anyone (an unsignalled
      * completion).
      *
@@ -138,7 +139,7 @@ public final class EventQueue {
                 // Nobody waits (a poller, or nobody yet): no lock; a waiter arriving now sees the event,
                 // and a poller blocked briefly in the fabric's input (pollBriefly) is woken.
                 evd.triggerCno();
-                ia.fabric().wakePoller();
+                fabric.wakePoller();
             } else {
                 notifyWaiters();
             }
@@ -161,11 +162,11 @@ public final class EventQueue {
             } else if (waiters > 0 && parked == 0 && pollingWaiter == null) {
                 // Every waiter spins on the signal count and sees the event itself.
             } else if (waiters > 0) {
-                if (ia.domain().isHeldByCurrentThread()) {
-                    Wakeups.defer(evd);
+                if (domain.isHeldByCurrentThread()) {
+                    Wakeups.defer(this);
                 } else {
                     changed.signalAll();
-                    ia.fabric().wakePoller();
+                    fabric.wakePoller();
                 }
             } else {
                 evd.triggerCno();
@@ -183,7 +184,7 @@ public final class EventQueue {
         } finally {
             queueLock.unlock();
         }
-        ia.fabric().wakePoller();
+        fabric.wakePoller();
     }
 
     /** The queue's length, read without a lock (a value of the moment while a resize runs). */
@@ -192,7 +193,7 @@ public final class EventQueue {
     }
 
     /** The EVD's parameters, read at once under the queue lock. */
-    public EventDispatcher.EvdParam param(EmuCno cno, Set<EvdFlag> flags) {
+    public EventDispatcher.EvdParam param(InterfaceAdapter ia, Cno cno, Set<EvdFlag> flags) {
         queueLock.lock();
         try {
             return new EventDispatcher.EvdParam(ia, ring.qlen(), enabled, waitable, cno, flags);
@@ -283,7 +284,6 @@ public final class EventQueue {
                 throw DatException.invalidState(DatReturnSubtype.INVALID_STATE_EVD_WAITER,
                         "a thread waits on the EVD");
             }
-            Fabric fabric = ia.fabric();
             if (fabric.canPoll()) {
                 pollInput(fabric);
             } else {
@@ -311,11 +311,11 @@ public final class EventQueue {
     /**
      * An empty dequeue on a fabric with input of its own: while the consumer has polled for less than
      * its spin ({@link PollSpin}: 10 µs, longer while answers take longer), the input is read without
-     * blocking; past that, or at once while the input is large frames ({@link Fabric#largeInput}), the
+     * blocking; past that, or at once while the input is large frames ({@link FabricInput#largeInput}), the
      * dequeue blocks in the input briefly, as a waiter would. Consumers race on {@code emptySince}
      * harmlessly.
      */
-    private void pollInput(Fabric fabric) {
+    private void pollInput(FabricInput fabric) {
         long now = System.nanoTime();
         if (emptySince == 0) {
             emptySince = now;
@@ -382,8 +382,7 @@ public final class EventQueue {
                                 "no event within " + timeoutMicros + " us");
                     }
                     long before = infinite ? 0 : System.nanoTime();
-                    Fabric fabric = ia.fabric();
-                    if (!spun && !fabric.canPoll()) {
+                            if (!spun && !fabric.canPoll()) {
                         spun = true;
                         spinPays = spinForEvent(infinite ? SPIN_NANOS : Math.min(SPIN_NANOS, remaining));
                         if (!infinite) {

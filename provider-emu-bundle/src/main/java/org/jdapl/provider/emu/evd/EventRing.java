@@ -2,8 +2,6 @@ package org.jdapl.provider.emu.evd;
 
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
-import org.jdapl.provider.emu.RingSides;
-import org.jdapl.provider.emu.SendLock;
 
 import org.jdapl.dat.DatEvent;
 import org.jdapl.dat.DtoStatus;
@@ -36,7 +34,7 @@ import org.jdapl.dat.EventSlot;
  *
  * <p>Producers exclude each other by claiming the producer side with one compare-and-set
  * ({@code producing}, on the producer's line): a completion is queued under the domain lock of the
- * EVD's IA, or, on the loopback fabric's common path, under the sending EP's {@link SendLock} only.
+ * EVD's IA, or, on the loopback fabric's common path, under the sending EP's {@link org.jdapl.provider.emu.SendLock} only.
  * The producer's fields ({@code tail} and its cached view of {@code head}), the consumers'
  * ({@code head}) and the shared ones each sit on cache lines of their own. The producer reads
  * {@code head} only when its cached view says the queue may hold {@code qlen} events or fill the ring.

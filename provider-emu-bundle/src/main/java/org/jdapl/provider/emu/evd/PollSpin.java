@@ -1,12 +1,11 @@
 package org.jdapl.provider.emu.evd;
 
 import java.util.concurrent.TimeUnit;
-import org.jdapl.provider.emu.Fabric;
 
 /**
  * How long a consumer polling an empty EVD with {@code dat_evd_dequeue}, on a fabric with input of
  * its own (tcp), reads that input without blocking before its dequeues block in it briefly, as a
- * waiter's would (see {@link Fabric#pollBriefly}). A polling episode runs from the first empty
+ * waiter's would (see {@link FabricInput#pollBriefly}). A polling episode runs from the first empty
  * dequeue to the dequeue that takes an event.
  *
  * <p>The spin is {@link #MIN_NANOS}, or one and a half times the recent episodes (a moving average)

@@ -2,7 +2,6 @@ package org.jdapl.provider.emu.evd;
 
 import java.util.ArrayList;
 import java.util.concurrent.locks.ReentrantLock;
-import org.jdapl.provider.emu.EmuEvd;
 
 /**
  * EVD waiters to wake once the current thread has released its domain lock. An event queued under
@@ -11,16 +10,16 @@ import org.jdapl.provider.emu.EmuEvd;
  * thread's own: threads of different connections share nothing here.
  */
 public final class Wakeups {
-    private static final ThreadLocal<ArrayList<EmuEvd>> PENDING = ThreadLocal.withInitial(ArrayList::new);
+    private static final ThreadLocal<ArrayList<EventQueue>> PENDING = ThreadLocal.withInitial(ArrayList::new);
 
     private Wakeups() {
     }
 
-    /** Remembers that {@code evd}'s waiters are to be woken. */
-    static void defer(EmuEvd evd) {
-        ArrayList<EmuEvd> list = PENDING.get();
-        if (!list.contains(evd)) {
-            list.add(evd);
+    /** Remembers that the waiters of {@code events} are to be woken. */
+    static void defer(EventQueue events) {
+        ArrayList<EventQueue> list = PENDING.get();
+        if (!list.contains(events)) {
+            list.add(events);
         }
     }
 
@@ -37,7 +36,7 @@ public final class Wakeups {
 
     /** Wakes the waiters deferred by this thread (called with no domain lock held). */
     public static void run() {
-        ArrayList<EmuEvd> list = PENDING.get();
+        ArrayList<EventQueue> list = PENDING.get();
         if (list.isEmpty()) {
             return;
         }

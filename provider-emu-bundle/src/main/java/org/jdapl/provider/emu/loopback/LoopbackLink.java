@@ -13,7 +13,6 @@ import org.jdapl.provider.emu.RemoteTarget;
 import org.jdapl.provider.emu.Segments;
 import org.jdapl.provider.emu.SendLock;
 import org.jdapl.provider.emu.WorkRequest;
-import org.jdapl.provider.emu.evd.EventRing;
 
 import org.jdapl.dat.DtoOperation;
 import org.jdapl.dat.DtoStatus;
@@ -32,7 +31,7 @@ import org.jdapl.dat.RmrTriplet;
  * <p>The common path shares no lock between the two ends: a send that nothing precedes and that the
  * peer's next receive takes successfully runs under the sending EP's {@link SendLock} only
  * ({@link #trySend}), and a receive is queued into the EP's {@link RecvRing} under its producer claim
- * only; completions go to the lock-free {@link EventRing}s. Everything else (RNR waits, errors, RDMA,
+ * only; completions go to the lock-free {@link org.jdapl.provider.emu.evd.EventRing}s. Everything else (RNR waits, errors, RDMA,
  * binds, SRQ receives, a held IA) goes through the request queue under the domain lock, whose
  * engine takes the sender's {@link SendLock} too, so requests execute and complete in posting order.
  * Closing the link takes both ends' send locks: a send under way finishes first, and none starts

@@ -1,17 +1,16 @@
-package org.jdapl.provider.emu;
+package org.jdapl.provider.emu.evd;
 
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
-import org.jdapl.provider.emu.evd.EventRing;
 
 /**
- * What the lock-free rings ({@link EventRing}, {@link RecvRing}) share: the handles of their fields and
+ * What the lock-free rings ({@link EventRing}, {@link org.jdapl.provider.emu.RecvRing}) share: the handles of their fields and
  * claiming one side of a ring with a compare-and-set of an int field (0 free, 1 claimed), released by a
  * release store; and the receive ring consumer's clearing of taken slots a block at a time.
  */
 public final class RingSides {
     /** Slots cleared together by the consumer (a 64-byte line of compressed references). */
-    static final int BLOCK = 16;
+    public static final int BLOCK = 16;
 
     private RingSides() {
     }
@@ -48,7 +47,7 @@ public final class RingSides {
      * The consumer has taken every slot below {@code next}: if that ends a block, clears the block's
      * slots from {@code cleared} on and returns the new bound of cleared slots, else {@code cleared}.
      */
-    static long clearTaken(Object[] slots, long next, long cleared) {
+    public static long clearTaken(Object[] slots, long next, long cleared) {
         if ((next & (BLOCK - 1)) != 0) {
             return cleared;
         }
