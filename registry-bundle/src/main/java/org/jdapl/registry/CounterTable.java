@@ -40,12 +40,7 @@ final class CounterTable {
         if (rows.size() == 1) {
             return "no open IA" + (names.isEmpty() ? "" : " named " + String.join(", ", names)) + "\n";
         }
-        int[] widths = new int[HEADERS.length];
-        for (String[] row : rows) {
-            for (int i = 0; i < row.length; i++) {
-                widths[i] = Math.max(widths[i], row[i].length());
-            }
-        }
+        int[] widths = RegistryTable.columnWidths(rows, HEADERS.length);
         StringBuilder sb = new StringBuilder();
         for (String[] row : rows) {
             for (int i = 0; i < row.length; i++) {

@@ -24,12 +24,7 @@ public final class RegistryTable {
             rows.add(new String[] {e.iaName(), e.apiVersion() + (e.isDefault() ? "" : " nondefault"), provider,
                 e.threadSafe() ? "threadsafe" : "nonthreadsafe", e.source(), status, e.status()});
         }
-        int[] widths = new int[HEADERS.length];
-        for (String[] row : rows) {
-            for (int i = 0; i < row.length; i++) {
-                widths[i] = Math.max(widths[i], row[i].length());
-            }
-        }
+        int[] widths = columnWidths(rows, HEADERS.length);
         StringBuilder sb = new StringBuilder();
         for (String[] row : rows) {
             for (int i = 0; i < row.length; i++) {
@@ -41,5 +36,16 @@ public final class RegistryTable {
             sb.append('\n');
         }
         return sb.toString();
+    }
+
+    /** The width of each of {@code columns} columns: its longest cell in {@code rows} (headers included). */
+    static int[] columnWidths(List<String[]> rows, int columns) {
+        int[] widths = new int[columns];
+        for (String[] row : rows) {
+            for (int i = 0; i < row.length; i++) {
+                widths[i] = Math.max(widths[i], row[i].length());
+            }
+        }
+        return widths;
     }
 }

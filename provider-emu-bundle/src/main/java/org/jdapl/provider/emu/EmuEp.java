@@ -45,6 +45,11 @@ import org.jdapl.dat.VaType;
  * retries), then completes RECEIVER_NOT_READY. Any error completion breaks the connection as on RC:
  * both ends get CONNECTION_BROKEN and every later DTO is flushed. Entering DISCONNECTED flushes both
  * queues, so every posted DTO completes exactly once.
+ *
+ * <p>The file is over 500 lines for a reason: it is the whole {@code Endpoint} API (about thirty
+ * calls) and the entry of every post, kept in one place so that a post reads top to bottom, the path
+ * without the domain lock first, then the queued one; the work is its parts' ({@link EpConnection},
+ * {@link EpQueues}, {@link EpEvds}, {@link DtoChecks}, {@link ExtPosts}, {@link EpArguments}).
  */
 public class EmuEp extends EmuObject implements Endpoint {
     private final EmuIa ia;

@@ -57,6 +57,11 @@ import org.slf4j.LoggerFactory;
  * and up to two threads, started when first needed: a timer thread (connection timeouts, RNR
  * retries, deferred connection outcomes) and an agent thread (CNO wait agents and stages).
  * Closing the IA frees every object and stops both threads.
+ *
+ * <p>The file is over 500 lines for a reason: it is the whole {@code InterfaceAdapter} API (about
+ * twenty-five calls), each of which checks the IA and its handles under the domain lock and hands the
+ * work to the object's own class or to a part ({@link IaObjects}, {@link Listeners},
+ * {@link EpArguments}, {@link EmuLimits}); one place for the IA's entry points.
  */
 public final class EmuIa extends EmuObject implements InterfaceAdapter {
     private static final Logger LOG = LoggerFactory.getLogger(EmuIa.class);
