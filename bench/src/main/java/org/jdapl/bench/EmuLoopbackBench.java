@@ -91,6 +91,13 @@ public final class EmuLoopbackBench {
             all.add(() -> FiPingPong.rttMicros(64, nanos));
             all.add(() -> FiPingPong.rttMicros(1 << 20, nanos));
         }
+        // The one-thread and polling ping-pongs, each next to the same on IAs that count nothing (DAT
+        // counters off): what counting costs, the pair measured back to back.
+        int counted = all.size();
+        all.add(() -> EmuPingPong.oneThread(64, nanos).median());
+        all.add(() -> withoutCounters(() -> EmuPingPong.oneThread(64, nanos).median()));
+        all.add(() -> EmuPingPong.run(LOOPBACK, 64, true, false, nanos).median());
+        all.add(() -> withoutCounters(() -> EmuPingPong.run(LOOPBACK, 64, true, false, nanos).median()));
         // Warm-up (untimed): every path compiled before anything counts.
         for (Measure m : all) {
             m.once();
@@ -121,6 +128,8 @@ public final class EmuLoopbackBench {
             floorHeap[r] = heap[13][r] + heap[14][r];
         }
         ratio("64 B ping-pong, polling", lb, v[2], "the two above added", floor, "us", 0, false, heap[2], floorHeap);
+        ratio("64 B ping-pong, one thread", lb, v[counted], "counters off", v[counted + 1], "us", 0, false);
+        ratio("64 B ping-pong, polling", lb, v[counted + 2], "counters off", v[counted + 3], "us", 0, false);
         ratio("64 B ping-pong, waiting", lb, v[3], "park/unpark", v[1], "us", 1.2, false);
         ratio("64 B RDMA Write, polling", lb, v[4], "volatile spin", v[0], "us", 3, false);
         ratio("64 B RDMA Write, waiting", lb, v[5], "park/unpark", v[1], "us", 1.2, false);
@@ -143,6 +152,16 @@ public final class EmuLoopbackBench {
         }
         System.out.println();
         table.forEach(System.out::println);
+    }
+
+    /** {@code m} on IAs opened with {@code jdapl.emu.counters=false}: their EPs and EVDs count nothing. */
+    private static double withoutCounters(Measure m) throws Exception {
+        System.setProperty("jdapl.emu.counters", "false");
+        try {
+            return m.once();
+        } finally {
+            System.clearProperty("jdapl.emu.counters");
+        }
     }
 
     private void header() {

@@ -202,6 +202,12 @@ final class EvdCq {
 
     /** Arms the CQ for its next completion event and polls what came before (event thread or waiter). */
     void armAndPoll() {
+        arm();
+        poll();
+    }
+
+    /** Arms the CQ for its next completion event (a waiter then polls what came before itself). */
+    void arm() {
         lock.lock();
         try {
             if (segment.equals(MemorySegment.NULL)) {
@@ -211,6 +217,5 @@ final class EvdCq {
         } finally {
             lock.unlock();
         }
-        poll();
     }
 }

@@ -7,6 +7,7 @@ import java.util.EnumSet;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
 import org.jdapl.dat.Cno;
@@ -15,8 +16,11 @@ import org.jdapl.dat.DatEvent;
 import org.jdapl.dat.DatException;
 import org.jdapl.dat.DatReturnSubtype;
 import org.jdapl.dat.DatReturnType;
+import org.jdapl.dat.DtoOperation;
+import org.jdapl.dat.DtoStatus;
 import org.jdapl.dat.EventDispatcher;
 import org.jdapl.dat.EventNumber;
+import org.jdapl.dat.EventSlot;
 import org.jdapl.dat.EvdFlag;
 import org.jdapl.dat.HandleType;
 
@@ -67,6 +71,23 @@ final class OfaEvd extends OfaHandle implements EventDispatcher, IaObjects.Owned
      */
     private long dequeuer;
     private DatEvent handoff;
+    /**
+     * While {@link #dequeue(EventSlot)} polls: the caller's slot, which the first event the poll
+     * produces fills ({@link #dtoCompleted} field by field), set to null once filled. Guarded by the
+     * CQ's poll lock, as {@link #dequeuer}.
+     */
+    private boolean slotDequeue;
+    private EventSlot slot;
+    /** What {@link #BUSY} may hold for the slot to be filled: 1 while the slot's own waiter polls. */
+    private int slotBusy;
+    /**
+     * The thread of a {@link #waitEvent(long, int, EventSlot)} parked for the CQ (null: none): woken
+     * with {@code LockSupport.unpark} by the CQ's event (the event thread leaves the poll to it) and by
+     * whatever signals waiters. Written under {@link #lock}.
+     */
+    private volatile Thread slotWaiter;
+    /** How long {@link #waitEvent(long, int, EventSlot)} polls before it blocks ({@link WaitSpin}). */
+    private final long waitSpinNanos = WaitSpin.nanos();
     /** EPs and service points that use this EVD. Guarded by the IA lock. */
     int users;
 
@@ -127,6 +148,11 @@ final class OfaEvd extends OfaHandle implements EventDispatcher, IaObjects.Owned
 
     /** A completion event of the CQ arrived (event thread, after acknowledging it). */
     void cqEvent() {
+        Thread w = slotWaiter;
+        if (w != null && cno == null && cq.closingUsers.get() == 0) {
+            LockSupport.unpark(w); // the waiter polls the CQ into its slot itself
+            return;
+        }
         pollCq();
         if (cno != null || cq.closingUsers.get() > 0) {
             armAndPoll();
@@ -200,6 +226,7 @@ final class OfaEvd extends OfaHandle implements EventDispatcher, IaObjects.Owned
             queue.clear();
             updateBusy();
             changed.signalAll();
+            wakeSlotWaiter();
             if (cno != null) {
                 cno.detach();
                 cno = null;
@@ -258,9 +285,18 @@ final class OfaEvd extends OfaHandle implements EventDispatcher, IaObjects.Owned
             return;
         }
         // Only the dequeuing thread itself, polling under the CQ's poll lock, ever finds itself in dequeuer.
-        if (dequeuer == Thread.currentThread().threadId() && handoff == null && (int) BUSY.getAcquire(this) == 0) {
-            handoff = event;
-            return;
+        if (dequeuer == Thread.currentThread().threadId() && (int) BUSY.getAcquire(this) == slotBusy) {
+            if (slotDequeue) {
+                EventSlot s = slot;
+                if (s != null) {
+                    s.set(event);
+                    slot = null;
+                    return;
+                }
+            } else if (handoff == null) {
+                handoff = event;
+                return;
+            }
         }
         boolean overflow;
         lock.lock();
@@ -275,11 +311,28 @@ final class OfaEvd extends OfaHandle implements EventDispatcher, IaObjects.Owned
         }
     }
 
+    /**
+     * A successful DTO completion (poll lock held): written field by field into the slot of a
+     * {@link #dequeue(EventSlot)} polling in this thread, so that nothing is allocated, else queued
+     * as an event.
+     */
+    void dtoCompleted(OfaEp ep, long cookie, long length, DtoOperation op, int rmrContext) {
+        EventSlot s = slot;
+        if (s != null && dequeuer == Thread.currentThread().threadId() && (int) BUSY.getAcquire(this) == slotBusy
+                && !isFreed()) {
+            s.setDtoCompletion(this, ep, cookie, DtoStatus.SUCCESS, length, op, rmrContext);
+            slot = null;
+            return;
+        }
+        enqueue(new DatEvent.DtoCompletion(this, ep, cookie, DtoStatus.SUCCESS, length, op, rmrContext));
+    }
+
     private void add(DatEvent event) {
         queue.addLast(event);
         updateBusy();
         if (enabled) {
             changed.signalAll();
+            wakeSlotWaiter();
             if (waiters == 0 && cno != null) {
                 cno.trigger(this);
             }
@@ -331,6 +384,156 @@ final class OfaEvd extends OfaHandle implements EventDispatcher, IaObjects.Owned
             return dequeueQueued();
         }
         return Optional.empty();
+    }
+
+    /**
+     * {@code dat_evd_dequeue} into the caller's slot: as {@link #dequeue()}, but the first event the
+     * poll produces while nothing is queued and nobody waits is written into {@code s} (a DTO
+     * completion field by field), so that a consumer polling its completions allocates nothing.
+     * Behaviours: OBJ_03.
+     */
+    @Override
+    public boolean dequeue(EventSlot s) {
+        if (s == null) {
+            throw DatException.invalidParameter(2, "no event slot to fill");
+        }
+        live();
+        if (pollInto(s, 0)) {
+            return true;
+        }
+        if ((int) BUSY.getAcquire(this) == 0) {
+            // As dequeue(): a consumer busy-polling an EVD without a CQ takes the next rdma_cm event itself.
+            if (cq.present() || !cmProgress.poll() || (int) BUSY.getAcquire(this) == 0) {
+                return false;
+            }
+        }
+        DatEvent e = dequeueQueued().orElse(null);
+        if (e == null) {
+            return false;
+        }
+        s.set(e);
+        return true;
+    }
+
+    /**
+     * Polls the CQ (if any) in this thread; true if the first event the poll produced, while the EVD
+     * held {@code busy} (queued events plus waiters: 0, or 1 for the slot's own waiter), went into
+     * {@code s}. Later ones are queued behind it as usual.
+     */
+    boolean pollInto(EventSlot s, int busy) {
+        if (!cq.present()) {
+            return false;
+        }
+        boolean filled = false;
+        cq.lock.lock();
+        try {
+            dequeuer = Thread.currentThread().threadId();
+            slotDequeue = true;
+            slotBusy = busy;
+            slot = s;
+            cq.pollLocked();
+            filled = slot == null;
+        } finally {
+            boolean failedAfterFill = !filled && slotDequeue && slot == null;
+            dequeuer = 0;
+            slotDequeue = false;
+            slotBusy = 0;
+            slot = null;
+            cq.lock.unlock();
+            if (failedAfterFill) {
+                enqueue(s.event()); // the poll failed after filling the slot: the event is queued, not lost
+            }
+        }
+        return filled;
+    }
+
+    /**
+     * {@code dat_evd_wait} into the caller's slot: for a threshold of 1 on an EVD with a CQ, a wait
+     * that allocates nothing ({@link SlotWait}); otherwise as {@link #waitEvent(long, int)}.
+     * Behaviours: OBJ_03, OBJ_11.
+     */
+    @Override
+    public void waitEvent(long timeoutMicros, int threshold, EventSlot s) {
+        if (s == null) {
+            throw DatException.invalidParameter(4, "no event slot to fill");
+        }
+        live();
+        if (threshold != 1 || timeoutMicros < 0 || !waitable || !cq.present()
+                || !SlotWait.waitInto(this, timeoutMicros, s, waitSpinNanos)) {
+            s.set(waitEvent(timeoutMicros, threshold));
+        }
+    }
+
+    /** Whether nothing is queued and nobody waits (a volatile read, no lock). */
+    boolean idle() {
+        return (int) BUSY.getAcquire(this) == 0;
+    }
+
+    /**
+     * Makes this thread the EVD's parked slot waiter, with the checks of a wait (ABORT once freed,
+     * INVALID_STATE_EVD_UNWAITABLE); false (nothing changed) if an event is queued or another thread
+     * waits: the caller then waits as {@link #waitEvent(long, int)} does.
+     */
+    boolean becomeSlotWaiter() {
+        lock.lock();
+        try {
+            checkWaitable();
+            if (!queue.isEmpty() || waiters > 0 || slotWaiter != null) {
+                return false;
+            }
+            waiters++;
+            slotWaiter = Thread.currentThread();
+            updateBusy();
+            return true;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** The parked slot waiter's look at the queue: its first event into {@code s} (true), after the checks. */
+    boolean takeQueued(EventSlot s) {
+        lock.lock();
+        try {
+            checkWaitable();
+            DatEvent e = queue.pollFirst();
+            if (e == null) {
+                return false;
+            }
+            updateBusy();
+            s.set(e);
+            return true;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** The parked slot waiter leaves. */
+    void leaveSlotWaiter() {
+        lock.lock();
+        try {
+            waiters--;
+            slotWaiter = null;
+            updateBusy();
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    private void checkWaitable() {
+        if (isFreed()) {
+            throw new DatException(DatReturnType.ABORT, "the EVD was freed while waiting (IA closed)");
+        }
+        if (!waitable) {
+            throw DatException.invalidState(DatReturnSubtype.INVALID_STATE_EVD_UNWAITABLE, "EVD is unwaitable");
+        }
+    }
+
+    /** Wakes the parked slot waiter, if any (queue lock held). */
+    private void wakeSlotWaiter() {
+        Thread w = slotWaiter;
+        if (w != null) {
+            LockSupport.unpark(w);
+        }
     }
 
     /** {@link #dequeue} of a queued event (or of a waiter's EVD: an error). */
@@ -435,6 +638,7 @@ final class OfaEvd extends OfaHandle implements EventDispatcher, IaObjects.Owned
             enabled = true;
             if (!queue.isEmpty()) {
                 changed.signalAll();
+                wakeSlotWaiter();
             }
         } finally {
             lock.unlock();
@@ -459,6 +663,7 @@ final class OfaEvd extends OfaHandle implements EventDispatcher, IaObjects.Owned
         try {
             waitable = false;
             changed.signalAll();
+            wakeSlotWaiter();
         } finally {
             lock.unlock();
         }

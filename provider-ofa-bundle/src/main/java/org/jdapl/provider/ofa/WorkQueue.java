@@ -220,9 +220,8 @@ abstract class WorkQueue {
             long cookie = ring.cookieAt(seq);
             retire(cqEvd, seq);
             if (WorkRing.reportsSuccess(meta)) {
-                cqEvd.enqueue(new DatEvent.DtoCompletion(cqEvd, ep, cookie, DtoStatus.SUCCESS,
-                        send ? WorkRing.lengthOf(meta) : WorkCompletion.byteLen(wc), WorkRing.opOf(meta),
-                        WorkCompletion.invalidatedRkey(wc)));
+                cqEvd.dtoCompleted(ep, cookie, send ? WorkRing.lengthOf(meta) : WorkCompletion.byteLen(wc),
+                        WorkRing.opOf(meta), WorkCompletion.invalidatedRkey(wc));
             }
         } finally {
             lock.unlock();
