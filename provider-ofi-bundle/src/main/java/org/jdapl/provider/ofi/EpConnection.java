@@ -39,61 +39,28 @@ import org.jdapl.provider.ofi.fabric.FiInfo;
  * DISC_04, DISC_05, DISC_06, DISC_08, DISC_10, DISC_11, DISC_12, DISC_13, DISC_14, DISC_16, DISC_18,
  * FREE_03, FREE_04.
  */
-class EpConnection implements OfiIa.CmTarget {
+class EpConnection extends Connection implements OfiIa.CmTarget {
     /** The first byte of a consumer's reject private data. */
     static final byte REJECT_HEADER = 0x52;
 
-    private final OfiEp ep;
-    private EpState state = EpState.UNCONNECTED;
     private long fid;
     private long cmKey;
     private long localPort;
-    private InetSocketAddress remote;
-    private long remotePort;
     /** The active side had given up when this EP accepted (tcp: {@link TcpPeerCheck}); it never becomes CONNECTED. */
     private boolean acceptedTooLate;
 
     EpConnection(OfiEp ep) {
-        this.ep = ep;
+        super(ep);
     }
 
-    EpState state() {
-        return state;
-    }
-
+    @Override
     long fid() {
         return fid;
     }
 
+    @Override
     long localPort() {
         return localPort;
-    }
-
-    InetSocketAddress remoteAddress() {
-        return remote;
-    }
-
-    long remotePort() {
-        return remotePort;
-    }
-
-    void setState(EpState s) {
-        state = s;
-    }
-
-    static DatReturnSubtype subtype(EpState s) {
-        return switch (s) {
-            case UNCONNECTED -> DatReturnSubtype.INVALID_STATE_EP_UNCONNECTED;
-            case RESERVED -> DatReturnSubtype.INVALID_STATE_EP_RESERVED;
-            case PASSIVE_CONNECTION_PENDING -> DatReturnSubtype.INVALID_STATE_EP_PASSCONNPENDING;
-            case TENTATIVE_CONNECTION_PENDING -> DatReturnSubtype.INVALID_STATE_EP_TENTCONNPENDING;
-            case ACTIVE_CONNECTION_PENDING -> DatReturnSubtype.INVALID_STATE_EP_ACTCONNPENDING;
-            case COMPLETION_PENDING -> DatReturnSubtype.INVALID_STATE_EP_COMPLPENDING;
-            case CONNECTED -> DatReturnSubtype.INVALID_STATE_EP_CONNECTED;
-            case DISCONNECT_PENDING -> DatReturnSubtype.INVALID_STATE_EP_DISCPENDING;
-            case DISCONNECTED -> DatReturnSubtype.INVALID_STATE_EP_DISCONNECTED;
-            default -> DatReturnSubtype.INVALID_STATE_EP_NOTREADY;
-        };
     }
 
     /** Creates, binds and enables the endpoint; posts the receives that waited. The EP's lock is held. */
@@ -149,10 +116,18 @@ class EpConnection implements OfiIa.CmTarget {
         }
     }
 
-    private byte[] wire(byte[] pd) {
+    private static byte[] wire(byte[] pd) {
         return pd == null ? new byte[0] : pd;
     }
 
+    /** CONNECTED and ESTABLISHED (the EP's lock is held). */
+    private void established(byte[] pd) {
+        state = EpState.CONNECTED;
+        ep.ia.progress.deadlines.remove(ep);
+        queueEvent(EventNumber.CONNECTION_ESTABLISHED, pd);
+    }
+
+    @Override
     void connect(InetSocketAddress target, long timeoutMicros, byte[] privateData) {
         synchronized (ep) {
             ep.live();
@@ -224,80 +199,18 @@ class EpConnection implements OfiIa.CmTarget {
      * (the CQ and the EQ are read apart): the connection is established, and ESTABLISHED goes first,
      * so that no DTO completion of the connection precedes it on any EVD (the EP's lock is held).
      */
+    @Override
     void completionBeforeConnected() {
         if (state == EpState.COMPLETION_PENDING && !acceptedTooLate) {
-            state = EpState.CONNECTED;
-            ep.ia.progress.deadlines.remove(ep);
-            OfiEvd c = ep.connectEvd();
-            if (c != null) {
-                c.enqueue(new DatEvent.Connection(c, EventNumber.CONNECTION_ESTABLISHED, ep, new byte[0]));
-            }
-        }
-    }
-
-    void checkCanPost() {
-        if (state != EpState.CONNECTED) {
-            throw DatException.invalidState(subtype(state), "posting in " + state);
-        }
-    }
-
-    void checkCanBind() {
-        if (state == EpState.DISCONNECT_PENDING) {
-            throw DatException.invalidState(subtype(state), "binding in " + state);
+            established(new byte[0]);
         }
     }
 
     /**
-     * After a completion (the EP's lock held): an error other than a flush breaks the connection; the
-     * last request of a graceful disconnect lets it go on. Both run on the progress thread.
+     * Shuts the endpoint down, flushes what is left and queues the event (after the CQs were read).
      */
-    void afterCompletion(int err) {
-        if (err != 0 && err != Fi.FI_ECANCELED && state == EpState.CONNECTED) {
-            ep.ia.progress.later(() -> terminate(EventNumber.CONNECTION_BROKEN, null));
-        } else if (state == EpState.DISCONNECT_PENDING && ep.data.requestIdle()) {
-            ep.ia.progress.later(() -> terminate(EventNumber.CONNECTION_DISCONNECTED, null));
-        }
-    }
-
-    void disconnect(CloseFlag flag) {
-        synchronized (ep) {
-            switch (state) {
-                case UNCONNECTED, RESERVED, PASSIVE_CONNECTION_PENDING, TENTATIVE_CONNECTION_PENDING ->
-                        throw DatException.invalidState(subtype(state), "dat_ep_disconnect in " + state);
-                case DISCONNECTED -> {
-                    return;
-                }
-                case DISCONNECT_PENDING -> {
-                    if (flag == CloseFlag.GRACEFUL) {
-                        return;
-                    }
-                }
-                case CONNECTED -> {
-                    if (flag == CloseFlag.GRACEFUL && !ep.data.requestIdle()) {
-                        state = EpState.DISCONNECT_PENDING;
-                        return;
-                    }
-                }
-                default -> {
-                }
-            }
-        }
-        terminate(EventNumber.CONNECTION_DISCONNECTED, null);
-    }
-
-    /**
-     * Ends the connection with {@code number}: reads what the EP's CQs hold, shuts the endpoint down,
-     * flushes what is left and queues the event. Called with no lock held (or only the EQ's).
-     */
-    void terminate(EventNumber number, byte[] privateData) {
-        OfiEvd r = ep.recvEvd();
-        OfiEvd q = ep.requestEvd();
-        if (r != null) {
-            r.drainCq();
-        }
-        if (q != null && q != r) {
-            q.drainCq();
-        }
+    @Override
+    void end(EventNumber number, byte[] privateData) {
         synchronized (ep) {
             if (ep.freed || state == EpState.DISCONNECTED || state == EpState.UNCONNECTED
                     || state == EpState.RESERVED) {
@@ -308,20 +221,8 @@ class EpConnection implements OfiIa.CmTarget {
             ep.ia.progress.deadlines.remove(ep);
             close(wasConnected);
             ep.data.flush();
-            OfiEvd c = ep.connectEvd();
-            if (c != null) {
-                c.enqueue(new DatEvent.Connection(c, number, ep, privateData));
-            }
+            queueEvent(number, privateData);
         }
-    }
-
-    void timedOut() {
-        synchronized (ep) {
-            if (state != EpState.ACTIVE_CONNECTION_PENDING) {
-                return;
-            }
-        }
-        terminate(EventNumber.CONNECTION_TIMED_OUT, null);
     }
 
     @Override
@@ -336,13 +237,7 @@ class EpConnection implements OfiIa.CmTarget {
                 if (!active && acceptedTooLate) {
                     return; // ACCEPT_COMPLETION_ERROR is on its way (accept)
                 }
-                state = EpState.CONNECTED;
-                ep.ia.progress.deadlines.remove(ep);
-                OfiEvd c = ep.connectEvd();
-                if (c != null) {
-                    c.enqueue(new DatEvent.Connection(c, EventNumber.CONNECTION_ESTABLISHED, ep,
-                            active ? pd : new byte[0]));
-                }
+                established(active ? pd : new byte[0]);
             }
         } else if (event == Fi.FI_SHUTDOWN) {
             EventNumber n;
@@ -383,13 +278,14 @@ class EpConnection implements OfiIa.CmTarget {
         terminate(n, pd);
     }
 
-    /** The EP is freed (its lock held): the connection goes without an event. */
+    @Override
     void release() {
         boolean wasConnected = state == EpState.CONNECTED || state == EpState.DISCONNECT_PENDING;
         close(wasConnected);
         state = EpState.DISCONNECTED;
     }
 
+    @Override
     void reset() {
         if (state != EpState.DISCONNECTED) {
             throw DatException.invalidState(subtype(state), "dat_ep_reset in " + state);

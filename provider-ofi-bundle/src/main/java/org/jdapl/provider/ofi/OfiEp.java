@@ -46,7 +46,7 @@ final class OfiEp extends OfiObject implements Endpoint {
     private volatile OfiEvd connectEvd;
     private volatile EpAttributes attributes;
     final EpData data;
-    final EpConnection conn;
+    final Connection conn;
     /** The EP's part of its SRQ (its receive CQ, the receives it took, its watermark), or null. */
     final EpSrq srq;
 
@@ -164,7 +164,7 @@ final class OfiEp extends OfiObject implements Endpoint {
         modify(attrs, recv, request, connect);
         if (p != null && p != pz) {
             if (!data.recvIdle() || !data.requestIdle()) {
-                throw DatException.invalidState(EpConnection.subtype(conn.state()), "DTOs are outstanding");
+                throw DatException.invalidState(Connection.subtype(conn.state()), "DTOs are outstanding");
             }
             p.users.incrementAndGet();
             OfiPz old = pz;
@@ -181,7 +181,7 @@ final class OfiEp extends OfiObject implements Endpoint {
         live();
         EpState s = conn.state();
         if (s != EpState.UNCONNECTED && s != EpState.TENTATIVE_CONNECTION_PENDING) {
-            throw DatException.invalidState(EpConnection.subtype(s), "dat_ep_modify in " + s);
+            throw DatException.invalidState(Connection.subtype(s), "dat_ep_modify in " + s);
         }
         if (attrs != null && (attrs.maxRecvDtos() != attributes.maxRecvDtos()
                 || attrs.maxRequestDtos() != attributes.maxRequestDtos())) {
@@ -255,7 +255,7 @@ final class OfiEp extends OfiObject implements Endpoint {
         live();
         OfiEp d = of(ia, dup);
         if (d.conn.state() != EpState.CONNECTED) {
-            throw DatException.invalidState(EpConnection.subtype(d.conn.state()), "the EP to duplicate is not connected");
+            throw DatException.invalidState(Connection.subtype(d.conn.state()), "the EP to duplicate is not connected");
         }
         checkConnectArgs(timeoutMicros, privateData, qos);
         InetSocketAddress r = d.conn.remoteAddress();
@@ -368,7 +368,7 @@ final class OfiEp extends OfiObject implements Endpoint {
         EpState s = conn.state();
         if (s == EpState.RESERVED || s == EpState.PASSIVE_CONNECTION_PENDING
                 || s == EpState.TENTATIVE_CONNECTION_PENDING) {
-            throw DatException.invalidState(EpConnection.subtype(s), "dat_ep_free in " + s);
+            throw DatException.invalidState(Connection.subtype(s), "dat_ep_free in " + s);
         }
         destroy();
         ia.removed(this);

@@ -378,22 +378,19 @@ final class OfiIa extends OfiObject implements InterfaceAdapter {
     @Override
     public PublicServicePoint createPsp(long connQual, EventDispatcher crEvd, PspFlag flag) {
         checkIa();
-        return rdm != null ? RdmListener.Psp.create(this, connQual, OfiEvd.crEvd(this, crEvd), flag)
-                : OfiPsp.create(this, connQual, OfiEvd.crEvd(this, crEvd), flag, null);
+        return OfiPsp.create(this, connQual, OfiEvd.crEvd(this, crEvd), flag);
     }
 
     @Override
     public PublicServicePoint createPspAny(EventDispatcher crEvd, PspFlag flag) {
         checkIa();
-        return rdm != null ? RdmListener.Psp.create(this, 0, OfiEvd.crEvd(this, crEvd), flag)
-                : OfiPsp.create(this, 0, OfiEvd.crEvd(this, crEvd), flag, null);
+        return OfiPsp.create(this, 0, OfiEvd.crEvd(this, crEvd), flag);
     }
 
     @Override
     public ReservedServicePoint createRsp(long connQual, Endpoint ep, EventDispatcher crEvd) {
         checkIa();
-        return rdm != null ? RdmListener.Rsp.create(this, connQual, OfiEp.of(this, ep), OfiEvd.crEvd(this, crEvd))
-                : OfiPsp.createRsp(this, connQual, OfiEp.of(this, ep), OfiEvd.crEvd(this, crEvd));
+        return OfiPsp.createRsp(this, connQual, OfiEp.of(this, ep), OfiEvd.crEvd(this, crEvd));
     }
 
     @Override
