@@ -21,7 +21,8 @@ import org.jdapl.provider.ofi.fabric.FiInfo;
  * The DAT connection state machine of one EP over libfabric's connection management: the endpoint
  * ({@code fi_endpoint}, bound to the IA's EQ and the EVDs' CQs, enabled, the waiting receives
  * posted), {@code fi_connect}/{@code fi_accept} with private data, and the EQ's entries:
- * {@code FI_CONNECTED} is ESTABLISHED (with the accept's private data on the active side),
+ * {@code FI_CONNECTED} is ESTABLISHED (with the accept's private data on the active side; the private
+ * data of connect and accept carry the credit header of {@link MsgCredits} before the consumer's),
  * {@code FI_SHUTDOWN} the peer's disconnect (DISCONNECTED) and an error entry a rejection
  * ({@code ECONNREFUSED}: PEER_REJECTED when the reject carries jdapl's header byte, else
  * NON_PEER_REJECTED), an unreachable peer ({@code EHOSTUNREACH}, {@code ENETUNREACH},
@@ -46,6 +47,10 @@ class EpConnection extends Connection implements OfiIa.CmTarget {
     private long fid;
     private long cmKey;
     private long localPort;
+    /** The connection's receive credits, null without an endpoint. */
+    private MsgCredits credits;
+    /** The peer's credit header (from the request on the passive side, from the accept on the active one). */
+    private MsgCredits.Peer peerCredits = MsgCredits.Peer.NONE;
     /** The active side had given up when this EP accepted (tcp: {@link TcpPeerCheck}); it never becomes CONNECTED. */
     private boolean acceptedTooLate;
 
@@ -95,11 +100,14 @@ class EpConnection extends Connection implements OfiIa.CmTarget {
             FiCalls.enable(f);
             fid = f;
             cmKey = key;
+            credits = new MsgCredits(ep.ia, ep.srq == null);
+            ep.data.credits = credits;
             ep.data.postDeferred(f, ep.attributes().maxRecvIov());
         } catch (FiException | DatException e) {
             ep.ia.cmTargets.remove(key);
             OfiIa.closeQuietly(f);
             fid = 0;
+            dropCredits();
             throw e instanceof FiException fe ? FiErrors.toDat(fe) : (DatException) e;
         }
     }
@@ -114,17 +122,26 @@ class EpConnection extends Connection implements OfiIa.CmTarget {
             OfiIa.closeQuietly(fid);
             fid = 0;
         }
+        dropCredits();
     }
 
-    private static byte[] wire(byte[] pd) {
-        return pd == null ? new byte[0] : pd;
+    private void dropCredits() {
+        if (credits != null) {
+            ep.data.credits = null;
+            credits.close();
+            credits = null;
+        }
+        peerCredits = MsgCredits.Peer.NONE;
     }
 
-    /** CONNECTED and ESTABLISHED (the EP's lock is held). */
+    /** CONNECTED, ESTABLISHED, and the count of receives posted goes to the peer (the EP's lock is held). */
     private void established(byte[] pd) {
         state = EpState.CONNECTED;
         ep.ia.progress.deadlines.remove(ep);
         queueEvent(EventNumber.CONNECTION_ESTABLISHED, pd);
+        if (credits != null && !credits.established(fid, peerCredits)) {
+            ep.ia.holding(ep, true);
+        }
     }
 
     @Override
@@ -138,7 +155,7 @@ class EpConnection extends Connection implements OfiIa.CmTarget {
             try (Arena a = Arena.ofConfined()) {
                 MemorySegment addr = a.allocate(16, 8);
                 FiInfo.putSockaddr(addr.address(), target);
-                byte[] pd = wire(privateData);
+                byte[] pd = credits.wire(privateData);
                 int rc = FiCalls.connect(fid, addr.address(), OfiEp.nativeBytes(a, pd).address(), pd.length);
                 if (rc < 0) {
                     close(false);
@@ -166,8 +183,11 @@ class EpConnection extends Connection implements OfiIa.CmTarget {
         return 0;
     }
 
-    /** The passive side accepts a request ({@code info} of the FI_CONNREQ entry) on this EP. */
-    void accept(long info, byte[] privateData, InetSocketAddress peer) {
+    /**
+     * The passive side accepts a request ({@code info} of the FI_CONNREQ entry, {@code peerHeader} the
+     * credit header of its private data) on this EP.
+     */
+    void accept(long info, byte[] privateData, InetSocketAddress peer, MsgCredits.Peer peerHeader) {
         synchronized (ep) {
             ep.live();
             if (state != EpState.UNCONNECTED && state != EpState.PASSIVE_CONNECTION_PENDING
@@ -177,7 +197,7 @@ class EpConnection extends Connection implements OfiIa.CmTarget {
             open(info);
             try (Arena a = Arena.ofConfined()) {
                 acceptedTooLate = "tcp".equals(FiInfo.providerName(info)) && TcpPeerCheck.peerClosed(name(a), peer);
-                byte[] pd = wire(privateData);
+                byte[] pd = credits.wire(privateData);
                 int rc = FiCalls.accept(fid, OfiEp.nativeBytes(a, pd).address(), pd.length);
                 if (rc < 0) {
                     close(false);
@@ -187,6 +207,7 @@ class EpConnection extends Connection implements OfiIa.CmTarget {
             }
             remote = peer;
             remotePort = peer == null ? 0 : peer.getPort();
+            peerCredits = peerHeader;
             state = EpState.COMPLETION_PENDING;
             if (acceptedTooLate) {
                 ep.ia.progress.later(() -> terminate(EventNumber.CONNECTION_ACCEPT_COMPLETION_ERROR, null));
@@ -237,7 +258,10 @@ class EpConnection extends Connection implements OfiIa.CmTarget {
                 if (!active && acceptedTooLate) {
                     return; // ACCEPT_COMPLETION_ERROR is on its way (accept)
                 }
-                established(active ? pd : new byte[0]);
+                if (active) {
+                    peerCredits = MsgCredits.peerOf(pd);
+                }
+                established(active ? MsgCredits.consumerData(pd) : new byte[0]);
             }
         } else if (event == Fi.FI_SHUTDOWN) {
             EventNumber n;

@@ -19,18 +19,20 @@ final class MsgCr extends OfiCr {
     private final OfiListener listener;
     private final long info;
     private final InetSocketAddress peer;
+    private final MsgCredits.Peer credits;
 
-    MsgCr(OfiServicePoint sp, OfiListener listener, long info, byte[] privateData, InetSocketAddress peer,
-          OfiEp reserved) {
-        super(sp, privateData, peer, reserved);
+    /** {@code data} is the request's private data: the credit header ({@link MsgCredits}), then the consumer's. */
+    MsgCr(OfiServicePoint sp, OfiListener listener, long info, byte[] data, InetSocketAddress peer, OfiEp reserved) {
+        super(sp, MsgCredits.consumerData(data), peer, reserved);
         this.listener = listener;
         this.info = info;
         this.peer = peer;
+        this.credits = MsgCredits.peerOf(data);
     }
 
     @Override
     void acceptOn(OfiEp e, byte[] pd) {
-        ((EpConnection) e.conn).accept(info, pd, peer);
+        ((EpConnection) e.conn).accept(info, pd, peer, credits);
     }
 
     @Override

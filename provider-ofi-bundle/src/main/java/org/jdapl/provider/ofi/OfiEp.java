@@ -40,6 +40,8 @@ import org.jdapl.provider.ofi.fabric.FiInfo;
  */
 final class OfiEp extends OfiObject implements Endpoint {
     final int id;
+    /** Requests wait for a receive credit, or a count of receives is due to the peer ({@link OfiIa#holding}). */
+    volatile boolean holding;
     private volatile OfiPz pz;
     private volatile OfiEvd recvEvd;
     private volatile OfiEvd requestEvd;
@@ -85,6 +87,7 @@ final class OfiEp extends OfiObject implements Endpoint {
             pz.users.incrementAndGet();
         }
         ia.eps.put(id, this);
+        ia.epList(this, true);
         ia.added(this);
     }
 
@@ -141,6 +144,15 @@ final class OfiEp extends OfiObject implements Endpoint {
         if (data.completed(context, err, len)) {
             conn.afterCompletion(err);
         }
+    }
+
+    /** Posts what waits for a receive credit ({@link EpData#pump}); the number posted. */
+    synchronized int pumpHeld() {
+        if (freed) {
+            ia.holding(this, false);
+            return 0;
+        }
+        return data.pump(conn.fid());
     }
 
     @Override
@@ -390,6 +402,7 @@ final class OfiEp extends OfiObject implements Endpoint {
         }
         ia.progress.deadlines.remove(this);
         ia.eps.remove(id);
+        ia.epList(this, false);
         for (OfiEvd e : new OfiEvd[] {recvEvd, requestEvd, connectEvd}) {
             if (e != null) {
                 e.users.decrementAndGet();

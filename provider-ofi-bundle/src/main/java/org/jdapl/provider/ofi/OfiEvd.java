@@ -244,6 +244,7 @@ final class OfiEvd extends OfiObject implements EventDispatcher {
     private void progress() {
         if (cq != 0) {
             pollCq();
+            ia.pumpHeld();
         }
         if (flags.contains(EvdFlag.CONNECTION) || flags.contains(EvdFlag.CR) || async) {
             ia.progress.pollEq();
