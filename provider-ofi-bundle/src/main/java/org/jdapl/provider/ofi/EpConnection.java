@@ -23,7 +23,8 @@ import org.jdapl.provider.ofi.fabric.FiInfo;
  * posted), {@code fi_connect}/{@code fi_accept} with private data, and the EQ's entries:
  * {@code FI_CONNECTED} is ESTABLISHED (with the accept's private data on the active side; the private
  * data of connect and accept carry the credit header of {@link MsgCredits} before the consumer's),
- * {@code FI_SHUTDOWN} the peer's disconnect (DISCONNECTED) and an error entry a rejection
+ * {@code FI_SHUTDOWN} the peer's disconnect (DISCONNECTED; BROKEN when the peer did not set its
+ * closing flag first: a reset, a refused RMA, the peer's death, {@link MsgCredits}) and an error entry a rejection
  * ({@code ECONNREFUSED}: PEER_REJECTED when the reject carries jdapl's header byte, else
  * NON_PEER_REJECTED), an unreachable peer ({@code EHOSTUNREACH}, {@code ENETUNREACH},
  * {@code ETIMEDOUT}: UNREACHABLE), a failed accept (ACCEPT_COMPLETION_ERROR) or a broken connection
@@ -37,7 +38,7 @@ import org.jdapl.provider.ofi.fabric.FiInfo;
  * after it. The endpoint is never reused: a reset EP gets a new one at its next connection.
  *
  * <p>Behaviours: CONN_02, CONN_03, CONN_04, CONN_05, CONN_06, CONN_07, CONN_10, CONN_11, CONN_13, DISC_01,
- * DISC_04, DISC_05, DISC_06, DISC_08, DISC_10, DISC_11, DISC_12, DISC_13, DISC_14, DISC_16, DISC_18,
+ * DISC_04, DISC_05, DISC_06, DISC_08, DISC_10, DISC_11, DISC_12, DISC_13, DISC_14, DISC_16, DISC_17, DISC_18,
  * FREE_03, FREE_04.
  */
 class EpConnection extends Connection implements OfiIa.CmTarget {
@@ -238,6 +239,9 @@ class EpConnection extends Connection implements OfiIa.CmTarget {
                 return;
             }
             boolean wasConnected = state == EpState.CONNECTED || state == EpState.DISCONNECT_PENDING;
+            if (wasConnected && credits != null && number != EventNumber.CONNECTION_BROKEN) {
+                credits.closing(fid);
+            }
             state = EpState.DISCONNECTED;
             ep.ia.progress.deadlines.remove(ep);
             close(wasConnected);
@@ -269,7 +273,9 @@ class EpConnection extends Connection implements OfiIa.CmTarget {
                 n = switch (state) {
                     case ACTIVE_CONNECTION_PENDING -> EventNumber.CONNECTION_NON_PEER_REJECTED;
                     case COMPLETION_PENDING -> EventNumber.CONNECTION_ACCEPT_COMPLETION_ERROR;
-                    default -> EventNumber.CONNECTION_DISCONNECTED;
+                    // The peer's consumer disconnected (its closing flag is set), or the transport broke.
+                    default -> credits == null || credits.peerDisconnected() ? EventNumber.CONNECTION_DISCONNECTED
+                            : EventNumber.CONNECTION_BROKEN;
                 };
             }
             terminate(n, null);

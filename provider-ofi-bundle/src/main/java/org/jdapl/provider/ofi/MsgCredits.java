@@ -39,7 +39,14 @@ import org.jdapl.provider.ofi.fabric.FiException;
  * late or repeated write is harmless. The header is {@link #HEADER} bytes: magic, version, flags,
  * a reserved byte, the word's address (0 where the provider addresses regions by offset) and key.
  *
- * <p>Behaviours: DISC_02, DISC_03, DISC_05.
+ * <p>The same registration carries a second word, the peer's <em>closing flag</em>: a side that
+ * disconnects (gracefully or abruptly) writes 1 into the peer's flag just before {@code fi_shutdown},
+ * in the same stream, so the peer's provider places it before it reads the end of the stream. The tcp
+ * provider reports every end of a connection as a plain {@code FI_SHUTDOWN} (the peer's close, a
+ * reset, a refused RMA, the peer's death: {@code tcpx_ep_disable(ep, 0, ...)}); with the flag the
+ * peer tells a disconnect (DISCONNECTED) from a broken transport (BROKEN).
+ *
+ * <p>Behaviours: DISC_02, DISC_03, DISC_05, DISC_17.
  */
 final class MsgCredits {
     /** The header before the consumer's private data of a connect or accept. */
@@ -56,7 +63,7 @@ final class MsgCredits {
 
     private final OfiIa ia;
     private final Arena arena = Arena.ofShared();
-    /** [0] the credit word (the peer's count); [8] the count to write; then the write's iovec and message. */
+    /** [0] the credit word (the peer's count); [8] the count to write; [16] the closing flag (the peer's); [24] 1, to write. */
     private final MemorySegment mem;
     private final MemorySegment iov;
     private final MemorySegment desc;
@@ -81,7 +88,7 @@ final class MsgCredits {
         rmaIov = arena.allocate(FI_RMA_IOV.size(), 8);
         msg = arena.allocate(FI_MSG_RMA.size(), 8);
         try {
-            mr = FiCalls.mrReg(ia.domain, mem.address(), 16, Fi.FI_READ | Fi.FI_WRITE | Fi.FI_REMOTE_WRITE, 0,
+            mr = FiCalls.mrReg(ia.domain, mem.address(), 32, Fi.FI_READ | Fi.FI_WRITE | Fi.FI_REMOTE_WRITE, 0,
                     OfiLmr.nextKey(), 0);
         } catch (FiException e) {
             arena.close();
@@ -173,6 +180,32 @@ final class MsgCredits {
         return true;
     }
 
+    /**
+     * This side ends the connection (the EP's lock is held): the peer's closing flag is written, ahead
+     * of the {@code fi_shutdown} that follows. Nothing more is written after it.
+     */
+    void closing(long fid) {
+        if (connected && peer.valid() && fid != 0) {
+            mem.set(ValueLayout.JAVA_LONG, 24, 1);
+            iov.set(ValueLayout.JAVA_LONG, IOV_BASE, mem.address() + 24);
+            rmaIov.set(ValueLayout.JAVA_LONG, RMA_IOV_ADDR, peer.address() + 16);
+            FiCalls.writemsg(fid, msg.address(), INJECT);
+        }
+        connected = false;
+    }
+
+    /**
+     * Whether the peer's end of the connection was a disconnect of its consumer (its closing flag is
+     * set) rather than a broken transport; true for a peer without the header.
+     */
+    boolean peerDisconnected() {
+        if (!peer.valid()) {
+            return true;
+        }
+        VarHandle.acquireFence();
+        return mem.get(ValueLayout.JAVA_LONG, 16) != 0;
+    }
+
     /** Whether a send may leave now (a credit is there, or the peer's receives are not counted). */
     boolean maySend() {
         if (!peer.valid() || !peer.counts()) {
@@ -185,11 +218,6 @@ final class MsgCredits {
     /** A send was handed to libfabric. */
     void sent() {
         sent++;
-    }
-
-    /** The connection ended: nothing more is written to the peer. */
-    void ended() {
-        connected = false;
     }
 
     /** Closes the credit word's registration (after the endpoint is closed). */
