@@ -75,6 +75,20 @@ public final class OfiTcpFixture implements ConformanceFixture {
         }
     }
 
+    /**
+     * libfabric 1.17's tcp provider carries no status for an RMA its target refuses: the target's
+     * {@code tcpx_op_write}/{@code tcpx_op_read_req} fails {@code ofi_mr_verify}, {@code tcpx_progress_rx}
+     * calls {@code tcpx_ep_disable(ep, 0, NULL, 0)} (shutdown of the socket, a plain FI_SHUTDOWN), and
+     * the initiator's provider flushes the waiting RMA with {@code FI_ECANCELED} like any transfer at
+     * any end of a connection.
+     */
+    @Override
+    public String noRemoteAccessStatus() {
+        return "libfabric 1.17's tcp provider sends no status for an RMA its target refuses (ofi_mr_verify fails,"
+                + " tcpx_progress_rx shuts the connection down with tcpx_ep_disable(ep, 0)), and the initiator's"
+                + " provider flushes the RMA with FI_ECANCELED as at any end of a connection";
+    }
+
     @Override
     public Timing timing() {
         return Timing.DEFAULT;

@@ -93,6 +93,11 @@ public final class OfiTwoJvmFixture implements ConformanceFixture {
     }
 
     @Override
+    public String noRemoteAccessStatus() {
+        return sameJvm.noRemoteAccessStatus();
+    }
+
+    @Override
     public Timing timing() {
         return Timing.DEFAULT;
     }
