@@ -44,6 +44,8 @@ import org.jdapl.provider.ofi.fabric.FiInfo;
 class EpConnection extends Connection implements OfiIa.CmTarget {
     /** The first byte of a consumer's reject private data. */
     static final byte REJECT_HEADER = 0x52;
+    private static final int ENETUNREACH = 101;
+    private static final int EHOSTUNREACH = 113;
 
     private long fid;
     private long cmKey;
@@ -158,11 +160,16 @@ class EpConnection extends Connection implements OfiIa.CmTarget {
                 FiInfo.putSockaddr(addr.address(), target);
                 byte[] pd = credits.wire(privateData);
                 int rc = FiCalls.connect(fid, addr.address(), OfiEp.nativeBytes(a, pd).address(), pd.length);
-                if (rc < 0) {
+                if (rc == -ENETUNREACH || rc == -EHOSTUNREACH) {
+                    // No route to the peer: the connect is refused at once; the consumer learns it as
+                    // an event, as of an unreachable peer found later (CONN_06).
+                    ep.ia.progress.later(() -> terminate(EventNumber.CONNECTION_UNREACHABLE, null));
+                } else if (rc < 0) {
                     close(false);
                     throw FiErrors.toDat(rc, "fi_connect");
+                } else {
+                    localPort = name(a);
                 }
-                localPort = name(a);
             }
             remote = target;
             remotePort = target.getPort();
@@ -248,6 +255,23 @@ class EpConnection extends Connection implements OfiIa.CmTarget {
             ep.data.flush();
             queueEvent(number, privateData);
         }
+    }
+
+    /**
+     * The connect time-out: UNREACHABLE if the peer never answered the transport's connection setup
+     * (tcp: the socket is still in SYN_SENT, {@link TcpPeerCheck}; a silent host, CONN_06), else
+     * TIMED_OUT (the peer's consumer did not answer the request, CONN_07).
+     */
+    @Override
+    void timedOut() {
+        boolean silent;
+        synchronized (ep) {
+            if (state != EpState.ACTIVE_CONNECTION_PENDING) {
+                return;
+            }
+            silent = "tcp".equals(FiInfo.providerName(ep.ia.info)) && TcpPeerCheck.synSent(localPort, remote);
+        }
+        terminate(silent ? EventNumber.CONNECTION_UNREACHABLE : EventNumber.CONNECTION_TIMED_OUT, null);
     }
 
     @Override

@@ -88,6 +88,11 @@ public final class OfiTwoJvmFixture implements ConformanceFixture {
     }
 
     @Override
+    public SocketAddress unreachableAddress() {
+        return sameJvm.unreachableAddress();
+    }
+
+    @Override
     public void breakTransport(Endpoint ep) {
         sameJvm.breakTransport(ep);
     }
