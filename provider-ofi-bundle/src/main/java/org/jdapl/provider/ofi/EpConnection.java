@@ -38,13 +38,15 @@ import org.jdapl.provider.ofi.fabric.FiInfo;
  * after it. The endpoint is never reused: a reset EP gets a new one at its next connection.
  *
  * <p>Behaviours: CONN_02, CONN_03, CONN_04, CONN_05, CONN_06, CONN_07, CONN_10, CONN_11, CONN_13, DISC_01,
- * DISC_04, DISC_05, DISC_06, DISC_08, DISC_10, DISC_11, DISC_12, DISC_13, DISC_14, DISC_16, DISC_17, DISC_18,
+ * DISC_04, DISC_05, DISC_06, DISC_08, DISC_10, DISC_11, DISC_12, DISC_13, DISC_14, DISC_15, DISC_16, DISC_17, DISC_18,
  * FREE_03, FREE_04.
  */
 class EpConnection extends Connection implements OfiIa.CmTarget {
     /** The first byte of a consumer's reject private data. */
     static final byte REJECT_HEADER = 0x52;
     private static final int ENETUNREACH = 101;
+    /** How long the consumer's disconnect waits for the peer to stop placing bytes of cut transfers. */
+    private static final long PEER_SHUTDOWN_BOUND_NANOS = 2_000_000_000L;
     private static final int EHOSTUNREACH = 113;
 
     private long fid;
@@ -54,6 +56,8 @@ class EpConnection extends Connection implements OfiIa.CmTarget {
     private MsgCredits credits;
     /** The peer's credit header (from the request on the passive side, from the accept on the active one). */
     private MsgCredits.Peer peerCredits = MsgCredits.Peer.NONE;
+    /** The consumer disconnected this connection (not the peer, not a broken transport). */
+    private boolean disconnecting;
     /** The active side had given up when this EP accepted (tcp: {@link TcpPeerCheck}); it never becomes CONNECTED. */
     private boolean acceptedTooLate;
 
@@ -240,6 +244,8 @@ class EpConnection extends Connection implements OfiIa.CmTarget {
      */
     @Override
     void end(EventNumber number, byte[] privateData) {
+        long port;
+        InetSocketAddress peer;
         synchronized (ep) {
             if (ep.freed || state == EpState.DISCONNECTED || state == EpState.UNCONNECTED
                     || state == EpState.RESERVED) {
@@ -249,12 +255,38 @@ class EpConnection extends Connection implements OfiIa.CmTarget {
             if (wasConnected && credits != null && number != EventNumber.CONNECTION_BROKEN) {
                 credits.closing(fid);
             }
+            boolean inFlight = disconnecting && wasConnected && !ep.data.requestIdle()
+                    && "tcp".equals(FiInfo.providerName(ep.ia.info));
             state = EpState.DISCONNECTED;
             ep.ia.progress.deadlines.remove(ep);
             close(wasConnected);
             ep.data.flush();
-            queueEvent(number, privateData);
+            if (!inFlight) {
+                queueEvent(number, privateData);
+                return;
+            }
+            port = localPort;
+            peer = remote;
         }
+        // The consumer's disconnect cut transfers whose bytes may still be in the sockets: the peer's
+        // provider places them until it reads the end of the stream, and then shuts its side down. The
+        // event waits for that (bounded), so that no byte lands after it (DISC_15).
+        TcpPeerCheck.awaitPeerShutdown(port, peer, PEER_SHUTDOWN_BOUND_NANOS);
+        synchronized (ep) {
+            if (!ep.freed && state == EpState.DISCONNECTED) {
+                queueEvent(number, privateData);
+            }
+        }
+    }
+
+    @Override
+    void disconnect(CloseFlag flag) {
+        synchronized (ep) {
+            if (state == EpState.CONNECTED || state == EpState.DISCONNECT_PENDING) {
+                disconnecting = true;
+            }
+        }
+        super.disconnect(flag);
     }
 
     /**
@@ -346,6 +378,7 @@ class EpConnection extends Connection implements OfiIa.CmTarget {
         }
         state = EpState.UNCONNECTED;
         acceptedTooLate = false;
+        disconnecting = false;
         remote = null;
         remotePort = 0;
         localPort = 0;
