@@ -104,6 +104,20 @@ public interface ConformanceFixture extends AutoCloseable {
         return sent;
     }
 
+    /**
+     * Why the provider cannot report {@code DAT_DTO_ERR_REMOTE_ACCESS} at the initiator of a remote
+     * RDMA Read or Write that the target refuses (a freed key, bounds, rights), or null if it can
+     * (the default). Only for a transport that carries no status for a refused RMA, so that the
+     * initiator's DTO is flushed with the connection like any other: LMR_05 and LMR_06 then accept
+     * FLUSHED for that DTO, check everything else (the connection broken at the initiator, ended at
+     * the target, no byte touched) and report SKIP with this reason.
+     *
+     * @since 1.2
+     */
+    default String noRemoteAccessStatus() {
+        return null;
+    }
+
     /** The time bounds for this provider; {@link Timing#DEFAULT} unless a provider is slower. */
     default Timing timing() {
         return Timing.DEFAULT;

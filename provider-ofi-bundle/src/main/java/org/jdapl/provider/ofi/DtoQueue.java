@@ -1,8 +1,7 @@
 package org.jdapl.provider.ofi;
 
-import java.util.List;
 import org.jdapl.dat.DtoOperation;
-import org.jdapl.dat.LmrTriplet;
+import org.jdapl.dat.RmrTriplet;
 
 /**
  * One work queue of an EP (receive or request): a ring with a slot per posted DTO, recording its
@@ -25,8 +24,13 @@ final class DtoQueue {
     final long[] lengths;
     final boolean[] suppressed;
     private final boolean[] live;
-    /** Receives posted before the EP has a libfabric endpoint, posted when it gets one. */
+    /**
+     * Receives posted before the EP has a libfabric endpoint, posted when it gets one; requests that
+     * wait for a receive credit (their segments; their remote segment in {@link #remotes}).
+     */
     final Object[] deferred;
+    /** The remote segment of a request that waits for a credit. */
+    final RmrTriplet[] remotes;
     private long head;
     private long tail;
     private int outstanding;
@@ -43,6 +47,7 @@ final class DtoQueue {
         suppressed = new boolean[size];
         live = new boolean[size];
         deferred = new Object[size];
+        remotes = new RmrTriplet[size];
     }
 
     static int epId(long context) {
@@ -66,7 +71,7 @@ final class DtoQueue {
     }
 
     /** Records a DTO; returns its sequence number. */
-    long add(long cookie, DtoOperation op, long length, boolean suppress, List<LmrTriplet> defer) {
+    long add(long cookie, DtoOperation op, long length, boolean suppress, Object defer) {
         long seq = head++ & SEQ_MASK;
         int s = (int) (seq & mask);
         seqs[s] = seq;
@@ -103,6 +108,7 @@ final class DtoQueue {
     void retire(int s) {
         live[s] = false;
         deferred[s] = null;
+        remotes[s] = null;
         outstanding--;
         while (tail < head && !live[(int) (tail & mask)]) {
             tail++;
@@ -120,6 +126,16 @@ final class DtoQueue {
             }
         }
         return out;
+    }
+
+    /** The sequence number the next DTO gets. */
+    long nextSeq() {
+        return head & SEQ_MASK;
+    }
+
+    /** The sequence number after {@code seq}. */
+    static long next(long seq) {
+        return (seq + 1) & SEQ_MASK;
     }
 
     long seqOf(int s) {

@@ -21,8 +21,10 @@ import org.jdapl.provider.ofi.fabric.FiInfo;
  * The DAT connection state machine of one EP over libfabric's connection management: the endpoint
  * ({@code fi_endpoint}, bound to the IA's EQ and the EVDs' CQs, enabled, the waiting receives
  * posted), {@code fi_connect}/{@code fi_accept} with private data, and the EQ's entries:
- * {@code FI_CONNECTED} is ESTABLISHED (with the accept's private data on the active side),
- * {@code FI_SHUTDOWN} the peer's disconnect (DISCONNECTED) and an error entry a rejection
+ * {@code FI_CONNECTED} is ESTABLISHED (with the accept's private data on the active side; the private
+ * data of connect and accept carry the credit header of {@link MsgCredits} before the consumer's),
+ * {@code FI_SHUTDOWN} the peer's disconnect (DISCONNECTED; BROKEN when the peer did not set its
+ * closing flag first: a reset, a refused RMA, the peer's death, {@link MsgCredits}) and an error entry a rejection
  * ({@code ECONNREFUSED}: PEER_REJECTED when the reject carries jdapl's header byte, else
  * NON_PEER_REJECTED), an unreachable peer ({@code EHOSTUNREACH}, {@code ENETUNREACH},
  * {@code ETIMEDOUT}: UNREACHABLE), a failed accept (ACCEPT_COMPLETION_ERROR) or a broken connection
@@ -36,64 +38,41 @@ import org.jdapl.provider.ofi.fabric.FiInfo;
  * after it. The endpoint is never reused: a reset EP gets a new one at its next connection.
  *
  * <p>Behaviours: CONN_02, CONN_03, CONN_04, CONN_05, CONN_06, CONN_07, CONN_10, CONN_11, CONN_13, DISC_01,
- * DISC_04, DISC_05, DISC_06, DISC_08, DISC_10, DISC_11, DISC_12, DISC_13, DISC_14, DISC_16, DISC_18,
+ * DISC_04, DISC_05, DISC_06, DISC_08, DISC_10, DISC_11, DISC_12, DISC_13, DISC_14, DISC_15, DISC_16, DISC_17, DISC_18,
  * FREE_03, FREE_04.
  */
-class EpConnection implements OfiIa.CmTarget {
+class EpConnection extends Connection implements OfiIa.CmTarget {
     /** The first byte of a consumer's reject private data. */
     static final byte REJECT_HEADER = 0x52;
+    private static final int ENETUNREACH = 101;
+    /** How long the consumer's disconnect waits for the peer to stop placing bytes of cut transfers. */
+    private static final long PEER_SHUTDOWN_BOUND_NANOS = 2_000_000_000L;
+    private static final int EHOSTUNREACH = 113;
 
-    private final OfiEp ep;
-    private EpState state = EpState.UNCONNECTED;
     private long fid;
     private long cmKey;
     private long localPort;
-    private InetSocketAddress remote;
-    private long remotePort;
+    /** The connection's receive credits, null without an endpoint. */
+    private MsgCredits credits;
+    /** The peer's credit header (from the request on the passive side, from the accept on the active one). */
+    private MsgCredits.Peer peerCredits = MsgCredits.Peer.NONE;
+    /** The consumer disconnected this connection (not the peer, not a broken transport). */
+    private boolean disconnecting;
     /** The active side had given up when this EP accepted (tcp: {@link TcpPeerCheck}); it never becomes CONNECTED. */
     private boolean acceptedTooLate;
 
     EpConnection(OfiEp ep) {
-        this.ep = ep;
+        super(ep);
     }
 
-    EpState state() {
-        return state;
-    }
-
+    @Override
     long fid() {
         return fid;
     }
 
+    @Override
     long localPort() {
         return localPort;
-    }
-
-    InetSocketAddress remoteAddress() {
-        return remote;
-    }
-
-    long remotePort() {
-        return remotePort;
-    }
-
-    void setState(EpState s) {
-        state = s;
-    }
-
-    static DatReturnSubtype subtype(EpState s) {
-        return switch (s) {
-            case UNCONNECTED -> DatReturnSubtype.INVALID_STATE_EP_UNCONNECTED;
-            case RESERVED -> DatReturnSubtype.INVALID_STATE_EP_RESERVED;
-            case PASSIVE_CONNECTION_PENDING -> DatReturnSubtype.INVALID_STATE_EP_PASSCONNPENDING;
-            case TENTATIVE_CONNECTION_PENDING -> DatReturnSubtype.INVALID_STATE_EP_TENTCONNPENDING;
-            case ACTIVE_CONNECTION_PENDING -> DatReturnSubtype.INVALID_STATE_EP_ACTCONNPENDING;
-            case COMPLETION_PENDING -> DatReturnSubtype.INVALID_STATE_EP_COMPLPENDING;
-            case CONNECTED -> DatReturnSubtype.INVALID_STATE_EP_CONNECTED;
-            case DISCONNECT_PENDING -> DatReturnSubtype.INVALID_STATE_EP_DISCPENDING;
-            case DISCONNECTED -> DatReturnSubtype.INVALID_STATE_EP_DISCONNECTED;
-            default -> DatReturnSubtype.INVALID_STATE_EP_NOTREADY;
-        };
     }
 
     /** Creates, binds and enables the endpoint; posts the receives that waited. The EP's lock is held. */
@@ -128,11 +107,14 @@ class EpConnection implements OfiIa.CmTarget {
             FiCalls.enable(f);
             fid = f;
             cmKey = key;
+            credits = new MsgCredits(ep.ia, ep.srq == null);
+            ep.data.credits = credits;
             ep.data.postDeferred(f, ep.attributes().maxRecvIov());
         } catch (FiException | DatException e) {
             ep.ia.cmTargets.remove(key);
             OfiIa.closeQuietly(f);
             fid = 0;
+            dropCredits();
             throw e instanceof FiException fe ? FiErrors.toDat(fe) : (DatException) e;
         }
     }
@@ -147,12 +129,29 @@ class EpConnection implements OfiIa.CmTarget {
             OfiIa.closeQuietly(fid);
             fid = 0;
         }
+        dropCredits();
     }
 
-    private byte[] wire(byte[] pd) {
-        return pd == null ? new byte[0] : pd;
+    private void dropCredits() {
+        if (credits != null) {
+            ep.data.credits = null;
+            credits.close();
+            credits = null;
+        }
+        peerCredits = MsgCredits.Peer.NONE;
     }
 
+    /** CONNECTED, ESTABLISHED, and the count of receives posted goes to the peer (the EP's lock is held). */
+    private void established(byte[] pd) {
+        state = EpState.CONNECTED;
+        ep.ia.progress.deadlines.remove(ep);
+        queueEvent(EventNumber.CONNECTION_ESTABLISHED, pd);
+        if (credits != null && !credits.established(fid, peerCredits)) {
+            ep.ia.holding(ep, true);
+        }
+    }
+
+    @Override
     void connect(InetSocketAddress target, long timeoutMicros, byte[] privateData) {
         synchronized (ep) {
             ep.live();
@@ -163,13 +162,18 @@ class EpConnection implements OfiIa.CmTarget {
             try (Arena a = Arena.ofConfined()) {
                 MemorySegment addr = a.allocate(16, 8);
                 FiInfo.putSockaddr(addr.address(), target);
-                byte[] pd = wire(privateData);
+                byte[] pd = credits.wire(privateData);
                 int rc = FiCalls.connect(fid, addr.address(), OfiEp.nativeBytes(a, pd).address(), pd.length);
-                if (rc < 0) {
+                if (rc == -ENETUNREACH || rc == -EHOSTUNREACH) {
+                    // No route to the peer: the connect is refused at once; the consumer learns it as
+                    // an event, as of an unreachable peer found later (CONN_06).
+                    ep.ia.progress.later(() -> terminate(EventNumber.CONNECTION_UNREACHABLE, null));
+                } else if (rc < 0) {
                     close(false);
                     throw FiErrors.toDat(rc, "fi_connect");
+                } else {
+                    localPort = name(a);
                 }
-                localPort = name(a);
             }
             remote = target;
             remotePort = target.getPort();
@@ -191,8 +195,11 @@ class EpConnection implements OfiIa.CmTarget {
         return 0;
     }
 
-    /** The passive side accepts a request ({@code info} of the FI_CONNREQ entry) on this EP. */
-    void accept(long info, byte[] privateData, InetSocketAddress peer) {
+    /**
+     * The passive side accepts a request ({@code info} of the FI_CONNREQ entry, {@code peerHeader} the
+     * credit header of its private data) on this EP.
+     */
+    void accept(long info, byte[] privateData, InetSocketAddress peer, MsgCredits.Peer peerHeader) {
         synchronized (ep) {
             ep.live();
             if (state != EpState.UNCONNECTED && state != EpState.PASSIVE_CONNECTION_PENDING
@@ -202,7 +209,7 @@ class EpConnection implements OfiIa.CmTarget {
             open(info);
             try (Arena a = Arena.ofConfined()) {
                 acceptedTooLate = "tcp".equals(FiInfo.providerName(info)) && TcpPeerCheck.peerClosed(name(a), peer);
-                byte[] pd = wire(privateData);
+                byte[] pd = credits.wire(privateData);
                 int rc = FiCalls.accept(fid, OfiEp.nativeBytes(a, pd).address(), pd.length);
                 if (rc < 0) {
                     close(false);
@@ -212,6 +219,7 @@ class EpConnection implements OfiIa.CmTarget {
             }
             remote = peer;
             remotePort = peer == null ? 0 : peer.getPort();
+            peerCredits = peerHeader;
             state = EpState.COMPLETION_PENDING;
             if (acceptedTooLate) {
                 ep.ia.progress.later(() -> terminate(EventNumber.CONNECTION_ACCEPT_COMPLETION_ERROR, null));
@@ -224,104 +232,78 @@ class EpConnection implements OfiIa.CmTarget {
      * (the CQ and the EQ are read apart): the connection is established, and ESTABLISHED goes first,
      * so that no DTO completion of the connection precedes it on any EVD (the EP's lock is held).
      */
+    @Override
     void completionBeforeConnected() {
         if (state == EpState.COMPLETION_PENDING && !acceptedTooLate) {
-            state = EpState.CONNECTED;
-            ep.ia.progress.deadlines.remove(ep);
-            OfiEvd c = ep.connectEvd();
-            if (c != null) {
-                c.enqueue(new DatEvent.Connection(c, EventNumber.CONNECTION_ESTABLISHED, ep, new byte[0]));
-            }
-        }
-    }
-
-    void checkCanPost() {
-        if (state != EpState.CONNECTED) {
-            throw DatException.invalidState(subtype(state), "posting in " + state);
-        }
-    }
-
-    void checkCanBind() {
-        if (state == EpState.DISCONNECT_PENDING) {
-            throw DatException.invalidState(subtype(state), "binding in " + state);
+            established(new byte[0]);
         }
     }
 
     /**
-     * After a completion (the EP's lock held): an error other than a flush breaks the connection; the
-     * last request of a graceful disconnect lets it go on. Both run on the progress thread.
+     * Shuts the endpoint down, flushes what is left and queues the event (after the CQs were read).
      */
-    void afterCompletion(int err) {
-        if (err != 0 && err != Fi.FI_ECANCELED && state == EpState.CONNECTED) {
-            ep.ia.progress.later(() -> terminate(EventNumber.CONNECTION_BROKEN, null));
-        } else if (state == EpState.DISCONNECT_PENDING && ep.data.requestIdle()) {
-            ep.ia.progress.later(() -> terminate(EventNumber.CONNECTION_DISCONNECTED, null));
-        }
-    }
-
-    void disconnect(CloseFlag flag) {
-        synchronized (ep) {
-            switch (state) {
-                case UNCONNECTED, RESERVED, PASSIVE_CONNECTION_PENDING, TENTATIVE_CONNECTION_PENDING ->
-                        throw DatException.invalidState(subtype(state), "dat_ep_disconnect in " + state);
-                case DISCONNECTED -> {
-                    return;
-                }
-                case DISCONNECT_PENDING -> {
-                    if (flag == CloseFlag.GRACEFUL) {
-                        return;
-                    }
-                }
-                case CONNECTED -> {
-                    if (flag == CloseFlag.GRACEFUL && !ep.data.requestIdle()) {
-                        state = EpState.DISCONNECT_PENDING;
-                        return;
-                    }
-                }
-                default -> {
-                }
-            }
-        }
-        terminate(EventNumber.CONNECTION_DISCONNECTED, null);
-    }
-
-    /**
-     * Ends the connection with {@code number}: reads what the EP's CQs hold, shuts the endpoint down,
-     * flushes what is left and queues the event. Called with no lock held (or only the EQ's).
-     */
-    void terminate(EventNumber number, byte[] privateData) {
-        OfiEvd r = ep.recvEvd();
-        OfiEvd q = ep.requestEvd();
-        if (r != null) {
-            r.drainCq();
-        }
-        if (q != null && q != r) {
-            q.drainCq();
-        }
+    @Override
+    void end(EventNumber number, byte[] privateData) {
+        long port;
+        InetSocketAddress peer;
         synchronized (ep) {
             if (ep.freed || state == EpState.DISCONNECTED || state == EpState.UNCONNECTED
                     || state == EpState.RESERVED) {
                 return;
             }
             boolean wasConnected = state == EpState.CONNECTED || state == EpState.DISCONNECT_PENDING;
+            if (wasConnected && credits != null && number != EventNumber.CONNECTION_BROKEN) {
+                credits.closing(fid);
+            }
+            boolean inFlight = disconnecting && wasConnected && !ep.data.requestIdle()
+                    && "tcp".equals(FiInfo.providerName(ep.ia.info));
             state = EpState.DISCONNECTED;
             ep.ia.progress.deadlines.remove(ep);
             close(wasConnected);
             ep.data.flush();
-            OfiEvd c = ep.connectEvd();
-            if (c != null) {
-                c.enqueue(new DatEvent.Connection(c, number, ep, privateData));
+            if (!inFlight) {
+                queueEvent(number, privateData);
+                return;
+            }
+            port = localPort;
+            peer = remote;
+        }
+        // The consumer's disconnect cut transfers whose bytes may still be in the sockets: the peer's
+        // provider places them until it reads the end of the stream, and then shuts its side down. The
+        // event waits for that (bounded), so that no byte lands after it (DISC_15).
+        TcpPeerCheck.awaitPeerShutdown(port, peer, PEER_SHUTDOWN_BOUND_NANOS);
+        synchronized (ep) {
+            if (!ep.freed && state == EpState.DISCONNECTED) {
+                queueEvent(number, privateData);
             }
         }
     }
 
+    @Override
+    void disconnect(CloseFlag flag) {
+        synchronized (ep) {
+            if (state == EpState.CONNECTED || state == EpState.DISCONNECT_PENDING) {
+                disconnecting = true;
+            }
+        }
+        super.disconnect(flag);
+    }
+
+    /**
+     * The connect time-out: UNREACHABLE if the peer never answered the transport's connection setup
+     * (tcp: the socket is still in SYN_SENT, {@link TcpPeerCheck}; a silent host, CONN_06), else
+     * TIMED_OUT (the peer's consumer did not answer the request, CONN_07).
+     */
+    @Override
     void timedOut() {
+        boolean silent;
         synchronized (ep) {
             if (state != EpState.ACTIVE_CONNECTION_PENDING) {
                 return;
             }
+            silent = "tcp".equals(FiInfo.providerName(ep.ia.info)) && TcpPeerCheck.synSent(localPort, remote);
         }
-        terminate(EventNumber.CONNECTION_TIMED_OUT, null);
+        terminate(silent ? EventNumber.CONNECTION_UNREACHABLE : EventNumber.CONNECTION_TIMED_OUT, null);
     }
 
     @Override
@@ -336,13 +318,10 @@ class EpConnection implements OfiIa.CmTarget {
                 if (!active && acceptedTooLate) {
                     return; // ACCEPT_COMPLETION_ERROR is on its way (accept)
                 }
-                state = EpState.CONNECTED;
-                ep.ia.progress.deadlines.remove(ep);
-                OfiEvd c = ep.connectEvd();
-                if (c != null) {
-                    c.enqueue(new DatEvent.Connection(c, EventNumber.CONNECTION_ESTABLISHED, ep,
-                            active ? pd : new byte[0]));
+                if (active) {
+                    peerCredits = MsgCredits.peerOf(pd);
                 }
+                established(active ? MsgCredits.consumerData(pd) : new byte[0]);
             }
         } else if (event == Fi.FI_SHUTDOWN) {
             EventNumber n;
@@ -350,7 +329,9 @@ class EpConnection implements OfiIa.CmTarget {
                 n = switch (state) {
                     case ACTIVE_CONNECTION_PENDING -> EventNumber.CONNECTION_NON_PEER_REJECTED;
                     case COMPLETION_PENDING -> EventNumber.CONNECTION_ACCEPT_COMPLETION_ERROR;
-                    default -> EventNumber.CONNECTION_DISCONNECTED;
+                    // The peer's consumer disconnected (its closing flag is set), or the transport broke.
+                    default -> credits == null || credits.peerDisconnected() ? EventNumber.CONNECTION_DISCONNECTED
+                            : EventNumber.CONNECTION_BROKEN;
                 };
             }
             terminate(n, null);
@@ -383,19 +364,21 @@ class EpConnection implements OfiIa.CmTarget {
         terminate(n, pd);
     }
 
-    /** The EP is freed (its lock held): the connection goes without an event. */
+    @Override
     void release() {
         boolean wasConnected = state == EpState.CONNECTED || state == EpState.DISCONNECT_PENDING;
         close(wasConnected);
         state = EpState.DISCONNECTED;
     }
 
+    @Override
     void reset() {
         if (state != EpState.DISCONNECTED) {
             throw DatException.invalidState(subtype(state), "dat_ep_reset in " + state);
         }
         state = EpState.UNCONNECTED;
         acceptedTooLate = false;
+        disconnecting = false;
         remote = null;
         remotePort = 0;
         localPort = 0;

@@ -26,9 +26,11 @@ import org.jdapl.provider.ofi.fabric.FiCalls;
  * (native memory the EP allocates once), the call through the endpoint's ops table
  * ({@code fi_sendv}, {@code fi_recvv}, {@code fi_writev}, {@code fi_readv}) with the DTO's ring slot as
  * its context, and the completion: its event on the queue's EVD (a success with SUPPRESS queues
- * nothing), or FLUSHED for every DTO still live when the connection ends. Callers hold the EP's lock.
+ * nothing), or FLUSHED for every DTO still live when the connection ends. On a connection with receive
+ * credits ({@link MsgCredits}) a send without a credit, and every request after it, waits in its slot
+ * until {@link #pump} posts it. Callers hold the EP's lock.
  *
- * <p>Behaviours: OBJ_07, OBJ_08, LMR_04, DISC_02, DISC_03, DISC_09.
+ * <p>Behaviours: OBJ_07, OBJ_08, LMR_04, DISC_02, DISC_03, DISC_05, DISC_09.
  */
 final class EpData {
     private final OfiEp ep;
@@ -41,6 +43,10 @@ final class EpData {
     private final MemorySegment desc;
     private final MemorySegment rmaIov;
     private final MemorySegment msgRma;
+    /** The connection's receive credits (MSG endpoints), null without. */
+    MsgCredits credits;
+    /** The sequence number of the first request waiting for a credit, -1 if none waits. */
+    private long heldFrom = -1;
 
     EpData(OfiEp ep, int id, int recvDepth, int requestDepth) {
         this.ep = ep;
@@ -134,6 +140,16 @@ final class EpData {
                     "the request EVD could overflow");
         }
         long seq = request.add(cookie, op, total, suppress(flags), null);
+        if (credits != null && (heldFrom >= 0 || (op == DtoOperation.SEND && !credits.maySend()))) {
+            int s = request.slot(seq);
+            request.deferred[s] = List.copyOf(segments); // a LocalIov's list is not copied
+            request.remotes[s] = remote;
+            if (heldFrom < 0) {
+                heldFrom = seq;
+                ep.ia.holding(ep, true);
+            }
+            return;
+        }
         long ctx = request.context(seq);
         int n = segments.size();
         long rc = post(fid, op, n, total, remote, ctx);
@@ -149,6 +165,62 @@ final class EpData {
             }
             throw FiErrors.toDat(rc, op.toString());
         }
+        if (op == DtoOperation.SEND && credits != null) {
+            credits.sent();
+        }
+    }
+
+    /**
+     * Posts the requests that wait for a credit, in order, while there are credits, and a count of
+     * receives that is still due to the peer (the EP's lock is held); the number of requests posted.
+     * The EP leaves the IA's waiting set once nothing waits.
+     */
+    int pump(long fid) {
+        int posted = 0;
+        boolean announced = credits == null || fid == 0 || credits.announce(fid);
+        while (heldFrom >= 0 && fid != 0) {
+            int s = request.slot(heldFrom);
+            if (s < 0 || !(request.deferred[s] instanceof List<?> l)) {
+                heldFrom = -1;
+                break;
+            }
+            @SuppressWarnings("unchecked")
+            List<LmrTriplet> segments = (List<LmrTriplet>) l;
+            DtoOperation op = request.ops[s];
+            if (op == DtoOperation.SEND && !credits.maySend()) {
+                return posted;
+            }
+            long rc;
+            try {
+                fill(segments, OfiIa.MAX_IOV, op == DtoOperation.RDMA_READ ? MemPriv.LOCAL_WRITE : MemPriv.LOCAL_READ);
+                rc = post(fid, op, segments.size(), request.lengths[s], request.remotes[s], request.context(heldFrom));
+            } catch (DatException e) {
+                rc = Long.MIN_VALUE; // an LMR freed while the request waited
+            }
+            if (rc == -Fi.FI_EAGAIN) {
+                return posted;
+            }
+            request.deferred[s] = null;
+            request.remotes[s] = null;
+            long seq = heldFrom;
+            heldFrom = DtoQueue.next(heldFrom);
+            if (heldFrom == request.nextSeq()) {
+                heldFrom = -1;
+            }
+            if (rc < 0) {
+                emit(request, request.slot(seq), rc == Long.MIN_VALUE ? DtoStatus.LOCAL_PROTECTION
+                        : FiErrors.dtoStatus((int) -rc), 0);
+            } else {
+                posted++;
+                if (op == DtoOperation.SEND) {
+                    credits.sent();
+                }
+            }
+        }
+        if (heldFrom < 0 && announced) {
+            ep.ia.holding(ep, false);
+        }
+        return posted;
     }
 
     private long post(long fid, DtoOperation op, int n, long total, RmrTriplet remote, long ctx) {
@@ -201,6 +273,9 @@ final class EpData {
                         "the provider's receive queue is full")
                         : FiErrors.toDat(rc, "fi_recvv");
             }
+            if (credits != null && !credits.received(fid)) {
+                ep.ia.holding(ep, true);
+            }
         }
     }
 
@@ -217,6 +292,9 @@ final class EpData {
                     throw FiErrors.toDat(rc, "fi_recvv");
                 }
                 recv.deferred[s] = null;
+                if (credits != null) {
+                    credits.received(fid);
+                }
             }
         }
     }
@@ -254,8 +332,10 @@ final class EpData {
         }
     }
 
-    /** Completes every live DTO FLUSHED, oldest first, receives after requests. */
+    /** Completes every live DTO FLUSHED (those waiting for a credit too), oldest first, receives after requests. */
     void flush() {
+        heldFrom = -1;
+        ep.ia.holding(ep, false);
         for (DtoQueue q : new DtoQueue[] {request, recv}) {
             for (int s : q.liveSlots()) {
                 emit(q, s, DtoStatus.FLUSHED, 0);
@@ -265,6 +345,8 @@ final class EpData {
 
     /** Gives back the EVD room of every live DTO without events (the EP is freed). */
     void discard() {
+        heldFrom = -1;
+        ep.ia.holding(ep, false);
         for (DtoQueue q : new DtoQueue[] {request, recv}) {
             OfiEvd evd = q.request ? ep.requestEvd() : ep.recvEvd();
             for (int s : q.liveSlots()) {

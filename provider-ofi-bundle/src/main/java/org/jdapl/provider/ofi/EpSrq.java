@@ -1,11 +1,5 @@
 package org.jdapl.provider.ofi;
 
-import static org.jdapl.provider.ofi.fabric.FiLayouts.*;
-
-import java.lang.foreign.Arena;
-import java.lang.foreign.MemorySegment;
-import java.lang.foreign.ValueLayout;
-import java.util.concurrent.locks.ReentrantLock;
 import org.jdapl.dat.Dat;
 import org.jdapl.dat.DatEvent;
 import org.jdapl.dat.DatException;
@@ -13,9 +7,6 @@ import org.jdapl.dat.DtoOperation;
 import org.jdapl.dat.DtoStatus;
 import org.jdapl.dat.Endpoint;
 import org.jdapl.dat.EventNumber;
-import org.jdapl.provider.ofi.fabric.Fi;
-import org.jdapl.provider.ofi.fabric.FiCalls;
-import org.jdapl.provider.ofi.fabric.FiException;
 
 /**
  * What an EP on an SRQ has of its own: the CQ its endpoint's receives complete on (libfabric writes a
@@ -30,20 +21,15 @@ import org.jdapl.provider.ofi.fabric.FiException;
  * <p>Behaviours: EP_01, EP_02.
  */
 final class EpSrq {
-    private static final int BATCH = 16;
-
     final OfiSrq srq;
     private final OfiEp ep;
+    private final CqReader reader;
+    private final CqReader.Sink sink;
     final long cq;
     /** The CQ's wait file descriptor ({@code FI_WAIT_FD}), -1 without one. */
     final int waitFd;
-    private final Arena arena = Arena.ofShared();
-    private final MemorySegment cqBuf;
-    private final MemorySegment errBuf;
-    private final ReentrantLock cqLock = new ReentrantLock();
     private final long[] taken = new long[2];
     private volatile OfiEvd evd;
-    private boolean closed;
     private int buffersUsed;
     private long bytesUsed;
     private int softHighWatermark = Dat.WATERMARK_INFINITE;
@@ -53,19 +39,10 @@ final class EpSrq {
     EpSrq(OfiEp ep, OfiSrq srq, int cqSize, int softHighWatermark) {
         this.ep = ep;
         this.srq = srq;
-        try {
-            MemorySegment attr = arena.allocate(FI_CQ_ATTR.size(), 8);
-            attr.set(ValueLayout.JAVA_LONG, CQ_ATTR_SIZE, cqSize);
-            attr.set(ValueLayout.JAVA_INT, CQ_ATTR_FORMAT, Fi.FI_CQ_FORMAT_DATA);
-            long[] opened = FdWait.cqOpen(ep.ia.domain, attr);
-            cq = opened[0];
-            waitFd = (int) opened[1];
-        } catch (FiException e) {
-            arena.close();
-            throw FiErrors.toDat(e);
-        }
-        cqBuf = arena.allocate(FI_CQ_DATA_ENTRY.size() * BATCH, 8);
-        errBuf = arena.allocate(FI_CQ_ERR_ENTRY.size(), 8);
+        this.reader = new CqReader(ep.ia, cqSize);
+        this.sink = ep::srqCompleted;
+        this.cq = reader.cq;
+        this.waitFd = reader.waitFd;
         if (softHighWatermark >= 0) {
             this.softHighWatermark = softHighWatermark;
             softArmed = true;
@@ -89,35 +66,7 @@ final class EpSrq {
 
     /** Reads a batch of the CQ's completions (the receive EVD's reader); the number read. */
     int poll() {
-        if (!cqLock.tryLock()) {
-            return 0;
-        }
-        try {
-            if (closed) {
-                return 0;
-            }
-            long n = FiCalls.cqRead(cq, cqBuf.address(), BATCH);
-            if (n > 0) {
-                long base = cqBuf.address();
-                for (int i = 0; i < n; i++) {
-                    long e = base + i * FI_CQ_DATA_ENTRY.size();
-                    ep.srqCompleted(FiCalls.word(e + CQE_OP_CONTEXT), 0, FiCalls.word(e + CQE_LEN));
-                }
-                return (int) n;
-            }
-            if (n == -Fi.FI_EAVAIL) {
-                errBuf.fill((byte) 0);
-                if (FiCalls.cqReaderr(cq, errBuf.address(), 0) > 0) {
-                    int err = errBuf.get(ValueLayout.JAVA_INT, CQ_ERR_ERR);
-                    ep.srqCompleted(errBuf.get(ValueLayout.JAVA_LONG, CQ_ERR_OP_CONTEXT), err == 0 ? 265 : err,
-                            errBuf.get(ValueLayout.JAVA_LONG, CQ_ERR_LEN));
-                    return 1;
-                }
-            }
-            return 0;
-        } finally {
-            cqLock.unlock();
-        }
+        return reader.read(sink);
     }
 
     /**
@@ -173,30 +122,6 @@ final class EpSrq {
      */
     void close() {
         attach(null);
-        cqLock.lock();
-        try {
-            if (closed) {
-                return;
-            }
-            long n;
-            while ((n = FiCalls.cqRead(cq, cqBuf.address(), BATCH)) > 0 || n == -Fi.FI_EAVAIL) {
-                if (n == -Fi.FI_EAVAIL) {
-                    if (FiCalls.cqReaderr(cq, errBuf.address(), 0) > 0) {
-                        srq.take(errBuf.get(ValueLayout.JAVA_LONG, CQ_ERR_OP_CONTEXT), taken);
-                    } else {
-                        break;
-                    }
-                    continue;
-                }
-                for (int i = 0; i < n; i++) {
-                    srq.take(FiCalls.word(cqBuf.address() + i * FI_CQ_DATA_ENTRY.size() + CQE_OP_CONTEXT), taken);
-                }
-            }
-            closed = true;
-            ep.ia.progress.closeOutsideWait(() -> OfiIa.closeQuietly(cq));
-            arena.close();
-        } finally {
-            cqLock.unlock();
-        }
+        reader.close(ep.ia, (context, err, len) -> srq.take(context, taken));
     }
 }

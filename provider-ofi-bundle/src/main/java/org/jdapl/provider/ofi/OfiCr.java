@@ -1,47 +1,54 @@
 package org.jdapl.provider.ofi;
 
-import java.lang.foreign.Arena;
 import java.net.InetSocketAddress;
 import org.jdapl.dat.ConnectionRequest;
 import org.jdapl.dat.DatException;
 import org.jdapl.dat.DatReturnType;
-import org.jdapl.dat.EpState;
 import org.jdapl.dat.Endpoint;
+import org.jdapl.dat.EpState;
 import org.jdapl.dat.HandleType;
-import org.jdapl.provider.ofi.fabric.Fi;
-import org.jdapl.provider.ofi.fabric.FiCalls;
-import org.jdapl.provider.ofi.fabric.FiLayouts;
 
 /**
- * A CR: the {@code fi_info} of an {@code FI_CONNREQ} entry (with the request's handle and the peer's
- * address) and its private data. Accept creates the EP's endpoint from that info and calls
- * {@code fi_accept}; reject calls {@code fi_reject} with jdapl's header byte before the consumer's
- * private data, so that the active side tells a consumer's reject from a provider's. Either
- * consumes the CR and frees the info.
+ * A CR on either kind of endpoint: the request's private data and peer, the EP its service point
+ * reserved for it (an RSP's, or a PSP's provider-created one), and the DAT rules of accept and reject:
+ * the private data's bound, the reserved EP, a provider-created EP freed by the reject, the CR
+ * consumed by either. The transport answers: {@link MsgCr} ({@code fi_accept}/{@code fi_reject}),
+ * {@link RdmCr} (ACCEPT/REJECT of the RDM protocol).
  *
  * <p>Behaviours: CONN_03, CONN_04, CONN_10, CONN_11, CONN_13, FREE_07.
  */
-final class OfiCr extends OfiObject implements ConnectionRequest {
-    private final OfiListener listener;
-    private final long info;
+abstract class OfiCr extends OfiObject implements ConnectionRequest {
+    final OfiServicePoint sp;
     private final byte[] privateData;
     private final InetSocketAddress peer;
-    private final OfiEp reserved;
+    final OfiEp reserved;
 
-    OfiCr(OfiListener listener, long info, byte[] privateData, InetSocketAddress peer, OfiEp reserved) {
-        super(listener.ia, HandleType.CR);
-        this.listener = listener;
-        this.info = info;
+    OfiCr(OfiServicePoint sp, byte[] privateData, InetSocketAddress peer, OfiEp reserved) {
+        super(sp.ia, HandleType.CR);
+        this.sp = sp;
         this.privateData = privateData;
         this.peer = peer;
         this.reserved = reserved;
         ia.added(this);
     }
 
+    /** Accepts on {@code e} (checked) with the consumer's private data. */
+    abstract void acceptOn(OfiEp e, byte[] pd);
+
+    /** Answers the request with the consumer's reject and its private data {@code pd}. */
+    abstract void sendReject(byte[] pd);
+
+    /** Answers a request nobody took (the CR is freed unanswered). */
+    abstract void refuse();
+
+    /** The CR is consumed: what it holds of the transport's goes. */
+    void released() {
+    }
+
     @Override
     public CrParam query() {
         live();
-        return new CrParam(peer == null ? null : new java.net.InetSocketAddress(peer.getAddress(), 0),
+        return new CrParam(peer == null ? null : new InetSocketAddress(peer.getAddress(), 0),
                 peer == null ? 0 : peer.getPort(), privateData.clone(), reserved);
     }
 
@@ -58,7 +65,7 @@ final class OfiCr extends OfiObject implements ConnectionRequest {
         if (e.pz() == null) {
             throw DatException.invalidParameter(2, "the provider-created EP has no PZ yet (dat_ep_modify gives it one)");
         }
-        e.conn.accept(info, pd, peer);
+        acceptOn(e, pd);
         consume();
     }
 
@@ -69,16 +76,7 @@ final class OfiCr extends OfiObject implements ConnectionRequest {
         if (b.length > ia.maxPrivateData) {
             throw DatException.invalidParameter(2, b.length + " bytes of private data, at most " + ia.maxPrivateData);
         }
-        byte[] wire = new byte[b.length + 1];
-        wire[0] = EpConnection.REJECT_HEADER;
-        System.arraycopy(b, 0, wire, 1, b.length);
-        try (Arena a = Arena.ofConfined()) {
-            int rc = FiCalls.reject(listener.pep, FiCalls.word(info + FiLayouts.INFO_HANDLE),
-                    OfiEp.nativeBytes(a, wire).address(), wire.length);
-            if (rc < 0 && rc != -Fi.FI_EAGAIN) {
-                throw FiErrors.toDat(rc, "fi_reject");
-            }
-        }
+        sendReject(b);
         if (reserved != null) {
             boolean providers;
             synchronized (reserved) {
@@ -103,17 +101,15 @@ final class OfiCr extends OfiObject implements ConnectionRequest {
 
     private void consume() {
         freed = true;
-        Fi.get().freeinfo(info);
+        released();
         ia.removed(this);
-        listener.requestDone();
+        sp.requestDone();
     }
 
     @Override
     synchronized void destroy() {
         if (!freed) {
-            if (!listener.freed || reserved != null) {
-                FiCalls.reject(listener.pep, FiCalls.word(info + FiLayouts.INFO_HANDLE), 0, 0);
-            }
+            refuse();
             consume();
         }
     }

@@ -40,13 +40,15 @@ import org.jdapl.provider.ofi.fabric.FiInfo;
  */
 final class OfiEp extends OfiObject implements Endpoint {
     final int id;
+    /** Requests wait for a receive credit, or a count of receives is due to the peer ({@link OfiIa#holding}). */
+    volatile boolean holding;
     private volatile OfiPz pz;
     private volatile OfiEvd recvEvd;
     private volatile OfiEvd requestEvd;
     private volatile OfiEvd connectEvd;
     private volatile EpAttributes attributes;
     final EpData data;
-    final EpConnection conn;
+    final Connection conn;
     /** The EP's part of its SRQ (its receive CQ, the receives it took, its watermark), or null. */
     final EpSrq srq;
 
@@ -85,6 +87,7 @@ final class OfiEp extends OfiObject implements Endpoint {
             pz.users.incrementAndGet();
         }
         ia.eps.put(id, this);
+        ia.epList(this, true);
         ia.added(this);
     }
 
@@ -143,6 +146,15 @@ final class OfiEp extends OfiObject implements Endpoint {
         }
     }
 
+    /** Posts what waits for a receive credit ({@link EpData#pump}); the number posted. */
+    synchronized int pumpHeld() {
+        if (freed) {
+            ia.holding(this, false);
+            return 0;
+        }
+        return data.pump(conn.fid());
+    }
+
     @Override
     public synchronized EpParam query() {
         live();
@@ -164,7 +176,7 @@ final class OfiEp extends OfiObject implements Endpoint {
         modify(attrs, recv, request, connect);
         if (p != null && p != pz) {
             if (!data.recvIdle() || !data.requestIdle()) {
-                throw DatException.invalidState(EpConnection.subtype(conn.state()), "DTOs are outstanding");
+                throw DatException.invalidState(Connection.subtype(conn.state()), "DTOs are outstanding");
             }
             p.users.incrementAndGet();
             OfiPz old = pz;
@@ -181,7 +193,7 @@ final class OfiEp extends OfiObject implements Endpoint {
         live();
         EpState s = conn.state();
         if (s != EpState.UNCONNECTED && s != EpState.TENTATIVE_CONNECTION_PENDING) {
-            throw DatException.invalidState(EpConnection.subtype(s), "dat_ep_modify in " + s);
+            throw DatException.invalidState(Connection.subtype(s), "dat_ep_modify in " + s);
         }
         if (attrs != null && (attrs.maxRecvDtos() != attributes.maxRecvDtos()
                 || attrs.maxRequestDtos() != attributes.maxRequestDtos())) {
@@ -255,7 +267,7 @@ final class OfiEp extends OfiObject implements Endpoint {
         live();
         OfiEp d = of(ia, dup);
         if (d.conn.state() != EpState.CONNECTED) {
-            throw DatException.invalidState(EpConnection.subtype(d.conn.state()), "the EP to duplicate is not connected");
+            throw DatException.invalidState(Connection.subtype(d.conn.state()), "the EP to duplicate is not connected");
         }
         checkConnectArgs(timeoutMicros, privateData, qos);
         InetSocketAddress r = d.conn.remoteAddress();
@@ -368,7 +380,7 @@ final class OfiEp extends OfiObject implements Endpoint {
         EpState s = conn.state();
         if (s == EpState.RESERVED || s == EpState.PASSIVE_CONNECTION_PENDING
                 || s == EpState.TENTATIVE_CONNECTION_PENDING) {
-            throw DatException.invalidState(EpConnection.subtype(s), "dat_ep_free in " + s);
+            throw DatException.invalidState(Connection.subtype(s), "dat_ep_free in " + s);
         }
         destroy();
         ia.removed(this);
@@ -390,6 +402,7 @@ final class OfiEp extends OfiObject implements Endpoint {
         }
         ia.progress.deadlines.remove(this);
         ia.eps.remove(id);
+        ia.epList(this, false);
         for (OfiEvd e : new OfiEvd[] {recvEvd, requestEvd, connectEvd}) {
             if (e != null) {
                 e.users.decrementAndGet();

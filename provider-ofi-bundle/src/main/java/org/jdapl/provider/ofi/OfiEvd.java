@@ -1,15 +1,9 @@
 package org.jdapl.provider.ofi;
 
-import static org.jdapl.provider.ofi.fabric.FiLayouts.*;
-
-import java.lang.foreign.Arena;
-import java.lang.foreign.MemorySegment;
-import java.lang.foreign.ValueLayout;
 import java.util.EnumSet;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.concurrent.locks.ReentrantLock;
 import org.jdapl.dat.Cno;
 import org.jdapl.dat.DatEvent;
 import org.jdapl.dat.DatException;
@@ -22,9 +16,6 @@ import org.jdapl.dat.EventNumber;
 import org.jdapl.dat.EvdFlag;
 import org.jdapl.dat.EventSlot;
 import org.jdapl.dat.HandleType;
-import org.jdapl.provider.ofi.fabric.Fi;
-import org.jdapl.provider.ofi.fabric.FiCalls;
-import org.jdapl.provider.ofi.fabric.FiException;
 
 /**
  * An EVD: a queue of DAT events, and for the DTO stream a libfabric CQ ({@code FI_CQ_FORMAT_DATA},
@@ -40,8 +31,6 @@ import org.jdapl.provider.ofi.fabric.FiException;
  * <p>Behaviours: OBJ_03, OBJ_04, OBJ_09.
  */
 final class OfiEvd extends OfiObject implements EventDispatcher {
-    private static final int BATCH = 16;
-
     private final Set<EvdFlag> flags;
     private final boolean async;
     private final EvdRing queue;
@@ -55,14 +44,13 @@ final class OfiEvd extends OfiObject implements EventDispatcher {
     /** The receive CQs of the EPs on an SRQ that use this EVD for their receives ({@link EpSrq}). */
     private volatile EpSrq[] srqCqs = new EpSrq[0];
     private final AtomicInteger reserved = new AtomicInteger();
+    /** The DTO stream's CQ, null without that stream. */
+    private final CqReader reader;
+    private final CqReader.Sink sink = this::complete;
     final long cq;
     /** The CQ's wait file descriptor ({@code FI_WAIT_FD}), -1 without one. */
     final int waitFd;
     private final int cqSize;
-    private final ReentrantLock cqLock = new ReentrantLock();
-    private final Arena arena;
-    private final MemorySegment cqBuf;
-    private final MemorySegment errBuf;
 
     OfiEvd(OfiIa ia, int qlen, OfiCno cno, Set<EvdFlag> flags, boolean async) {
         super(ia, HandleType.EVD);
@@ -72,29 +60,16 @@ final class OfiEvd extends OfiObject implements EventDispatcher {
         this.queue = new EvdRing(Math.min(qlen, 1024));
         this.cno = cno;
         if (flags.contains(EvdFlag.DTO)) {
-            arena = Arena.ofShared();
             cqSize = Math.max(qlen * 2, 256);
-            try {
-                MemorySegment attr = arena.allocate(FI_CQ_ATTR.size(), 8);
-                attr.set(ValueLayout.JAVA_LONG, CQ_ATTR_SIZE, cqSize);
-                attr.set(ValueLayout.JAVA_INT, CQ_ATTR_FORMAT, Fi.FI_CQ_FORMAT_DATA);
-                long[] opened = FdWait.cqOpen(ia.domain, attr);
-                cq = opened[0];
-                waitFd = (int) opened[1];
-            } catch (FiException e) {
-                arena.close();
-                throw FiErrors.toDat(e);
-            }
-            cqBuf = arena.allocate(FI_CQ_DATA_ENTRY.size() * BATCH, 8);
-            errBuf = arena.allocate(FI_CQ_ERR_ENTRY.size(), 8);
+            reader = new CqReader(ia, cqSize);
+            cq = reader.cq;
+            waitFd = reader.waitFd;
             ia.progress.addCq(this);
         } else {
-            arena = null;
+            reader = null;
             cq = 0;
             waitFd = -1;
             cqSize = 0;
-            cqBuf = null;
-            errBuf = null;
         }
         if (cno != null) {
             cno.users.incrementAndGet();
@@ -228,75 +203,34 @@ final class OfiEvd extends OfiObject implements EventDispatcher {
     }
 
     private int pollOwnCq() {
-        if (cq == 0 || freed || !cqLock.tryLock()) {
-            return 0;
-        }
-        try {
-            if (freed) {
-                return 0;
-            }
-            long n = FiCalls.cqRead(cq, cqBuf.address(), BATCH);
-            if (n > 0) {
-                long base = cqBuf.address();
-                for (int i = 0; i < n; i++) {
-                    long e = base + i * FI_CQ_DATA_ENTRY.size();
-                    complete(FiCalls.word(e + CQE_OP_CONTEXT), 0, FiCalls.word(e + CQE_LEN));
-                }
-                return (int) n;
-            }
-            if (n == -Fi.FI_EAVAIL) {
-                errBuf.fill((byte) 0);
-                if (FiCalls.cqReaderr(cq, errBuf.address(), 0) > 0) {
-                    int err = errBuf.get(ValueLayout.JAVA_INT, CQ_ERR_ERR);
-                    complete(errBuf.get(ValueLayout.JAVA_LONG, CQ_ERR_OP_CONTEXT), err == 0 ? 265 : err,
-                            errBuf.get(ValueLayout.JAVA_LONG, CQ_ERR_LEN));
-                    return 1;
-                }
-            }
-            return 0;
-        } finally {
-            cqLock.unlock();
-        }
+        return reader == null || freed ? 0 : reader.read(sink);
     }
 
     /**
-     * Runs {@code r} with the CQ's lock held, so that no thread reads the CQ meanwhile: an endpoint is
-     * bound to the CQ and enabled in {@code r} (shm's CQ read progresses every bound endpoint, and one
-     * not enabled yet has no receive context), or closed in {@code r} (no read is inside the provider
-     * meanwhile). The wait for the lock is bounded (1 s): a caller holding an EP's lock may meet a
-     * reader that waits for that EP's lock; then {@code r} runs without the CQ's lock.
+     * Runs {@code r} with the CQ's lock held, so that no thread reads the CQ meanwhile
+     * ({@link CqReader#withLocked}).
      */
     void withCqLocked(Runnable r) {
-        boolean locked = false;
-        try {
-            locked = cqLock.tryLock(1, java.util.concurrent.TimeUnit.SECONDS);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        }
-        if (!locked) {
+        if (reader == null) {
             r.run();
-            return;
-        }
-        try {
-            r.run();
-        } finally {
-            cqLock.unlock();
+        } else {
+            reader.withLocked(r);
         }
     }
 
     /** Reads the CQ until it is empty (before an EP flushes what is left). */
     void drainCq() {
-        if (cq == 0) {
+        if (reader == null) {
             return;
         }
-        cqLock.lock();
+        reader.lock();
         try {
             // pollCq's tryLock succeeds: the lock is reentrant.
             while (pollCq() > 0) {
                 // more
             }
         } finally {
-            cqLock.unlock();
+            reader.unlock();
         }
     }
 
@@ -310,6 +244,7 @@ final class OfiEvd extends OfiObject implements EventDispatcher {
     private void progress() {
         if (cq != 0) {
             pollCq();
+            ia.pumpHeld();
         }
         if (flags.contains(EvdFlag.CONNECTION) || flags.contains(EvdFlag.CR) || async) {
             ia.progress.pollEq();
@@ -348,15 +283,9 @@ final class OfiEvd extends OfiObject implements EventDispatcher {
         if (cno != null) {
             cno.users.decrementAndGet();
         }
-        if (cq != 0) {
+        if (reader != null) {
             ia.progress.removeCq(this);
-            cqLock.lock();
-            try {
-                ia.progress.closeOutsideWait(() -> OfiIa.closeQuietly(cq));
-                arena.close();
-            } finally {
-                cqLock.unlock();
-            }
+            reader.close(ia, null);
         }
     }
 

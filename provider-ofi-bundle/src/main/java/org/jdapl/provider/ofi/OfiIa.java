@@ -93,6 +93,10 @@ final class OfiIa extends OfiObject implements InterfaceAdapter {
     /** EPs by id, for completions (the id is in each operation's context). */
     final Map<Integer, OfiEp> eps = new ConcurrentHashMap<>();
     final Set<OfiObject> objects = ConcurrentHashMap.newKeySet();
+    /** The IA's EPs as an array replaced on a change, so that {@link #pumpHeld} reads it without allocating. */
+    private volatile OfiEp[] epList = new OfiEp[0];
+    /** How many EPs have requests waiting for a receive credit, or a count of receives due to the peer ({@link MsgCredits}). */
+    private final java.util.concurrent.atomic.AtomicInteger holding = new java.util.concurrent.atomic.AtomicInteger();
 
     /** Something an EQ entry can be for: a passive endpoint or an endpoint. */
     interface CmTarget {
@@ -135,7 +139,7 @@ final class OfiIa extends OfiObject implements InterfaceAdapter {
         mrMode = FiInfo.mrMode(info);
         boolean rdmEp = RdmIa.isRdm(info);
         address = rdmEp ? RdmIa.iaAddress(info) : new InetSocketAddress(FiInfo.srcAddr(info).getAddress(), 0);
-        maxPrivateData = rdmEp ? RdmMessage.MAX_PRIVATE_DATA : Math.max(0, cmDataSize() - 1);
+        maxPrivateData = rdmEp ? RdmMessage.MAX_PRIVATE_DATA : Math.max(0, cmDataSize() - MsgCredits.HEADER);
         long mms = FiInfo.attr(info, INFO_EP_ATTR, EP_MAX_MSG_SIZE);
         maxMsgSize = mms <= 0 || mms > (1L << 31) ? 1L << 31 : mms;
         maxQueue = (int) Math.min(FiInfo.attr(info, INFO_TX_ATTR, TX_SIZE), FiInfo.attr(info, INFO_RX_ATTR, RX_SIZE));
@@ -217,6 +221,46 @@ final class OfiIa extends OfiObject implements InterfaceAdapter {
                 LOG.debug("fi_close: {}", e.getMessage());
             }
         }
+    }
+
+    /** Adds or removes an EP of this IA (its creation, its destruction). */
+    synchronized void epList(OfiEp ep, boolean add) {
+        java.util.List<OfiEp> l = new java.util.ArrayList<>(java.util.List.of(epList));
+        if (add) {
+            l.add(ep);
+        } else {
+            l.remove(ep);
+        }
+        epList = l.toArray(new OfiEp[0]);
+    }
+
+    /**
+     * Marks ({@code on}) or unmarks {@code ep} as one whose waiting requests {@link #pumpHeld} posts
+     * (the EP's lock is held).
+     */
+    void holding(OfiEp ep, boolean on) {
+        if (ep.holding != on) {
+            ep.holding = on;
+            holding.addAndGet(on ? 1 : -1);
+        }
+    }
+
+    /**
+     * Posts the requests that waited for receive credits which have come (after the CQs were read:
+     * the peer's credit write lands during that progress); the number posted. Nothing is allocated
+     * while no EP waits.
+     */
+    int pumpHeld() {
+        if (holding.get() == 0) {
+            return 0;
+        }
+        int n = 0;
+        for (OfiEp ep : epList) { // an array: the loop allocates nothing
+            if (ep.holding) {
+                n += ep.pumpHeld();
+            }
+        }
+        return n;
     }
 
     long nextId() {
@@ -378,22 +422,19 @@ final class OfiIa extends OfiObject implements InterfaceAdapter {
     @Override
     public PublicServicePoint createPsp(long connQual, EventDispatcher crEvd, PspFlag flag) {
         checkIa();
-        return rdm != null ? RdmListener.Psp.create(this, connQual, OfiEvd.crEvd(this, crEvd), flag)
-                : OfiPsp.create(this, connQual, OfiEvd.crEvd(this, crEvd), flag, null);
+        return OfiPsp.create(this, connQual, OfiEvd.crEvd(this, crEvd), flag);
     }
 
     @Override
     public PublicServicePoint createPspAny(EventDispatcher crEvd, PspFlag flag) {
         checkIa();
-        return rdm != null ? RdmListener.Psp.create(this, 0, OfiEvd.crEvd(this, crEvd), flag)
-                : OfiPsp.create(this, 0, OfiEvd.crEvd(this, crEvd), flag, null);
+        return OfiPsp.create(this, 0, OfiEvd.crEvd(this, crEvd), flag);
     }
 
     @Override
     public ReservedServicePoint createRsp(long connQual, Endpoint ep, EventDispatcher crEvd) {
         checkIa();
-        return rdm != null ? RdmListener.Rsp.create(this, connQual, OfiEp.of(this, ep), OfiEvd.crEvd(this, crEvd))
-                : OfiPsp.createRsp(this, connQual, OfiEp.of(this, ep), OfiEvd.crEvd(this, crEvd));
+        return OfiPsp.createRsp(this, connQual, OfiEp.of(this, ep), OfiEvd.crEvd(this, crEvd));
     }
 
     @Override

@@ -7,33 +7,32 @@ import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.net.InetSocketAddress;
-import org.jdapl.dat.DatEvent;
 import org.jdapl.dat.DatException;
 import org.jdapl.dat.DatReturnType;
-import org.jdapl.dat.HandleType;
-import org.jdapl.dat.ServicePoint;
 import org.jdapl.provider.ofi.fabric.Fi;
 import org.jdapl.provider.ofi.fabric.FiCalls;
 import org.jdapl.provider.ofi.fabric.FiException;
 import org.jdapl.provider.ofi.fabric.FiInfo;
 
 /**
- * A service point's passive endpoint: {@code fi_passive_ep} on the IA's address with the connection
- * qualifier's port, bound to the IA's EQ, {@code fi_listen}. Each {@code FI_CONNREQ} becomes a CR
- * ({@link OfiCr}, owning the entry's {@code fi_info}) and a CONNECTION_REQUEST event on the service
- * point's EVD. A port already listened on fails CONN_QUAL_IN_USE.
+ * The listener of a service point on MSG endpoints: {@code fi_passive_ep} on the IA's address with
+ * the connection qualifier's port, bound to the IA's EQ, {@code fi_listen}. Each {@code FI_CONNREQ}
+ * becomes a CR ({@link MsgCr}, owning the entry's {@code fi_info}) and a CONNECTION_REQUEST event on
+ * the service point's EVD. A port already listened on fails CONN_QUAL_IN_USE.
  *
  * <p>Behaviours: OBJ_06, CONN_11.
  */
-abstract class OfiListener extends OfiObject implements ServicePoint, OfiIa.CmTarget {
-    final OfiEvd evd;
-    final long connQual;
+final class OfiListener implements OfiServicePoint.Listener, OfiIa.CmTarget {
+    private final OfiServicePoint sp;
+    private final OfiIa ia;
     final long pep;
     private final long key;
 
-    OfiListener(OfiIa ia, HandleType type, long connQual, OfiEvd evd) {
-        super(ia, type);
-        this.evd = evd;
+    /** Listens for {@code sp} on the port of {@code qual[0]}; 0 there is replaced by the port chosen. */
+    OfiListener(OfiServicePoint sp, long[] qual) {
+        this.sp = sp;
+        this.ia = sp.ia;
+        long connQual = qual[0];
         key = ia.nextId();
         int port = OfiIa.port(connQual);
         Fi fi = Fi.get();
@@ -67,10 +66,8 @@ abstract class OfiListener extends OfiObject implements ServicePoint, OfiIa.CmTa
             fi.freeinfo(info);
         }
         this.pep = p;
-        this.connQual = connQual;
-        evd.users.incrementAndGet();
+        qual[0] = connQual;
         ia.cmTargets.put(key, this);
-        ia.added(this);
     }
 
     @Override
@@ -80,14 +77,8 @@ abstract class OfiListener extends OfiObject implements ServicePoint, OfiIa.CmTa
             return;
         }
         byte[] pd = OfiEp.bytes(entry + 16, length - 16);
-        synchronized (this) {
-            if (freed) {
-                Fi.get().freeinfo(info);
-                return;
-            }
-            OfiCr cr = new OfiCr(this, info, pd, FiInfo.destAddr(info), reservedEp());
-            consumed();
-            evd.enqueue(new DatEvent.ConnectionRequest(evd, this, ia.address, connQual, cr, false));
+        if (!sp.request(reserved -> new MsgCr(sp, this, info, pd, FiInfo.destAddr(info), reserved))) {
+            Fi.get().freeinfo(info);
         }
     }
 
@@ -96,46 +87,13 @@ abstract class OfiListener extends OfiObject implements ServicePoint, OfiIa.CmTa
         // A passive endpoint reports nothing the consumer could act on.
     }
 
-    /** The EP an RSP reserves, or null. */
-    OfiEp reservedEp() {
-        return null;
-    }
-
-    /** After a request: an RSP is used up. */
-    void consumed() {
-    }
-
-    /** A request of this listener was accepted, rejected or dropped. */
-    void requestDone() {
-    }
-
-    /** Stops taking requests; the passive endpoint stays for the request that is still open. */
-    void stopListening() {
-        freed = true;
+    @Override
+    public void stop() {
         ia.cmTargets.remove(key);
-        evd.users.decrementAndGet();
-        ia.removed(this);
-    }
-
-    void closePep() {
-        OfiIa.closeQuietly(pep);
     }
 
     @Override
-    public void free() {
-        live();
-        destroy();
-        ia.removed(this);
-    }
-
-    @Override
-    synchronized void destroy() {
-        if (freed) {
-            return;
-        }
-        freed = true;
-        ia.cmTargets.remove(key);
+    public void close() {
         OfiIa.closeQuietly(pep);
-        evd.users.decrementAndGet();
     }
 }

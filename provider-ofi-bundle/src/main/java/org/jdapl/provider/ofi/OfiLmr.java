@@ -31,6 +31,11 @@ import org.jdapl.provider.ofi.fabric.FiLayouts;
 final class OfiLmr extends OfiObject implements LocalMemoryRegion {
     private static final AtomicInteger KEYS = new AtomicInteger(0x100);
 
+    /** A key for a registration of the provider's own (where the provider does not choose keys). */
+    static int nextKey() {
+        return KEYS.getAndIncrement();
+    }
+
     final OfiPz pz;
     final MemorySegment segment;
     final Set<MemPriv> privileges;

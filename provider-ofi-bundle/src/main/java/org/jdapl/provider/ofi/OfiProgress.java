@@ -127,6 +127,7 @@ final class OfiProgress implements Runnable {
                 for (OfiEvd evd : cqEvds) {
                     n += evd.pollCq();
                 }
+                n += ia.pumpHeld();
                 n += timers();
                 for (Runnable t; (t = tasks.poll()) != null; n++) {
                     t.run();

@@ -1,7 +1,6 @@
 package org.jdapl.provider.ofi;
 
 import org.jdapl.dat.DatException;
-import org.jdapl.dat.DatReturnType;
 import org.jdapl.dat.EpAttributes;
 import org.jdapl.dat.EpState;
 import org.jdapl.dat.EvdFlag;
@@ -11,12 +10,14 @@ import org.jdapl.dat.PublicServicePoint;
 import org.jdapl.dat.ReservedServicePoint;
 
 /**
- * A PSP: a listener whose requests the consumer accepts on EPs of its choosing, or, with
- * {@link PspFlag#PROVIDER}, on the EP the provider creates for each request.
+ * A PSP: a service point whose requests the consumer accepts on EPs of its choosing, or, with
+ * {@link PspFlag#PROVIDER}, on the EP the provider creates for each request; and the RSP
+ * ({@link Rsp}), a service point for one request on the EP it reserves. Both on MSG and on RDM
+ * endpoints ({@link OfiServicePoint}).
  *
  * <p>Behaviours: DISC_11, FREE_02, FREE_07.
  */
-final class OfiPsp extends OfiListener implements PublicServicePoint {
+final class OfiPsp extends OfiServicePoint implements PublicServicePoint {
     private final PspFlag flag;
 
     private OfiPsp(OfiIa ia, long connQual, OfiEvd evd, PspFlag flag) {
@@ -24,7 +25,7 @@ final class OfiPsp extends OfiListener implements PublicServicePoint {
         this.flag = flag;
     }
 
-    static OfiPsp create(OfiIa ia, long connQual, OfiEvd evd, PspFlag flag, Object unused) {
+    static OfiPsp create(OfiIa ia, long connQual, OfiEvd evd, PspFlag flag) {
         if (flag == null) {
             throw DatException.invalidParameter(3, "null PSP flag");
         }
@@ -34,7 +35,7 @@ final class OfiPsp extends OfiListener implements PublicServicePoint {
     static ReservedServicePoint createRsp(OfiIa ia, long connQual, OfiEp ep, OfiEvd evd) {
         synchronized (ep) {
             if (ep.conn.state() != EpState.UNCONNECTED) {
-                throw DatException.invalidState(EpConnection.subtype(ep.conn.state()), "dat_rsp_create on an EP in "
+                throw DatException.invalidState(Connection.subtype(ep.conn.state()), "dat_rsp_create on an EP in "
                         + ep.conn.state());
             }
             Rsp r = new Rsp(ia, connQual, ep, evd);
@@ -47,7 +48,7 @@ final class OfiPsp extends OfiListener implements PublicServicePoint {
      * With {@link PspFlag#PROVIDER}, each request gets an EP of the provider's, as OFED's cma provider
      * does: no PZ and no DTO EVDs, the PSP's EVD as connect EVD if it has the connection stream, in
      * TENTATIVE_CONNECTION_PENDING. The consumer gives it a PZ and EVDs with dat_ep_modify and accepts
-     * (the libfabric endpoint is created then); a reject frees it.
+     * (the endpoint is created then); a reject frees it.
      */
     @Override
     OfiEp reservedEp() {
@@ -65,8 +66,8 @@ final class OfiPsp extends OfiListener implements PublicServicePoint {
         return new PspParam(ia, connQual, evd, flag);
     }
 
-    /** An RSP: a listener for one request, on the EP it reserves. */
-    static final class Rsp extends OfiListener implements ReservedServicePoint {
+    /** An RSP: a service point for one request, on the EP it reserves. */
+    static final class Rsp extends OfiServicePoint implements ReservedServicePoint {
         private final OfiEp ep;
 
         Rsp(OfiIa ia, long connQual, OfiEp ep, OfiEvd evd) {
@@ -82,15 +83,18 @@ final class OfiPsp extends OfiListener implements PublicServicePoint {
             return ep;
         }
 
-        /** The RSP is used up by its request: its handle is freed at once, its passive endpoint when the CR is done. */
+        /** The RSP is used up by its request: its handle is freed at once, its endpoint when the CR is done. */
         @Override
         void consumed() {
-            stopListening();
+            freed = true;
+            listener.stop();
+            evd.users.decrementAndGet();
+            ia.removed(this);
         }
 
         @Override
         void requestDone() {
-            closePep();
+            listener.close();
         }
 
         @Override

@@ -71,11 +71,9 @@ final class RdmChannel {
             attr.set(ValueLayout.JAVA_INT, CQ_ATTR_FORMAT, Fi.FI_CQ_FORMAT_DATA);
             attr.set(ValueLayout.JAVA_INT, CQ_ATTR_WAIT_OBJ, Fi.FI_WAIT_NONE);
             q = FiCalls.cqOpen(ia.domain, attr.address(), 0);
-            a = FiRdm.avOpen(ia.domain, 16);
-            e = FiCalls.endpoint(ia.domain, info, 0);
-            FiCalls.bind(e, a, 0);
-            FiCalls.bind(e, q, Fi.FI_TRANSMIT | Fi.FI_RECV);
-            FiCalls.enable(e);
+            long[] opened = FiRdm.openEndpoint(ia.domain, info, 16, q, q);
+            e = opened[0];
+            a = opened[1];
             bufs = arena.allocate((long) RdmMessage.BUFFER * (RECVS + SENDS), 64);
             if ((ia.mrMode & Fi.FI_MR_LOCAL) != 0) {
                 m = FiCalls.mrReg(ia.domain, bufs.address(), bufs.byteSize(), Fi.FI_SEND | Fi.FI_RECV, 0,

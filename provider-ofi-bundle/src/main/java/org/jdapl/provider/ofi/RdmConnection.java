@@ -1,12 +1,8 @@
 package org.jdapl.provider.ofi;
 
-import java.net.InetAddress;
 import java.net.InetSocketAddress;
-import java.net.UnknownHostException;
 import java.util.concurrent.ThreadLocalRandom;
-import org.jdapl.dat.CloseFlag;
 import org.jdapl.dat.Dat;
-import org.jdapl.dat.DatEvent;
 import org.jdapl.dat.DatException;
 import org.jdapl.dat.EpState;
 import org.jdapl.dat.EventNumber;
@@ -37,12 +33,10 @@ import org.slf4j.LoggerFactory;
  * <p>Behaviours: CONN_02, CONN_03, CONN_04, CONN_05, CONN_07, CONN_10, CONN_13, DISC_01, DISC_04,
  * DISC_06, DISC_08, DISC_10, DISC_11, DISC_12, DISC_13, DISC_14, DISC_16, DISC_18.
  */
-final class RdmConnection extends EpConnection implements RdmChannel.Owner {
+final class RdmConnection extends Connection implements RdmChannel.Owner {
     private static final Logger LOG = LoggerFactory.getLogger(RdmConnection.class);
 
-    private final OfiEp ep;
     private final RdmIa rdm;
-    private EpState state = EpState.UNCONNECTED;
     private long fid;
     private long av;
     private byte[] dataName;
@@ -51,8 +45,6 @@ final class RdmConnection extends EpConnection implements RdmChannel.Owner {
     private long peerConn;
     private long peerCtl = -1;
     private byte[] peerData;
-    private InetSocketAddress remote;
-    private long remotePort;
     /** A shm connection's local port qualifier: a number of this process's, unique among its connections. */
     private long localPort;
     private static final java.util.concurrent.atomic.AtomicInteger PORTS = new java.util.concurrent.atomic.AtomicInteger(
@@ -62,13 +54,7 @@ final class RdmConnection extends EpConnection implements RdmChannel.Owner {
 
     RdmConnection(OfiEp ep) {
         super(ep);
-        this.ep = ep;
         this.rdm = ep.ia.rdm;
-    }
-
-    @Override
-    EpState state() {
-        return state;
     }
 
     @Override
@@ -84,31 +70,20 @@ final class RdmConnection extends EpConnection implements RdmChannel.Owner {
         return rdm.named ? localPort : rdm.portOf(ctl.name);
     }
 
-    @Override
-    InetSocketAddress remoteAddress() {
-        return remote;
-    }
-
-    @Override
-    long remotePort() {
-        return remotePort;
-    }
-
-    @Override
-    void setState(EpState s) {
-        state = s;
-    }
-
     /** Opens the data endpoint and the control endpoint; posts the receives that waited. The EP's lock is held. */
     private void open() {
         long info = rdm.endpointInfo(null, true);
         long f = 0;
         long a = 0;
         try {
-            a = FiRdm.avOpen(ep.ia.domain, 1);
-            f = FiCalls.endpoint(ep.ia.domain, info, 0);
-            FiCalls.bind(f, a, 0);
-            bindAndEnable(f, ep.recvEvd(), ep.requestEvd());
+            OfiEvd r = ep.recvEvd();
+            OfiEvd q = ep.requestEvd();
+            long[] opened = new long[2];
+            // Enabled while nobody reads the CQs.
+            underCqLocks(r, q, () -> System.arraycopy(FiRdm.openEndpoint(ep.ia.domain, info, 1,
+                    r == null ? 0 : r.cq, q == null ? 0 : q.cq), 0, opened, 0, 2));
+            f = opened[0];
+            a = opened[1];
             dataName = FiRdm.name(f);
             if (rdm.named) {
                 RdmLocal.opened(dataName);
@@ -133,24 +108,6 @@ final class RdmConnection extends EpConnection implements RdmChannel.Owner {
         rdm.connections.add(this);
     }
 
-    /** Binds the data endpoint to the EVDs' CQs and enables it while nobody reads the CQs. */
-    private static void bindAndEnable(long f, OfiEvd r, OfiEvd q) {
-        Runnable bind = () -> {
-            if (r != null && r == q) {
-                FiCalls.bind(f, r.cq, Fi.FI_TRANSMIT | Fi.FI_RECV);
-            } else {
-                if (r != null) {
-                    FiCalls.bind(f, r.cq, Fi.FI_RECV);
-                }
-                if (q != null) {
-                    FiCalls.bind(f, q.cq, Fi.FI_TRANSMIT);
-                }
-            }
-            FiCalls.enable(f);
-        };
-        underCqLocks(r, q, bind);
-    }
-
     /** Closes the data endpoint and its address vector. The EP's lock is held. */
     private void closeData() {
         if (fid != 0) {
@@ -172,21 +129,8 @@ final class RdmConnection extends EpConnection implements RdmChannel.Owner {
         }
     }
 
-    private static int ip(InetAddress a) {
-        byte[] b = a.getAddress();
-        return ((b[0] & 0xff) << 24) | ((b[1] & 0xff) << 16) | ((b[2] & 0xff) << 8) | (b[3] & 0xff);
-    }
-
-    private static InetAddress ip(int v) {
-        try {
-            return InetAddress.getByAddress(new byte[] {(byte) (v >>> 24), (byte) (v >>> 16), (byte) (v >>> 8), (byte) v});
-        } catch (UnknownHostException e) {
-            throw new AssertionError(e);
-        }
-    }
-
     private RdmMessage message(int type, int flags, byte[] pd, int port) {
-        return new RdmMessage(type, flags, connId, peerConn, ip(ep.ia.address.getAddress()), port, ctl.name, dataName,
+        return new RdmMessage(type, flags, connId, peerConn, RdmMessage.ip(ep.ia.address.getAddress()), port, ctl.name, dataName,
                 pd == null ? new byte[0] : pd);
     }
 
@@ -258,17 +202,12 @@ final class RdmConnection extends EpConnection implements RdmChannel.Owner {
                 throw e instanceof FiException fe ? FiErrors.toDat(fe) : (DatException) e;
             }
             peerConn = req.src();
-            remote = new InetSocketAddress(ip(req.ip()), 0);
+            remote = new InetSocketAddress(RdmMessage.ip(req.ip()), 0);
             remotePort = req.port();
             state = EpState.COMPLETION_PENDING;
             lastHeard = System.nanoTime();
             sendPeer(message(RdmMessage.ACCEPT, 0, privateData, (int) localPort()));
         }
-    }
-
-    @Override
-    void accept(long info, byte[] privateData, InetSocketAddress peer) {
-        throw new IllegalStateException("an RDM EP accepts an RdmMessage");
     }
 
     @Override
@@ -282,10 +221,7 @@ final class RdmConnection extends EpConnection implements RdmChannel.Owner {
     private void established(byte[] pd) {
         state = EpState.CONNECTED;
         ep.ia.progress.deadlines.remove(ep);
-        OfiEvd c = ep.connectEvd();
-        if (c != null) {
-            c.enqueue(new DatEvent.Connection(c, EventNumber.CONNECTION_ESTABLISHED, ep, pd));
-        }
+        queueEvent(EventNumber.CONNECTION_ESTABLISHED, pd);
     }
 
     /**
@@ -294,87 +230,23 @@ final class RdmConnection extends EpConnection implements RdmChannel.Owner {
      */
     @Override
     void checkCanPost() {
-        if (state != EpState.CONNECTED) {
-            throw DatException.invalidState(subtype(state), "posting in " + state);
-        }
+        super.checkCanPost();
         if (RdmLocal.gone(peerData)) {
             ep.ia.progress.later(() -> terminate(EventNumber.CONNECTION_DISCONNECTED, null));
             throw DatException.invalidState(subtype(state), "the peer has disconnected");
         }
     }
 
-    @Override
-    void checkCanBind() {
-        if (state == EpState.DISCONNECT_PENDING) {
-            throw DatException.invalidState(subtype(state), "binding in " + state);
-        }
-    }
-
-    @Override
-    void afterCompletion(int err) {
-        if (err != 0 && err != Fi.FI_ECANCELED && state == EpState.CONNECTED) {
-            ep.ia.progress.later(() -> terminate(EventNumber.CONNECTION_BROKEN, null));
-        } else if (state == EpState.DISCONNECT_PENDING && ep.data.requestIdle()) {
-            ep.ia.progress.later(() -> terminate(EventNumber.CONNECTION_DISCONNECTED, null));
-        }
-    }
-
-    @Override
-    void disconnect(CloseFlag flag) {
-        synchronized (ep) {
-            switch (state) {
-                case UNCONNECTED, RESERVED, PASSIVE_CONNECTION_PENDING, TENTATIVE_CONNECTION_PENDING ->
-                        throw DatException.invalidState(subtype(state), "dat_ep_disconnect in " + state);
-                case DISCONNECTED -> {
-                    return;
-                }
-                case DISCONNECT_PENDING -> {
-                    if (flag == CloseFlag.GRACEFUL) {
-                        return;
-                    }
-                }
-                case CONNECTED -> {
-                    if (flag == CloseFlag.GRACEFUL && !ep.data.requestIdle()) {
-                        state = EpState.DISCONNECT_PENDING;
-                        return;
-                    }
-                }
-                default -> {
-                }
-            }
-        }
-        terminate(EventNumber.CONNECTION_DISCONNECTED, null);
-    }
-
     /**
-     * Ends the connection with {@code number}: tells the peer (DISC, or ABORT before it was
-     * established), reads what the CQs hold, closes the data endpoint, flushes what is left and
-     * queues the event. Called with no lock held.
+     * Tells the peer (DISC, or ABORT before it was established), closes the data endpoint with the
+     * CQs' locks held, flushes what is left and queues the event.
      */
     @Override
-    void terminate(EventNumber number, byte[] privateData) {
-        OfiEvd r = ep.recvEvd();
-        OfiEvd q = ep.requestEvd();
-        if (r != null) {
-            r.drainCq();
-        }
-        if (q != null && q != r) {
-            q.drainCq();
-        }
-        underCqLocks(r, q, () -> end(number, privateData));
+    void end(EventNumber number, byte[] privateData) {
+        underCqLocks(ep.recvEvd(), ep.requestEvd(), () -> endLocked(number, privateData));
     }
 
-    /** Runs {@code task} with the CQs' locks held (taken before the EP's, as a CQ reader does). */
-    private static void underCqLocks(OfiEvd r, OfiEvd q, Runnable task) {
-        Runnable inQ = q != null && q != r ? () -> q.withCqLocked(task) : task;
-        if (r != null) {
-            r.withCqLocked(inQ);
-        } else {
-            inQ.run();
-        }
-    }
-
-    private void end(EventNumber number, byte[] privateData) {
+    private void endLocked(EventNumber number, byte[] privateData) {
         synchronized (ep) {
             if (ep.freed || state == EpState.DISCONNECTED || state == EpState.UNCONNECTED
                     || state == EpState.RESERVED) {
@@ -389,21 +261,8 @@ final class RdmConnection extends EpConnection implements RdmChannel.Owner {
             rdm.connections.remove(this);
             closeData();
             ep.data.flush();
-            OfiEvd c = ep.connectEvd();
-            if (c != null) {
-                c.enqueue(new DatEvent.Connection(c, number, ep, privateData));
-            }
+            queueEvent(number, privateData);
         }
-    }
-
-    @Override
-    void timedOut() {
-        synchronized (ep) {
-            if (state != EpState.ACTIVE_CONNECTION_PENDING) {
-                return;
-            }
-        }
-        terminate(EventNumber.CONNECTION_TIMED_OUT, null);
     }
 
     /** The keepalive: a message after a second of silence, BROKEN after the bound (progress thread). */
@@ -512,16 +371,6 @@ final class RdmConnection extends EpConnection implements RdmChannel.Owner {
         if (end != null) {
             terminate(end, null);
         }
-    }
-
-    @Override
-    public void cmEvent(int event, long entry, long length) {
-        // RDM endpoints have no connection events.
-    }
-
-    @Override
-    public void cmError(int err, byte[] data) {
-        // RDM endpoints have no connection events.
     }
 
     /** The EP is freed (its lock held): the peer is told, the endpoints go without an event. */

@@ -1,8 +1,6 @@
 package org.jdapl.provider.ofi;
 
 import java.io.IOException;
-import java.net.InetAddress;
-import java.net.UnknownHostException;
 import java.nio.channels.FileChannel;
 import java.nio.channels.FileLock;
 import java.nio.channels.OverlappingFileLockException;
@@ -11,20 +9,11 @@ import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
-import org.jdapl.dat.DatEvent;
 import org.jdapl.dat.DatException;
 import org.jdapl.dat.DatReturnType;
-import org.jdapl.dat.EpAttributes;
-import org.jdapl.dat.EpState;
-import org.jdapl.dat.EvdFlag;
-import org.jdapl.dat.HandleType;
-import org.jdapl.dat.PspFlag;
-import org.jdapl.dat.PublicServicePoint;
-import org.jdapl.dat.ReservedServicePoint;
-import org.jdapl.dat.ServicePoint;
 
 /**
- * A service point over RDM endpoints: a control endpoint ({@link RdmChannel}) of its own whose name
+ * The listener of a service point on RDM endpoints: a control endpoint ({@link RdmChannel}) of its own whose name
  * follows from the connection qualifier (shm: {@code fi_shm://jdapl_psp_<port>}; a socket-address
  * provider: the IA's address and the port), so that a connect finds it. Each REQ becomes a CR
  * ({@link RdmCr}) and a CONNECTION_REQUEST event. On shm, a host-wide lock file per port says which
@@ -33,19 +22,21 @@ import org.jdapl.dat.ServicePoint;
  *
  * <p>Behaviours: OBJ_06, CONN_11.
  */
-abstract class RdmListener extends OfiObject implements ServicePoint, RdmChannel.Owner {
+final class RdmListener implements OfiServicePoint.Listener, RdmChannel.Owner {
     private static final Path LOCKS = Path.of(System.getProperty("java.io.tmpdir"),
             "jdapl-ofi-shm-" + System.getProperty("user.name", "user"));
     private static final Map<Integer, FileLock> HELD = new ConcurrentHashMap<>();
 
-    final OfiEvd evd;
-    final long connQual;
+    private final OfiServicePoint sp;
+    private final OfiIa ia;
     final RdmChannel channel;
     private final int port;
 
-    RdmListener(OfiIa ia, HandleType type, long connQual, OfiEvd evd) {
-        super(ia, type);
-        this.evd = evd;
+    /** Listens for {@code sp} on the port of {@code qual[0]}; 0 there is replaced by the port chosen. */
+    RdmListener(OfiServicePoint sp, long[] qual) {
+        this.sp = sp;
+        this.ia = sp.ia;
+        long connQual = qual[0];
         int p = OfiIa.port(connQual);
         if (ia.rdm.named) {
             if (p == 0) {
@@ -71,9 +62,7 @@ abstract class RdmListener extends OfiObject implements ServicePoint, RdmChannel
         }
         this.port = p;
         this.channel = c;
-        this.connQual = connQual;
-        evd.users.incrementAndGet();
-        ia.added(this);
+        qual[0] = connQual;
     }
 
     /** Whether a PSP listens on shm port {@code port} in any process of the host. */
@@ -152,22 +141,8 @@ abstract class RdmListener extends OfiObject implements ServicePoint, RdmChannel
         if (m.type() != RdmMessage.REQ) {
             return;
         }
-        synchronized (this) {
-            if (freed) {
-                refuse(m);
-                return;
-            }
-            RdmCr cr = new RdmCr(this, m, reservedEp());
-            consumed();
-            InetAddress peer;
-            try {
-                byte[] b = {(byte) (m.ip() >>> 24), (byte) (m.ip() >>> 16), (byte) (m.ip() >>> 8), (byte) m.ip()};
-                peer = InetAddress.getByAddress(b);
-            } catch (UnknownHostException e) {
-                throw new AssertionError(e);
-            }
-            cr.peer = new java.net.InetSocketAddress(peer, m.port());
-            evd.enqueue(new DatEvent.ConnectionRequest(evd, this, ia.address, connQual, cr, false));
+        if (!sp.request(reserved -> new RdmCr(sp, this, m, reserved))) {
+            refuse(m);
         }
     }
 
@@ -192,135 +167,16 @@ abstract class RdmListener extends OfiObject implements ServicePoint, RdmChannel
         // a REJECT that does not arrive: the requester is gone or times out
     }
 
-    /** The EP an RSP reserves, or a PSP's provider-created EP, or null. */
-    OfiEp reservedEp() {
-        return null;
-    }
-
-    /** After a request: an RSP is used up. */
-    void consumed() {
-    }
-
-    /** A request of this listener was accepted, rejected or dropped. */
-    void requestDone() {
+    @Override
+    public void stop() {
+        // the channel answers the open request until it is closed
     }
 
     @Override
-    public void free() {
-        live();
-        destroy();
-        ia.removed(this);
-    }
-
-    @Override
-    synchronized void destroy() {
-        if (freed) {
-            return;
-        }
-        freed = true;
-        evd.users.decrementAndGet();
-        closeChannel();
-    }
-
-    void closeChannel() {
+    public void close() {
         channel.close();
         if (ia.rdm.named) {
             unlock(port);
-        }
-    }
-
-    /** A PSP over RDM. Behaviours: DISC_11, FREE_02, FREE_07. */
-    static final class Psp extends RdmListener implements PublicServicePoint {
-        private final PspFlag flag;
-
-        Psp(OfiIa ia, long connQual, OfiEvd evd, PspFlag flag) {
-            super(ia, HandleType.PSP, connQual, evd);
-            this.flag = flag;
-        }
-
-        static Psp create(OfiIa ia, long connQual, OfiEvd evd, PspFlag flag) {
-            if (flag == null) {
-                throw DatException.invalidParameter(3, "null PSP flag");
-            }
-            return new Psp(ia, connQual, evd, flag);
-        }
-
-        @Override
-        OfiEp reservedEp() {
-            if (flag != PspFlag.PROVIDER) {
-                return null;
-            }
-            OfiEp ep = new OfiEp(ia, null, null, null, evd.has(EvdFlag.CONNECTION) ? evd : null, EpAttributes.defaults());
-            ep.conn.setState(EpState.TENTATIVE_CONNECTION_PENDING);
-            return ep;
-        }
-
-        @Override
-        public PspParam query() {
-            live();
-            return new PspParam(ia, connQual, evd, flag);
-        }
-    }
-
-    /** An RSP over RDM: a listener for one request, on the EP it reserves. */
-    static final class Rsp extends RdmListener implements ReservedServicePoint {
-        private final OfiEp ep;
-
-        Rsp(OfiIa ia, long connQual, OfiEp ep, OfiEvd evd) {
-            super(ia, HandleType.RSP, connQual, evd);
-            this.ep = ep;
-        }
-
-        static ReservedServicePoint create(OfiIa ia, long connQual, OfiEp ep, OfiEvd evd) {
-            synchronized (ep) {
-                if (ep.conn.state() != EpState.UNCONNECTED) {
-                    throw DatException.invalidState(EpConnection.subtype(ep.conn.state()), "dat_rsp_create on an EP in "
-                            + ep.conn.state());
-                }
-                Rsp r = new Rsp(ia, connQual, ep, evd);
-                ep.conn.setState(EpState.RESERVED);
-                return r;
-            }
-        }
-
-        @Override
-        OfiEp reservedEp() {
-            synchronized (ep) {
-                ep.conn.setState(EpState.PASSIVE_CONNECTION_PENDING);
-            }
-            return ep;
-        }
-
-        /** The RSP is used up by its request: its handle is freed at once, its endpoint when the CR is done. */
-        @Override
-        void consumed() {
-            freed = true;
-            evd.users.decrementAndGet();
-            ia.removed(this);
-        }
-
-        @Override
-        void requestDone() {
-            closeChannel();
-        }
-
-        @Override
-        public RspParam query() {
-            live();
-            return new RspParam(ia, connQual, evd, ep);
-        }
-
-        @Override
-        synchronized void destroy() {
-            boolean was = freed;
-            super.destroy();
-            if (!was) {
-                synchronized (ep) {
-                    if (ep.conn.state() == EpState.RESERVED) {
-                        ep.conn.setState(EpState.UNCONNECTED);
-                    }
-                }
-            }
         }
     }
 }

@@ -1,5 +1,7 @@
 package org.jdapl.provider.ofi;
 
+import java.net.InetAddress;
+import java.net.UnknownHostException;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 
@@ -78,5 +80,20 @@ record RdmMessage(int type, int flags, long src, long dst, int ip, int port, byt
         byte[] pd = new byte[p];
         b.get(ctl).get(data).get(pd);
         return new RdmMessage(type, flags, src, dst, ip, port, ctl, data, pd);
+    }
+
+    /** An IPv4 address as the header's int. */
+    static int ip(InetAddress a) {
+        byte[] b = a.getAddress();
+        return ((b[0] & 0xff) << 24) | ((b[1] & 0xff) << 16) | ((b[2] & 0xff) << 8) | (b[3] & 0xff);
+    }
+
+    /** The header's int as an IPv4 address. */
+    static InetAddress ip(int v) {
+        try {
+            return InetAddress.getByAddress(new byte[] {(byte) (v >>> 24), (byte) (v >>> 16), (byte) (v >>> 8), (byte) v});
+        } catch (UnknownHostException e) {
+            throw new AssertionError(e);
+        }
     }
 }

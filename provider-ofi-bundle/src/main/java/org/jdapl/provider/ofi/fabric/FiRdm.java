@@ -189,6 +189,44 @@ public final class FiRdm {
         }
     }
 
+    /**
+     * Opens an RDM endpoint of {@code info} with an address vector of its own ({@code avCount}
+     * entries), binds the receive CQ {@code rxCq} and the transmit CQ {@code txCq} (either 0: none;
+     * the same CQ: bound once for both) and enables it: {ep, av}. What it opened is closed again if a
+     * step fails.
+     */
+    public static long[] openEndpoint(long domain, long info, int avCount, long rxCq, long txCq) {
+        long av = avOpen(domain, avCount);
+        long ep = 0;
+        try {
+            ep = FiCalls.endpoint(domain, info, 0);
+            FiCalls.bind(ep, av, 0);
+            if (rxCq != 0 && rxCq == txCq) {
+                FiCalls.bind(ep, rxCq, Fi.FI_TRANSMIT | Fi.FI_RECV);
+            } else {
+                if (rxCq != 0) {
+                    FiCalls.bind(ep, rxCq, Fi.FI_RECV);
+                }
+                if (txCq != 0) {
+                    FiCalls.bind(ep, txCq, Fi.FI_TRANSMIT);
+                }
+            }
+            FiCalls.enable(ep);
+            return new long[] {ep, av};
+        } catch (RuntimeException e) {
+            for (long fid : new long[] {ep, av}) {
+                try {
+                    if (fid != 0) {
+                        FiCalls.close(fid);
+                    }
+                } catch (FiException ignored) {
+                    // the first failure is the one reported
+                }
+            }
+            throw e;
+        }
+    }
+
     /** {@code fi_av_open(domain, {FI_AV_TABLE, count}, &av, NULL)}. */
     public static long avOpen(long domain, int count) {
         try (Arena a = Arena.ofConfined()) {

@@ -4,7 +4,7 @@ import org.jdapl.dat.InterfaceAdapter;
 import org.jdapl.dat.spi.IaSpec;
 import org.jdapl.provider.ofi.OfiProvider;
 
-/** What the test JVM asks of the peer JVM of {@link OfiTcpTwoJvmFixture} besides calls on DAT objects (RPC target 0). */
+/** What the test JVM asks of the peer JVM of {@link OfiTwoJvmFixture} besides calls on DAT objects (RPC target 0). */
 public final class OfiPeerControl {
     private final OfiProvider provider = new OfiProvider();
 

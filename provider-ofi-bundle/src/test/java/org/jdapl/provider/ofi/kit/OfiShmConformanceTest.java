@@ -48,7 +48,7 @@ class OfiShmConformanceTest {
 
     /** The provider under the kit: the peer IA in a second JVM. */
     ConformanceFixture openFixture() {
-        return new OfiRdmTwoJvmFixture("shm", "shm");
+        return OfiTwoJvmFixture.rdm("shm", "shm");
     }
 
     @AfterAll

@@ -51,6 +51,30 @@ public final class OfiTcpFixture implements ConformanceFixture {
     }
 
     /**
+     * An address no route leads to, where the tests run in a network namespace of their own with only
+     * the loopback device ({@code scripts/ofi/netns/bin/java} sets {@code JDAPL_NETNS=1}; its routing
+     * table, {@code /proc/self/net/route}, has no entry): a connect to it fails {@code ENETUNREACH}
+     * at once, and no packet leaves the host (CONN_06). Elsewhere such an address would send SYNs
+     * to the network, so the case is skipped.
+     */
+    @Override
+    public SocketAddress unreachableAddress() {
+        if (!"1".equals(System.getenv("JDAPL_NETNS"))) {
+            throw new Skip("the tests do not run in a network namespace of their own (scripts/ofi/netns/bin/java:"
+                    + " unshare -rn, ip or libfabric missing), and outside one an unreachable address would send"
+                    + " packets to the network");
+        }
+        try {
+            if (java.nio.file.Files.readAllLines(java.nio.file.Path.of("/proc/self/net/route")).size() > 1) {
+                throw new Skip("the network namespace has routes, so no address is surely unreachable");
+            }
+            return new InetSocketAddress(InetAddress.getByName("10.77.0.2"), 0);
+        } catch (java.io.IOException e) {
+            throw new Skip("cannot read /proc/self/net/route: " + e.getMessage());
+        }
+    }
+
+    /**
      * Breaks the TCP connection under {@code ep} as a dead peer host does: {@code ss -K} destroys
      * both of its sockets (the kernel's sock_diag destroy; needs root and CONFIG_INET_DIAG_DESTROY).
      */
@@ -73,6 +97,20 @@ public final class OfiTcpFixture implements ConformanceFixture {
             Thread.currentThread().interrupt();
             throw new Skip("interrupted");
         }
+    }
+
+    /**
+     * libfabric 1.17's tcp provider carries no status for an RMA its target refuses: the target's
+     * {@code tcpx_op_write}/{@code tcpx_op_read_req} fails {@code ofi_mr_verify}, {@code tcpx_progress_rx}
+     * calls {@code tcpx_ep_disable(ep, 0, NULL, 0)} (shutdown of the socket, a plain FI_SHUTDOWN), and
+     * the initiator's provider flushes the waiting RMA with {@code FI_ECANCELED} like any transfer at
+     * any end of a connection.
+     */
+    @Override
+    public String noRemoteAccessStatus() {
+        return "libfabric 1.17's tcp provider sends no status for an RMA its target refuses (ofi_mr_verify fails,"
+                + " tcpx_progress_rx shuts the connection down with tcpx_ep_disable(ep, 0)), and the initiator's"
+                + " provider flushes the RMA with FI_ECANCELED as at any end of a connection";
     }
 
     @Override

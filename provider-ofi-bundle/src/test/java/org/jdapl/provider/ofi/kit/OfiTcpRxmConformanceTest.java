@@ -9,6 +9,6 @@ import org.jdapl.conformance.ConformanceFixture;
 class OfiTcpRxmConformanceTest extends OfiShmConformanceTest {
     @Override
     ConformanceFixture openFixture() {
-        return new OfiRdmTwoJvmFixture("tcp-rxm", "tcp;ofi_rxm lo");
+        return OfiTwoJvmFixture.rdm("tcp-rxm", "tcp;ofi_rxm lo");
     }
 }

@@ -17,27 +17,41 @@ import org.jdapl.dat.spi.IaSpec;
 import org.jdapl.provider.ofi.OfiProvider;
 
 /**
- * The ofi provider under the kit on an RDM provider with the second IA of each pair in a peer JVM
- * (the kit's {@link PeerProcess}, control {@link OfiPeerControl}), e.g. {@code ofi-shm}: shared
- * memory between two processes.
+ * The ofi provider under the kit with the two IAs of each pair in two processes: the first IA in this
+ * JVM, the second in a peer JVM (the kit's {@link PeerProcess}, control {@link OfiPeerControl}) used
+ * here through proxies, as the emulated provider's {@code EmuTcpFixture} does. Memory the kit gives
+ * either IA is a shared file mapping, so the kit reads and writes the peer's registered memory
+ * directly; invalid addresses and breaking a transport are the same-JVM fixture's ({@link OfiTcpFixture}:
+ * {@code ss -K} on the connection's port; {@link OfiRdmFixture}: none).
  */
-public final class OfiRdmTwoJvmFixture implements ConformanceFixture {
+public final class OfiTwoJvmFixture implements ConformanceFixture {
     private final OfiProvider provider = new OfiProvider();
-    private final OfiRdmFixture sameJvm;
+    private final ConformanceFixture sameJvm;
     private final SharedMemory memory = SharedMemory.create();
     private final AtomicInteger opened = new AtomicInteger();
     private final String name;
+    private final String iaName;
     private final String iaParams;
     private PeerProcess peer;
 
-    /** Starts the peer JVM. */
-    public OfiRdmTwoJvmFixture(String name, String iaParams) {
+    /** Starts the peer JVM; IAs are named {@code iaName-a<n>} and {@code iaName-b<n>}. */
+    private OfiTwoJvmFixture(String name, String iaName, String iaParams, ConformanceFixture sameJvm) {
         this.name = name;
+        this.iaName = iaName;
         this.iaParams = iaParams;
-        this.sameJvm = new OfiRdmFixture(name, iaParams);
+        this.sameJvm = sameJvm;
         peer = startPeer();
     }
 
+    /** {@code ofi-tcp-2jvm}: libfabric's tcp provider over {@code lo}, MSG endpoints. */
+    public static OfiTwoJvmFixture tcp() {
+        return new OfiTwoJvmFixture("ofi-tcp-2jvm", "ofi-v2-tcp-lo", "tcp lo", new OfiTcpFixture());
+    }
+
+    /** An RDM provider ({@code ia_params} such as {@code shm}), the report named {@code name}. */
+    public static OfiTwoJvmFixture rdm(String name, String iaParams) {
+        return new OfiTwoJvmFixture(name, "ofi-v2-" + name, iaParams, new OfiRdmFixture(name, iaParams));
+    }
     private PeerProcess startPeer() {
         return PeerProcess.start(memory, List.of(), Map.of(), OfiPeerControl.class);
     }
@@ -54,10 +68,9 @@ public final class OfiRdmTwoJvmFixture implements ConformanceFixture {
             peer = startPeer();
         }
         int n = opened.incrementAndGet();
-        InterfaceAdapter local = provider.open(new IaSpec("ofi-v2-" + name + "-a" + n, iaParams, "", true,
-                "conformance"), 64);
+        InterfaceAdapter local = provider.open(new IaSpec(iaName + "-a" + n, iaParams, "", true, "conformance"), 64);
         try {
-            return new IaPair(local, peer.open("ofi-v2-" + name + "-b" + n, iaParams));
+            return new IaPair(local, peer.open(iaName + "-b" + n, iaParams));
         } catch (RuntimeException e) {
             local.close();
             throw e;
@@ -75,8 +88,18 @@ public final class OfiRdmTwoJvmFixture implements ConformanceFixture {
     }
 
     @Override
+    public SocketAddress unreachableAddress() {
+        return sameJvm.unreachableAddress();
+    }
+
+    @Override
     public void breakTransport(Endpoint ep) {
         sameJvm.breakTransport(ep);
+    }
+
+    @Override
+    public String noRemoteAccessStatus() {
+        return sameJvm.noRemoteAccessStatus();
     }
 
     @Override
