@@ -119,7 +119,7 @@ class BehaviourTagsTest {
                 // Verbs atomics and RDMA Write with immediate data; no datagram endpoints, no counters.
                 new Provider("OFA", root.resolve("provider-ofa-bundle/src/main/java"), Set.of(),
                         Set.of("EXT_01", "EXT_02", "EXT_03", "EXT_05", "EXT_06", "EXT_07")),
-                // On tcp's MSG endpoints: RDMA Write with immediate data and counters; no atomics, no datagrams.
+                // On tcp's MSG endpoints RDMA Write with immediate data; counters on every IA; no atomics, no datagrams.
                 new Provider("libfabric", root.resolve("provider-ofi-bundle/src/main/java"), ofiOpen(root),
                         Set.of("EXT_05", "EXT_06", "EXT_07", "EXT_09")));
         List<String> failures = new ArrayList<>();

@@ -9,7 +9,7 @@ import org.jdapl.dat.EvdCounter;
 import org.jdapl.dat.IaCounter;
 
 /**
- * The counters of one IA (DAT_COUNTERS on a MSG IA): its own (objects created and freed, connection
+ * The counters of one IA (DAT_COUNTERS, on MSG and RDM IAs): its own (objects created and freed, connection
  * requests), and the totals of its EPs and EVDs, the live ones' and the freed ones' (whose counts are
  * kept here when they are freed). Creations and frees are counted where {@link OfiIa} learns of them
  * ({@link OfiIa#added}, {@link OfiIa#removed}).

@@ -344,7 +344,6 @@ final class OfiEp extends OfiObject implements Endpoint {
     @Override
     public Counters<EpCounter> queryCounters(boolean reset) {
         live();
-        OfiExtensions.requireOffered(ia, "dat_query_counters");
         return OfiCounts.query(EpCounter.class, reset, List.of(counts));
     }
 

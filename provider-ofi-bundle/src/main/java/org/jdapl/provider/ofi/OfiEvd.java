@@ -357,7 +357,6 @@ final class OfiEvd extends OfiObject implements EventDispatcher {
     @Override
     public Counters<EvdCounter> queryCounters(boolean reset) {
         live();
-        OfiExtensions.requireOffered(ia, "dat_query_counters");
         return OfiCounts.query(EvdCounter.class, reset, java.util.List.of(counts));
     }
 

@@ -14,7 +14,8 @@ import org.jdapl.dat.ProviderAttributes;
  * Atomics are not offered: {@code fi_getinfo} reports no FI_ATOMIC for tcp's FI_EP_MSG
  * ({@code fi_info -p tcp -t FI_EP_MSG -c FI_ATOMIC}: FI_ENODATA), only for tcp;ofi_rxm's RDM
  * emulation, so fetch-and-add and compare-and-swap fail MODEL_NOT_SUPPORTED and the IA says so; nor
- * are datagram endpoints (tcp has no FI_EP_DGRAM). An RDM IA offers none of them.
+ * are datagram endpoints (tcp has no FI_EP_DGRAM). An RDM IA offers the counters only (they are
+ * counted above libfabric, on the data path both kinds of endpoint share).
  *
  * <p>An RDMA Write with immediate data is two operations on the endpoint: {@code fi_writemsg} of the
  * data with FI_DELIVERY_COMPLETE, then a message of no bytes with the immediate data as remote CQ data
@@ -41,7 +42,7 @@ final class OfiExtensions {
     private OfiExtensions() {
     }
 
-    /** Whether the IA offers RDMA Write with immediate data and counters: a MSG IA (not an RDM one). */
+    /** Whether the IA offers RDMA Write with immediate data: a MSG IA (not an RDM one). Counters every IA offers. */
     static boolean offered(OfiIa ia) {
         return ia.rdm == null;
     }
@@ -49,7 +50,7 @@ final class OfiExtensions {
     /** The extensions' entries of the provider attributes. */
     static Map<String, String> attributes(OfiIa ia) {
         String on = offered(ia) ? "TRUE" : "FALSE";
-        return Map.of(ProviderAttributes.DAT_COUNTERS, on,
+        return Map.of(ProviderAttributes.DAT_COUNTERS, "TRUE",
                 ProviderAttributes.DAT_IB_IMMED_DATA, on,
                 ProviderAttributes.DAT_IB_FETCH_AND_ADD, "FALSE",
                 ProviderAttributes.DAT_IB_CMP_AND_SWAP, "FALSE",

@@ -322,7 +322,6 @@ final class OfiIa extends OfiObject implements InterfaceAdapter {
     @Override
     public Counters<IaCounter> queryCounters(boolean reset) {
         checkIa();
-        OfiExtensions.requireOffered(this, "dat_query_counters");
         return counters.query(reset);
     }
 
@@ -330,7 +329,6 @@ final class OfiIa extends OfiObject implements InterfaceAdapter {
     @Override
     public Counters<EpCounter> queryEpCounters(boolean reset) {
         checkIa();
-        OfiExtensions.requireOffered(this, "dat_query_counters");
         return counters.queryEps(reset);
     }
 
@@ -338,7 +336,6 @@ final class OfiIa extends OfiObject implements InterfaceAdapter {
     @Override
     public Counters<EvdCounter> queryEvdCounters(boolean reset) {
         checkIa();
-        OfiExtensions.requireOffered(this, "dat_query_counters");
         return counters.queryEvds(reset);
     }
 
