@@ -15,7 +15,8 @@ import org.jdapl.provider.ofi.fabric.FiException;
  * A libfabric CQ ({@code FI_CQ_FORMAT_DATA}, opened with {@code FI_WAIT_FD} where the provider has
  * it, {@link FdWait}) and its reader: completions are read in batches into native memory allocated
  * once, under the CQ's lock, and each is handed to a {@link Sink} by its operation context, its
- * errno (0: success; an error entry without one is taken as {@code FI_ETRUNC}) and its length. An EVD reads its
+ * errno (0: success; an error entry without one is taken as {@code FI_ETRUNC}) and its length, or, for a
+ * receive with remote CQ data ({@code FI_REMOTE_CQ_DATA}), by its context and that data. An EVD reads its
  * CQ through one ({@link OfiEvd}), and so does an EP on an SRQ for its receive CQ ({@link EpSrq}).
  */
 final class CqReader {
@@ -26,6 +27,15 @@ final class CqReader {
     /** Where completions go. */
     interface Sink {
         void completed(long context, int err, long len);
+
+        /**
+         * A successful receive that carried remote CQ data ({@code FI_REMOTE_CQ_DATA}): an RDMA Write
+         * with immediate data consumed it ({@link OfiExtensions}); by default a plain completion of
+         * the length the data carries.
+         */
+        default void completedWithData(long context, long data) {
+            completed(context, 0, data >>> 32);
+        }
     }
 
     final long cq;
@@ -75,7 +85,11 @@ final class CqReader {
             long base = buf.address();
             for (int i = 0; i < n; i++) {
                 long e = base + i * FI_CQ_DATA_ENTRY.size();
-                sink.completed(FiCalls.word(e + CQE_OP_CONTEXT), 0, FiCalls.word(e + CQE_LEN));
+                if ((FiCalls.word(e + CQE_FLAGS) & Fi.FI_REMOTE_CQ_DATA) != 0) {
+                    sink.completedWithData(FiCalls.word(e + CQE_OP_CONTEXT), FiCalls.word(e + CQE_DATA));
+                } else {
+                    sink.completed(FiCalls.word(e + CQE_OP_CONTEXT), 0, FiCalls.word(e + CQE_LEN));
+                }
             }
             return (int) n;
         }

@@ -1,6 +1,7 @@
 package org.jdapl.provider.ofi;
 
 import org.jdapl.dat.DtoOperation;
+import org.jdapl.dat.ExtensionType;
 import org.jdapl.dat.RmrTriplet;
 
 /**
@@ -14,6 +15,10 @@ import org.jdapl.dat.RmrTriplet;
 final class DtoQueue {
     private static final int SEQ_BITS = 39;
     private static final long SEQ_MASK = (1L << SEQ_BITS) - 1;
+    /** The bit below the queue bit, kept out of sequence numbers: {@link OfiExtensions#WRITE_HALF}. */
+    static final long SPARE_BIT = 1L << (SEQ_BITS - 1);
+    /** Sequence numbers wrap below {@link #SPARE_BIT}. */
+    private static final long SEQ_WRAP = SPARE_BIT - 1;
 
     private final long epBits;
     final boolean request;
@@ -23,6 +28,10 @@ final class DtoQueue {
     final DtoOperation[] ops;
     final long[] lengths;
     final boolean[] suppressed;
+    /** The extended type of a DTO that completes as an extended one (RDMA Write with immediate data), else null. */
+    final ExtensionType[] extended;
+    /** The immediate data of an RDMA Write with immediate data (posted, or waiting for a credit). */
+    final int[] immediates;
     private final boolean[] live;
     /**
      * Receives posted before the EP has a libfabric endpoint, posted when it gets one; requests that
@@ -45,6 +54,8 @@ final class DtoQueue {
         ops = new DtoOperation[size];
         lengths = new long[size];
         suppressed = new boolean[size];
+        extended = new ExtensionType[size];
+        immediates = new int[size];
         live = new boolean[size];
         deferred = new Object[size];
         remotes = new RmrTriplet[size];
@@ -72,13 +83,14 @@ final class DtoQueue {
 
     /** Records a DTO; returns its sequence number. */
     long add(long cookie, DtoOperation op, long length, boolean suppress, Object defer) {
-        long seq = head++ & SEQ_MASK;
+        long seq = head++ & SEQ_WRAP;
         int s = (int) (seq & mask);
         seqs[s] = seq;
         cookies[s] = cookie;
         ops[s] = op;
         lengths[s] = length;
         suppressed[s] = suppress;
+        extended[s] = null;
         deferred[s] = defer;
         live[s] = true;
         outstanding++;
@@ -93,6 +105,7 @@ final class DtoQueue {
     void undo(long seq) {
         int s = (int) (seq & mask);
         live[s] = false;
+        extended[s] = null;
         deferred[s] = null;
         outstanding--;
         head--;
@@ -107,6 +120,7 @@ final class DtoQueue {
     /** Retires a slot. */
     void retire(int s) {
         live[s] = false;
+        extended[s] = null;
         deferred[s] = null;
         remotes[s] = null;
         outstanding--;
@@ -130,12 +144,12 @@ final class DtoQueue {
 
     /** The sequence number the next DTO gets. */
     long nextSeq() {
-        return head & SEQ_MASK;
+        return head & SEQ_WRAP;
     }
 
     /** The sequence number after {@code seq}. */
     static long next(long seq) {
-        return (seq + 1) & SEQ_MASK;
+        return (seq + 1) & SEQ_WRAP;
     }
 
     long seqOf(int s) {

@@ -14,6 +14,8 @@ import org.jdapl.dat.DatReturnSubtype;
 import org.jdapl.dat.DatReturnType;
 import org.jdapl.dat.DtoOperation;
 import org.jdapl.dat.DtoStatus;
+import org.jdapl.dat.EpCounter;
+import org.jdapl.dat.ExtensionType;
 import org.jdapl.dat.LmrTriplet;
 import org.jdapl.dat.LocalMemoryRegion;
 import org.jdapl.dat.MemPriv;
@@ -26,11 +28,13 @@ import org.jdapl.provider.ofi.fabric.FiCalls;
  * (native memory the EP allocates once), the call through the endpoint's ops table
  * ({@code fi_sendv}, {@code fi_recvv}, {@code fi_writev}, {@code fi_readv}) with the DTO's ring slot as
  * its context, and the completion: its event on the queue's EVD (a success with SUPPRESS queues
- * nothing), or FLUSHED for every DTO still live when the connection ends. On a connection with receive
- * credits ({@link MsgCredits}) a send without a credit, and every request after it, waits in its slot
- * until {@link #pump} posts it. Callers hold the EP's lock.
+ * nothing; an RDMA Write with immediate data and the receive it consumed complete as extended DTOs,
+ * {@link OfiExtensions}), or FLUSHED for every DTO still live when the connection ends. On a
+ * connection with receive credits ({@link MsgCredits}) a send or an RDMA Write with immediate data
+ * without a credit, and every request after it, waits in its slot until {@link #pump} posts it.
+ * Callers hold the EP's lock.
  *
- * <p>Behaviours: OBJ_07, OBJ_08, LMR_04, DISC_02, DISC_03, DISC_05, DISC_09.
+ * <p>Behaviours: OBJ_07, OBJ_08, LMR_04, DISC_02, DISC_03, DISC_05, DISC_09, EXT_05, EXT_06, EXT_07, EXT_09.
  */
 final class EpData {
     private final OfiEp ep;
@@ -120,8 +124,20 @@ final class EpData {
     /** Posts a request DTO (send, RDMA Write, RDMA Read) on the connected endpoint {@code fid}. */
     void postRequest(long fid, DtoOperation op, List<LmrTriplet> segments, long cookie, RmrTriplet remote,
                      Set<CompletionFlag> flags, int maxIov) {
+        postRequest(fid, op, segments, cookie, remote, flags, maxIov, null, 0);
+    }
+
+    /**
+     * Posts a request DTO on the connected endpoint {@code fid}; {@code extended} is
+     * RDMA_WRITE_IMMED for an RDMA Write with immediate data ({@code op} RDMA_WRITE,
+     * {@link OfiExtensions}), else null. A send and an RDMA Write with immediate data each consume a
+     * receive at the peer, so each takes a receive credit; without one it waits, and every request
+     * after it waits behind it, in order. Behaviours: DISC_02, DISC_05, EXT_05, EXT_06.
+     */
+    void postRequest(long fid, DtoOperation op, List<LmrTriplet> segments, long cookie, RmrTriplet remote,
+                     Set<CompletionFlag> flags, int maxIov, ExtensionType extended, int immediateData) {
         long total = fill(segments, maxIov, op == DtoOperation.RDMA_READ ? MemPriv.LOCAL_WRITE : MemPriv.LOCAL_READ);
-        if (total > ep.ia.maxMsgSize) {
+        if (total > ep.ia.maxMsgSize || (extended != null && total > 0xffff_ffffL)) {
             throw new DatException(DatReturnType.LENGTH_ERROR, total + " bytes exceed the maximum message size");
         }
         if (remote != null && remote.length() < total && op == DtoOperation.RDMA_WRITE) {
@@ -140,21 +156,24 @@ final class EpData {
                     "the request EVD could overflow");
         }
         long seq = request.add(cookie, op, total, suppress(flags), null);
-        if (credits != null && (heldFrom >= 0 || (op == DtoOperation.SEND && !credits.maySend()))) {
-            int s = request.slot(seq);
-            request.deferred[s] = List.copyOf(segments); // a LocalIov's list is not copied
-            request.remotes[s] = remote;
+        int slot = request.slot(seq);
+        request.extended[slot] = extended;
+        request.immediates[slot] = immediateData;
+        if (credits != null && (heldFrom >= 0 || (takesCredit(slot) && !credits.maySend()))) {
+            request.deferred[slot] = List.copyOf(segments); // a LocalIov's list is not copied
+            request.remotes[slot] = remote;
             if (heldFrom < 0) {
                 heldFrom = seq;
                 ep.ia.holding(ep, true);
             }
+            countPost(slot);
             return;
         }
         long ctx = request.context(seq);
         int n = segments.size();
-        long rc = post(fid, op, n, total, remote, ctx);
+        long rc = post(fid, slot, n, remote, ctx);
         if (rc == -Fi.FI_EAGAIN && ep.ia.rdm != null) {
-            rc = ep.ia.rdm.retry(evd, () -> post(fid, op, n, total, remote, ctx));
+            rc = ep.ia.rdm.retry(evd, () -> post(fid, slot, n, remote, ctx));
         }
         if (rc < 0) {
             request.undo(seq);
@@ -163,11 +182,26 @@ final class EpData {
                 throw new DatException(DatReturnType.INSUFFICIENT_RESOURCES, DatReturnSubtype.RESOURCE_TEP,
                         "the provider's queue is full");
             }
-            throw FiErrors.toDat(rc, op.toString());
+            throw FiErrors.toDat(rc, extended != null ? "dat_ib_post_rdma_write_immed" : op.toString());
         }
-        if (op == DtoOperation.SEND && credits != null) {
+        countPost(slot);
+        if (credits != null && takesCredit(slot)) {
             credits.sent();
         }
+    }
+
+    /** Whether the request in {@code slot} consumes a receive at the peer: a send, an RDMA Write with immediate data. */
+    private boolean takesCredit(int slot) {
+        return request.ops[slot] == DtoOperation.SEND || request.extended[slot] == ExtensionType.RDMA_WRITE_IMMED;
+    }
+
+    /** Counts a request the consumer posted (DAT_COUNTERS). Behaviours: EXT_09. */
+    private void countPost(int slot) {
+        DtoOperation op = request.ops[slot];
+        EpCounter c = request.extended[slot] != null ? EpCounter.POST_WRITE_IMM
+                : op == DtoOperation.SEND ? EpCounter.POST_SEND
+                : op == DtoOperation.RDMA_WRITE ? EpCounter.POST_WRITE : EpCounter.POST_READ;
+        ep.counts.inc(c, request.lengths[slot]);
     }
 
     /**
@@ -187,13 +221,14 @@ final class EpData {
             @SuppressWarnings("unchecked")
             List<LmrTriplet> segments = (List<LmrTriplet>) l;
             DtoOperation op = request.ops[s];
-            if (op == DtoOperation.SEND && !credits.maySend()) {
+            boolean credit = takesCredit(s);
+            if (credit && !credits.maySend()) {
                 return posted;
             }
             long rc;
             try {
                 fill(segments, OfiIa.MAX_IOV, op == DtoOperation.RDMA_READ ? MemPriv.LOCAL_WRITE : MemPriv.LOCAL_READ);
-                rc = post(fid, op, segments.size(), request.lengths[s], request.remotes[s], request.context(heldFrom));
+                rc = post(fid, s, segments.size(), request.remotes[s], request.context(heldFrom));
             } catch (DatException e) {
                 rc = Long.MIN_VALUE; // an LMR freed while the request waited
             }
@@ -212,7 +247,7 @@ final class EpData {
                         : FiErrors.dtoStatus((int) -rc), 0);
             } else {
                 posted++;
-                if (op == DtoOperation.SEND) {
+                if (credit) {
                     credits.sent();
                 }
             }
@@ -223,14 +258,35 @@ final class EpData {
         return posted;
     }
 
-    private long post(long fid, DtoOperation op, int n, long total, RmrTriplet remote, long ctx) {
-        return switch (op) {
+    /** Hands the request in {@code slot} (its segments filled in) to libfabric. */
+    private long post(long fid, int slot, int n, RmrTriplet remote, long ctx) {
+        long total = request.lengths[slot];
+        if (request.extended[slot] == ExtensionType.RDMA_WRITE_IMMED) {
+            return writeImmediate(fid, n, total, remote, request.immediates[slot], ctx);
+        }
+        return switch (request.ops[slot]) {
             case SEND -> FiCalls.sendv(fid, iov.address(), desc.address(), n, ctx);
             case RDMA_WRITE -> write(fid, n, total, remote, ctx);
             case RDMA_READ -> FiCalls.readv(fid, iov.address(), desc.address(), n, remote.targetAddress(),
                     remote.rmrContext() & 0xffffffffL, ctx);
-            default -> throw new IllegalArgumentException(op.toString());
+            default -> throw new IllegalArgumentException(request.ops[slot].toString());
         };
+    }
+
+    /**
+     * An RDMA Write with immediate data ({@link OfiExtensions}): the write, whose completion carries
+     * {@link OfiExtensions#WRITE_HALF} and is dropped on success, then a message of no bytes whose
+     * remote CQ data is the write's length (high half) and the immediate data (low half); the
+     * message's completion completes the DTO. If the write went and the message did not, the write is
+     * posted again with the message on the next try (the same bytes to the same place). Behaviours:
+     * EXT_05, EXT_06.
+     */
+    private long writeImmediate(long fid, int n, long total, RmrTriplet remote, int immediateData, long ctx) {
+        long rc = write(fid, n, total, remote, ctx | OfiExtensions.WRITE_HALF);
+        if (rc < 0) {
+            return rc;
+        }
+        return FiCalls.senddata(fid, 0, 0, 0, (total << 32) | (immediateData & 0xffff_ffffL), ctx);
     }
 
     /**
@@ -263,6 +319,7 @@ final class EpData {
                     "the receive EVD could overflow");
         }
         long seq = recv.add(cookie, DtoOperation.RECEIVE, total, suppress(flags), fid == 0 ? List.copyOf(segments) : null);
+        ep.counts.inc(EpCounter.POST_RECV, total);
         if (fid != 0) {
             long rc = FiCalls.recvv(fid, iov.address(), desc.address(), segments.size(), recv.context(seq));
             if (rc < 0) {
@@ -306,20 +363,46 @@ final class EpData {
     /** A completion from a CQ; false if it named no live DTO. An error other than a flush returns true too. */
     boolean completed(long context, int err, long len) {
         DtoQueue q = DtoQueue.isRequest(context) ? request : recv;
-        int s = q.slot(DtoQueue.seq(context));
-        if (s < 0) {
-            return false;
+        boolean writeHalf = OfiExtensions.isWriteHalf(context);
+        int s = q.slot(DtoQueue.seq(writeHalf ? OfiExtensions.dtoOf(context) : context));
+        if (s < 0 || (writeHalf && q.extended[s] != ExtensionType.RDMA_WRITE_IMMED)) {
+            return false; // a DTO completed already, or the write half of one that failed to post
         }
         DtoStatus status = err == 0 ? DtoStatus.SUCCESS : FiErrors.dtoStatus(err);
         long length = q.request ? (err == 0 ? q.lengths[s] : 0) : len;
+        if (!q.request && err == 0) {
+            ep.counts.inc(EpCounter.RECV, len);
+        }
         emit(q, s, status, length);
         return true;
     }
 
+    /**
+     * A receive completed with remote CQ data: it was consumed by an RDMA Write with immediate data
+     * ({@link OfiExtensions}), whose length and immediate data the CQ data carries; false if it named
+     * no live receive. Behaviours: EXT_05, EXT_06.
+     */
+    boolean completedWithData(long context, long cqData) {
+        int s = recv.slot(DtoQueue.seq(context));
+        if (DtoQueue.isRequest(context) || s < 0) {
+            return false;
+        }
+        long length = cqData >>> 32;
+        ep.counts.inc(EpCounter.RECV_RDMA_IMM, length);
+        recv.extended[s] = ExtensionType.RDMA_WRITE_IMMED_DATA;
+        emit(recv, s, DtoStatus.SUCCESS, length, (int) cqData);
+        return true;
+    }
+
     private void emit(DtoQueue q, int s, DtoStatus status, long length) {
+        emit(q, s, status, length, 0);
+    }
+
+    private void emit(DtoQueue q, int s, DtoStatus status, long length, int immediateData) {
         OfiEvd evd = q.request ? ep.requestEvd() : ep.recvEvd();
         long cookie = q.cookies[s];
         DtoOperation op = q.ops[s];
+        ExtensionType extended = q.extended[s];
         boolean quiet = status == DtoStatus.SUCCESS && q.suppressed[s];
         q.retire(s);
         if (evd == null) {
@@ -327,6 +410,8 @@ final class EpData {
         }
         if (quiet) {
             evd.unreserve();
+        } else if (extended != null) {
+            OfiExtensions.emit(evd, ep, cookie, status, length, extended, immediateData);
         } else {
             evd.enqueueDto(ep, cookie, status, length, op, true);
         }

@@ -5,6 +5,8 @@ import org.jdapl.dat.DatEvent;
 import org.jdapl.dat.DatException;
 import org.jdapl.dat.DtoOperation;
 import org.jdapl.dat.DtoStatus;
+import org.jdapl.dat.EpCounter;
+import org.jdapl.dat.ExtensionType;
 import org.jdapl.dat.Endpoint;
 import org.jdapl.dat.EventNumber;
 
@@ -40,7 +42,17 @@ final class EpSrq {
         this.ep = ep;
         this.srq = srq;
         this.reader = new CqReader(ep.ia, cqSize);
-        this.sink = ep::srqCompleted;
+        this.sink = new CqReader.Sink() {
+            @Override
+            public void completed(long context, int err, long len) {
+                ep.srqCompleted(context, err, len);
+            }
+
+            @Override
+            public void completedWithData(long context, long data) {
+                ep.srqCompletedWithData(context, data);
+            }
+        };
         this.cq = reader.cq;
         this.waitFd = reader.waitFd;
         if (softHighWatermark >= 0) {
@@ -74,17 +86,42 @@ final class EpSrq {
      * taken, its event queued on the receive EVD. False if it names no live receive of the SRQ.
      */
     boolean completed(long context, int err, long len) {
+        if (!took(context)) {
+            return false;
+        }
+        OfiEvd e = ep.recvEvd();
+        if (e != null) {
+            DtoStatus status = err == 0 ? DtoStatus.SUCCESS : FiErrors.dtoStatus(err);
+            e.enqueueDto(ep, taken[0], status, err == 0 ? len : 0, DtoOperation.RECEIVE, false);
+        }
+        return true;
+    }
+
+    /**
+     * A receive of the SRQ that an RDMA Write with immediate data consumed (its CQ data carries the
+     * write's length and the immediate data, {@link OfiExtensions}): RDMA_WRITE_IMMED_DATA.
+     * Behaviours: EXT_05.
+     */
+    boolean completedWithData(long context, long cqData) {
+        if (!took(context)) {
+            return false;
+        }
+        ep.counts.inc(EpCounter.RECV_RDMA_IMM, cqData >>> 32);
+        OfiEvd e = ep.recvEvd();
+        if (e != null) {
+            e.enqueue(new DatEvent.ExtendedDtoCompletion(e, ep, taken[0], DtoStatus.SUCCESS, cqData >>> 32,
+                    ExtensionType.RDMA_WRITE_IMMED_DATA, (int) cqData, null));
+        }
+        return true;
+    }
+
+    private boolean took(long context) {
         if (!srq.take(context, taken)) {
             return false;
         }
         buffersUsed++;
         bytesUsed += taken[1];
         checkSoftHighWatermark();
-        OfiEvd e = ep.recvEvd();
-        if (e != null) {
-            DtoStatus status = err == 0 ? DtoStatus.SUCCESS : FiErrors.dtoStatus(err);
-            e.enqueueDto(ep, taken[0], status, err == 0 ? len : 0, DtoOperation.RECEIVE, false);
-        }
         return true;
     }
 

@@ -29,7 +29,8 @@ import org.jdapl.provider.ofi.fabric.FiException;
  * (and once when the connection is established) writes the count into the sender's credit word
  * ({@code fi_writemsg} with {@code FI_INJECT}, no completion is asked; context 0, which names no
  * DTO, so a provider that reports it anyway is ignored);</li>
- * <li>the sender counts the sends it has handed to libfabric; a send with no credit (the peer's count
+ * <li>the sender counts the sends it has handed to libfabric (an RDMA Write with immediate data is
+ * one: its message consumes a receive, {@link OfiExtensions}); a send with no credit (the peer's count
  * not above that) and every request after it wait in their ring slots, in order; they leave when
  * the credit word grows, which the IA's progress (and a consumer's EVD poll) checks after reading
  * the CQs that carried the peer's write. An abrupt disconnect flushes what waits.</li>

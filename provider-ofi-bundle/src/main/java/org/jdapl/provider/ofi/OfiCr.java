@@ -7,6 +7,7 @@ import org.jdapl.dat.DatReturnType;
 import org.jdapl.dat.Endpoint;
 import org.jdapl.dat.EpState;
 import org.jdapl.dat.HandleType;
+import org.jdapl.dat.IaCounter;
 
 /**
  * A CR on either kind of endpoint: the request's private data and peer, the EP its service point
@@ -15,7 +16,9 @@ import org.jdapl.dat.HandleType;
  * consumed by either. The transport answers: {@link MsgCr} ({@code fi_accept}/{@code fi_reject}),
  * {@link RdmCr} (ACCEPT/REJECT of the RDM protocol).
  *
- * <p>Behaviours: CONN_03, CONN_04, CONN_10, CONN_11, CONN_13, FREE_07.
+ * <p>The IA counts the accepts and rejects (DAT_COUNTERS) here, for both transports.
+ *
+ * <p>Behaviours: CONN_03, CONN_04, CONN_10, CONN_11, CONN_13, FREE_07, EXT_09.
  */
 abstract class OfiCr extends OfiObject implements ConnectionRequest {
     final OfiServicePoint sp;
@@ -66,6 +69,7 @@ abstract class OfiCr extends OfiObject implements ConnectionRequest {
             throw DatException.invalidParameter(2, "the provider-created EP has no PZ yet (dat_ep_modify gives it one)");
         }
         acceptOn(e, pd);
+        ia.counters.inc(IaCounter.SP_CR_ACCEPTED);
         consume();
     }
 
@@ -77,6 +81,7 @@ abstract class OfiCr extends OfiObject implements ConnectionRequest {
             throw DatException.invalidParameter(2, b.length + " bytes of private data, at most " + ia.maxPrivateData);
         }
         sendReject(b);
+        ia.counters.inc(IaCounter.SP_CR_REJECTED);
         if (reserved != null) {
             boolean providers;
             synchronized (reserved) {

@@ -10,6 +10,7 @@ import java.util.Set;
 import org.jdapl.dat.CloseFlag;
 import org.jdapl.dat.CompletionFlag;
 import org.jdapl.dat.ConnectFlag;
+import org.jdapl.dat.Counters;
 import org.jdapl.dat.Dat;
 import org.jdapl.dat.DatException;
 import org.jdapl.dat.DatReturnSubtype;
@@ -17,9 +18,11 @@ import org.jdapl.dat.DatReturnType;
 import org.jdapl.dat.DtoOperation;
 import org.jdapl.dat.Endpoint;
 import org.jdapl.dat.EpAttributes;
+import org.jdapl.dat.EpCounter;
 import org.jdapl.dat.EpState;
 import org.jdapl.dat.EventDispatcher;
 import org.jdapl.dat.EventNumber;
+import org.jdapl.dat.ExtensionType;
 import org.jdapl.dat.HandleType;
 import org.jdapl.dat.LmrTriplet;
 import org.jdapl.dat.MemPriv;
@@ -51,6 +54,8 @@ final class OfiEp extends OfiObject implements Endpoint {
     final Connection conn;
     /** The EP's part of its SRQ (its receive CQ, the receives it took, its watermark), or null. */
     final EpSrq srq;
+    /** The EP's counters (DAT_COUNTERS), written under its lock. */
+    final OfiCounts counts = new OfiCounts(EpCounter.values().length);
 
     OfiEp(OfiIa ia, OfiPz pz, OfiEvd recvEvd, OfiEvd requestEvd, OfiEvd connectEvd, EpAttributes attributes) {
         this(ia, pz, recvEvd, requestEvd, connectEvd, null, attributes);
@@ -138,9 +143,20 @@ final class OfiEp extends OfiObject implements Endpoint {
         }
     }
 
+    /** A receive of the EP's SRQ that an RDMA Write with immediate data consumed. */
+    synchronized void srqCompletedWithData(long context, long cqData) {
+        conn.completionBeforeConnected();
+        if (srq.completedWithData(context, cqData)) {
+            conn.afterCompletion(0);
+        }
+    }
+
     /** A completion read from a CQ (the CQ's lock is held). */
     synchronized void completed(long context, int err, long len) {
         conn.completionBeforeConnected();
+        if (err == 0 && OfiExtensions.isWriteHalf(context)) {
+            return; // the message half completes the DTO
+        }
         if (data.completed(context, err, len)) {
             conn.afterCompletion(err);
         }
@@ -153,6 +169,14 @@ final class OfiEp extends OfiObject implements Endpoint {
             return 0;
         }
         return data.pump(conn.fid());
+    }
+
+    /** A receive completion with remote CQ data (an RDMA Write with immediate data took it). */
+    synchronized void completedWithData(long context, long cqData) {
+        conn.completionBeforeConnected();
+        if (data.completedWithData(context, cqData)) {
+            conn.afterCompletion(0);
+        }
     }
 
     @Override
@@ -244,6 +268,7 @@ final class OfiEp extends OfiObject implements Endpoint {
         }
         InetSocketAddress target = OfiIa.target(remoteAddress, connQual);
         conn.connect(target, timeoutMicros, privateData);
+        counts.inc(EpCounter.CONNECT);
     }
 
     private void checkConnectArgs(long timeoutMicros, byte[] privateData, Qos qos) {
@@ -291,6 +316,35 @@ final class OfiEp extends OfiObject implements Endpoint {
             throw DatException.invalidParameter(2, "null close flag");
         }
         conn.disconnect(flag);
+        counts.inc(EpCounter.DISCONNECT);
+    }
+
+    /**
+     * {@code dat_ib_post_rdma_write_immed}: a request like the others, in order with them; it takes a
+     * receive credit as a send does ({@link EpData#postRequest}, {@link OfiExtensions}).
+     * Behaviours: EXT_05, EXT_06, EXT_07.
+     */
+    @Override
+    public void postRdmaWriteWithImmediate(List<LmrTriplet> iov, long cookie, RmrTriplet remote, int immediateData,
+                                           Set<CompletionFlag> flags) {
+        live();
+        synchronized (this) {
+            live();
+            OfiExtensions.requireOffered(ia, "dat_ib_post_rdma_write_immed");
+            if (remote == null) {
+                throw DatException.invalidParameter(4, "no remote segment");
+            }
+            conn.checkCanPost();
+            data.postRequest(conn.fid(), DtoOperation.RDMA_WRITE, iov, cookie, remote, flags,
+                    attributes.maxRequestIov(), ExtensionType.RDMA_WRITE_IMMED, immediateData);
+        }
+    }
+
+    /** Behaviours: EXT_09. */
+    @Override
+    public Counters<EpCounter> queryCounters(boolean reset) {
+        live();
+        return OfiCounts.query(EpCounter.class, reset, List.of(counts));
     }
 
     @Override

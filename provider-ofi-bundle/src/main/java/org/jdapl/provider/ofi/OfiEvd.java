@@ -5,6 +5,7 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.jdapl.dat.Cno;
+import org.jdapl.dat.Counters;
 import org.jdapl.dat.DatEvent;
 import org.jdapl.dat.DatException;
 import org.jdapl.dat.DatReturnSubtype;
@@ -13,6 +14,7 @@ import org.jdapl.dat.DtoOperation;
 import org.jdapl.dat.DtoStatus;
 import org.jdapl.dat.EventDispatcher;
 import org.jdapl.dat.EventNumber;
+import org.jdapl.dat.EvdCounter;
 import org.jdapl.dat.EvdFlag;
 import org.jdapl.dat.EventSlot;
 import org.jdapl.dat.HandleType;
@@ -46,7 +48,19 @@ final class OfiEvd extends OfiObject implements EventDispatcher {
     private final AtomicInteger reserved = new AtomicInteger();
     /** The DTO stream's CQ, null without that stream. */
     private final CqReader reader;
-    private final CqReader.Sink sink = this::complete;
+    private final CqReader.Sink sink = new CqReader.Sink() {
+        @Override
+        public void completed(long context, int err, long len) {
+            complete(context, err, len);
+        }
+
+        @Override
+        public void completedWithData(long context, long data) {
+            completeWithData(context, data);
+        }
+    };
+    /** The EVD's counters (DAT_COUNTERS): dequeues. */
+    final OfiCounts counts = new OfiCounts(EvdCounter.values().length);
     final long cq;
     /** The CQ's wait file descriptor ({@code FI_WAIT_FD}), -1 without one. */
     final int waitFd;
@@ -234,6 +248,14 @@ final class OfiEvd extends OfiObject implements EventDispatcher {
         }
     }
 
+    /** A receive that an RDMA Write with immediate data consumed ({@link OfiExtensions}). */
+    private void completeWithData(long context, long cqData) {
+        OfiEp ep = ia.eps.get(DtoQueue.epId(context));
+        if (ep != null) {
+            ep.completedWithData(context, cqData);
+        }
+    }
+
     private void complete(long context, int err, long len) {
         OfiEp ep = ia.eps.get(DtoQueue.epId(context));
         if (ep != null) {
@@ -319,8 +341,23 @@ final class OfiEvd extends OfiObject implements EventDispatcher {
         live();
         progress();
         synchronized (this) {
-            return Optional.ofNullable(take());
+            DatEvent e = take();
+            counted(e != null);
+            return Optional.ofNullable(e);
         }
+    }
+
+    /** Counts a dequeue that found an event or not. Behaviours: EXT_09. */
+    private void counted(boolean found) {
+        counts.inc(EvdCounter.DEQUEUE);
+        counts.inc(found ? EvdCounter.DEQUEUE_FOUND : EvdCounter.DEQUEUE_NOT_FOUND);
+    }
+
+    /** Behaviours: EXT_09. */
+    @Override
+    public Counters<EvdCounter> queryCounters(boolean reset) {
+        live();
+        return OfiCounts.query(EvdCounter.class, reset, java.util.List.of(counts));
     }
 
     /** dat_evd_dequeue into a caller's slot: a DTO completion is written field by field. */
@@ -334,8 +371,10 @@ final class OfiEvd extends OfiObject implements EventDispatcher {
         synchronized (this) {
             if (queue.poll(this, slot)) {
                 reserved.decrementAndGet();
+                counted(true);
                 return true;
             }
+            counted(false);
             return false;
         }
     }
