@@ -227,8 +227,10 @@ public abstract sealed class WorkRequest {
         public final long swap;
         public final int immediateData;
         /** When the RNR window of an RDMA Write with immediate data ends (0: not started). */
-        long rnrDeadline;
+        public long rnrDeadline;
         boolean rnrTimerArmed;
+        /** On TCP: a receive may have been posted at the peer since the last RNR NAK; try again. */
+        public boolean rnrRetry;
 
         Ext(ExtensionType type, List<LmrTriplet> iov, RmrTriplet remote, long length, long operand, long swap,
             int immediateData, long cookie, Set<CompletionFlag> flags) {
