@@ -32,6 +32,11 @@ import org.slf4j.LoggerFactory;
  * the output; the connection keeps the socket and its lifecycle,
  * {@link TcpHandshake} the handshake before; this class owns sequence numbers and what is in flight.
  * Everything runs under the IA's domain lock.
+ *
+ * <p>OFED's extended DTOs (FETCH_ADD, CMP_SWAP, RDMA_WRITE_IMM) go through the same sequence and
+ * in-flight bookkeeping as the RC operations (an atomic counts as a read, an RDMA Write with immediate
+ * data as a send), which is why their cases are here and the file is over 500 lines: that bookkeeping
+ * is one state machine, readable top to bottom in one place; {@link TcpExtensions} has the rest.
  */
 final class TcpRcEngine implements TcpInput.Handler {
     private static final Logger LOG = LoggerFactory.getLogger(TcpRcEngine.class);
