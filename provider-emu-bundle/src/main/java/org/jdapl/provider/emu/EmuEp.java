@@ -518,6 +518,17 @@ public class EmuEp extends EmuObject implements Endpoint {
         r.markCompleted();
     }
 
+    /**
+     * Completes a receive that an RDMA Write with immediate data consumed: RDMA_WRITE_IMMED_DATA with
+     * the write's length and the immediate data, or FLUSHED, once. Behaviours: EXT_05, EXT_06.
+     */
+    public void completeRecvImmediate(WorkRequest.Recv r, DtoStatus status, long length, int immediateData) {
+        r.checkNotCompleted();
+        evds.extendedCompleted(true, r.cookie, r.flagBits(), status, length, ExtensionType.RDMA_WRITE_IMMED_DATA,
+                immediateData, null);
+        r.markCompleted();
+    }
+
     /** Completes a receive from the cookie and flags a {@link RecvRing} keeps beside its head (taken once). */
     public void completeTakenRecv(long cookie, int flagBits, DtoStatus status, long length, DtoOperation op,
                            int rmrContext) {

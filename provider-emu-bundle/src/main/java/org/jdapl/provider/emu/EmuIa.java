@@ -279,7 +279,8 @@ public final class EmuIa extends EmuObject implements InterfaceAdapter {
     @Override
     public IaQuery query() {
         checkLive();
-        return new IaQuery(asyncEvd, attributes, EmuLimits.providerAttributes(ExtPosts.offered(this)));
+        return new IaQuery(asyncEvd, attributes,
+                EmuLimits.providerAttributes(ExtPosts.offered(this), ExtPosts.datagramsOffered(this)));
     }
 
     /** Behaviours: OBJ_01: GRACEFUL fails while objects live, ABRUPT frees them all. */
@@ -399,7 +400,7 @@ public final class EmuIa extends EmuObject implements InterfaceAdapter {
     @Override
     public DatagramEndpoint createDatagramEp(ProtectionZone pz, EventDispatcher recvEvd, EventDispatcher requestEvd,
                                              EventDispatcher connectEvd, EpAttributes attributes) {
-        ExtPosts.requireOffered(this, "dat_ep_create (DAT_IB_SERVICE_TYPE_UD)");
+        ExtPosts.requireDatagrams(this, "dat_ep_create (DAT_IB_SERVICE_TYPE_UD)");
         return (DatagramEndpoint) createEndpoint(pz, recvEvd, requestEvd, connectEvd, null,
                 attributes == null ? EpAttributes.defaults() : attributes, true);
     }

@@ -53,15 +53,16 @@ public final class EmuLimits {
                         "psp_backlog", Integer.toString(PSP_BACKLOG)));
     }
 
-    static ProviderAttributes providerAttributes(boolean extensions) {
+    static ProviderAttributes providerAttributes(boolean extensions, boolean datagrams) {
         String ext = Boolean.toString(extensions).toUpperCase(java.util.Locale.ROOT);
+        String ud = Boolean.toString(datagrams).toUpperCase(java.util.Locale.ROOT);
         return new ProviderAttributes(PROVIDER_NAME, 1, 0, Dat.VERSION_MAJOR, Dat.VERSION_MINOR, true,
                 Set.of(Qos.BEST_EFFORT), EnumSet.allOf(CompletionFlag.class), true, MAX_PRIVATE_DATA, 64, true,
                 true, Map.of("fabrics", "loopback,tcp",
                 "tcp_protocol_version", Integer.toString(Frame.VERSION),
                 ProviderAttributes.DAT_COUNTERS, "TRUE",
                 ProviderAttributes.DAT_IB_FETCH_AND_ADD, ext, ProviderAttributes.DAT_IB_CMP_AND_SWAP, ext,
-                ProviderAttributes.DAT_IB_IMMED_DATA, ext, ProviderAttributes.DAT_IB_UD, ext));
+                ProviderAttributes.DAT_IB_IMMED_DATA, ext, ProviderAttributes.DAT_IB_UD, ud));
     }
 
     /**

@@ -94,7 +94,7 @@ public final class EmuUdEp extends EmuEp implements DatagramEndpoint {
             ia.fabric().prepareConnect(ia, remote);
         } while (!ia.locked(() -> {
             checkLive();
-            ExtPosts.requireOffered(ia, "dat_ep_connect (UD)");
+            ExtPosts.requireDatagrams(ia, "dat_ep_connect (UD)");
             requireExchanging("dat_ep_connect");
             byte[] data = EmuLimits.privateData(privateData, 5);
             if (timeoutMicros <= 0 && timeoutMicros != Dat.TIMEOUT_INFINITE) {
@@ -126,7 +126,7 @@ public final class EmuUdEp extends EmuEp implements DatagramEndpoint {
         ReentrantLock lock = ia.domain().acquire();
         try {
             checkLive();
-            ExtPosts.requireOffered(ia, "dat_ib_post_send_ud");
+            ExtPosts.requireDatagrams(ia, "dat_ib_post_send_ud");
             DtoChecks.flags(flags, 6);
             requireExchanging("dat_ib_post_send_ud");
             if (ah == null) {

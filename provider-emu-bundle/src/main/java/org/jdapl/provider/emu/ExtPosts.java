@@ -17,23 +17,29 @@ import org.jdapl.dat.RmrTriplet;
 /**
  * The posts of OFED's extended DTOs on an RC endpoint (domain lock taken): the checks, then a
  * {@link WorkRequest.Ext} in the request queue, so that it executes in order with the EP's other
- * requests. Only the loopback fabric offers them ({@link #offered}); the tcp fabric fails them
+ * requests. Both fabrics offer atomics and RDMA Write with immediate data ({@link #offered});
+ * datagram endpoints only the loopback fabric ({@link #datagramsOffered}), the tcp fabric fails them
  * MODEL_NOT_SUPPORTED.
  */
 final class ExtPosts {
     private ExtPosts() {
     }
 
-    /** Whether the IA's fabric offers atomics, RDMA Write with immediate data and datagrams. */
+    /** Whether the IA's fabric offers atomics and RDMA Write with immediate data (both do). */
     static boolean offered(EmuIa ia) {
+        return true;
+    }
+
+    /** Whether the IA's fabric offers datagram endpoints. */
+    static boolean datagramsOffered(EmuIa ia) {
         return ia.fabric() instanceof LoopbackFabric;
     }
 
     /**
-     * @throws DatException MODEL_NOT_SUPPORTED where the fabric does not offer the extensions
+     * @throws DatException MODEL_NOT_SUPPORTED where the fabric does not offer datagram endpoints
      */
-    static void requireOffered(EmuIa ia, String operation) {
-        if (!offered(ia)) {
+    static void requireDatagrams(EmuIa ia, String operation) {
+        if (!datagramsOffered(ia)) {
             throw new DatException(DatReturnType.MODEL_NOT_SUPPORTED, operation + ": not offered by the "
                     + ia.fabric().name() + " fabric of the emulated provider");
         }
@@ -52,7 +58,6 @@ final class ExtPosts {
         ReentrantLock lock = ia.domain().acquire();
         try {
             ep.checkLive();
-            requireOffered(ia, op);
             DtoChecks.flags(flags, 7);
             ep.requireConnected(op);
             if (local == null || local.length() != 8) {
@@ -77,7 +82,6 @@ final class ExtPosts {
         ReentrantLock lock = ia.domain().acquire();
         try {
             ep.checkLive();
-            requireOffered(ia, "dat_ib_post_rdma_write_immed");
             DtoChecks.flags(flags, 6);
             ep.requireConnected("dat_ib_post_rdma_write_immed");
             DtoChecks.Checked c = DtoChecks.rdmaLocal(ep, false, iov, remote);

@@ -206,4 +206,42 @@ public final class RcRules {
             }
         });
     }
+
+    /**
+     * The responder's next receive, which an RDMA Write with immediate data consumes once its target
+     * is checked ({@link #takeImmediateReceive}), or null when none is posted (RNR). Its buffer is not
+     * written. Behaviours: EXT_05.
+     */
+    public static WorkRequest.Recv nextImmediateReceive(EmuEp responder) {
+        return responder.queues().nextReceive();
+    }
+
+    /** Takes the receive {@link #nextImmediateReceive} gave off its queue. */
+    public static void takeImmediateReceive(EmuEp responder) {
+        responder.queues().takeReceive();
+    }
+
+    /** As {@link #rnrExhausted(WorkRequest.Send, long)} for an RDMA Write with immediate data. */
+    public static boolean rnrExhausted(WorkRequest.Ext write, long now) {
+        if (write.rnrDeadline == 0) {
+            write.rnrDeadline = now + TimeUnit.MILLISECONDS.toNanos(EmuLimits.RNR_RETRY_MILLIS);
+            return false;
+        }
+        return now - write.rnrDeadline >= 0;
+    }
+
+    /** As {@link #retryAtDeadline(EmuEp, WorkRequest.Send, long, long, Runnable)} for an RDMA Write with immediate data. */
+    public static void retryAtDeadline(EmuEp initiator, WorkRequest.Ext write, long now, long slackNanos,
+                                       Runnable retry) {
+        if (write.rnrTimerArmed) {
+            return;
+        }
+        write.rnrTimerArmed = true;
+        initiator.ia().schedule(write.rnrDeadline - now + slackNanos, () -> {
+            write.rnrTimerArmed = false;
+            if (!initiator.isFreed()) {
+                retry.run();
+            }
+        });
+    }
 }

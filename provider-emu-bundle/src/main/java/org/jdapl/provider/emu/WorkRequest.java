@@ -229,6 +229,8 @@ public abstract sealed class WorkRequest {
         /** When the RNR window of an RDMA Write with immediate data ends (0: not started). */
         public long rnrDeadline;
         public boolean rnrTimerArmed;
+        /** On TCP: a receive may have been posted at the peer since the last RNR NAK; try again. */
+        public boolean rnrRetry;
 
         Ext(ExtensionType type, List<LmrTriplet> iov, RmrTriplet remote, long length, long operand, long swap,
             int immediateData, long cookie, Set<CompletionFlag> flags) {

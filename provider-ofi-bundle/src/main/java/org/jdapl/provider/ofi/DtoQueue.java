@@ -1,5 +1,7 @@
 package org.jdapl.provider.ofi;
 
+import org.jdapl.dat.ExtensionType;
+
 import java.util.List;
 import org.jdapl.dat.DtoOperation;
 import org.jdapl.dat.LmrTriplet;
@@ -24,6 +26,8 @@ final class DtoQueue {
     final DtoOperation[] ops;
     final long[] lengths;
     final boolean[] suppressed;
+    /** The extended type of a DTO that completes as an extended one (RDMA Write with immediate data), else null. */
+    final ExtensionType[] extended;
     private final boolean[] live;
     /** Receives posted before the EP has a libfabric endpoint, posted when it gets one. */
     final Object[] deferred;
@@ -41,6 +45,7 @@ final class DtoQueue {
         ops = new DtoOperation[size];
         lengths = new long[size];
         suppressed = new boolean[size];
+        extended = new ExtensionType[size];
         live = new boolean[size];
         deferred = new Object[size];
     }
@@ -88,6 +93,7 @@ final class DtoQueue {
     void undo(long seq) {
         int s = (int) (seq & mask);
         live[s] = false;
+        extended[s] = null;
         deferred[s] = null;
         outstanding--;
         head--;
@@ -102,6 +108,7 @@ final class DtoQueue {
     /** Retires a slot. */
     void retire(int s) {
         live[s] = false;
+        extended[s] = null;
         deferred[s] = null;
         outstanding--;
         while (tail < head && !live[(int) (tail & mask)]) {

@@ -14,6 +14,8 @@ import org.jdapl.dat.DatReturnSubtype;
 import org.jdapl.dat.DatReturnType;
 import org.jdapl.dat.DtoOperation;
 import org.jdapl.dat.DtoStatus;
+import org.jdapl.dat.EpCounter;
+import org.jdapl.dat.ExtensionType;
 import org.jdapl.dat.LmrTriplet;
 import org.jdapl.dat.LocalMemoryRegion;
 import org.jdapl.dat.MemPriv;
@@ -137,6 +139,10 @@ final class EpData {
         long ctx = request.context(seq);
         int n = segments.size();
         long rc = post(fid, op, n, total, remote, ctx);
+        if (rc >= 0) {
+            ep.counts.inc(op == DtoOperation.SEND ? EpCounter.POST_SEND
+                    : op == DtoOperation.RDMA_WRITE ? EpCounter.POST_WRITE : EpCounter.POST_READ, total);
+        }
         if (rc == -Fi.FI_EAGAIN && ep.ia.rdm != null) {
             rc = ep.ia.rdm.retry(evd, () -> post(fid, op, n, total, remote, ctx));
         }
@@ -191,6 +197,7 @@ final class EpData {
                     "the receive EVD could overflow");
         }
         long seq = recv.add(cookie, DtoOperation.RECEIVE, total, suppress(flags), fid == 0 ? List.copyOf(segments) : null);
+        ep.counts.inc(EpCounter.POST_RECV, total);
         if (fid != 0) {
             long rc = FiCalls.recvv(fid, iov.address(), desc.address(), segments.size(), recv.context(seq));
             if (rc < 0) {
@@ -234,14 +241,39 @@ final class EpData {
         }
         DtoStatus status = err == 0 ? DtoStatus.SUCCESS : FiErrors.dtoStatus(err);
         long length = q.request ? (err == 0 ? q.lengths[s] : 0) : len;
+        if (!q.request && err == 0) {
+            ep.counts.inc(EpCounter.RECV, len);
+        }
         emit(q, s, status, length);
         return true;
     }
 
+    /**
+     * A receive completed with remote CQ data: it was consumed by an RDMA Write with immediate data
+     * ({@link OfiExtensions}), whose length and immediate data the CQ data carries; false if it named
+     * no live receive. Behaviours: EXT_05, EXT_06.
+     */
+    boolean completedWithData(long context, long cqData) {
+        int s = recv.slot(DtoQueue.seq(context));
+        if (DtoQueue.isRequest(context) || s < 0) {
+            return false;
+        }
+        long length = cqData >>> 32;
+        ep.counts.inc(EpCounter.RECV_RDMA_IMM, length);
+        recv.extended[s] = ExtensionType.RDMA_WRITE_IMMED_DATA;
+        emit(recv, s, DtoStatus.SUCCESS, length, (int) cqData);
+        return true;
+    }
+
     private void emit(DtoQueue q, int s, DtoStatus status, long length) {
+        emit(q, s, status, length, 0);
+    }
+
+    private void emit(DtoQueue q, int s, DtoStatus status, long length, int immediateData) {
         OfiEvd evd = q.request ? ep.requestEvd() : ep.recvEvd();
         long cookie = q.cookies[s];
         DtoOperation op = q.ops[s];
+        ExtensionType extended = q.extended[s];
         boolean quiet = status == DtoStatus.SUCCESS && q.suppressed[s];
         q.retire(s);
         if (evd == null) {
@@ -249,6 +281,8 @@ final class EpData {
         }
         if (quiet) {
             evd.unreserve();
+        } else if (extended != null) {
+            OfiExtensions.emit(evd, ep, cookie, status, length, extended, immediateData);
         } else {
             evd.enqueueDto(ep, cookie, status, length, op, true);
         }

@@ -59,6 +59,7 @@ final class OfiCr extends OfiObject implements ConnectionRequest {
             throw DatException.invalidParameter(2, "the provider-created EP has no PZ yet (dat_ep_modify gives it one)");
         }
         e.conn.accept(info, pd, peer);
+        ia.counters.inc(org.jdapl.dat.IaCounter.SP_CR_ACCEPTED);
         consume();
     }
 
@@ -79,6 +80,7 @@ final class OfiCr extends OfiObject implements ConnectionRequest {
                 throw FiErrors.toDat(rc, "fi_reject");
             }
         }
+        ia.counters.inc(org.jdapl.dat.IaCounter.SP_CR_REJECTED);
         if (reserved != null) {
             boolean providers;
             synchronized (reserved) {

@@ -10,6 +10,7 @@ import java.util.Set;
 import org.jdapl.dat.CloseFlag;
 import org.jdapl.dat.CompletionFlag;
 import org.jdapl.dat.ConnectFlag;
+import org.jdapl.dat.Counters;
 import org.jdapl.dat.Dat;
 import org.jdapl.dat.DatException;
 import org.jdapl.dat.DatReturnSubtype;
@@ -17,6 +18,7 @@ import org.jdapl.dat.DatReturnType;
 import org.jdapl.dat.DtoOperation;
 import org.jdapl.dat.Endpoint;
 import org.jdapl.dat.EpAttributes;
+import org.jdapl.dat.EpCounter;
 import org.jdapl.dat.EpState;
 import org.jdapl.dat.EventDispatcher;
 import org.jdapl.dat.EventNumber;
@@ -49,6 +51,10 @@ final class OfiEp extends OfiObject implements Endpoint {
     final EpConnection conn;
     /** The EP's part of its SRQ (its receive CQ, the receives it took, its watermark), or null. */
     final EpSrq srq;
+    /** The EP's counters (DAT_COUNTERS), written under its lock. */
+    final OfiCounts counts = new OfiCounts(EpCounter.values().length);
+    /** OFED's extensions on this EP (RDMA Write with immediate data). */
+    final OfiExtensions ext = new OfiExtensions(this);
 
     OfiEp(OfiIa ia, OfiPz pz, OfiEvd recvEvd, OfiEvd requestEvd, OfiEvd connectEvd, EpAttributes attributes) {
         this(ia, pz, recvEvd, requestEvd, connectEvd, null, attributes);
@@ -138,8 +144,22 @@ final class OfiEp extends OfiObject implements Endpoint {
     /** A completion read from a CQ (the CQ's lock is held). */
     synchronized void completed(long context, int err, long len) {
         conn.completionBeforeConnected();
+        if (OfiExtensions.isWriteHalf(context)) {
+            if (err == 0) {
+                return;
+            }
+            context = OfiExtensions.dtoOf(context);
+        }
         if (data.completed(context, err, len)) {
             conn.afterCompletion(err);
+        }
+    }
+
+    /** A receive completion with remote CQ data (an RDMA Write with immediate data took it). */
+    synchronized void completedWithData(long context, long cqData) {
+        conn.completionBeforeConnected();
+        if (data.completedWithData(context, cqData)) {
+            conn.afterCompletion(0);
         }
     }
 
@@ -232,6 +252,7 @@ final class OfiEp extends OfiObject implements Endpoint {
         }
         InetSocketAddress target = OfiIa.target(remoteAddress, connQual);
         conn.connect(target, timeoutMicros, privateData);
+        counts.inc(EpCounter.CONNECT);
     }
 
     private void checkConnectArgs(long timeoutMicros, byte[] privateData, Qos qos) {
@@ -279,6 +300,28 @@ final class OfiEp extends OfiObject implements Endpoint {
             throw DatException.invalidParameter(2, "null close flag");
         }
         conn.disconnect(flag);
+        counts.inc(EpCounter.DISCONNECT);
+    }
+
+    /** Behaviours: EXT_05, EXT_06 (see {@link OfiExtensions}). */
+    @Override
+    public void postRdmaWriteWithImmediate(List<LmrTriplet> iov, long cookie, RmrTriplet remote, int immediateData,
+                                           Set<CompletionFlag> flags) {
+        live();
+        synchronized (this) {
+            live();
+            OfiExtensions.requireOffered(ia, "dat_ib_post_rdma_write_immed");
+            conn.checkCanPost();
+            ext.postWriteImmediate(conn.fid(), iov, cookie, remote, immediateData, flags, attributes.maxRequestIov());
+        }
+    }
+
+    /** Behaviours: EXT_09. */
+    @Override
+    public Counters<EpCounter> queryCounters(boolean reset) {
+        live();
+        OfiExtensions.requireOffered(ia, "dat_query_counters");
+        return OfiCounts.query(EpCounter.class, reset, List.of(counts));
     }
 
     @Override
@@ -383,6 +426,7 @@ final class OfiEp extends OfiObject implements Endpoint {
             freed = true;
             conn.release();
             data.discard();
+            ext.close();
             if (srq != null) {
                 srq.close();
                 srq.srq.users.decrementAndGet();

@@ -11,6 +11,7 @@ import java.util.Set;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.ReentrantLock;
 import org.jdapl.dat.Cno;
+import org.jdapl.dat.Counters;
 import org.jdapl.dat.DatEvent;
 import org.jdapl.dat.DatException;
 import org.jdapl.dat.DatReturnSubtype;
@@ -19,6 +20,7 @@ import org.jdapl.dat.DtoOperation;
 import org.jdapl.dat.DtoStatus;
 import org.jdapl.dat.EventDispatcher;
 import org.jdapl.dat.EventNumber;
+import org.jdapl.dat.EvdCounter;
 import org.jdapl.dat.EvdFlag;
 import org.jdapl.dat.EventSlot;
 import org.jdapl.dat.HandleType;
@@ -55,6 +57,8 @@ final class OfiEvd extends OfiObject implements EventDispatcher {
     /** The receive CQs of the EPs on an SRQ that use this EVD for their receives ({@link EpSrq}). */
     private volatile EpSrq[] srqCqs = new EpSrq[0];
     private final AtomicInteger reserved = new AtomicInteger();
+    /** The EVD's counters (DAT_COUNTERS): dequeues and waits. */
+    final OfiCounts counts = new OfiCounts(EvdCounter.values().length);
     final long cq;
     /** The CQ's wait file descriptor ({@code FI_WAIT_FD}), -1 without one. */
     final int waitFd;
@@ -240,7 +244,11 @@ final class OfiEvd extends OfiObject implements EventDispatcher {
                 long base = cqBuf.address();
                 for (int i = 0; i < n; i++) {
                     long e = base + i * FI_CQ_DATA_ENTRY.size();
-                    complete(FiCalls.word(e + CQE_OP_CONTEXT), 0, FiCalls.word(e + CQE_LEN));
+                    if ((FiCalls.word(e + CQE_FLAGS) & Fi.FI_REMOTE_CQ_DATA) != 0) {
+                        completeWithData(FiCalls.word(e + CQE_OP_CONTEXT), FiCalls.word(e + CQE_DATA));
+                    } else {
+                        complete(FiCalls.word(e + CQE_OP_CONTEXT), 0, FiCalls.word(e + CQE_LEN));
+                    }
                 }
                 return (int) n;
             }
@@ -297,6 +305,14 @@ final class OfiEvd extends OfiObject implements EventDispatcher {
             }
         } finally {
             cqLock.unlock();
+        }
+    }
+
+    /** A receive that an RDMA Write with immediate data consumed ({@link OfiExtensions}). */
+    private void completeWithData(long context, long cqData) {
+        OfiEp ep = ia.eps.get(DtoQueue.epId(context));
+        if (ep != null) {
+            ep.completedWithData(context, cqData);
         }
     }
 
@@ -390,8 +406,24 @@ final class OfiEvd extends OfiObject implements EventDispatcher {
         live();
         progress();
         synchronized (this) {
-            return Optional.ofNullable(take());
+            DatEvent e = take();
+            counted(e != null);
+            return Optional.ofNullable(e);
         }
+    }
+
+    /** Counts a dequeue that found an event or not. Behaviours: EXT_09. */
+    private void counted(boolean found) {
+        counts.inc(EvdCounter.DEQUEUE);
+        counts.inc(found ? EvdCounter.DEQUEUE_FOUND : EvdCounter.DEQUEUE_NOT_FOUND);
+    }
+
+    /** Behaviours: EXT_09. */
+    @Override
+    public Counters<EvdCounter> queryCounters(boolean reset) {
+        live();
+        OfiExtensions.requireOffered(ia, "dat_query_counters");
+        return OfiCounts.query(EvdCounter.class, reset, java.util.List.of(counts));
     }
 
     /** dat_evd_dequeue into a caller's slot: a DTO completion is written field by field. */
@@ -405,8 +437,10 @@ final class OfiEvd extends OfiObject implements EventDispatcher {
         synchronized (this) {
             if (queue.poll(this, slot)) {
                 reserved.decrementAndGet();
+                counted(true);
                 return true;
             }
+            counted(false);
             return false;
         }
     }

@@ -37,6 +37,10 @@ import org.jdapl.dat.LocalMemoryRegion;
 import org.jdapl.dat.MemPriv;
 import org.jdapl.dat.ProtectionZone;
 import org.jdapl.dat.ProviderAttributes;
+import org.jdapl.dat.Counters;
+import org.jdapl.dat.EpCounter;
+import org.jdapl.dat.EvdCounter;
+import org.jdapl.dat.IaCounter;
 import org.jdapl.dat.PspFlag;
 import org.jdapl.dat.PublicServicePoint;
 import org.jdapl.dat.Qos;
@@ -93,6 +97,8 @@ final class OfiIa extends OfiObject implements InterfaceAdapter {
     /** EPs by id, for completions (the id is in each operation's context). */
     final Map<Integer, OfiEp> eps = new ConcurrentHashMap<>();
     final Set<OfiObject> objects = ConcurrentHashMap.newKeySet();
+    /** The IA's counters and its EPs' and EVDs' totals (DAT_COUNTERS). */
+    final OfiCounters counters = new OfiCounters(this);
 
     /** Something an EQ entry can be for: a passive endpoint or an endpoint. */
     interface CmTarget {
@@ -226,11 +232,13 @@ final class OfiIa extends OfiObject implements InterfaceAdapter {
     void added(OfiObject o) {
         objects.add(o);
         provider.counts.opened(o.kind());
+        counters.opened(o);
     }
 
     void removed(OfiObject o) {
         if (objects.remove(o)) {
             provider.counts.closed(o.kind());
+            counters.closed(o);
         }
     }
 
@@ -255,9 +263,39 @@ final class OfiIa extends OfiObject implements InterfaceAdapter {
                         "provider", FiInfo.providerName(info), "domain", FiInfo.domainName(info)));
         ProviderAttributes p = new ProviderAttributes(OfiProvider.NAME, 2, 0, Dat.VERSION_MAJOR, Dat.VERSION_MINOR, true,
                 Set.of(Qos.BEST_EFFORT), EnumSet.of(CompletionFlag.SUPPRESS, CompletionFlag.UNSIGNALLED),
-                true, maxPrivateData, 64, true, false, Map.of("rmr", "registration of the bound range", "srq",
-                "fi_srx_context"));
+                true, maxPrivateData, 64, true, false, specificAttributes());
         return new IaQuery(asyncEvd, a, p);
+    }
+
+    private Map<String, String> specificAttributes() {
+        Map<String, String> m = new java.util.HashMap<>(OfiExtensions.attributes(this));
+        m.put("rmr", "registration of the bound range");
+        m.put("srq", "fi_srx_context");
+        return Map.copyOf(m);
+    }
+
+    /** Behaviours: EXT_09. */
+    @Override
+    public Counters<IaCounter> queryCounters(boolean reset) {
+        checkIa();
+        OfiExtensions.requireOffered(this, "dat_query_counters");
+        return counters.query(reset);
+    }
+
+    /** Behaviours: EXT_09. */
+    @Override
+    public Counters<EpCounter> queryEpCounters(boolean reset) {
+        checkIa();
+        OfiExtensions.requireOffered(this, "dat_query_counters");
+        return counters.queryEps(reset);
+    }
+
+    /** Behaviours: EXT_09. */
+    @Override
+    public Counters<EvdCounter> queryEvdCounters(boolean reset) {
+        checkIa();
+        OfiExtensions.requireOffered(this, "dat_query_counters");
+        return counters.queryEvds(reset);
     }
 
     @Override

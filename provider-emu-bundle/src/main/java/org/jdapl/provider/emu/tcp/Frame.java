@@ -192,6 +192,27 @@ public final class Frame {
         return control(FrameType.KEEPALIVE, 0, 0, 0, 0, 0, null);
     }
 
+    /** FETCH_ADD of {@code add} to the 64 bits at {@code targetAddress} of {@code rmrContext}. */
+    Frame fetchAdd(long seq, int rmrContext, long targetAddress, long add) {
+        return set(FrameType.FETCH_ADD, 0, 0, seq, rmrContext & 0xffff_ffffL, targetAddress, add, 0, null);
+    }
+
+    /** CMP_SWAP at {@code targetAddress} of {@code rmrContext}: the swap value is the payload {@code swap}. */
+    Frame cmpSwap(long seq, int rmrContext, long targetAddress, long compare, byte[] swap) {
+        return set(FrameType.CMP_SWAP, 0, 0, seq, rmrContext & 0xffff_ffffL, targetAddress, compare, swap.length, swap);
+    }
+
+    /** ATOMIC_RESP of request {@code seq}: the value the target held. */
+    Frame atomicResponse(long seq, long original) {
+        return set(FrameType.ATOMIC_RESP, 0, 0, seq, original, 0, 0, 0, null);
+    }
+
+    /** RDMA_WRITE_IMM of {@code length} bytes of {@code iov} to {@code targetAddress}, with {@code immediateData}. */
+    Frame rdmaWriteImmediate(long seq, int rmrContext, long targetAddress, int immediateData, long length, Object iov) {
+        return set(FrameType.RDMA_WRITE_IMM, 0, 0, seq, rmrContext & 0xffff_ffffL, targetAddress,
+                immediateData & 0xffff_ffffL, length, iov);
+    }
+
     /** Forgets the payload (a recycled frame keeps no memory reachable). */
     void clearPayload() {
         payload = null;
@@ -274,7 +295,7 @@ public final class Frame {
         return (flags & FLAG_SOLICITED) != 0;
     }
 
-    /** RDMA_WRITE, RDMA_READ_REQ: the rmr_context (u32) of the target memory. */
+    /** RDMA_WRITE, RDMA_WRITE_IMM, RDMA_READ_REQ, FETCH_ADD, CMP_SWAP: the rmr_context (u32) of the target memory. */
     public long rmrContext() {
         return a;
     }
@@ -282,6 +303,26 @@ public final class Frame {
     /** RDMA_WRITE: the address written; RDMA_READ_REQ: the address read. */
     public long targetAddress() {
         return b;
+    }
+
+    /** FETCH_ADD: the value added. */
+    public long addValue() {
+        return c;
+    }
+
+    /** CMP_SWAP: the value compared with the target's. */
+    public long compareValue() {
+        return c;
+    }
+
+    /** ATOMIC_RESP: the value the target held before the atomic. */
+    public long originalValue() {
+        return a;
+    }
+
+    /** RDMA_WRITE_IMM: the 32-bit immediate data. */
+    public int immediateData() {
+        return (int) c;
     }
 
     /** RDMA_READ_REQ: the bytes to read (at most {@link #MAX_DATA}). */
@@ -353,6 +394,12 @@ public final class Frame {
         }
         if (type == FrameType.CONNECT_REQ && length < 2) {
             throw new ProtocolException("a connect request of " + length + " bytes has no listen port");
+        }
+        if (type == FrameType.CMP_SWAP && length != 8) {
+            throw new ProtocolException("a compare-and-swap with " + length + " bytes of swap value");
+        }
+        if (type == FrameType.RDMA_WRITE_IMM && (c >>> 32) != 0) {
+            throw new ProtocolException("immediate data over 32 bits");
         }
         if (type == FrameType.RDMA_READ_REQ && (c < 0 || c > MAX_DATA)) {
             throw new ProtocolException("RDMA Read of " + Long.toUnsignedString(c) + " bytes");

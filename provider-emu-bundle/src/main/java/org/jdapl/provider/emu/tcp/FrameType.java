@@ -37,7 +37,15 @@ public enum FrameType {
     /** Abrupt disconnect or broken connection; status a {@link Frame.Abort}, payload a reason text. */
     ABORT(14, Frame.MAX_PRIVATE_DATA, 0, 0, 1),
     /** Nothing to say (the connection is alive). */
-    KEEPALIVE(15, 0, 0, 0, 0);
+    KEEPALIVE(15, 0, 0, 0, 0),
+    /** A fetch-and-add request. */
+    FETCH_ADD(16, 0, 0, 0, 0),
+    /** A compare-and-swap request; payload the 8-byte swap value. */
+    CMP_SWAP(17, 8, 0, 0, 0),
+    /** The answer of a FETCH_ADD or CMP_SWAP: the value the target held. */
+    ATOMIC_RESP(18, 0, 0, 0, 0),
+    /** An RDMA Write with immediate data, with its data. */
+    RDMA_WRITE_IMM(19, Frame.MAX_DATA, 0, 0, 0);
 
     private static final FrameType[] BY_CODE = new FrameType[256];
 

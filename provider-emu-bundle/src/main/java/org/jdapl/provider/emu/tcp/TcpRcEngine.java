@@ -32,6 +32,11 @@ import org.slf4j.LoggerFactory;
  * the output; the connection keeps the socket and its lifecycle,
  * {@link TcpHandshake} the handshake before; this class owns sequence numbers and what is in flight.
  * Everything runs under the IA's domain lock.
+ *
+ * <p>OFED's extended DTOs (FETCH_ADD, CMP_SWAP, RDMA_WRITE_IMM) go through the same sequence and
+ * in-flight bookkeeping as the RC operations (an atomic counts as a read, an RDMA Write with immediate
+ * data as a send), which is why their cases are here and the file is over 500 lines: that bookkeeping
+ * is one state machine, readable top to bottom in one place; {@link TcpExtensions} has the rest.
  */
 final class TcpRcEngine implements TcpInput.Handler {
     private static final Logger LOG = LoggerFactory.getLogger(TcpRcEngine.class);
@@ -56,10 +61,14 @@ final class TcpRcEngine implements TcpInput.Handler {
     private long expectedSeq = 1;
     private boolean rnrNaked;
     private WorkRequest.Recv inbound;
+    /** The receive being filled was taken by an RDMA Write with immediate data. */
+    private boolean inboundImmediate;
     private DtoOperation inboundOp;
     private int inboundInvalidated;
     /** What the responder made of the peer's last SEND (filled again for each). */
     private final RcRules.SendVerdict verdict = new RcRules.SendVerdict();
+    /** The value an atomic of the peer fetched. */
+    private final long[] fetched = new long[1];
 
     /**
      * The engine of {@code ep}'s established connection: frames go to {@code out}, the payloads of the
@@ -121,6 +130,16 @@ final class TcpRcEngine implements TcpInput.Handler {
                 out.enqueue(out.frame().ack(h.seq()));
                 answerLater.run();
             }
+            case RDMA_WRITE_IMM -> {
+                WorkRequest.Recv recv = inbound;
+                if (recv != null) {
+                    inbound = null;
+                    out.enqueue(out.frame().ack(h.seq()));
+                    ep.completeRecvImmediate(recv, DtoStatus.SUCCESS, h.length(), h.immediateData());
+                }
+                answerLater.run();
+            }
+            case CMP_SWAP -> atomic(h, TcpExtensions.swapValue(control));
             case RDMA_READ_REQ -> answerLater.run();
             case RDMA_READ_RESP -> {
                 WorkRequest head = ep.requests().peekFirst();
@@ -231,9 +250,39 @@ final class TcpRcEngine implements TcpInput.Handler {
                 sent++;
                 return QUEUED;
             }
+            case WorkRequest.Ext ext -> {
+                return stepExtended(ext);
+            }
             case WorkRequest.Recv recv -> throw new IllegalStateException("a receive in the request queue");
-            case WorkRequest.Ext ext -> throw new IllegalStateException("an extended DTO on a tcp connection");
         }
+    }
+
+    /** Transmits an extended DTO: an atomic as a read goes, an RDMA Write with immediate data as a send. */
+    private int stepExtended(WorkRequest.Ext ext) {
+        boolean atomic = TcpExtensions.isAtomic(ext);
+        if (!atomic && ext.rnrDeadline != 0 && !ext.rnrRetry) {
+            return STOP;
+        }
+        if ((atomic && readsInFlight >= MAX_READS_IN_FLIGHT)
+                || (ext.has(CompletionFlag.BARRIER_FENCE) && readsInFlight > 0)) {
+            return STOP_FLUSH;
+        }
+        if (!Segments.usable(ext.iov)) {
+            failWhenHead(ext);
+            return STOP;
+        }
+        if (atomic) {
+            readsInFlight++;
+        } else {
+            ext.rnrRetry = false;
+            sendOutstanding = true;
+        }
+        if (atomic || ext.rnrDeadline == 0) {
+            ext.seq = nextSeq++;
+        }
+        out.enqueue(TcpExtensions.frame(out, ext));
+        sent++;
+        return QUEUED;
     }
 
     private void flushIf(boolean queued) {
@@ -284,6 +333,7 @@ final class TcpRcEngine implements TcpInput.Handler {
                 }
                 WorkRequest.Recv recv = v.recv();
                 inbound = recv;
+                inboundImmediate = false;
                 inboundOp = v.op();
                 inboundInvalidated = v.invalidated();
                 List<LmrTriplet> iov = recv.iov;
@@ -297,6 +347,46 @@ final class TcpRcEngine implements TcpInput.Handler {
                 expectedSeq++;
                 if (!RcRules.placeRemoteWrite(ep, h.rmrContext(), h.targetAddress(), h.length(), in)) {
                     remoteAccessViolation(h, "RDMA Write");
+                }
+            }
+            case RDMA_WRITE_IMM -> {
+                checkSeq(h);
+                WorkRequest.Recv recv = RcRules.nextImmediateReceive(ep);
+                if (recv == null) {
+                    rnrNaked = true;
+                    out.enqueue(out.frame().nak(h.seq(), Frame.Nak.RNR));
+                    return;
+                }
+                expectedSeq++;
+                if (!RcRules.placeRemoteWrite(ep, h.rmrContext(), h.targetAddress(), h.length(), in)) {
+                    remoteAccessViolation(h, "RDMA Write with immediate data");
+                    return;
+                }
+                RcRules.takeImmediateReceive(ep);
+                inbound = recv;
+                inboundImmediate = true;
+            }
+            case FETCH_ADD -> {
+                checkSeq(h);
+                expectedSeq++;
+                atomic(h, 0);
+            }
+            case CMP_SWAP -> {
+                checkSeq(h);
+                expectedSeq++;
+                in.expectControl();
+            }
+            case ATOMIC_RESP -> {
+                WorkRequest head = inFlightHead(h);
+                if (!(head instanceof WorkRequest.Ext x) || !TcpExtensions.isAtomic(x)) {
+                    throw new Frame.ProtocolException("an atomic response for request " + h.seq() + ", which is no atomic");
+                }
+                if (TcpExtensions.land(x, h.originalValue())) {
+                    requestDone(head, DtoStatus.SUCCESS);
+                } else {
+                    sent--;
+                    readsInFlight--;
+                    ep.fail(head, DtoStatus.LOCAL_PROTECTION);
                 }
             }
             case RDMA_READ_REQ -> {
@@ -345,9 +435,12 @@ final class TcpRcEngine implements TcpInput.Handler {
             }
             case NAK -> nak(h);
             case RECV_POSTED -> {
-                if (ep.requests().peekFirst() instanceof WorkRequest.Send send && sent == 0
-                        && send.rnrDeadline != 0) {
+                WorkRequest head = ep.requests().peekFirst();
+                if (head instanceof WorkRequest.Send send && sent == 0 && send.rnrDeadline != 0) {
                     send.rnrRetry = true;
+                    ep.pumpRequests();
+                } else if (head instanceof WorkRequest.Ext x && sent == 0 && x.rnrDeadline != 0) {
+                    x.rnrRetry = true;
                     ep.pumpRequests();
                 }
             }
@@ -378,6 +471,7 @@ final class TcpRcEngine implements TcpInput.Handler {
         long length = switch (head) {
             case WorkRequest.Send s -> s.length;
             case WorkRequest.Rdma r -> r.length;
+            case WorkRequest.Ext x -> x.length;
             default -> 0;
         };
         ep.requests().pollFirst();
@@ -385,8 +479,10 @@ final class TcpRcEngine implements TcpInput.Handler {
         if (head instanceof WorkRequest.Send) {
             sendOutstanding = false;
         }
-        if (head instanceof WorkRequest.Rdma r && r.read) {
+        if (readLike(head)) {
             readsInFlight--;
+        } else if (head instanceof WorkRequest.Ext) {
+            sendOutstanding = false;
         }
         ep.completeRequest(head, status, status == DtoStatus.SUCCESS ? length : 0);
         ep.recycle(head);
@@ -395,6 +491,10 @@ final class TcpRcEngine implements TcpInput.Handler {
 
     private void nak(Frame h) throws Frame.ProtocolException {
         WorkRequest head = inFlightHead(h);
+        if (h.nak() == Frame.Nak.RNR && head instanceof WorkRequest.Ext x && !TcpExtensions.isAtomic(x)) {
+            rnrExtended(x);
+            return;
+        }
         if (h.nak() == Frame.Nak.RNR) {
             if (!(head instanceof WorkRequest.Send send)) {
                 throw new Frame.ProtocolException("an RNR NAK for request " + h.seq() + ", which is no send");
@@ -417,10 +517,43 @@ final class TcpRcEngine implements TcpInput.Handler {
         DtoStatus status = h.nak() == Frame.Nak.REMOTE_ACCESS ? DtoStatus.REMOTE_ACCESS : DtoStatus.REMOTE_RESPONDER;
         sent--;
         sendOutstanding = false;
-        if (head instanceof WorkRequest.Rdma r && r.read) {
+        if (readLike(head)) {
             readsInFlight--;
         }
         ep.fail(head, status);
+    }
+
+    /** Whether {@code wr} counts among the reads in flight: an RDMA Read or an atomic. */
+    private static boolean readLike(WorkRequest wr) {
+        return (wr instanceof WorkRequest.Rdma r && r.read)
+                || (wr instanceof WorkRequest.Ext x && TcpExtensions.isAtomic(x));
+    }
+
+    /** An RDMA Write with immediate data found no receive: sent again as a send is, until its window ends. */
+    private void rnrExtended(WorkRequest.Ext x) {
+        long now = System.nanoTime();
+        sent--;
+        sendOutstanding = false;
+        if (RcRules.rnrExhausted(x, now)) {
+            ep.fail(x, DtoStatus.RECEIVER_NOT_READY);
+            return;
+        }
+        x.rnrRetry = false;
+        EmuEp owner = ep;
+        RcRules.retryAtDeadline(owner, x, now, 0, () -> {
+            x.rnrRetry = true;
+            owner.pumpRequests();
+        });
+    }
+
+    /** Executes the peer's atomic {@code h} and answers it, or refuses it (REMOTE_ACCESS, the link breaks). */
+    private void atomic(Frame h, long swap) {
+        if (TcpExtensions.execute(contexts, ep, h, swap, fetched)) {
+            out.enqueue(out.frame().atomicResponse(h.seq(), fetched[0]));
+            answerLater.run();
+        } else {
+            remoteAccessViolation(h, h.type() == FrameType.FETCH_ADD ? "fetch-and-add" : "compare-and-swap");
+        }
     }
 
     /** A receive could not take the message: it completes with an error, the sender is NAKed, the link breaks. */
@@ -447,7 +580,11 @@ final class TcpRcEngine implements TcpInput.Handler {
         WorkRequest.Recv r = inbound;
         if (r != null) {
             inbound = null;
-            ep.completeRecv(r, DtoStatus.FLUSHED, 0, DtoOperation.RECEIVE, 0);
+            if (inboundImmediate) {
+                ep.completeRecvImmediate(r, DtoStatus.FLUSHED, 0, 0);
+            } else {
+                ep.completeRecv(r, DtoStatus.FLUSHED, 0, DtoOperation.RECEIVE, 0);
+            }
         }
     }
 }

@@ -36,6 +36,7 @@ public final class Fi {
     public static final long FI_SEND = 1L << 11;
     public static final long FI_REMOTE_READ = 1L << 12;
     public static final long FI_REMOTE_WRITE = 1L << 13;
+    public static final long FI_REMOTE_CQ_DATA = 1L << 17;
     public static final long FI_SOURCE = 1L << 57;
     public static final long FI_TRANSMIT = FI_SEND;
     // enum fi_ep_type, addr formats, mr modes, waits, progress

@@ -52,6 +52,8 @@ public final class FiCalls {
             JAVA_LONG, JAVA_LONG, JAVA_LONG));
     private static final MethodHandle J_JJJJJJJJ = hc(FunctionDescriptor.of(JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_LONG,
             JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_LONG));
+    private static final MethodHandle J_JJJJJJJ = hc(FunctionDescriptor.of(JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_LONG,
+            JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_LONG));
     private static final MethodHandle J_JJJ = hc(FunctionDescriptor.of(JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_LONG));
     private static final MethodHandle J_JJJJJ = h(FunctionDescriptor.of(JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_LONG,
             JAVA_LONG, JAVA_LONG));
@@ -275,6 +277,16 @@ public final class FiCalls {
         try {
             return (long) J_JJJJJJ.invokeExact(op(word(ep + EP_MSG), OPS_MSG_SENDV, "fi_sendv"), ep, iov, desc, count,
                     0L, context);
+        } catch (Throwable t) {
+            throw fail(t);
+        }
+    }
+
+    /** {@code fi_senddata(ep, buf, len, desc, data, dest_addr, context)}: a message with remote CQ data. */
+    public static long senddata(long ep, long buf, long len, long desc, long data, long context) {
+        try {
+            return (long) J_JJJJJJJ.invokeExact(op(word(ep + EP_MSG), OPS_MSG_SENDDATA, "fi_senddata"), ep, buf, len,
+                    desc, data, 0L, context);
         } catch (Throwable t) {
             throw fail(t);
         }

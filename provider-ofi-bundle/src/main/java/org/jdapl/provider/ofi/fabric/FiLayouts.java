@@ -129,6 +129,7 @@ public final class FiLayouts {
     public static final FiStruct FI_OPS_MSG = new FiStruct("fi_ops_msg", 80);
     public static final long OPS_MSG_RECVV = FI_OPS_MSG.field("recvv", 16, P);
     public static final long OPS_MSG_SENDV = FI_OPS_MSG.field("sendv", 40, P);
+    public static final long OPS_MSG_SENDDATA = FI_OPS_MSG.field("senddata", 64, P);
 
     public static final FiStruct FI_OPS_RMA = new FiStruct("fi_ops_rma", 80);
     public static final long OPS_RMA_READV = FI_OPS_RMA.field("readv", 16, P);
@@ -191,6 +192,7 @@ public final class FiLayouts {
     public static final long CQE_OP_CONTEXT = FI_CQ_DATA_ENTRY.field("op_context", 0, P);
     public static final long CQE_FLAGS = FI_CQ_DATA_ENTRY.field("flags", 8, 8);
     public static final long CQE_LEN = FI_CQ_DATA_ENTRY.field("len", 16, 8);
+    public static final long CQE_DATA = FI_CQ_DATA_ENTRY.field("data", 32, 8);
 
     public static final FiStruct FI_CQ_ERR_ENTRY = new FiStruct("fi_cq_err_entry", 80);
     public static final long CQ_ERR_OP_CONTEXT = FI_CQ_ERR_ENTRY.field("op_context", 0, P);
