@@ -77,6 +77,8 @@ public final class TcpFabric implements Fabric {
     private InetSocketAddress address;
     private final Map<Integer, ServerSocketChannel> commonServers = new HashMap<>();
     private final Set<TcpConnection> connections = new LinkedHashSet<>();
+    /** The connections of UD exchanges ({@link TcpDatagrams}). */
+    private final Set<TcpDatagrams> datagrams = new LinkedHashSet<>();
     /** The array {@link #tick} copies the connections into (domain lock held). */
     private TcpConnection[] ticking = new TcpConnection[8];
     /** The only connection, while there is exactly one (domain lock held). */
@@ -244,6 +246,9 @@ public final class TcpFabric implements Fabric {
         }
         connections.clear();
         sole = null;
+        for (TcpDatagrams d : new ArrayList<>(datagrams)) {
+            d.close();
+        }
         for (ServerSocketChannel s : commonServers.values()) {
             closeQuietly(s);
         }
@@ -386,6 +391,40 @@ public final class TcpFabric implements Fabric {
         closeQuietly(commonServers.remove(port));
     }
 
+    /**
+     * Starts a UD exchange of {@code ep} on its own tcp connection (fabric lock held); a connect that
+     * fails at once is IB_UD_CONNECTION_ERROR after the call returns. Behaviours: EXT_08, EXT_10.
+     */
+    @Override
+    public boolean exchangeDatagrams(org.jdapl.provider.emu.EmuUdEp ep, SocketAddress remote, long qual,
+                                     byte[] privateData) {
+        try {
+            datagrams.add(TcpDatagrams.connect(this, selector, ep, remote, qual, privateData));
+            selector.wakeup();
+        } catch (IOException e) {
+            LOG.debug("IA {}: UD exchange with {} failed at once: {}", ia.name(), remote, e.toString());
+            ia.later(() -> ep.exchangeFailed(false, null));
+        }
+        return true;
+    }
+
+    /**
+     * The connect request on {@code c} asks for a UD exchange (domain lock held): the socket leaves
+     * the RC handshake for {@link TcpDatagrams}, which offers the request to the consumer.
+     */
+    void datagramRequest(TcpConnection c, InetSocketAddress from, int activeQpn, long qual, byte[] privateData) {
+        removed(c);
+        c.phase(TcpConnection.Phase.CLOSED);
+        TcpDatagrams d = TcpDatagrams.offered(this, c.channel(), c.key(), from, activeQpn, qual, privateData);
+        if (!d.closed()) {
+            datagrams.add(d);
+        }
+    }
+
+    void removed(TcpDatagrams d) {
+        datagrams.remove(d);
+    }
+
     void removed(TcpConnection c) {
         connections.remove(c);
         sole = connections.size() == 1 ? connections.iterator().next() : null;
@@ -410,6 +449,10 @@ public final class TcpFabric implements Fabric {
         }
         if (k.attachment() instanceof Integer port) {
             accept((ServerSocketChannel) k.channel(), port);
+            return;
+        }
+        if (k.attachment() instanceof TcpDatagrams d) {
+            d.handle(k);
             return;
         }
         if (!(k.attachment() instanceof TcpConnection c)) {
