@@ -10,6 +10,7 @@ import java.nio.channels.SelectionKey;
 import java.nio.channels.Selector;
 import java.nio.channels.SocketChannel;
 import java.util.List;
+import java.util.Set;
 
 import org.jdapl.dat.LmrTriplet;
 import org.jdapl.provider.emu.EmuAh;
@@ -41,6 +42,8 @@ final class TcpDatagrams implements EmuAh.Path, EmuUdEp.Exchange {
     private enum State { CONNECTING, REQUESTED, OFFERED, OPEN, CLOSED }
 
     private final TcpFabric fabric;
+    /** The fabric's UD exchange connections, this one among them while it is open. */
+    private final Set<TcpDatagrams> all;
     private final EmuIa ia;
     private final SocketChannel channel;
     private final SelectionKey key;
@@ -57,40 +60,50 @@ final class TcpDatagrams implements EmuAh.Path, EmuUdEp.Exchange {
     private ByteBuffer out = ByteBuffer.allocate(BUFFER);
     private boolean closeWhenSent;
 
-    private TcpDatagrams(TcpFabric fabric, SocketChannel channel, SelectionKey key, SocketAddress peer, State state) {
+    private TcpDatagrams(TcpFabric fabric, Set<TcpDatagrams> all, SocketChannel channel, SelectionKey key,
+                         SocketAddress peer, State state) {
         this.fabric = fabric;
+        this.all = all;
         this.ia = fabric.ia();
         this.channel = channel;
         this.key = key;
         this.peer = peer;
         this.state = state;
         key.attach(this);
+        all.add(this);
     }
 
     /**
-     * The active side: a TCP connect to {@code remote} for {@code ep}'s exchange on {@code qual}.
-     *
-     * @throws IOException if the connect fails at once
+     * The active side: a TCP connect to {@code remote} for {@code ep}'s exchange on {@code qual}; one
+     * that fails at once is IB_UD_CONNECTION_ERROR after the caller returns.
      */
-    static TcpDatagrams connect(TcpFabric fabric, Selector selector, EmuUdEp ep, SocketAddress remote, long qual,
-                                byte[] privateData) throws IOException {
-        SocketChannel ch = SocketChannel.open();
+    static void connect(TcpFabric fabric, Selector selector, Set<TcpDatagrams> all, EmuUdEp ep,
+                        SocketAddress remote, long qual, byte[] privateData) {
+        SocketChannel ch = null;
         try {
+            ch = SocketChannel.open();
             ch.configureBlocking(false);
             ch.setOption(StandardSocketOptions.TCP_NODELAY, true);
             boolean done = ch.connect(remote);
             SelectionKey k = ch.register(selector, done ? SelectionKey.OP_READ : SelectionKey.OP_CONNECT);
-            TcpDatagrams d = new TcpDatagrams(fabric, ch, k, remote, State.CONNECTING);
+            TcpDatagrams d = new TcpDatagrams(fabric, all, ch, k, remote, State.CONNECTING);
             d.local = ep;
             d.connQual = qual;
             d.requestData = privateData;
             if (done) {
                 d.request();
             }
-            return d;
+            selector.wakeup();
         } catch (IOException e) {
-            ch.close();
-            throw e;
+            if (ch != null) {
+                try {
+                    ch.close();
+                } catch (IOException ignored) {
+                    // the connect failed already
+                }
+            }
+            LOG.debug("IA {}: UD exchange with {} failed at once: {}", fabric.ia().name(), remote, e.toString());
+            fabric.ia().later(() -> ep.exchangeFailed(false, null));
         }
     }
 
@@ -98,9 +111,9 @@ final class TcpDatagrams implements EmuAh.Path, EmuUdEp.Exchange {
      * The passive side: the connection {@code key} whose CONNECT_REQ asked for a UD exchange with the
      * active EP {@code activeQpn} of the IA listening at {@code from}; offered to the PSP on {@code qual}.
      */
-    static TcpDatagrams offered(TcpFabric fabric, SocketChannel ch, SelectionKey key, InetSocketAddress from,
-                                int activeQpn, long qual, byte[] privateData) {
-        TcpDatagrams d = new TcpDatagrams(fabric, ch, key, from, State.OFFERED);
+    static void offered(TcpFabric fabric, Set<TcpDatagrams> all, SocketChannel ch, SelectionKey key,
+                        InetSocketAddress from, int activeQpn, long qual, byte[] privateData) {
+        TcpDatagrams d = new TcpDatagrams(fabric, all, ch, key, from, State.OFFERED);
         d.peerQpn = activeQpn;
         key.interestOps(SelectionKey.OP_READ);
         if (!d.ia.deliverUdRequest(qual, d, privateData)) {
@@ -110,7 +123,6 @@ final class TcpDatagrams implements EmuAh.Path, EmuUdEp.Exchange {
             d.closeWhenSent = true;
             d.flush();
         }
-        return d;
     }
 
     // ------------------------------------------------------------------ the exchange
@@ -317,10 +329,6 @@ final class TcpDatagrams implements EmuAh.Path, EmuUdEp.Exchange {
         }
     }
 
-    boolean closed() {
-        return state == State.CLOSED;
-    }
-
     /** Closes the socket; datagrams sent on this connection afterwards are lost. */
     void close() {
         if (state != State.CLOSED || channel.isOpen()) {
@@ -331,7 +339,7 @@ final class TcpDatagrams implements EmuAh.Path, EmuUdEp.Exchange {
             } catch (IOException e) {
                 LOG.debug("IA {}: closing a UD exchange's connection: {}", ia.name(), e.toString());
             }
-            fabric.removed(this);
+            all.remove(this);
         }
     }
 }

@@ -246,9 +246,7 @@ public final class TcpFabric implements Fabric {
         }
         connections.clear();
         sole = null;
-        for (TcpDatagrams d : new ArrayList<>(datagrams)) {
-            d.close();
-        }
+        new ArrayList<>(datagrams).forEach(TcpDatagrams::close);
         for (ServerSocketChannel s : commonServers.values()) {
             closeQuietly(s);
         }
@@ -391,38 +389,18 @@ public final class TcpFabric implements Fabric {
         closeQuietly(commonServers.remove(port));
     }
 
-    /**
-     * Starts a UD exchange of {@code ep} on its own tcp connection (fabric lock held); a connect that
-     * fails at once is IB_UD_CONNECTION_ERROR after the call returns. Behaviours: EXT_08, EXT_10.
-     */
+    /** A UD exchange of {@code ep} on a connection of its own (fabric lock held). Behaviours: EXT_08, EXT_10. */
     @Override
-    public boolean exchangeDatagrams(org.jdapl.provider.emu.EmuUdEp ep, SocketAddress remote, long qual,
-                                     byte[] privateData) {
-        try {
-            datagrams.add(TcpDatagrams.connect(this, selector, ep, remote, qual, privateData));
-            selector.wakeup();
-        } catch (IOException e) {
-            LOG.debug("IA {}: UD exchange with {} failed at once: {}", ia.name(), remote, e.toString());
-            ia.later(() -> ep.exchangeFailed(false, null));
-        }
+    public boolean exchangeDatagrams(org.jdapl.provider.emu.EmuUdEp ep, SocketAddress remote, long qual, byte[] data) {
+        TcpDatagrams.connect(this, selector, datagrams, ep, remote, qual, data);
         return true;
     }
 
-    /**
-     * The connect request on {@code c} asks for a UD exchange (domain lock held): the socket leaves
-     * the RC handshake for {@link TcpDatagrams}, which offers the request to the consumer.
-     */
+    /** The connect request on {@code c} asks for a UD exchange: the socket leaves the RC handshake. */
     void datagramRequest(TcpConnection c, InetSocketAddress from, int activeQpn, long qual, byte[] privateData) {
         removed(c);
         c.phase(TcpConnection.Phase.CLOSED);
-        TcpDatagrams d = TcpDatagrams.offered(this, c.channel(), c.key(), from, activeQpn, qual, privateData);
-        if (!d.closed()) {
-            datagrams.add(d);
-        }
-    }
-
-    void removed(TcpDatagrams d) {
-        datagrams.remove(d);
+        TcpDatagrams.offered(this, datagrams, c.channel(), c.key(), from, activeQpn, qual, privateData);
     }
 
     void removed(TcpConnection c) {
@@ -451,11 +429,10 @@ public final class TcpFabric implements Fabric {
             accept((ServerSocketChannel) k.channel(), port);
             return;
         }
-        if (k.attachment() instanceof TcpDatagrams d) {
-            d.handle(k);
-            return;
-        }
         if (!(k.attachment() instanceof TcpConnection c)) {
+            if (k.attachment() instanceof TcpDatagrams d) {
+                d.handle(k);
+            }
             return;
         }
         int ready = k.readyOps();
