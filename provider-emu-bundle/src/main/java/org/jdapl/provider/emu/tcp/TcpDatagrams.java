@@ -53,6 +53,8 @@ final class TcpDatagrams implements EmuAh.Path, EmuUdEp.Exchange {
     /** The local datagram EP of the exchange (the active one; the passive one once it accepted). */
     private EmuUdEp local;
     private int peerQpn;
+    /** The handle of the EP at the other end ({@code peerQpn}), made once. */
+    private EmuAh peerHandle;
     // active side
     private long connQual;
     private byte[] requestData;
@@ -143,7 +145,10 @@ final class TcpDatagrams implements EmuAh.Path, EmuUdEp.Exchange {
 
     @Override
     public EmuAh handle() {
-        return EmuAh.remote(peer, peerQpn, this);
+        if (peerHandle == null || peerHandle.qpn() != peerQpn) {
+            peerHandle = EmuAh.remote(peer, peerQpn, this);
+        }
+        return peerHandle;
     }
 
     @Override
@@ -200,7 +205,8 @@ final class TcpDatagrams implements EmuAh.Path, EmuUdEp.Exchange {
     private void datagram(Frame h, ByteBuffer payload) {
         EmuUdEp ep = local;
         if (state == State.OPEN && ep != null && ep.qpn() == h.destinationQpn()) {
-            ep.receiveDatagram(MemorySegment.ofBuffer(payload), EmuAh.remote(peer, h.sourceQpn(), this));
+            EmuAh from = h.sourceQpn() == peerQpn ? handle() : EmuAh.remote(peer, h.sourceQpn(), this);
+            ep.receiveDatagram(MemorySegment.ofBuffer(payload), from);
         }
     }
 
