@@ -30,6 +30,7 @@ import org.jdapl.dat.EventDispatcher;
 import org.jdapl.dat.EventNumber;
 import org.jdapl.dat.EvdCounter;
 import org.jdapl.dat.EvdFlag;
+import org.jdapl.dat.ExtensionType;
 import org.jdapl.dat.HandleType;
 import org.jdapl.dat.IaAttributes;
 import org.jdapl.dat.IaCounter;
@@ -228,6 +229,25 @@ public final class EmuIa extends EmuObject implements InterfaceAdapter {
     /** The IA's service points, where connection requests arrive. */
     Listeners listeners() {
         return listeners;
+    }
+
+    /**
+     * A UD exchange request from another IA arrives on {@code qual} (tcp fabric, domain lock held): a
+     * {@link UdRequest} in IB_UD_CONNECTION_REQUEST on the consumer PSP's EVD.
+     *
+     * <p>Behaviours: EXT_08, EXT_10.
+     *
+     * @return false if no consumer PSP listens on {@code qual} (the active side reports IB_UD_CONNECTION_ERROR)
+     */
+    public boolean deliverUdRequest(long qual, EmuUdEp.Exchange active, byte[] privateData) {
+        EmuEvd evd = listeners.udEvd(qual);
+        if (evd == null) {
+            return false;
+        }
+        UdRequest request = adopt(new UdRequest(this, active, privateData));
+        post(evd, new DatEvent.UdConnection(evd, EventNumber.IB_UD_CONNECTION_REQUEST, null,
+                ExtensionType.UD_CONNECT_REQUEST, request.activeHandle(), request, privateData), true);
+        return true;
     }
 
     /** Connection requests arrive (see {@link Listeners#deliver}). */

@@ -1,5 +1,6 @@
 package org.jdapl.provider.emu;
 
+import java.lang.foreign.MemorySegment;
 import java.net.SocketAddress;
 import java.util.List;
 import java.util.Set;
@@ -40,7 +41,11 @@ import org.jdapl.dat.VaType;
  * completion is SUCCESS once the datagram left. Receives complete as UD_RECV with the sender's
  * {@link AddressHandle}; disconnect and free flush them. RC operations fail MODEL_NOT_SUPPORTED.
  *
- * <p>Behaviours: EXT_10, EXT_11, EXT_12.
+ * <p>On the tcp fabric the exchange is a CONNECT_REQ with the UD flag on a tcp connection of its own
+ * ({@code TcpDatagrams}); datagrams to the peer go out on it at once ({@link EmuAh.Path}), and arrive
+ * through {@link #receiveDatagram} under the receiving IA's domain lock, with the same loss rules.
+ *
+ * <p>Behaviours: EXT_08, EXT_10, EXT_11, EXT_12.
  */
 public final class EmuUdEp extends EmuEp implements DatagramEndpoint {
     /** The largest datagram: the 4 KiB MTU of InfiniBand. */
@@ -54,7 +59,8 @@ public final class EmuUdEp extends EmuEp implements DatagramEndpoint {
         super(ia, pz, recvEvd, requestEvd, connectEvd, null, attributes, EpState.UNCONNECTED, false);
     }
 
-    int qpn() {
+    /** The endpoint's queue pair number, which names it in address handles. */
+    public int qpn() {
         return qpn;
     }
 
@@ -105,6 +111,9 @@ public final class EmuUdEp extends EmuEp implements DatagramEndpoint {
                 return false;
             }
             evds().counts().inc(EpCounter.CONNECT.ordinal());
+            if (ia.fabric().exchangeDatagrams(this, remote, connQual, data)) {
+                return true;
+            }
             EmuIa target = ia.fabric().resolve(remote);
             EmuEvd evd = target == null ? null : target.listeners().udEvd(connQual);
             if (evd == null) {
@@ -142,7 +151,11 @@ public final class EmuUdEp extends EmuEp implements DatagramEndpoint {
             }
             DtoStatus status = Segments.usable(c.iov()) ? DtoStatus.SUCCESS : DtoStatus.LOCAL_PROTECTION;
             if (status == DtoStatus.SUCCESS) {
-                deliver(target.ep(), c.iov(), c.length());
+                if (target.ep() != null) {
+                    deliver(target.ep(), c.iov(), c.length());
+                } else {
+                    target.path().send(qpn, target.qpn(), c.iov(), c.length());
+                }
             }
             evds().extendedCompleted(false, cookie, WorkRequest.bitsOf(flags), status,
                     status == DtoStatus.SUCCESS ? c.length() : 0, ExtensionType.UD_SEND, 0, null);
@@ -156,23 +169,85 @@ public final class EmuUdEp extends EmuEp implements DatagramEndpoint {
      * lost (no receive, target gone). Behaviours: EXT_08, EXT_11.
      */
     private void deliver(EmuUdEp target, List<LmrTriplet> iov, long length) {
-        if (target.isFreed() || !target.exchanging() || !target.ia().domain().sameAs(ia().domain())) {
+        if (target.ia().domain().sameAs(ia().domain())) {
+            target.land(length, r -> Segments.copy(iov, r, length), handle);
+        }
+    }
+
+    /**
+     * A datagram of {@code payload} from the remote endpoint {@code from} arrived for this endpoint
+     * (tcp fabric, domain lock held): it takes the next receive, or is lost.
+     *
+     * <p>Behaviours: EXT_08, EXT_11, EXT_12.
+     */
+    public void receiveDatagram(MemorySegment payload, EmuAh from) {
+        long length = payload.byteSize();
+        land(length, r -> Segments.copy(r, payload, 0, length, false), from);
+    }
+
+    /** One datagram into the next receive (domain lock held); lost if none is posted or the EP no longer exchanges. */
+    private void land(long length, java.util.function.Consumer<List<LmrTriplet>> copy, EmuAh from) {
+        if (isFreed() || !exchanging()) {
             return;
         }
-        WorkRequest.Recv r = target.queues().nextReceive();
+        WorkRequest.Recv r = queues().nextReceive();
         if (r == null) {
             return;
         }
-        target.queues().takeReceive();
+        queues().takeReceive();
         r.checkNotCompleted();
         DtoStatus status = length > r.capacity ? DtoStatus.LOCAL_LENGTH
                 : Segments.usable(r.iov) ? DtoStatus.SUCCESS : DtoStatus.LOCAL_PROTECTION;
         if (status == DtoStatus.SUCCESS) {
-            Segments.copy(iov, r.iov, length);
+            copy.accept(r.iov);
         }
-        target.evds().extendedCompleted(true, r.cookie, r.flagBits(), status, status == DtoStatus.SUCCESS ? length : 0,
-                ExtensionType.UD_RECV, 0, handle);
+        evds().extendedCompleted(true, r.cookie, r.flagBits(), status, status == DtoStatus.SUCCESS ? length : 0,
+                ExtensionType.UD_RECV, 0, from);
         r.markCompleted();
+    }
+
+    /**
+     * The active side's exchange on another IA was accepted (domain lock held): CONNECTED, and
+     * IB_UD_CONNECTION_ESTABLISHED with the passive endpoint's handle. Behaviours: EXT_08.
+     */
+    public void exchangeAccepted(EmuAh remote, byte[] privateData) {
+        if (isFreed() || !exchanging()) {
+            return;
+        }
+        exchanged();
+        evds().udConnection(EventNumber.IB_UD_CONNECTION_ESTABLISHED, ExtensionType.UD_REMOTE_AH, remote, privateData);
+    }
+
+    /**
+     * The active side's exchange on another IA failed (domain lock held): IB_UD_CONNECTION_REJECT with
+     * the rejecter's private data, or IB_UD_CONNECTION_ERROR (nobody listening, unreachable, the
+     * transport failed). Behaviours: EXT_10.
+     */
+    public void exchangeFailed(boolean rejected, byte[] privateData) {
+        if (rejected) {
+            evds().udConnection(EventNumber.IB_UD_CONNECTION_REJECT, ExtensionType.UD_CONNECT_REJECT, null,
+                    privateData);
+        } else {
+            evds().udConnection(EventNumber.IB_UD_CONNECTION_ERROR, ExtensionType.UD_CONNECT_ERROR, null, null);
+        }
+    }
+
+    /**
+     * The active side of a UD exchange from another IA, as the passive IA's {@link UdRequest} sees it:
+     * the transport that carries its answer and then its datagrams (tcp fabric).
+     */
+    public interface Exchange {
+        /** The active endpoint's handle, reached on this exchange's transport. */
+        EmuAh handle();
+
+        /** Whether the active side is gone (its transport failed): an accept reports IB_UD_CONNECTION_ERROR. */
+        boolean gone();
+
+        /** Accepted by {@code passive} with {@code privateData}: the active side learns the passive qpn. */
+        void accepted(EmuUdEp passive, byte[] privateData);
+
+        /** Rejected with {@code privateData}. */
+        void rejected(byte[] privateData);
     }
 
     /** Ends the endpoint's exchanges: DISCONNECTED, its receives flushed. */

@@ -4,7 +4,6 @@ import java.util.List;
 import java.util.Set;
 import java.util.concurrent.locks.ReentrantLock;
 import org.jdapl.provider.emu.evd.Wakeups;
-import org.jdapl.provider.emu.loopback.LoopbackFabric;
 
 import org.jdapl.dat.CompletionFlag;
 import org.jdapl.dat.DatException;
@@ -17,9 +16,8 @@ import org.jdapl.dat.RmrTriplet;
 /**
  * The posts of OFED's extended DTOs on an RC endpoint (domain lock taken): the checks, then a
  * {@link WorkRequest.Ext} in the request queue, so that it executes in order with the EP's other
- * requests. Both fabrics offer atomics and RDMA Write with immediate data ({@link #offered});
- * datagram endpoints only the loopback fabric ({@link #datagramsOffered}), the tcp fabric fails them
- * MODEL_NOT_SUPPORTED.
+ * requests. Both fabrics offer atomics and RDMA Write with immediate data ({@link #offered}) and
+ * datagram endpoints ({@link #datagramsOffered}).
  */
 final class ExtPosts {
     private ExtPosts() {
@@ -30,9 +28,9 @@ final class ExtPosts {
         return true;
     }
 
-    /** Whether the IA's fabric offers datagram endpoints. */
+    /** Whether the IA's fabric offers datagram endpoints (both do). */
     static boolean datagramsOffered(EmuIa ia) {
-        return ia.fabric() instanceof LoopbackFabric;
+        return true;
     }
 
     /**

@@ -86,4 +86,14 @@ public interface Fabric extends FabricInput {
     /** The transfer hold of the IA was set or lifted (lock held). */
     default void heldChanged() {
     }
+
+    /**
+     * Starts the UD exchange of {@code ep} with the IA at {@code remote} on {@code qual} over the
+     * fabric's own transport (fabric lock held), its outcome an event on the EP's connect EVD.
+     *
+     * @return false if the fabric exchanges by finding the target IA in this JVM ({@link #resolve})
+     */
+    default boolean exchangeDatagrams(EmuUdEp ep, SocketAddress remote, long qual, byte[] privateData) {
+        return false;
+    }
 }

@@ -13,20 +13,42 @@ import org.jdapl.dat.IaCounter;
  * A UD exchange request at the passive IA (DAT_IB_UD_CONNECTION_REQUEST_EVENT): accepting it with a
  * datagram endpoint hands each side the other's address handle (IB_UD_CONNECTION_ESTABLISHED on both
  * connect EVDs); rejecting it gives the active side IB_UD_CONNECTION_REJECT. Consumed once, under the
- * domain lock the exchange merged both IAs into.
+ * domain lock the exchange merged both IAs into (loopback), or under the passive IA's lock with the
+ * active side an {@link EmuUdEp.Exchange} on its own tcp connection (tcp).
  *
- * <p>Behaviours: EXT_10.
+ * <p>Behaviours: EXT_08, EXT_10.
  */
 final class UdRequest extends EmuObject implements ConnectionRequest {
     private final EmuIa ia;
+    /** The active endpoint on the loopback fabric (null for a remote one). */
     private final EmuUdEp active;
+    /** The active side on another IA of the tcp fabric (null for a local one). */
+    private final EmuUdEp.Exchange remote;
     private final byte[] privateData;
 
     UdRequest(EmuIa ia, EmuUdEp active, byte[] privateData) {
         super(HandleType.CR);
         this.ia = ia;
         this.active = active;
+        this.remote = null;
         this.privateData = privateData;
+    }
+
+    UdRequest(EmuIa ia, EmuUdEp.Exchange remote, byte[] privateData) {
+        super(HandleType.CR);
+        this.ia = ia;
+        this.active = null;
+        this.remote = remote;
+        this.privateData = privateData;
+    }
+
+    /** The active endpoint's handle. */
+    EmuAh activeHandle() {
+        return active != null ? active.handle() : remote.handle();
+    }
+
+    private boolean activeGone() {
+        return active != null ? active.isFreed() || !active.exchanging() : remote.gone();
     }
 
     @Override
@@ -38,7 +60,7 @@ final class UdRequest extends EmuObject implements ConnectionRequest {
     public CrParam query() {
         return ia.locked(() -> {
             checkLive();
-            return new CrParam(active.ia().address(), active.qpn(), privateData.clone(), null);
+            return new CrParam(activeHandle().address(), activeHandle().qpn(), privateData.clone(), null);
         });
     }
 
@@ -54,17 +76,21 @@ final class UdRequest extends EmuObject implements ConnectionRequest {
             passive.requireExchanging("accept");
             consume();
             ia.counts().inc(IaCounter.SP_CR_ACCEPTED);
-            if (active.isFreed() || !active.exchanging()) {
+            if (activeGone()) {
                 passive.evds().udConnection(EventNumber.IB_UD_CONNECTION_ERROR, ExtensionType.UD_CONNECT_ERROR, null,
                         null);
                 return;
             }
             passive.exchanged();
-            active.exchanged();
-            active.evds().udConnection(EventNumber.IB_UD_CONNECTION_ESTABLISHED, ExtensionType.UD_REMOTE_AH,
-                    passive.handle(), data);
+            if (active != null) {
+                active.exchanged();
+                active.evds().udConnection(EventNumber.IB_UD_CONNECTION_ESTABLISHED, ExtensionType.UD_REMOTE_AH,
+                        passive.handle(), data);
+            } else {
+                remote.accepted(passive, data);
+            }
             passive.evds().udConnection(EventNumber.IB_UD_CONNECTION_ESTABLISHED, ExtensionType.UD_PASSIVE_REMOTE_AH,
-                    active.handle(), privateData);
+                    activeHandle(), privateData);
         });
     }
 
@@ -75,7 +101,9 @@ final class UdRequest extends EmuObject implements ConnectionRequest {
             byte[] data = EmuLimits.privateData(rejectData, 1);
             consume();
             ia.counts().inc(IaCounter.SP_CR_REJECTED);
-            if (!active.isFreed()) {
+            if (remote != null) {
+                remote.rejected(data);
+            } else if (!active.isFreed()) {
                 active.evds().udConnection(EventNumber.IB_UD_CONNECTION_REJECT, ExtensionType.UD_CONNECT_REJECT, null,
                         data);
             }

@@ -17,7 +17,7 @@ import org.jdapl.dat.DatHandle;
 
 /**
  * The peer process of a two-JVM fixture (emu-tcp, and other providers' through {@link PeerProcess}): it holds the real objects of the second IA of each pair
- * and answers the test JVM's calls on them (one virtual thread per call, so a blocking EVD wait does
+ * and answers the test JVM's calls on them (DAT handles and address handles travel by reference; one virtual thread per call, so a blocking EVD wait does
  * not hold up other calls). RPC target 0 is the control object, of the class the system property
  * {@code jdapl.peer.control} names ({@link PeerControl} by default). It ends when its stdin closes or its parent process dies.
  */
@@ -85,7 +85,8 @@ public final class PeerMain implements Rpc.Exporter {
         if (o instanceof MemorySegment s) {
             return memory.refOf(s);
         }
-        if (o instanceof DatHandle h) {
+        if (o instanceof DatHandle || o instanceof org.jdapl.dat.AddressHandle) {
+            Object h = o;
             if (Proxy.isProxyClass(h.getClass())) {
                 return new Rpc.ForeignRef(Rpc.apiInterfaces(h.getClass()));
             }

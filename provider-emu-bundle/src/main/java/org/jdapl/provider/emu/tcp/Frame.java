@@ -32,6 +32,10 @@ public final class Frame {
 
     /** CONNECT_REQ flag: the request is for a common service point (qualifier = its port). */
     public static final int FLAG_COMMON = 0x01;
+    /** CONNECT_REQ flag: a UD exchange (PROTOCOL.md, Datagrams); field {@code b} is the active EP's qpn. */
+    public static final int FLAG_UD = 0x02;
+    /** The largest payload of a DATAGRAM: the UD MTU. */
+    public static final int MAX_DATAGRAM = 4096;
     /** SEND flag: invalidate the rmr_context in field {@code a} at the receiver. */
     public static final int FLAG_INVALIDATE = 0x01;
     /** SEND flag: the sender asked for a solicited completion. */
@@ -270,6 +274,21 @@ public final class Frame {
         return (flags & FLAG_COMMON) != 0;
     }
 
+    /** CONNECT_REQ: a UD exchange, not an RC connection. */
+    public boolean ud() {
+        return (flags & FLAG_UD) != 0;
+    }
+
+    /** DATAGRAM: the sender's qpn. */
+    public int sourceQpn() {
+        return (int) a;
+    }
+
+    /** DATAGRAM: the receiver's qpn. */
+    public int destinationQpn() {
+        return (int) b;
+    }
+
     /** CONNECT_ACCEPT: the passive EP's port qualifier. */
     public long passivePortQual() {
         return a;
@@ -394,6 +413,9 @@ public final class Frame {
         }
         if (type == FrameType.CONNECT_REQ && length < 2) {
             throw new ProtocolException("a connect request of " + length + " bytes has no listen port");
+        }
+        if (type == FrameType.CONNECT_REQ && (flags & FLAG_UD) != 0 && (flags & FLAG_COMMON) != 0) {
+            throw new ProtocolException("a UD exchange request for a common service point");
         }
         if (type == FrameType.CMP_SWAP && length != 8) {
             throw new ProtocolException("a compare-and-swap with " + length + " bytes of swap value");

@@ -9,7 +9,7 @@ package org.jdapl.provider.emu.tcp;
  */
 public enum FrameType {
     /** Active → passive: the connect request (PROTOCOL.md, Connection handshake). */
-    CONNECT_REQ(1, Frame.MAX_CONTROL, Frame.FLAG_COMMON, 0, 0xffff),
+    CONNECT_REQ(1, Frame.MAX_CONTROL, Frame.FLAG_COMMON | Frame.FLAG_UD, 0, 0xffff),
     /** Passive → active: the request reached a service point. */
     CONNECT_DELIVERED(2, 0, 0, 0, 0),
     /** Passive → active: the consumer accepted; payload its private data. */
@@ -45,7 +45,9 @@ public enum FrameType {
     /** The answer of a FETCH_ADD or CMP_SWAP: the value the target held. */
     ATOMIC_RESP(18, 0, 0, 0, 0),
     /** An RDMA Write with immediate data, with its data. */
-    RDMA_WRITE_IMM(19, Frame.MAX_DATA, 0, 0, 0);
+    RDMA_WRITE_IMM(19, Frame.MAX_DATA, 0, 0, 0),
+    /** A datagram of a UD exchange: {@code a} the source qpn, {@code b} the destination qpn. */
+    DATAGRAM(20, Frame.MAX_DATAGRAM, 0, 0, 0);
 
     private static final FrameType[] BY_CODE = new FrameType[256];
 

@@ -128,6 +128,10 @@ public final class TcpConnection extends Link implements Inbound, TcpOutput.Sock
         key = k;
     }
 
+    SelectionKey key() {
+        return key;
+    }
+
     Phase phase() {
         return phase;
     }

@@ -77,6 +77,8 @@ public final class TcpFabric implements Fabric {
     private InetSocketAddress address;
     private final Map<Integer, ServerSocketChannel> commonServers = new HashMap<>();
     private final Set<TcpConnection> connections = new LinkedHashSet<>();
+    /** The connections of UD exchanges ({@link TcpDatagrams}). */
+    private final Set<TcpDatagrams> datagrams = new LinkedHashSet<>();
     /** The array {@link #tick} copies the connections into (domain lock held). */
     private TcpConnection[] ticking = new TcpConnection[8];
     /** The only connection, while there is exactly one (domain lock held). */
@@ -244,6 +246,7 @@ public final class TcpFabric implements Fabric {
         }
         connections.clear();
         sole = null;
+        new ArrayList<>(datagrams).forEach(TcpDatagrams::close);
         for (ServerSocketChannel s : commonServers.values()) {
             closeQuietly(s);
         }
@@ -386,6 +389,20 @@ public final class TcpFabric implements Fabric {
         closeQuietly(commonServers.remove(port));
     }
 
+    /** A UD exchange of {@code ep} on a connection of its own (fabric lock held). Behaviours: EXT_08, EXT_10. */
+    @Override
+    public boolean exchangeDatagrams(org.jdapl.provider.emu.EmuUdEp ep, SocketAddress remote, long qual, byte[] data) {
+        TcpDatagrams.connect(this, selector, datagrams, ep, remote, qual, data);
+        return true;
+    }
+
+    /** The connect request on {@code c} asks for a UD exchange: the socket leaves the RC handshake. */
+    void datagramRequest(TcpConnection c, InetSocketAddress from, int activeQpn, long qual, byte[] privateData) {
+        removed(c);
+        c.phase(TcpConnection.Phase.CLOSED);
+        TcpDatagrams.offered(this, datagrams, c.channel(), c.key(), from, activeQpn, qual, privateData);
+    }
+
     void removed(TcpConnection c) {
         connections.remove(c);
         sole = connections.size() == 1 ? connections.iterator().next() : null;
@@ -413,6 +430,9 @@ public final class TcpFabric implements Fabric {
             return;
         }
         if (!(k.attachment() instanceof TcpConnection c)) {
+            if (k.attachment() instanceof TcpDatagrams d) {
+                d.handle(k);
+            }
             return;
         }
         int ready = k.readyOps();

@@ -285,6 +285,10 @@ final class TcpHandshake implements TcpInput.Handler {
             c.fail("the peer's address is unknown: " + e, false);
             return;
         }
+        if (h.ud()) {
+            c.fabric().datagramRequest(c, from, (int) h.activePortQual(), h.connQual(), privateData);
+            return;
+        }
         c.phase(TcpConnection.Phase.OFFERED);
         if (!c.ia().deliverRequest(c, h.connQual(), commonRequest, privateData, from, h.activePortQual())) {
             c.phase(TcpConnection.Phase.LISTENING);
