@@ -4,7 +4,6 @@ import java.util.List;
 import java.util.Set;
 import java.util.concurrent.locks.ReentrantLock;
 import org.jdapl.provider.emu.evd.Wakeups;
-import org.jdapl.provider.emu.loopback.LoopbackFabric;
 
 import org.jdapl.dat.CompletionFlag;
 import org.jdapl.dat.DatException;
@@ -26,7 +25,7 @@ final class ExtPosts {
 
     /** Whether the IA's fabric offers atomics, RDMA Write with immediate data and datagrams. */
     static boolean offered(EmuIa ia) {
-        return ia.fabric() instanceof LoopbackFabric;
+        return ia.fabric().offersExtensions();
     }
 
     /**
