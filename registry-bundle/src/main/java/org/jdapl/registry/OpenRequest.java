@@ -4,6 +4,8 @@ import java.util.List;
 import java.util.stream.Collectors;
 import org.jdapl.dat.Dat;
 import org.jdapl.dat.DatException;
+import org.jdapl.dat.DatReturnSubtype;
+import org.jdapl.dat.DatReturnType;
 import org.jdapl.registry.conf.DatConfEntry;
 
 /**
@@ -22,7 +24,7 @@ record OpenRequest(String iaName, int asyncEvdMinQlen, int datMajor, int datMino
             throw DatException.invalidParameter(2, "the async EVD length must be 1 or more, not " + asyncEvdMinQlen);
         }
         if (datMajor != Dat.VERSION_MAJOR || datMinor != Dat.VERSION_MINOR) {
-            throw ProviderRegistry.notRegistered("IA '" + iaName + "' for DAT " + datMajor + "." + datMinor
+            throw notRegistered("IA '" + iaName + "' for DAT " + datMajor + "." + datMinor
                     + ": this registry opens u" + Dat.VERSION_MAJOR + "." + Dat.VERSION_MINOR + " entries only");
         }
     }
@@ -35,7 +37,7 @@ record OpenRequest(String iaName, int asyncEvdMinQlen, int datMajor, int datMino
     /** No entry of those naming the IA ({@code named}) {@link #matches}. */
     DatException noMatch(List<DatConfEntry> named) {
         String key = "u" + datMajor + "." + datMinor + " " + (threadSafe ? "threadsafe" : "nonthreadsafe") + " default";
-        return ProviderRegistry.notRegistered("IA '" + iaName + "' has no " + key + " entry: " + named.stream()
+        return notRegistered("IA '" + iaName + "' has no " + key + " entry: " + named.stream()
                 .map(e -> e.source() + " is " + e.apiVersion() + " " + (e.threadSafe() ? "threadsafe" : "nonthreadsafe")
                         + " " + (e.isDefault() ? "default" : "nondefault"))
                 .collect(Collectors.joining("; ")));
@@ -47,7 +49,7 @@ record OpenRequest(String iaName, int asyncEvdMinQlen, int datMajor, int datMino
      */
     DatException notOpened(List<DatException> failures, List<String> absent) {
         if (failures.isEmpty()) {
-            return ProviderRegistry.notRegistered("IA '" + iaName + "' has no provider present: "
+            return notRegistered("IA '" + iaName + "' has no provider present: "
                     + String.join("; ", absent));
         }
         DatException first = failures.getFirst();
@@ -56,5 +58,10 @@ record OpenRequest(String iaName, int asyncEvdMinQlen, int datMajor, int datMino
                 + (absent.isEmpty() ? "" : "; " + String.join("; ", absent)), first);
         failures.stream().skip(1).forEach(failure::addSuppressed);
         return failure;
+    }
+
+    /** PROVIDER_NOT_FOUND with NAME_NOT_REGISTERED: no usable entry or provider for the IA. */
+    static DatException notRegistered(String message) {
+        return new DatException(DatReturnType.PROVIDER_NOT_FOUND, DatReturnSubtype.NAME_NOT_REGISTERED, message);
     }
 }

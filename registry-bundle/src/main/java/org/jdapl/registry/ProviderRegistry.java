@@ -139,11 +139,11 @@ public class ProviderRegistry implements DatRegistry {
         OpenRequest request = new OpenRequest(iaName, asyncEvdMinQlen, datMajor, datMinor, threadSafe);
         Snapshot snapshot = snapshot();
         if (snapshot.error() != null) {
-            throw notRegistered("IA '" + iaName + "' cannot be opened: " + snapshot.error());
+            throw OpenRequest.notRegistered("IA '" + iaName + "' cannot be opened: " + snapshot.error());
         }
         List<Resolved> named = snapshot.items().stream().filter(r -> r.entry().iaName().equals(iaName)).toList();
         if (named.isEmpty()) {
-            throw notRegistered("no entry names IA '" + iaName + "' (" + configurationSource() + ")");
+            throw OpenRequest.notRegistered("no entry names IA '" + iaName + "' (" + configurationSource() + ")");
         }
         List<Resolved> candidates = named.stream().filter(r -> request.matches(r.entry())).toList();
         if (candidates.isEmpty()) {
@@ -318,7 +318,7 @@ public class ProviderRegistry implements DatRegistry {
                 && r.entry().isDefault() && r.entry().apiVersion().isUser(Dat.VERSION_MAJOR, Dat.VERSION_MINOR))
                 .toList();
         if (snapshot.error() != null || usable.isEmpty()) {
-            throw notRegistered("IA '" + name + "' is not registered"
+            throw OpenRequest.notRegistered("IA '" + name + "' is not registered"
                     + (snapshot.error() == null ? "" : ": " + snapshot.error()));
         }
         return usable.stream().filter(r -> r.binding() != null).findFirst().orElse(usable.getFirst());
@@ -472,9 +472,5 @@ public class ProviderRegistry implements DatRegistry {
         }
         String providerName = binding != null ? binding.name : known;
         return new Resolved(entry, binding, providerName);
-    }
-
-    static DatException notRegistered(String message) {
-        return new DatException(DatReturnType.PROVIDER_NOT_FOUND, DatReturnSubtype.NAME_NOT_REGISTERED, message);
     }
 }

@@ -70,7 +70,7 @@ public class EmuEp extends EmuObject implements Endpoint {
         this.srq = srq;
         this.attributes = attributes;
         this.connection = new EpConnection(this, ia, initial);
-        this.queues = new EpQueues(this, srq, attributes.maxRecvDtos(), attributes.srqSoftHighWatermark());
+        this.queues = new EpQueues(this, ia, srq, attributes.maxRecvDtos(), attributes.srqSoftHighWatermark());
         this.providerCreated = providerCreated;
         this.evds = new EpEvds(this, ia);
         evds.set(recvEvd, requestEvd, connectEvd);

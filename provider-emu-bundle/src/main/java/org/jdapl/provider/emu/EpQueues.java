@@ -42,8 +42,12 @@ public final class EpQueues {
     /** Whether the soft high watermark event is still to be raised for the current setting. */
     private boolean softHighWatermarkArmed;
 
-    EpQueues(EmuEp ep, EmuSrq srq, int maxRecvDtos, int srqSoftHighWatermark) {
+    /** The IA, whose asynchronous EVD gets the SRQ soft high watermark event. */
+    private final EmuIa ia;
+
+    EpQueues(EmuEp ep, EmuIa ia, EmuSrq srq, int maxRecvDtos, int srqSoftHighWatermark) {
         this.ep = ep;
+        this.ia = ia;
         this.srq = srq;
         this.recvs = new RecvRing(srq != null ? 0 : maxRecvDtos);
         if (srq != null && srqSoftHighWatermark >= 0) {
@@ -285,7 +289,7 @@ public final class EpQueues {
     private void checkSoftHighWatermark() {
         if (softHighWatermarkArmed && srqBuffersUsed > softHighWatermark) {
             softHighWatermarkArmed = false;
-            ep.ia().raiseAsync(org.jdapl.dat.EventNumber.ASYNC_SRQ_SOFT_HIGH_WATERMARK, ep,
+            ia.raiseAsync(org.jdapl.dat.EventNumber.ASYNC_SRQ_SOFT_HIGH_WATERMARK, ep,
                     Dat.SRQ_SOFT_HIGH_WATERMARK_EVENT, "the EP took " + srqBuffersUsed
                     + " receive(s) from its SRQ, over its soft high watermark " + softHighWatermark);
         }

@@ -5,6 +5,7 @@ import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.BooleanSupplier;
 import org.jdapl.provider.emu.LockDomain;
 
 import org.jdapl.dat.Cno;
@@ -23,20 +24,19 @@ import org.jdapl.dat.InterfaceAdapter;
 
 /**
  * The events of one EVD and the threads that wait for them. The events are an {@link EventRing}:
- * producers (which claim its producer side) append and consumers take without a lock; the
- * EVD's own queue lock orders the waiters, and a producer takes it only when threads wait. So a
- * completion and its polling consumer share no lock, and waiting and dequeuing never take the
- * domain lock. A waiter on
+ * producers (which claim its producer side) append and consumers take without a lock; the EVD's own
+ * queue lock orders the waiters, and a producer takes it only when threads wait. So a completion and
+ * its polling consumer share no lock, and waiting and dequeuing never take the domain lock. A waiter on
  * the loopback fabric first spins briefly on a count of signalled events ({@link #SPIN_NANOS}: an
- * answer that comes within it costs no park and no wake-up), then blocks on a condition; nothing
- * spins while nobody waits. The spin adapts: once a spin ends empty-handed (the answering thread had
- * no CPU to run on, say), waiters park at once and only every {@link #SPIN_PROBE}th wait spins again
- * to see whether spinning pays once more. Several threads may wait at once. A {@link #dequeue} that
- * finds the queue empty lets a fabric with an input of its own (tcp) read it at once, and, once the
- * consumer has polled a while (or at once while large frames come), blocks briefly in that input
- * ({@link PollSpin}), so a polling consumer is served as promptly as a waiting one, on a loaded
- * machine too. An event arriving when the queue already holds {@code qlen} events is still queued
- * (none is lost), and the overflow is reported once by the caller.
+ * answer that comes within it costs no park and no wake-up), then blocks on a condition; nothing spins
+ * while nobody waits. The spin adapts: once a spin ends empty-handed (the answering thread had no CPU
+ * to run on, say), waiters park at once and only every {@link #SPIN_PROBE}th wait spins again to see
+ * whether spinning pays once more. Several threads may wait at once. A {@link #dequeue} that finds the
+ * queue empty lets a fabric with an input of its own (tcp) read it at once, and, once the consumer has
+ * polled a while (or at once while large frames come), blocks briefly in that input ({@link PollSpin}),
+ * so a polling consumer is served as promptly as a waiting one, on a loaded machine too. An event
+ * arriving when the queue already holds {@code qlen} events is still queued (none is lost), and the
+ * overflow is reported once by the caller.
  */
 public final class EventQueue {
     private final QueueOwner evd;
@@ -46,7 +46,7 @@ public final class EventQueue {
     private final Condition changed = queueLock.newCondition();
     private final EventRing ring;
     /** Whether an event is queued (what ends a consumer's brief block in the fabric's input). */
-    private final java.util.function.BooleanSupplier queued = () -> !isEmptyNow();
+    private final BooleanSupplier queued = () -> !isEmptyNow();
     /** Whether queued events wake waiters (read by producers without the queue lock). */
     private volatile boolean enabled = true;
     private boolean waitable = true;
@@ -93,9 +93,9 @@ public final class EventQueue {
     }
 
     /**
-     * Queues an event (the EVD live; under the domain lock, or a loopback send's {@link org.jdapl.provider.emu.SendLock}: the
-     * ring orders its producers). {@code notify} false queues it without waking anyone (an unsignalled
-     * completion).
+     * Queues an event (the EVD live; under the domain lock, or a loopback send's
+     * {@link org.jdapl.provider.emu.SendLock}: the ring orders its producers). {@code notify} false
+     * queues it without waking anyone (an unsignalled completion).
      *
      * @return true if the queue just went over its length, which the caller reports
      *

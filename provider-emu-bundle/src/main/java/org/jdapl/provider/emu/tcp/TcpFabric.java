@@ -231,7 +231,7 @@ public final class TcpFabric implements Fabric {
                     : DatReturnSubtype.RESOURCE_DEVICE, "cannot listen on " + bindAddress + ": " + e.getMessage(), e);
         }
         running = true;
-        poller = new TcpPoller(this, selector, lock);
+        poller = new TcpPoller(this, selector, lock, owner.name());
         poller.start("jdapl-emu-" + owner.name() + "-io");
         return address;
     }

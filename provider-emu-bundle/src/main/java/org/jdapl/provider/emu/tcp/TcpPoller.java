@@ -49,6 +49,7 @@ final class TcpPoller {
     private static final ThreadLocal<ArrayList<TcpPoller>> OWED = ThreadLocal.withInitial(ArrayList::new);
 
     private final TcpFabric fabric;
+    private final String iaName;
     private final Selector selector;
     /** The IA's domain lock (a tcp IA's domain is never merged). */
     private final ReentrantLock lock;
@@ -71,8 +72,10 @@ final class TcpPoller {
     /** The clock was read after the current select returned (only the polling thread uses it). */
     private boolean clockFresh;
 
-    TcpPoller(TcpFabric fabric, Selector selector, ReentrantLock lock) {
+    /** The poller of {@code fabric}'s {@code selector}, under {@code lock}; {@code iaName} names the IA in the log. */
+    TcpPoller(TcpFabric fabric, Selector selector, ReentrantLock lock, String iaName) {
         this.fabric = fabric;
+        this.iaName = iaName;
         this.selector = selector;
         this.lock = lock;
     }
@@ -204,14 +207,14 @@ final class TcpPoller {
             }
         } catch (IOException | ClosedSelectorException e) {
             if (fabric.running()) {
-                LOG.error("the I/O thread of IA {} failed", fabric.ia().name(), e);
+                LOG.error("the I/O thread of IA {} failed", iaName, e);
             }
         } finally {
             pollerLock.lock();
             try {
                 selector.close();
             } catch (IOException e) {
-                LOG.debug("closing the selector of IA {}: {}", fabric.ia().name(), e.toString());
+                LOG.debug("closing the selector of IA {}: {}", iaName, e.toString());
             } finally {
                 pollerLock.unlock();
             }
@@ -384,7 +387,7 @@ final class TcpPoller {
             poller = Thread.currentThread();
             selectAndProcess(0, 0);
         } catch (IOException | ClosedSelectorException e) {
-            LOG.debug("IA {}: a consumer's poll failed: {}", fabric.ia().name(), e.toString());
+            LOG.debug("IA {}: a consumer's poll failed: {}", iaName, e.toString());
         } finally {
             lastWaiterPoll = clock;
             poller = null;
