@@ -10,6 +10,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
 import org.jdapl.dat.Cno;
+import org.jdapl.dat.Counters;
 import org.jdapl.dat.Dat;
 import org.jdapl.dat.DatEvent;
 import org.jdapl.dat.DatException;
@@ -17,8 +18,10 @@ import org.jdapl.dat.DatReturnSubtype;
 import org.jdapl.dat.DatReturnType;
 import org.jdapl.dat.EventDispatcher;
 import org.jdapl.dat.EventNumber;
+import org.jdapl.dat.EvdCounter;
 import org.jdapl.dat.EvdFlag;
 import org.jdapl.dat.HandleType;
+import org.jdapl.dat.IaCounter;
 
 /**
  * An EVD: a Java queue of events with blocking waits; for the DTO or RMR bind streams, a completion
@@ -69,6 +72,8 @@ final class OfaEvd extends OfaHandle implements EventDispatcher, IaObjects.Owned
     private DatEvent handoff;
     /** EPs and service points that use this EVD. Guarded by the IA lock. */
     int users;
+    /** The EVD's counters (DCNT_EVD_*): {@link Counts} says who writes them. */
+    private final Counts counts = Counts.of(EvdCounter.class);
 
     OfaEvd(OfaIa ia, int qlen, OfaCno cno, Set<EvdFlag> flags, boolean async) {
         super(HandleType.EVD);
@@ -259,6 +264,7 @@ final class OfaEvd extends OfaHandle implements EventDispatcher, IaObjects.Owned
         if (isFreed()) {
             return;
         }
+        count(event);
         // Only the dequeuing thread itself, polling under the CQ's poll lock, ever finds itself in dequeuer.
         if (dequeuer == Thread.currentThread().threadId() && handoff == null && (int) BUSY.getAcquire(this) == 0) {
             handoff = event;
@@ -298,6 +304,13 @@ final class OfaEvd extends OfaHandle implements EventDispatcher, IaObjects.Owned
      */
     @Override
     public Optional<DatEvent> dequeue() {
+        Optional<DatEvent> e = take();
+        counts.inc(EvdCounter.DEQUEUE);
+        counts.inc(e.isPresent() ? EvdCounter.DEQUEUE_FOUND : EvdCounter.DEQUEUE_NOT_FOUND);
+        return e;
+    }
+
+    private Optional<DatEvent> take() {
         live();
         if (cq.present()) {
             // The first event the poll produces while nothing is queued and nobody waits is handed
@@ -354,6 +367,8 @@ final class OfaEvd extends OfaHandle implements EventDispatcher, IaObjects.Owned
     @Override
     public DatEvent waitEvent(long timeoutMicros, int threshold) {
         live();
+        counts.inc(EvdCounter.WAIT);
+        boolean blocked = false;
         if (timeoutMicros < 0) {
             throw DatException.invalidParameter(2, "negative timeout " + timeoutMicros);
         }
@@ -384,6 +399,10 @@ final class OfaEvd extends OfaHandle implements EventDispatcher, IaObjects.Owned
                     throw new DatException(DatReturnType.TIMEOUT_EXPIRED, "no event within " + timeoutMicros + " us");
                 }
                 if (armed || !cq.present()) {
+                    if (!blocked) {
+                        blocked = true;
+                        counts.inc(EvdCounter.WAIT_BLOCKED);
+                    }
                     waiters++;
                     updateBusy();
                     try {
@@ -415,6 +434,28 @@ final class OfaEvd extends OfaHandle implements EventDispatcher, IaObjects.Owned
     private boolean satisfied(int threshold) {
         DatEvent head = queue.peekFirst();
         return head != null && (queue.size() >= threshold || head.number() != EventNumber.DTO_COMPLETION);
+    }
+
+    /** Counts an event the provider queues (DTO_CALLBACK, CONN_CALLBACK; the IA's ASYNC_ERROR). */
+    private void count(DatEvent event) {
+        if (event instanceof DatEvent.DtoCompletion || event instanceof DatEvent.ExtendedDtoCompletion) {
+            counts.inc(EvdCounter.DTO_CALLBACK);
+        } else if (event instanceof DatEvent.Connection || event instanceof DatEvent.UdConnection) {
+            counts.inc(EvdCounter.CONN_CALLBACK);
+        } else if (async && event instanceof DatEvent.AsyncError) {
+            ia.objects().count(IaCounter.ASYNC_ERROR);
+        }
+    }
+
+    Counts counts() {
+        return counts;
+    }
+
+    /** {@code dat_query_counters} on the EVD. Behaviours: EXT_09. */
+    @Override
+    public Counters<EvdCounter> queryCounters(boolean reset) {
+        live();
+        return Counts.query(EvdCounter.class, reset, counts);
     }
 
     @Override
