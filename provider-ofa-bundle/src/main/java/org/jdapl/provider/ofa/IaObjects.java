@@ -106,7 +106,9 @@ final class IaObjects {
     synchronized <T> List<T> of(HandleType type, Class<T> as) {
         List<T> l = new ArrayList<>();
         for (Owned o : live.get(type)) {
-            l.add(as.cast(o));
+            if (as.isInstance(o)) {
+                l.add(as.cast(o));
+            }
         }
         return l;
     }

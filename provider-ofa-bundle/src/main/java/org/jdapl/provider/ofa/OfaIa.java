@@ -17,6 +17,7 @@ import org.jdapl.dat.DatEvent;
 import org.jdapl.dat.DatException;
 import org.jdapl.dat.DatReturnSubtype;
 import org.jdapl.dat.DatReturnType;
+import org.jdapl.dat.DatagramEndpoint;
 import org.jdapl.dat.Endpoint;
 import org.jdapl.dat.EpAttributes;
 import org.jdapl.dat.EpCounter;
@@ -347,6 +348,13 @@ final class OfaIa extends OfaHandle implements InterfaceAdapter {
     public Endpoint createEp(ProtectionZone pz, EventDispatcher recvEvd, EventDispatcher requestEvd,
                              EventDispatcher connectEvd, EpAttributes attributes) {
         return OfaEp.create(this, pz, recvEvd, requestEvd, connectEvd, null, attributes);
+    }
+
+    /** {@code dat_ep_create} with DAT_IB_SERVICE_TYPE_UD: {@link OfaUdEp}. */
+    @Override
+    public DatagramEndpoint createDatagramEp(ProtectionZone pz, EventDispatcher recvEvd, EventDispatcher requestEvd,
+                                             EventDispatcher connectEvd, EpAttributes attributes) {
+        return OfaUdEp.create(this, pz, recvEvd, requestEvd, connectEvd, attributes);
     }
 
     @Override
