@@ -183,7 +183,7 @@ RXE_KIT_ONLY="${RXE_KIT_ONLY:-.*}"
 RXE_TESTS="${RXE_TESTS:-}"
 RXE_SOAK_CYCLES="${RXE_SOAK_CYCLES:-1000}"
 RXE_BENCH_JAVA_OPTS="${RXE_BENCH_JAVA_OPTS:-}"
-RXE_INTEROP_CASES="${RXE_INTEROP_CASES:-dtest peers rate}"
+RXE_INTEROP_CASES="${RXE_INTEROP_CASES:-dtest dtestx peers rate}"
 ${rate_env}JAVA=$java_home/bin/java
 CLASSPATH=$classpath
 ENV
