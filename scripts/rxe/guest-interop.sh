@@ -3,12 +3,14 @@
 # cma provider, libdaplofa, unpacked from Debian's packages by run-guest-tests.sh, never installed), on
 # rxe0, each case in both directions:
 #   - OFED's dtest (dapl2-utils) as server with jdapl's dtest -O as client, and the other way round;
+#   - OFED's dtestx (RDMA Write with immediate data, compare-and-swap, fetch-and-add) against jdapl's
+#     dtest -X, both ways;
 #   - dat-interop.c (C, libdat2) against InteropPeer (Java): a reject with private data, graceful and
 #     abrupt disconnects initiated by either side, DISCONNECTED on both;
 #   - the connection rate: ConnRate (Java) and OFED's dtestcm, server on vCPU 0 and client on vCPU 1.
 # Writes $1/ofa-interop.txt ("name PASS|FAIL detail", one line per case and direction) and appends the
 # connection rate to $1/bench.txt. Exits 1 if a case failed. RXE_INTEROP_CASES (from env.sh) selects the
-# groups: "dtest peers rate" by default; RATE_CONNS, RATE_BURST, RATE_ROUNDS, RATE_WARMUP,
+# groups: "dtest dtestx peers rate" by default; RATE_CONNS, RATE_BURST, RATE_ROUNDS, RATE_WARMUP,
 # RATE_TIMED and RATE_JAVA_OPTS set where run-guest-tests.sh runs reach the connection rate here too.
 R=$1
 . /mnt/work/env.sh
@@ -81,7 +83,7 @@ await_port() {
 # One line of detail from a side's output: its last line that says why.
 why() { grep -ahE "FAIL|Error|ERR|dtest:|expected|timed out" "$1" 2>/dev/null | tail -1 | tr -s ' \t' ' ' | cut -c1-160; }
 
-has() { [[ " ${RXE_INTEROP_CASES:-dtest peers rate} " == *" $1 "* ]]; }
+has() { [[ " ${RXE_INTEROP_CASES:-dtest dtestx peers rate} " == *" $1 "* ]]; }
 
 # 1. dtest: OFED's server, jdapl's client.
 if has dtest; then
@@ -115,6 +117,38 @@ else
   record dtest:jdapl-server,ofed-client FAIL "jdapl exit $src: $(why $B/jdapl-dtest-s.log) | OFED exit $crc: $(why $B/ofed-dtest-c.log)"
 fi
 cp $B/ofed-dtest-c.log $B/jdapl-dtest-s.log $R/ 2>/dev/null
+fi
+
+# 1b. dtestx: OFED's extensions on the wire (dtestx's RC test: its server listens on conn_qual 31112).
+dtestx_case() { # name ofed-log jdapl-log jdapl-exit ofed-exit
+  if [ $4 = 0 ] && [ $5 = 0 ] && grep -q "immed/atomic test PASSED" $B/$2 && grep -q "dtestx: IB extension test - immed/atomic test PASSED" $B/$3; then
+    record $1 PASS "$(grep -a 'received immed_data' $B/$2 | tr -s ' ' | cut -c1-60)"
+  else
+    record $1 FAIL "jdapl exit $4: $(why $B/$3) | OFED exit $5: $(why $B/$2)"
+  fi
+  cp $B/$2 $B/$3 $R/ 2>/dev/null
+}
+if has dtestx; then
+timeout 150 "${C[@]}" taskset -c $SERVER_CPU /mnt/work/dtestx -s -P $CIA > $B/ofed-dtestx-s.log 2>&1 &
+spid=$!
+sleep 2
+timeout 150 taskset -c $CLIENT_CPU $JVM org.jdapl.provider.ofa.rxe.DtestMain -X -h $ADDR -P $JIA -t 60 \
+  > $B/jdapl-dtestx-c.log 2>&1
+crc=$?
+wait $spid; src=$?
+dtestx_case dtestx:ofed-server,jdapl-client ofed-dtestx-s.log jdapl-dtestx-c.log $crc $src
+
+timeout 150 taskset -c $SERVER_CPU $JVM org.jdapl.provider.ofa.rxe.DtestMain -X -s -P $JIA -t 60 \
+  > $B/jdapl-dtestx-s.log 2>&1 &
+spid=$!
+if await_line $B/jdapl-dtestx-s.log "waiting to snd addr" $spid && await_port $spid; then
+  timeout 150 "${C[@]}" taskset -c $CLIENT_CPU /mnt/work/dtestx -h $ADDR -P $CIA > $B/ofed-dtestx-c.log 2>&1
+  crc=$?
+else
+  crc=255
+fi
+wait $spid; src=$?
+dtestx_case dtestx:jdapl-server,ofed-client ofed-dtestx-c.log jdapl-dtestx-s.log $src $crc
 fi
 
 # 3. The C peer and its Java twin, each case both ways. The Java side is one JVM (InteropPeer reading

@@ -4,7 +4,7 @@
 # system shared read-only over 9p; then the conformance kit and the benchmark next to perftest, and, in
 # a second boot with a counting TCG plugin, the DAT layer's instructions per round trip
 # (RXE_PARTS="tests kit soak bench interop dapltest insn" by default; soak: the provider under faults,
-# guest-soak.sh; interop: jdapl against OFED's uDAPL, dtest both ways, dat-interop.c's cases, the
+# guest-soak.sh; interop: jdapl against OFED's uDAPL, dtest and dtestx both ways, dat-interop.c's cases, the
 # connection rate next to dtestcm; dapltest: the application's dapltest server and clients,
 # guest-dapltest.sh; RXE_TESTS, a regular expression of class names, selects device tests, all by
 # default). The reports come back to provider-ofa-bundle/target/rxe/.
@@ -159,7 +159,7 @@ if [[ $parts == *" bench "* || $parts == *" interop "* ]]; then
     gcc -O2 -Wall -I"$dapl/usr/include" -o "$share/$prog" "$here/$prog.c" -L"$share/dapl" -ldat2 \
       -Wl,-rpath,/mnt/work/dapl || die "building $prog failed"
   done
-  cp "$dapl/usr/bin/dtest" "$dapl/usr/bin/dtestcm" "$share/"
+  cp "$dapl/usr/bin/dtest" "$dapl/usr/bin/dtestcm" "$dapl/usr/bin/dtestx" "$share/"
 fi
 
 # 5. Boot. The guest's clock source is the TSC (which TCG derives from the host's, the same on every
@@ -183,7 +183,7 @@ RXE_KIT_ONLY="${RXE_KIT_ONLY:-.*}"
 RXE_TESTS="${RXE_TESTS:-}"
 RXE_SOAK_CYCLES="${RXE_SOAK_CYCLES:-1000}"
 RXE_BENCH_JAVA_OPTS="${RXE_BENCH_JAVA_OPTS:-}"
-RXE_INTEROP_CASES="${RXE_INTEROP_CASES:-dtest peers rate}"
+RXE_INTEROP_CASES="${RXE_INTEROP_CASES:-dtest dtestx peers rate}"
 ${rate_env}JAVA=$java_home/bin/java
 CLASSPATH=$classpath
 ENV

@@ -5,7 +5,11 @@ import java.util.EnumMap;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Set;
+import org.jdapl.dat.Counters;
+import org.jdapl.dat.EpCounter;
+import org.jdapl.dat.EvdCounter;
 import org.jdapl.dat.HandleType;
+import org.jdapl.dat.IaCounter;
 
 /**
  * The live objects of one IA by kind, with the provider-wide counts. Each object adds itself when it
@@ -28,6 +32,8 @@ final class IaObjects {
 
     private final EnumMap<HandleType, Set<Owned>> live = new EnumMap<>(HandleType.class);
     private final ObjectCounts counts;
+    /** The IA's DAT counters (DCNT_IA_*, and the freed EPs' and EVDs' totals). Guarded by this. */
+    private final IaCounts iaCounts = new IaCounts();
 
     IaObjects(ObjectCounts counts) {
         this.counts = counts;
@@ -39,6 +45,7 @@ final class IaObjects {
     synchronized void add(HandleType type, Owned o) {
         if (live.get(type).add(o)) {
             counts.opened(type);
+            iaCounts.created(type);
         }
     }
 
@@ -46,6 +53,7 @@ final class IaObjects {
     synchronized boolean remove(HandleType type, Owned o) {
         if (live.get(type).remove(o)) {
             counts.closed(type);
+            iaCounts.freed(type, o);
             return true;
         }
         return false;
@@ -55,6 +63,28 @@ final class IaObjects {
     <T extends OfaHandle & Owned> boolean release(T o) {
         o.markFreed();
         return remove(o.type(), o);
+    }
+
+    /** Counts {@code counter} of the IA (a request answered, an asynchronous error). */
+    synchronized void count(IaCounter counter) {
+        iaCounts.inc(counter);
+    }
+
+    /** {@code dat_query_counters} on the IA. Behaviours: EXT_09. */
+    synchronized Counters<IaCounter> queryCounters(boolean reset) {
+        return iaCounts.query(reset);
+    }
+
+    /** The counters of the IA's EPs, live and freed, summed. */
+    synchronized Counters<EpCounter> queryEpCounters(boolean reset) {
+        return iaCounts.eps(of(HandleType.EP, OfaEp.class), reset);
+    }
+
+    /** The counters of the IA's EVDs, live and freed, summed ({@code extra}: the asynchronous EVD). */
+    synchronized Counters<EvdCounter> queryEvdCounters(OfaEvd extra, boolean reset) {
+        List<OfaEvd> evds = of(HandleType.EVD, OfaEvd.class);
+        evds.add(extra);
+        return iaCounts.evds(evds, reset);
     }
 
     synchronized boolean contains(HandleType type, Owned o) {
@@ -76,7 +106,9 @@ final class IaObjects {
     synchronized <T> List<T> of(HandleType type, Class<T> as) {
         List<T> l = new ArrayList<>();
         for (Owned o : live.get(type)) {
-            l.add(as.cast(o));
+            if (as.isInstance(o)) {
+                l.add(as.cast(o));
+            }
         }
         return l;
     }

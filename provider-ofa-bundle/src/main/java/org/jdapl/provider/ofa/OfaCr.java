@@ -7,6 +7,7 @@ import org.jdapl.dat.DatException;
 import org.jdapl.dat.DatReturnSubtype;
 import org.jdapl.dat.Endpoint;
 import org.jdapl.dat.HandleType;
+import org.jdapl.dat.IaCounter;
 import org.jdapl.provider.ofa.rdmacm.RdmaCm;
 import org.jdapl.provider.ofa.verbs.VerbsException;
 import org.slf4j.Logger;
@@ -152,6 +153,7 @@ final class OfaCr extends OfaHandle implements ConnectionRequest, IaObjects.Owne
             }
             markFreed();
             ia.objects().remove(HandleType.CR, this);
+            ia.objects().count(IaCounter.SP_CR_ACCEPTED);
         }
     }
 
@@ -170,6 +172,7 @@ final class OfaCr extends OfaHandle implements ConnectionRequest, IaObjects.Owne
                 }
             }
             consume();
+            ia.objects().count(IaCounter.SP_CR_REJECTED);
         }
         releaseLocalEp();
     }

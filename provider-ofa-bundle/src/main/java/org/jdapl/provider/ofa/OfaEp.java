@@ -7,12 +7,14 @@ import java.util.Set;
 import org.jdapl.dat.CloseFlag;
 import org.jdapl.dat.CompletionFlag;
 import org.jdapl.dat.ConnectFlag;
+import org.jdapl.dat.Counters;
 import org.jdapl.dat.DatException;
 import org.jdapl.dat.DatReturnSubtype;
 import org.jdapl.dat.DatReturnType;
 import org.jdapl.dat.DtoOperation;
 import org.jdapl.dat.Endpoint;
 import org.jdapl.dat.EpAttributes;
+import org.jdapl.dat.EpCounter;
 import org.jdapl.dat.EpState;
 import org.jdapl.dat.EventDispatcher;
 import org.jdapl.dat.HandleType;
@@ -62,6 +64,8 @@ final class OfaEp extends OfaHandle implements Endpoint, IaObjects.Owned {
     /** The number of {@link #qp}, which the router compares with each completion's. */
     private int qpNum = -1;
     private int generation;
+    /** The EP's counters (DCNT_EP_*), written under its lock by the posts, completions and connection calls. */
+    private final Counts counts = Counts.of(EpCounter.class);
 
     OfaEp(OfaIa ia, OfaPz pz, OfaEvd recvEvd, OfaEvd requestEvd, OfaEvd connectEvd, OfaSrq srq,
                   EpAttributes attributes, EpState initial) {
@@ -134,6 +138,17 @@ final class OfaEp extends OfaHandle implements Endpoint, IaObjects.Owned {
 
     RecvQueue recvQueue() {
         return recvs;
+    }
+
+    Counts counts() {
+        return counts;
+    }
+
+    /** {@code dat_query_counters} on the EP. Behaviours: EXT_09. */
+    @Override
+    public Counters<EpCounter> queryCounters(boolean reset) {
+        live();
+        return Counts.query(EpCounter.class, reset, counts);
     }
 
     QueuePair queuePair() {
@@ -210,6 +225,7 @@ final class OfaEp extends OfaHandle implements Endpoint, IaObjects.Owned {
             live();
             connection.connect(new InetSocketAddress(target.getAddress(), PrivateData.port(connQual)), connQual,
                     timeoutMicros, pd);
+            counts.inc(EpCounter.CONNECT);
         } finally {
             lock.unlock();
         }
@@ -255,6 +271,7 @@ final class OfaEp extends OfaHandle implements Endpoint, IaObjects.Owned {
         try {
             live();
             connection.disconnect(flag);
+            counts.inc(EpCounter.DISCONNECT);
         } finally {
             lock.unlock();
         }

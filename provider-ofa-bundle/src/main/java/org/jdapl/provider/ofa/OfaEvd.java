@@ -11,6 +11,7 @@ import java.util.concurrent.locks.LockSupport;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
 import org.jdapl.dat.Cno;
+import org.jdapl.dat.Counters;
 import org.jdapl.dat.Dat;
 import org.jdapl.dat.DatEvent;
 import org.jdapl.dat.DatException;
@@ -20,9 +21,11 @@ import org.jdapl.dat.DtoOperation;
 import org.jdapl.dat.DtoStatus;
 import org.jdapl.dat.EventDispatcher;
 import org.jdapl.dat.EventNumber;
+import org.jdapl.dat.EvdCounter;
 import org.jdapl.dat.EventSlot;
 import org.jdapl.dat.EvdFlag;
 import org.jdapl.dat.HandleType;
+import org.jdapl.dat.IaCounter;
 
 /**
  * An EVD: a Java queue of events with blocking waits; for the DTO or RMR bind streams, a completion
@@ -90,6 +93,8 @@ final class OfaEvd extends OfaHandle implements EventDispatcher, IaObjects.Owned
     private final long waitSpinNanos = WaitSpin.nanos();
     /** EPs and service points that use this EVD. Guarded by the IA lock. */
     int users;
+    /** The EVD's counters (DCNT_EVD_*): {@link Counts} says who writes them. */
+    private final Counts counts = Counts.of(EvdCounter.class);
 
     OfaEvd(OfaIa ia, int qlen, OfaCno cno, Set<EvdFlag> flags, boolean async) {
         super(HandleType.EVD);
@@ -284,6 +289,7 @@ final class OfaEvd extends OfaHandle implements EventDispatcher, IaObjects.Owned
         if (isFreed()) {
             return;
         }
+        count(event);
         // Only the dequeuing thread itself, polling under the CQ's poll lock, ever finds itself in dequeuer.
         if (dequeuer == Thread.currentThread().threadId() && (int) BUSY.getAcquire(this) == slotBusy) {
             if (slotDequeue) {
@@ -349,6 +355,13 @@ final class OfaEvd extends OfaHandle implements EventDispatcher, IaObjects.Owned
      */
     @Override
     public Optional<DatEvent> dequeue() {
+        Optional<DatEvent> e = take();
+        counts.inc(EvdCounter.DEQUEUE);
+        counts.inc(e.isPresent() ? EvdCounter.DEQUEUE_FOUND : EvdCounter.DEQUEUE_NOT_FOUND);
+        return e;
+    }
+
+    private Optional<DatEvent> take() {
         live();
         if (cq.present()) {
             // The first event the poll produces while nothing is queued and nobody waits is handed
@@ -555,6 +568,8 @@ final class OfaEvd extends OfaHandle implements EventDispatcher, IaObjects.Owned
     @Override
     public DatEvent waitEvent(long timeoutMicros, int threshold) {
         live();
+        counts.inc(EvdCounter.WAIT);
+        boolean blocked = false;
         if (timeoutMicros < 0) {
             throw DatException.invalidParameter(2, "negative timeout " + timeoutMicros);
         }
@@ -585,6 +600,10 @@ final class OfaEvd extends OfaHandle implements EventDispatcher, IaObjects.Owned
                     throw new DatException(DatReturnType.TIMEOUT_EXPIRED, "no event within " + timeoutMicros + " us");
                 }
                 if (armed || !cq.present()) {
+                    if (!blocked) {
+                        blocked = true;
+                        counts.inc(EvdCounter.WAIT_BLOCKED);
+                    }
                     waiters++;
                     updateBusy();
                     try {
@@ -616,6 +635,28 @@ final class OfaEvd extends OfaHandle implements EventDispatcher, IaObjects.Owned
     private boolean satisfied(int threshold) {
         DatEvent head = queue.peekFirst();
         return head != null && (queue.size() >= threshold || head.number() != EventNumber.DTO_COMPLETION);
+    }
+
+    /** Counts an event the provider queues (DTO_CALLBACK, CONN_CALLBACK; the IA's ASYNC_ERROR). */
+    private void count(DatEvent event) {
+        if (event instanceof DatEvent.DtoCompletion || event instanceof DatEvent.ExtendedDtoCompletion) {
+            counts.inc(EvdCounter.DTO_CALLBACK);
+        } else if (event instanceof DatEvent.Connection || event instanceof DatEvent.UdConnection) {
+            counts.inc(EvdCounter.CONN_CALLBACK);
+        } else if (async && event instanceof DatEvent.AsyncError) {
+            ia.objects().count(IaCounter.ASYNC_ERROR);
+        }
+    }
+
+    Counts counts() {
+        return counts;
+    }
+
+    /** {@code dat_query_counters} on the EVD. Behaviours: EXT_09. */
+    @Override
+    public Counters<EvdCounter> queryCounters(boolean reset) {
+        live();
+        return Counts.query(EvdCounter.class, reset, counts);
     }
 
     @Override

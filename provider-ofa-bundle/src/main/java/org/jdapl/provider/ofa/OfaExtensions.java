@@ -29,15 +29,16 @@ final class OfaExtensions {
 
     /**
      * The extension attributes: atomics where the device has them ({@code ibv_device_attr.atomic_cap}
-     * not IBV_ATOMIC_NONE), immediate data always; unreliable datagrams and counters are not offered.
+     * not IBV_ATOMIC_NONE), immediate data, unreliable
+     * datagrams ({@link OfaUdEp}) and counters ({@link Counts}) always.
      */
     static void advertise(OfaDevice device, Map<String, String> specific) {
         String atomics = device.atomicCap != 0 ? "TRUE" : "FALSE";
         specific.put(ProviderAttributes.DAT_IB_FETCH_AND_ADD, atomics);
         specific.put(ProviderAttributes.DAT_IB_CMP_AND_SWAP, atomics);
         specific.put(ProviderAttributes.DAT_IB_IMMED_DATA, "TRUE");
-        specific.put(ProviderAttributes.DAT_IB_UD, "FALSE");
-        specific.put(ProviderAttributes.DAT_COUNTERS, "FALSE");
+        specific.put(ProviderAttributes.DAT_IB_UD, "TRUE");
+        specific.put(ProviderAttributes.DAT_COUNTERS, "TRUE");
     }
 
     /** {@code dat_ib_post_fetch_and_add}. */

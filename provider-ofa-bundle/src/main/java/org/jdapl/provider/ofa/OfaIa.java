@@ -12,16 +12,21 @@ import java.util.function.Supplier;
 import org.jdapl.dat.Cno;
 import org.jdapl.dat.CloseFlag;
 import org.jdapl.dat.CommonServicePoint;
+import org.jdapl.dat.Counters;
 import org.jdapl.dat.DatEvent;
 import org.jdapl.dat.DatException;
 import org.jdapl.dat.DatReturnSubtype;
 import org.jdapl.dat.DatReturnType;
+import org.jdapl.dat.DatagramEndpoint;
 import org.jdapl.dat.Endpoint;
 import org.jdapl.dat.EpAttributes;
+import org.jdapl.dat.EpCounter;
 import org.jdapl.dat.EventDispatcher;
 import org.jdapl.dat.EventNumber;
+import org.jdapl.dat.EvdCounter;
 import org.jdapl.dat.EvdFlag;
 import org.jdapl.dat.HandleType;
+import org.jdapl.dat.IaCounter;
 import org.jdapl.dat.IaQuery;
 import org.jdapl.dat.InterfaceAdapter;
 import org.jdapl.dat.LmrTriplet;
@@ -214,6 +219,25 @@ final class OfaIa extends OfaHandle implements InterfaceAdapter {
         return new IaQuery(asyncEvd, IaAttributesOf.ia(this), IaAttributesOf.provider(this));
     }
 
+    /** {@code dat_query_counters} on the IA ({@link IaCounts}). Behaviours: EXT_09. */
+    @Override
+    public Counters<IaCounter> queryCounters(boolean reset) {
+        live();
+        return objects.queryCounters(reset);
+    }
+
+    @Override
+    public Counters<EpCounter> queryEpCounters(boolean reset) {
+        live();
+        return objects.queryEpCounters(reset);
+    }
+
+    @Override
+    public Counters<EvdCounter> queryEvdCounters(boolean reset) {
+        live();
+        return objects.queryEvdCounters(asyncEvd, reset);
+    }
+
     // ---- close ----
 
     /** {@code dat_ia_close}: GRACEFUL fails while objects live, ABRUPT frees them all. Behaviours: OBJ_01. */
@@ -324,6 +348,13 @@ final class OfaIa extends OfaHandle implements InterfaceAdapter {
     public Endpoint createEp(ProtectionZone pz, EventDispatcher recvEvd, EventDispatcher requestEvd,
                              EventDispatcher connectEvd, EpAttributes attributes) {
         return ConsumerEps.create(this, pz, recvEvd, requestEvd, connectEvd, null, attributes);
+    }
+
+    /** {@code dat_ep_create} with DAT_IB_SERVICE_TYPE_UD: {@link OfaUdEp}. */
+    @Override
+    public DatagramEndpoint createDatagramEp(ProtectionZone pz, EventDispatcher recvEvd, EventDispatcher requestEvd,
+                                             EventDispatcher connectEvd, EpAttributes attributes) {
+        return OfaUdEp.create(this, pz, recvEvd, requestEvd, connectEvd, attributes);
     }
 
     @Override

@@ -44,6 +44,7 @@ final class OfaPsp extends OfaServicePoint implements PublicServicePoint {
             MemorySegment id = CmIds.listening(ia, port, connQual, "dat_psp_create");
             long qual = connQual < 0 ? RdmaCm.sourceAddress(id).getPort() : connQual;
             OfaPsp psp = new OfaPsp(ia, id, qual, evd, flag);
+            psp.udId = UdExchange.listening(ia, RdmaCm.sourceAddress(id).getPort());
             psp.listen();
             return psp;
         });
@@ -64,6 +65,9 @@ final class OfaPsp extends OfaServicePoint implements PublicServicePoint {
         try {
             if (isFreed() || ia.isFreed()) {
                 return false;
+            }
+            if (RdmaCm.isUdp(e.id())) {
+                return UdExchange.requested(this, e, from);
             }
             OfaEp ep = null;
             if (flag == PspFlag.PROVIDER) {

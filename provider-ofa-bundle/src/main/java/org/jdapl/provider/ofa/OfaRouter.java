@@ -39,6 +39,10 @@ final class OfaRouter implements OfaEventLoop.Handler, CmProgress.Taker {
     private final Map<Long, OfaEp> epByCmId = new ConcurrentHashMap<>();
     /** rdma_cm ID address to an unanswered request. */
     private final Map<Long, OfaCr> crByCmId = new ConcurrentHashMap<>();
+    /** QP number to datagram endpoint, for work completions. */
+    private final Map<Integer, OfaUdEp> udByQpNum = new ConcurrentHashMap<>();
+    /** rdma_cm ID address to a UD exchange under way. */
+    private final Map<Long, UdExchange> udByCmId = new ConcurrentHashMap<>();
     /** SRQ address to SRQ, for SRQ async events. */
     private final Map<Long, OfaSrq> srqBySrq = new ConcurrentHashMap<>();
     /** Listening rdma_cm ID address to its service point. */
@@ -92,6 +96,26 @@ final class OfaRouter implements OfaEventLoop.Handler, CmProgress.Taker {
     void removeQp(OfaEp ep, MemorySegment qp, int qpNum) {
         epByQpNum.remove(qpNum, ep);
         epByQp.remove(qp.address(), ep);
+    }
+
+    void addUdQp(OfaUdEp ep, int qpNum) {
+        udByQpNum.put(qpNum, ep);
+    }
+
+    void removeUdQp(OfaUdEp ep, int qpNum) {
+        udByQpNum.remove(qpNum, ep);
+    }
+
+    void addUdCm(MemorySegment cmId, UdExchange x) {
+        udByCmId.put(cmId.address(), x);
+    }
+
+    void removeUdCm(MemorySegment cmId) {
+        udByCmId.remove(cmId.address());
+    }
+
+    java.util.Collection<UdExchange> udExchanges() {
+        return List.copyOf(udByCmId.values());
     }
 
     void addSrq(MemorySegment srq, OfaSrq s) {
@@ -155,7 +179,11 @@ final class OfaRouter implements OfaEventLoop.Handler, CmProgress.Taker {
             cq.lastEp = ep;
         }
         if (ep == null) {
-            return; // an EP freed with completions still in the CQ
+            OfaUdEp ud = udByQpNum.get(qpNum);
+            if (ud != null) {
+                ud.completed(cq.evd, wc);
+            }
+            return; // else an EP freed with completions still in the CQ
         }
         ep.completed(cq.evd, wc, WorkCompletion.wrId(wc));
     }
@@ -274,6 +302,11 @@ final class OfaRouter implements OfaEventLoop.Handler, CmProgress.Taker {
     private void dispatch(RdmaCm.CmEvent e) {
         if (e.event() == RdmaCm.EVENT_CONNECT_REQUEST) {
             connectRequest(e);
+            return;
+        }
+        UdExchange ud = udByCmId.get(e.id().address());
+        if (ud != null) {
+            ud.cmEvent(e);
             return;
         }
         OfaEp ep = epByCmId.get(e.id().address());

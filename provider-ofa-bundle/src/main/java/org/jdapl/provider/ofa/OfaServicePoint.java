@@ -12,6 +12,8 @@ abstract class OfaServicePoint extends OfaHandle implements IaObjects.Owned, Ofa
     final OfaIa ia;
     final MemorySegment id;
     final OfaEvd evd;
+    /** A PSP's RDMA_PS_UDP listening ID on the same port, for UD exchanges ({@link UdExchange}), or null. */
+    MemorySegment udId;
 
     OfaServicePoint(HandleType type, OfaIa ia, MemorySegment id, OfaEvd evd) {
         super(type);
@@ -23,6 +25,9 @@ abstract class OfaServicePoint extends OfaHandle implements IaObjects.Owned, Ofa
     /** Makes the new service point live: the router hands it its ID's requests, the EVD counts it (IA lock held). */
     final void listen() {
         ia.router().addListener(id, this);
+        if (udId != null) {
+            ia.router().addListener(udId, this);
+        }
         evd.users++;
         ia.objects().add(type(), this);
     }
@@ -41,6 +46,10 @@ abstract class OfaServicePoint extends OfaHandle implements IaObjects.Owned, Ofa
             evd.users--;
         }
         ia.router().removeListener(id);
+        if (udId != null) {
+            ia.router().removeListener(udId);
+            OfaIa.quietly("rdma_destroy_id", () -> RdmaCm.get().destroyId(udId));
+        }
         // Waits for the ID's events to be acknowledged; the event thread acks before dispatching.
         OfaIa.quietly("rdma_destroy_id", () -> RdmaCm.get().destroyId(id));
     }

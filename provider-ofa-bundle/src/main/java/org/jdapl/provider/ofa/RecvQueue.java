@@ -10,6 +10,7 @@ import org.jdapl.dat.DatException;
 import org.jdapl.dat.DatReturnSubtype;
 import org.jdapl.dat.DtoOperation;
 import org.jdapl.dat.DtoStatus;
+import org.jdapl.dat.EpCounter;
 import org.jdapl.dat.EpState;
 import org.jdapl.dat.LmrTriplet;
 import org.jdapl.provider.ofa.verbs.Structs.IbvRecvWr;
@@ -82,6 +83,7 @@ final class RecvQueue extends WorkQueue {
                 throw postFailed("ibv_post_recv", r, covered ? null : evd);
             }
             ring.add(cookie, DtoOperation.RECEIVE, total, dtoKind(), true, null);
+            counts.incWithData(EpCounter.POST_RECV, total);
         } finally {
             lock.unlock();
         }
@@ -142,6 +144,9 @@ final class RecvQueue extends WorkQueue {
                 return;
             }
             DtoStatus st = Completions.status(status);
+            if (st == DtoStatus.SUCCESS) {
+                countReceive(counts, wc);
+            }
             if (st == DtoStatus.SUCCESS && WorkCompletion.withImmediate(wc)) {
                 cqEvd.enqueue(immediate(cqEvd, ep, cookie, wc));
                 return;

@@ -12,6 +12,7 @@ import org.jdapl.dat.DatReturnType;
 import org.jdapl.dat.DtoOperation;
 import org.jdapl.dat.DtoStatus;
 import org.jdapl.dat.EpAttributes;
+import org.jdapl.dat.EpCounter;
 import org.jdapl.dat.EpState;
 import org.jdapl.dat.ExtensionType;
 import org.jdapl.dat.LmrTriplet;
@@ -208,6 +209,8 @@ final class SendQueue extends WorkQueue {
             }
             ring.unsignalledRun = signal ? 0 : ring.unsignalledRun + 1;
             ring.add(cookie, op, total, dtoKind(), !suppress, null);
+            counts.incWithData(op == DtoOperation.SEND ? EpCounter.POST_SEND
+                    : op == DtoOperation.RDMA_WRITE ? EpCounter.POST_WRITE : EpCounter.POST_READ, total);
         } finally {
             lock.unlock();
         }
@@ -258,6 +261,11 @@ final class SendQueue extends WorkQueue {
             }
             ring.unsignalledRun = signal ? 0 : ring.unsignalledRun + 1;
             ring.add(cookie, op, total, WorkRing.KIND_EXT, !suppress, type);
+            if (atomic) {
+                counts.inc(type == ExtensionType.FETCH_AND_ADD ? EpCounter.POST_FETCH_ADD : EpCounter.POST_CMP_SWAP);
+            } else {
+                counts.incWithData(EpCounter.POST_WRITE_IMM, total);
+            }
         } finally {
             lock.unlock();
         }

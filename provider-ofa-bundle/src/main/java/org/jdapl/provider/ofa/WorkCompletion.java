@@ -36,6 +36,11 @@ final class WorkCompletion {
         return Integer.toUnsignedLong(DataPathMemory.getInt(wc + BYTE_LEN));
     }
 
+    /** The sending queue pair of a UD receive. */
+    static int srcQp(long wc) {
+        return DataPathMemory.getInt(wc + IbvWc.SRC_QP.offset()) & 0xff_ffff;
+    }
+
     static int qpNum(long wc) {
         return DataPathMemory.getInt(wc + QP_NUM);
     }

@@ -10,6 +10,7 @@ import org.jdapl.dat.DatReturnSubtype;
 import org.jdapl.dat.DatReturnType;
 import org.jdapl.dat.DtoOperation;
 import org.jdapl.dat.DtoStatus;
+import org.jdapl.dat.EpCounter;
 import org.jdapl.dat.ExtensionType;
 import org.jdapl.dat.LmrTriplet;
 import org.jdapl.provider.ofa.verbs.Errno;
@@ -38,6 +39,8 @@ abstract class WorkQueue {
     /** The EP's PZ, which every LMR a post names must be of (fixed while the queue exists). */
     private final OfaPz pz;
     final EpLock lock;
+    /** The EP's counters (DCNT_EP_*), written under its lock. */
+    final Counts counts;
     final WorkRing ring;
     /** The EVD whose CQ takes this queue's completions, or null. */
     final OfaEvd evd;
@@ -64,6 +67,7 @@ abstract class WorkQueue {
         this.ia = ep.ia;
         this.pz = binding.pz();
         this.lock = ep.lock;
+        this.counts = ep.counts();
         this.ring = new WorkRing(tag, Math.max(1, depth));
         this.evd = evd;
         this.send = tag == WorkRing.SEND;
@@ -219,6 +223,9 @@ abstract class WorkQueue {
             }
             long cookie = ring.cookieAt(seq);
             retire(cqEvd, seq);
+            if (!send) {
+                counts.incWithData(EpCounter.RECV, WorkCompletion.byteLen(wc));
+            }
             if (WorkRing.reportsSuccess(meta)) {
                 cqEvd.dtoCompleted(ep, cookie, send ? WorkRing.lengthOf(meta) : WorkCompletion.byteLen(wc),
                         WorkRing.opOf(meta), WorkCompletion.invalidatedRkey(wc));
@@ -236,6 +243,18 @@ abstract class WorkQueue {
     static DatEvent.ExtendedDtoCompletion immediate(OfaEvd cqEvd, OfaEp ep, long cookie, long wc) {
         return new DatEvent.ExtendedDtoCompletion(cqEvd, ep, cookie, DtoStatus.SUCCESS, WorkCompletion.byteLen(wc),
                 WorkCompletion.immediateKind(wc), WorkCompletion.immediateData(wc), null);
+    }
+
+    /**
+     * Counts a successful receive that took the long way: RECV, RECV_IMM (a message with immediate
+     * data) or RECV_RDMA_IMM (an RDMA Write with immediate data that consumed it), with its bytes.
+     * Behaviours: EXT_09.
+     */
+    static void countReceive(Counts counts, long wc) {
+        EpCounter c = !WorkCompletion.withImmediate(wc) ? EpCounter.RECV
+                : WorkCompletion.immediateKind(wc) == ExtensionType.RDMA_WRITE_IMMED_DATA ? EpCounter.RECV_RDMA_IMM
+                : EpCounter.RECV_IMM;
+        counts.incWithData(c, WorkCompletion.byteLen(wc));
     }
 
     /** Retires the entries through {@code seq} without a completion (their CQ room is the queue's EVD's). */
@@ -266,6 +285,9 @@ abstract class WorkQueue {
         Object subject = ring.subjectAt(seq);
         retire(cqEvd, seq);
         DtoStatus st = Completions.status(status, op == DtoOperation.RECEIVE, kind == WorkRing.KIND_DTO_FREED_LMR);
+        if (st == DtoStatus.SUCCESS && op == DtoOperation.RECEIVE) {
+            countReceive(counts, wc);
+        }
         if (kind == WorkRing.KIND_DRAIN) {
             // The provider's own request: the consumer's requests before it have their own events.
         } else if (kind == WorkRing.KIND_BIND) {

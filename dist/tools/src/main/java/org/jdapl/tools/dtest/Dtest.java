@@ -51,6 +51,10 @@ public final class Dtest {
             out.println(DtestOptions.USAGE);
             return;
         }
+        if (args.contains("-X")) { // OFED's dtestx on its wire (DtestX)
+            new DtestX(registry, out).run(args);
+            return;
+        }
         DtestOptions options;
         try {
             options = DtestOptions.parse(args);

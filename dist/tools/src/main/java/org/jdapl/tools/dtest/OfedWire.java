@@ -162,6 +162,20 @@ final class OfedWire {
      * @throws ToolException FAILURE if no client came or the port is taken
      */
     static void offerParams(byte[] message, int port, long timeoutMillis) {
+        offerParams(message, port, timeoutMillis, false);
+    }
+
+    /**
+     * Server side of OFED dtestx's exchange ({@code send_server_params}): {@link #offerParams}, then
+     * the client's own parameter message back, which dtestx's client always sends.
+     *
+     * @throws ToolException FAILURE if no client came, the port is taken or the client sent no reply
+     */
+    static ServerParams offerParamsAndReadReply(byte[] message, int port, long timeoutMillis) {
+        return offerParams(message, port, timeoutMillis, true);
+    }
+
+    private static ServerParams offerParams(byte[] message, int port, long timeoutMillis, boolean readReply) {
         try (ServerSocket listener = new ServerSocket()) {
             listener.setReuseAddress(true);
             listener.bind(new InetSocketAddress(port), 1);
@@ -169,6 +183,16 @@ final class OfedWire {
             try (Socket s = listener.accept(); OutputStream out = s.getOutputStream()) {
                 out.write(message);
                 out.flush();
+                if (!readReply) {
+                    return null;
+                }
+                s.setSoTimeout(10_000);
+                byte[] reply = s.getInputStream().readNBytes(CONN_MSG_SIZE);
+                if (reply.length != CONN_MSG_SIZE) {
+                    throw ToolException.failure("the client's parameters were " + reply.length + " bytes, expected "
+                            + CONN_MSG_SIZE);
+                }
+                return parseParams(reply);
             }
         } catch (SocketTimeoutException e) {
             throw ToolException.failure("no client asked for the server's parameters on TCP port " + port
@@ -186,6 +210,15 @@ final class OfedWire {
      * @throws ToolException FAILURE if the server never answered
      */
     static ServerParams fetchParams(String host, int port, long timeoutMillis) {
+        return fetchParams(host, port, timeoutMillis, null);
+    }
+
+    /**
+     * Client side: as {@link #fetchParams(String, int, long)}, then, if {@code reply} is not null, sends
+     * it back (OFED dtestx's {@code get_server_params}: the client's own parameter message, which
+     * dtestx's server reads before it listens for the connection).
+     */
+    static ServerParams fetchParams(String host, int port, long timeoutMillis, byte[] reply) {
         long deadline = System.nanoTime() + timeoutMillis * 1_000_000;
         IOException last = null;
         do {
@@ -198,7 +231,13 @@ final class OfedWire {
                     throw ToolException.failure("the server's parameters were " + msg.length + " bytes, expected "
                             + CONN_MSG_SIZE);
                 }
-                return parseParams(msg);
+                ServerParams params = parseParams(msg);
+                if (reply != null) {
+                    OutputStream out = s.getOutputStream();
+                    out.write(reply);
+                    out.flush();
+                }
+                return params;
             } catch (IOException e) {
                 last = e;
                 try {

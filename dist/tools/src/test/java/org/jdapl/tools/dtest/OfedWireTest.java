@@ -50,4 +50,22 @@ class OfedWireTest {
         OfedWire.checkPattern(a, 2, "accept");
         assertThrows(ToolException.class, () -> OfedWire.checkPattern(c, 2, "accept"));
     }
+
+    /** OFED dtestx's exchange: the server's parameters, then the client's own back on the same socket. */
+    @Test
+    void dtestxsClientAnswersWithItsOwnParameters() throws Exception {
+        int port;
+        try (java.net.ServerSocket probe = new java.net.ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+            port = probe.getLocalPort();
+        }
+        byte[] server = OfedWire.paramsMessage(InetAddress.getByName("192.168.77.1"), "ofa-v2-rxe0-1");
+        byte[] client = OfedWire.paramsMessage(InetAddress.getByName("192.168.77.2"), "ofa-v2-rxe0-1u");
+        java.util.concurrent.CompletableFuture<OfedWire.ServerParams> offered = java.util.concurrent.CompletableFuture
+                .supplyAsync(() -> OfedWire.offerParamsAndReadReply(server, port, 20_000));
+        OfedWire.ServerParams got = OfedWire.fetchParams("127.0.0.1", port, 20_000, client);
+        assertEquals(InetAddress.getByName("192.168.77.1"), got.address());
+        OfedWire.ServerParams back = offered.get(30, java.util.concurrent.TimeUnit.SECONDS);
+        assertEquals(InetAddress.getByName("192.168.77.2"), back.address());
+        assertEquals("ofa-v2-rxe0-1u", back.provider());
+    }
 }

@@ -33,6 +33,8 @@ public final class RdmaCm {
     public static final String SONAME = "librdmacm.so.1";
     /** RDMA_PS_TCP: reliable connected port space. */
     public static final int PS_TCP = 0x0106;
+    /** RDMA_PS_UDP: unreliable datagram port space (SIDR exchanges). */
+    public static final int PS_UDP = 0x0111;
     /** RDMA_CM_EVENT_ADDR_RESOLVED. */
     public static final int EVENT_ADDR_RESOLVED = 0;
     /** RDMA_CM_EVENT_ADDR_ERROR. */
@@ -197,9 +199,14 @@ public final class RdmaCm {
 
     /** {@code rdma_create_id} in the RDMA_PS_TCP port space. */
     public MemorySegment createId(MemorySegment channel) {
+        return createId(channel, PS_TCP);
+    }
+
+    /** {@code rdma_create_id} in the port space {@code ps} ({@link #PS_TCP}, {@link #PS_UDP}). */
+    public MemorySegment createId(MemorySegment channel, int ps) {
         try (Arena a = Arena.ofConfined()) {
             MemorySegment id = a.allocate(ADDRESS);
-            check("rdma_create_id", Downcalls.call3i(createId, channel, id, MemorySegment.NULL, PS_TCP));
+            check("rdma_create_id", Downcalls.call3i(createId, channel, id, MemorySegment.NULL, ps));
             return RdmaCmId.S.view(id.get(ADDRESS, 0));
         }
     }
@@ -250,7 +257,7 @@ public final class RdmaCm {
 
     /** One event of {@code rdma_get_cm_event}, copied out before it was acknowledged. */
     public record CmEvent(MemorySegment id, MemorySegment listenId, int event, int status,
-                          byte[] privateData, int responderResources, int initiatorDepth) {
+                          byte[] privateData, int responderResources, int initiatorDepth, MemorySegment ud) {
         /** The event's name ({@code rdma_event_str}), for messages: looked up only when asked for. */
         public String name() {
             return RdmaCm.get().eventStr(event);
@@ -281,9 +288,28 @@ public final class RdmaCm {
                     : CStruct.bytesAt(pd.address(), pdLen).toArray(java.lang.foreign.ValueLayout.JAVA_BYTE);
             CmEvent copy = new CmEvent(RdmaCmEvent.ID.getPointer(ev), RdmaCmEvent.LISTEN_ID.getPointer(ev), type,
                     RdmaCmEvent.STATUS.getInt(ev), data,
-                    RdmaCmEvent.RESPONDER_RESOURCES.getU8(ev), RdmaCmEvent.INITIATOR_DEPTH.getU8(ev));
+                    RdmaCmEvent.RESPONDER_RESOURCES.getU8(ev), RdmaCmEvent.INITIATOR_DEPTH.getU8(ev), udParam(ev, type));
             return new Pending(ev, copy);
         }
+    }
+
+    /**
+     * A copy of {@code param.ud}'s address (ah_attr, qp_num, qkey: 40 bytes from its ah_attr) of an
+     * ESTABLISHED event of an RDMA_PS_UDP ID, null for every other event.
+     */
+    private static MemorySegment udParam(MemorySegment ev, int type) {
+        if (type != EVENT_ESTABLISHED || RdmaCmId.PS.getInt(RdmaCmId.S.view(RdmaCmEvent.ID.getPointer(ev)))
+                != PS_UDP) {
+            return null;
+        }
+        long at = RdmaCmEvent.UD_AH_ATTR.offset();
+        return MemorySegment.ofArray(ev.asSlice(at, RdmaCmEvent.UD_QKEY.offset() + 4 - at).toArray(
+                java.lang.foreign.ValueLayout.JAVA_BYTE));
+    }
+
+    /** Whether {@code id} is of the RDMA_PS_UDP port space. */
+    public static boolean isUdp(MemorySegment id) {
+        return RdmaCmId.PS.getInt(RdmaCmId.S.view(id)) == PS_UDP;
     }
 
     /** An event taken from the channel and not yet acknowledged. */

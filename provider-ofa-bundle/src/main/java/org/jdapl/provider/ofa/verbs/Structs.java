@@ -273,6 +273,10 @@ public final class Structs {
         public static final CField PRIVATE_DATA = S.field("param.conn.private_data", 24, POINTER);
         public static final CField PRIVATE_DATA_LEN = S.field("param.conn.private_data_len", 32, U8);
         public static final CField RESPONDER_RESOURCES = S.field("param.conn.responder_resources", 33, U8);
+        /** {@code param.ud.ah_attr}: the datagram peer's address, of an RDMA_PS_UDP ESTABLISHED event. */
+        public static final CField UD_AH_ATTR = S.field("param.ud.ah_attr", 40, BYTES);
+        public static final CField UD_QP_NUM = S.field("param.ud.qp_num", 72, I32);
+        public static final CField UD_QKEY = S.field("param.ud.qkey", 76, I32);
         public static final CField INITIATOR_DEPTH = S.field("param.conn.initiator_depth", 34, U8);
 
         private RdmaCmEvent() {
@@ -308,6 +312,9 @@ public final class Structs {
         public static final CField ATOMIC_COMPARE_ADD = S.field("wr.atomic.compare_add", 48, I64);
         public static final CField ATOMIC_SWAP = S.field("wr.atomic.swap", 56, I64);
         public static final CField ATOMIC_RKEY = S.field("wr.atomic.rkey", 64, I32);
+        public static final CField UD_AH = S.field("wr.ud.ah", 40, POINTER);
+        public static final CField UD_REMOTE_QPN = S.field("wr.ud.remote_qpn", 48, I32);
+        public static final CField UD_REMOTE_QKEY = S.field("wr.ud.remote_qkey", 52, I32);
         public static final CField BIND_MW_MW = S.field("bind_mw.mw", 80, POINTER);
         public static final CField BIND_MW_RKEY = S.field("bind_mw.rkey", 88, I32);
         /** The embedded {@code struct ibv_mw_bind_info}. */
@@ -357,6 +364,8 @@ public final class Structs {
     public static final class IbvQpAttr {
         public static final CStruct S = new CStruct("ibv_qp_attr", 144);
         public static final CField QP_STATE = S.field("qp_state", 0, I32);
+        public static final CField QKEY = S.field("qkey", 16, I32);
+        public static final CField SQ_PSN = S.field("sq_psn", 24, I32);
         public static final CField QP_ACCESS_FLAGS = S.field("qp_access_flags", 32, I32);
         public static final CField PKEY_INDEX = S.field("pkey_index", 120, U16);
         public static final CField MAX_RD_ATOMIC = S.field("max_rd_atomic", 126, U8);
@@ -368,6 +377,23 @@ public final class Structs {
         public static final CField RNR_RETRY = S.field("rnr_retry", 132, U8);
 
         private IbvQpAttr() {
+        }
+    }
+
+    /** {@code struct ibv_ah_attr} ({@code ibv_create_ah}; {@code rdma_ud_param.ah_attr}). */
+    public static final class IbvAhAttr {
+        public static final CStruct S = new CStruct("ibv_ah_attr", 32);
+        public static final CField DGID = S.field("grh.dgid", 0, BYTES);
+        public static final CField FLOW_LABEL = S.field("grh.flow_label", 16, I32);
+        public static final CField SGID_INDEX = S.field("grh.sgid_index", 20, U8);
+        public static final CField HOP_LIMIT = S.field("grh.hop_limit", 21, U8);
+        public static final CField TRAFFIC_CLASS = S.field("grh.traffic_class", 22, U8);
+        public static final CField DLID = S.field("dlid", 24, U16);
+        public static final CField SL = S.field("sl", 26, U8);
+        public static final CField IS_GLOBAL = S.field("is_global", 29, U8);
+        public static final CField PORT_NUM = S.field("port_num", 30, U8);
+
+        private IbvAhAttr() {
         }
     }
 
@@ -438,5 +464,5 @@ public final class Structs {
     public static final List<CStruct> ALL = List.of(IbvContext.S, IbvContextOps.S, IbvDeviceAttr.S, IbvPortAttr.S,
             IbvPd.S, IbvMr.S, IbvMw.S, IbvCompChannel.S, IbvCq.S, IbvQpCap.S, IbvQpInitAttr.S, IbvQp.S, IbvWc.S,
             IbvAsyncEvent.S, RdmaEventChannel.S, RdmaCmId.S, RdmaCmEvent.S, SockaddrIn.S, PollFd.S, IbvSge.S, IbvSendWr.S,
-            IbvRecvWr.S, IbvMwBindInfo.S, IbvMwBind.S, IbvQpAttr.S, IbvSrqInitAttr.S, IbvSrqAttr.S, RdmaConnParam.S);
+            IbvRecvWr.S, IbvMwBindInfo.S, IbvMwBind.S, IbvQpAttr.S, IbvAhAttr.S, IbvSrqInitAttr.S, IbvSrqAttr.S, RdmaConnParam.S);
 }

@@ -94,6 +94,14 @@ public final class Verbs {
     public static final int WC_WITH_INV = 8;
     /** IBV_QPT_RC. */
     public static final int QPT_RC = 2;
+    /** IBV_QPT_UD. */
+    public static final int QPT_UD = 4;
+    /** IBV_QP_QKEY. */
+    public static final int QP_QKEY = 64;
+    /** IBV_QP_SQ_PSN. */
+    public static final int QP_SQ_PSN = 65536;
+    /** IBV_WC_GRH: a UD receive's first 40 bytes hold the datagram's GRH (or, on RoCE v2, its IP header). */
+    public static final int WC_GRH = 1;
     /** IBV_PORT_ACTIVE. */
     public static final int PORT_ACTIVE = 4;
 
@@ -123,6 +131,8 @@ public final class Verbs {
     private final MethodHandle destroyQp;
     private final MethodHandle modifyQp;
     private final MethodHandle createSrq;
+    private final MethodHandle createAh;
+    private final MethodHandle destroyAh;
     private final MethodHandle destroySrq;
     private final MethodHandle modifySrq;
     private final MethodHandle getAsyncEvent;
@@ -159,6 +169,8 @@ public final class Verbs {
         destroyQp = lib.function("ibv_destroy_qp", FunctionDescriptor.of(JAVA_INT, Downcalls.POINTER));
         modifyQp = lib.function("ibv_modify_qp", FunctionDescriptor.of(JAVA_INT, Downcalls.POINTER, Downcalls.POINTER, JAVA_INT));
         createSrq = lib.function("ibv_create_srq", FunctionDescriptor.of(ADDRESS, ADDRESS, ADDRESS));
+        createAh = lib.function("ibv_create_ah", FunctionDescriptor.of(ADDRESS, ADDRESS, ADDRESS));
+        destroyAh = lib.function("ibv_destroy_ah", FunctionDescriptor.of(JAVA_INT, ADDRESS));
         destroySrq = lib.function("ibv_destroy_srq", FunctionDescriptor.of(JAVA_INT, ADDRESS));
         modifySrq = lib.function("ibv_modify_srq", FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS, JAVA_INT));
         getAsyncEvent = lib.function("ibv_get_async_event", FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS));
@@ -367,6 +379,16 @@ public final class Verbs {
     /** {@code ibv_modify_qp} with {@code attr} (a {@code struct ibv_qp_attr}) and an IBV_QP_* mask. */
     public void modifyQp(MemorySegment qp, MemorySegment attr, int mask) {
         check("ibv_modify_qp", Downcalls.call2i(modifyQp, qp, attr, mask));
+    }
+
+    /** {@code ibv_create_ah} with {@code attr} (a {@code struct ibv_ah_attr}). */
+    public MemorySegment createAh(MemorySegment pd, MemorySegment attr) {
+        return notNull("ibv_create_ah", (MemorySegment) Errno.invoke(createAh, pd, attr));
+    }
+
+    /** {@code ibv_destroy_ah}. */
+    public void destroyAh(MemorySegment ah) {
+        check("ibv_destroy_ah", (int) Errno.invoke(destroyAh, ah));
     }
 
     /** {@code ibv_create_srq} with {@code initAttr} (a {@code struct ibv_srq_init_attr}, updated with the real sizes). */
