@@ -83,14 +83,6 @@ public interface Fabric extends FabricInput {
     default void stop() {
     }
 
-    /**
-     * Whether the fabric carries OFED's extended DTOs (atomics, RDMA Write with immediate data) and
-     * datagram endpoints ({@link ExtPosts}); the loopback fabric does.
-     */
-    default boolean offersExtensions() {
-        return false;
-    }
-
     /** The transfer hold of the IA was set or lifted (lock held). */
     default void heldChanged() {
     }

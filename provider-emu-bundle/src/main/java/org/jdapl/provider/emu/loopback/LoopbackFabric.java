@@ -48,12 +48,6 @@ public final class LoopbackFabric implements Fabric {
         return "loopback";
     }
 
-    /** The loopback link executes the extended DTOs ({@link LoopbackExtensions}) and delivers datagrams. */
-    @Override
-    public boolean offersExtensions() {
-        return true;
-    }
-
     @Override
     public LockDomain lockDomain() {
         return new LockDomain();
