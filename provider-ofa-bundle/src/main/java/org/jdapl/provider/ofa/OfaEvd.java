@@ -35,6 +35,11 @@ import org.jdapl.dat.IaCounter;
  * (OBJ_11). The lock protocol: a poll (under the CQ's poll lock) hands its event to the thread
  * dequeuing, a waiter arms the CQ before it blocks, a dequeue that finds nothing takes no queue lock.
  *
+ * <p>The file is longer than the provider's others (about 750 lines) because its three ways of
+ * handing an event over (the queue, the poll's hand-off to the dequeuing thread, and the caller's
+ * {@code EventSlot} filled field by field) share one lock protocol and its private state; splitting
+ * them would spread that protocol over several classes. The slot waiter's loop is in {@link SlotWait}.
+ *
  * <p>Behaviours: OBJ_03, OBJ_04, OBJ_11.
  */
 final class OfaEvd extends OfaHandle implements EventDispatcher, IaObjects.Owned {

@@ -61,6 +61,11 @@ import org.jdapl.provider.ofa.verbs.VerbsException;
  * its receives flush, datagrams sent to it are dropped. RC operations fail MODEL_NOT_SUPPORTED.
  * Lock order: the IA's lock, a CQ's poll lock, this endpoint's lock, an EVD's queue lock.
  *
+ * <p>The file is longer than about 500 lines because it is the whole {@code DatagramEndpoint}
+ * (creation, the exchange's events, posts with their GRH slots, completions and the flush) as one
+ * place to read the UD data path top to bottom; the exchange and the address handles are in
+ * {@link UdExchange} and {@link UdAddressing}.
+ *
  * <p>Behaviours: EXT_08, EXT_10, EXT_11, EXT_12.
  */
 final class OfaUdEp extends OfaHandle implements DatagramEndpoint, IaObjects.Owned {

@@ -167,6 +167,11 @@ final class EpData {
                 ep.ia.holding(ep, true);
             }
             countPost(slot);
+            if (credits.maySend()) {
+                // The credit came between the check above and the mark: the progress that placed it
+                // may have pumped before it saw this EP holding, and nothing else would wake it.
+                pump(fid);
+            }
             return;
         }
         long ctx = request.context(seq);
