@@ -70,5 +70,6 @@ public final class VirtualWaitersMain {
         System.out.println("released " + r.released());
         System.out.println("wrong " + r.wrong().size());
         System.out.println("max-latency-ns " + r.maxLatencyNanos());
+        System.out.println("late " + (r.released() - r.releasedDuringClose()));
     }
 }
