@@ -23,7 +23,10 @@ import org.jdapl.provider.emu.EmuProvider;
  * <p>A smaller run on an IA of its own comes first, outside the recording: it initializes the JDK's
  * classes on the wait path (the lock queue's nodes, the NIO poller). A virtual thread that meets such
  * a class while another thread runs its initializer waits pinned, once per JVM; that wait is the
- * JDK's, not the provider's, and the recording is about the provider's waits.
+ * JDK's, not the provider's, and the recording is about the provider's waits. For the same reason a
+ * throwable is made on this platform thread once the recording has started: a running recording turns
+ * on the JDK's throwable tracing, whose class a virtual thread would otherwise initialize, pinned, when
+ * the close makes its first {@code DatException}.
  */
 public final class VirtualWaitersMain {
     private VirtualWaitersMain() {
@@ -39,6 +42,7 @@ public final class VirtualWaitersMain {
         try (Recording recording = new Recording()) {
             recording.enable("jdk.VirtualThreadPinned").withThreshold(Duration.ZERO).withStackTrace();
             recording.start();
+            new Throwable("initializes the JDK's throwable tracer on a platform thread").fillInStackTrace();
             InterfaceAdapter ia = new EmuProvider().open(new IaSpec("vt-" + args[0], params, "", true, "test"), 8);
             WaiterRelease.Result r = WaiterRelease.run(ia, evdWaiters, cnoWaiters, Duration.ofSeconds(60));
             recording.stop();

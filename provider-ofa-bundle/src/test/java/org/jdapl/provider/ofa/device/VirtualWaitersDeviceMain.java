@@ -29,6 +29,9 @@ public final class VirtualWaitersDeviceMain {
         try (Recording recording = new Recording()) {
             recording.enable("jdk.VirtualThreadPinned").withThreshold(Duration.ZERO).withStackTrace();
             recording.start();
+            // a running recording turns on the JDK's throwable tracing; its class is initialized here, on a
+            // platform thread, not by the first waiter the close releases (that would pin, and is the JDK's)
+            new Throwable("initializes the JDK's throwable tracer").fillInStackTrace();
             WaiterRelease.Result r = WaiterRelease.run(RxeDevice.open(new OfaProvider()), evdWaiters, cnoWaiters,
                     Duration.ofSeconds(120));
             recording.stop();
