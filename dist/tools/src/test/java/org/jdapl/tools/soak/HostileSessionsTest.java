@@ -29,7 +29,7 @@ import org.junit.jupiter.api.io.TempDir;
  * every DTO completed once and every byte right, no canary around any region changes, and the
  * victim's memory, threads and descriptors stay bounded and return to what they were.
  *
- * <p>{@code hostile.sessions} sets the number of sessions (default 10000).
+ * <p>{@code jdapl.hostile.sessions} sets the number of sessions (default 10000).
  */
 class HostileSessionsTest {
     @TempDir
@@ -47,7 +47,7 @@ class HostileSessionsTest {
     @Test
     @Timeout(value = 2, unit = TimeUnit.HOURS)
     void hostileSessionsHarmNeitherTheVictimsOtherConnectionsNorAnyByteOutsideARegion() throws Exception {
-        long total = Long.getLong("hostile.sessions", 10_000);
+        long total = Long.getLong("jdapl.hostile.sessions", 10_000);
         Path conf = dir.resolve("dat.conf");
         Files.writeString(conf, "victim u2.0 threadsafe default emu emu.1.0 \"tcp 127.0.0.1:0\" \"\"\n");
         String previous = System.setProperty("dat.conf", conf.toString());

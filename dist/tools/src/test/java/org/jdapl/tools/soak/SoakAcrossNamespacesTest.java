@@ -24,10 +24,10 @@ import org.junit.jupiter.api.io.TempDir;
  * once, every byte that comes back must be what was sent, no canary may change and no connection may
  * stall.
  *
- * <p>Sized by system properties for the long run: {@code soak.operations} (default 100000),
- * {@code soak.interval} (mean milliseconds between faults, default 60), {@code soak.timeout}
- * (seconds, default 900), {@code soak.seed} (default 1), {@code soak.faults} (default all),
- * {@code soak.minFaults} (the run goes on until every kind was injected this often, default 1).
+ * <p>Sized by system properties for the long run: {@code jdapl.soak.operations} (default 100000),
+ * {@code jdapl.soak.interval} (mean milliseconds between faults, default 60), {@code jdapl.soak.timeout}
+ * (seconds, default 900), {@code jdapl.soak.seed} (default 1), {@code jdapl.soak.faults} (default all),
+ * {@code jdapl.soak.minFaults} (the run goes on until every kind was injected this often, default 1).
  */
 class SoakAcrossNamespacesTest {
     private static final String ALL_FAULTS =
@@ -53,17 +53,17 @@ class SoakAcrossNamespacesTest {
                     + "soak-b u2.0 threadsafe default emu emu.1.0 \"tcp " + ipB + ":7471\" \"\"\n");
             List<String> cmd = new ArrayList<>(List.of("ip", "netns", "exec", a));
             cmd.addAll(java(conf, "-XX:NativeMemoryTracking=summary"));
-            cmd.addAll(List.of("-D", "soak-a", "-s", System.getProperty("soak.seed", "1"),
-                    "-n", System.getProperty("soak.operations", "100000"),
-                    "-i", System.getProperty("soak.interval", "60"),
-                    "-F", System.getProperty("soak.minFaults", "1"),
-                    "-f", System.getProperty("soak.faults", ALL_FAULTS), "--dev", devA, "--"));
+            cmd.addAll(List.of("-D", "soak-a", "-s", System.getProperty("jdapl.soak.seed", "1"),
+                    "-n", System.getProperty("jdapl.soak.operations", "100000"),
+                    "-i", System.getProperty("jdapl.soak.interval", "60"),
+                    "-F", System.getProperty("jdapl.soak.minFaults", "1"),
+                    "-f", System.getProperty("jdapl.soak.faults", ALL_FAULTS), "--dev", devA, "--"));
             cmd.addAll(List.of("ip", "netns", "exec", b));
             cmd.addAll(java(conf));
             cmd.addAll(List.of("--serve", "-D", "soak-b"));
             Path log = dir.resolve("soak.txt");
             Process p = new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(log.toFile()).start();
-            long timeout = Long.getLong("soak.timeout", 900);
+            long timeout = Long.getLong("jdapl.soak.timeout", 900);
             boolean ended = p.waitFor(timeout, TimeUnit.SECONDS);
             if (!ended) {
                 p.descendants().forEach(ProcessHandle::destroyForcibly);
@@ -78,7 +78,7 @@ class SoakAcrossNamespacesTest {
             assertTrue(ended, "the soak run did not end within " + timeout + " s:\n" + out);
             assertEquals(0, p.exitValue(), out);
             assertTrue(out.contains("soak: PASSED"), out);
-            for (String kind : System.getProperty("soak.faults", ALL_FAULTS).split(",")) {
+            for (String kind : System.getProperty("jdapl.soak.faults", ALL_FAULTS).split(",")) {
                 assertTrue(out.matches("(?s).*\\nfault " + kind + " +[1-9].*"), "no " + kind + " fault injected:\n" + out);
             }
         }

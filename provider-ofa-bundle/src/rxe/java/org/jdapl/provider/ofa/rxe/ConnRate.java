@@ -60,10 +60,10 @@ public final class ConnRate {
     /** The threads' scheduler account when the round began (with {@link #THREAD_TIMES}). */
     private static ThreadTimes roundStart;
     /**
-     * With {@code -Dconnrate.threadTimes=true}, each timed round also prints where its threads' time
+     * With {@code -Djdapl.connrate.threadTimes=true}, each timed round also prints where its threads' time
      * went (the scheduler's account); off by default, as reading it costs the round compilations of its own.
      */
-    private static final boolean THREAD_TIMES = Boolean.getBoolean("connrate.threadTimes");
+    private static final boolean THREAD_TIMES = Boolean.getBoolean("jdapl.connrate.threadTimes");
     /** How long the client gives the server to settle before a timed round. */
     private static final long SERVER_SETTLE_MILLIS = 1_000;
     /** This round is one of the two timed ones. */
@@ -289,7 +289,7 @@ public final class ConnRate {
     }
 
     /**
-     * With {@code -Dconnrate.marker=<insn-marker.so>} (the harness's marker library), the client calls
+     * With {@code -Djdapl.connrate.marker=<insn-marker.so>} (the harness's marker library), the client calls
      * the instruction-counting plugin's marker when a round's connecting begins and when every
      * connection is established, so that a boot with the plugin counts what each vCPU executed for the
      * connections of each round (see insn-count-plugin.c).
@@ -297,7 +297,7 @@ public final class ConnRate {
     private static final MethodHandle MARKER = marker();
 
     private static MethodHandle marker() {
-        String lib = System.getProperty("connrate.marker");
+        String lib = System.getProperty("jdapl.connrate.marker");
         if (lib == null) {
             return null;
         }
