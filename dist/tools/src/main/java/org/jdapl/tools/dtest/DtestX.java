@@ -263,13 +263,7 @@ final class DtestX {
         }
         expect(ExtensionType.CMP_AND_SWAP, "compare and swap");
         sleep(2000);
-        long original = atomic.segment().get(ValueLayout.JAVA_LONG, 0);
-        long result = target.get(ValueLayout.JAVA_LONG, 0);
-        out.printf("dtestx: %s got original data = %x, final result = %x%n", role, original, result);
-        if (server ? original != 0x54321 || result != 0x98765 : original != 0x12345 || result != 0x54321) {
-            throw ToolException.failure(role + ": CMP_SWAP results differ from dtestx's");
-        }
-        out.println("dtestx: CMP_SWAP test - PASSED");
+        checkAtomicResult("CMP_SWAP", target, server ? 0x54321 : 0x12345, server ? 0x98765 : 0x54321);
     }
 
     /** dtestx's do_fetch_add: two adds each way (0x100 from the server, 0x10 from the client). */
@@ -298,13 +292,21 @@ final class DtestX {
         ep.postFetchAndAdd(add, new LmrTriplet(atomic, 0, 8), 0x7777, atomicTarget(), Dat.COMPLETION_DEFAULT);
         expect(ExtensionType.FETCH_AND_ADD, "second fetch and add");
         sleep(1000);
+        checkAtomicResult("FETCH_ADD", target, server ? 0x200 : 0x20, server ? 0x30 : 0x300);
+    }
+
+    /**
+     * Prints the original value the last atomic brought back and the value the peer's atomic left in
+     * {@code target}, as dtestx does, and fails unless they are the ones dtestx expects.
+     */
+    private void checkAtomicResult(String test, MemorySegment target, long wantOriginal, long wantResult) {
         long original = atomic.segment().get(ValueLayout.JAVA_LONG, 0);
         long result = target.get(ValueLayout.JAVA_LONG, 0);
         out.printf("dtestx: %s got original data = %x, final result = %x%n", role, original, result);
-        if (server ? original != 0x200 || result != 0x30 : original != 0x20 || result != 0x300) {
-            throw ToolException.failure(role + ": FETCH_ADD results differ from dtestx's");
+        if (original != wantOriginal || result != wantResult) {
+            throw ToolException.failure(role + ": " + test + " results differ from dtestx's");
         }
-        out.println("dtestx: FETCH_ADD test - PASSED");
+        out.println("dtestx: " + test + " test - PASSED");
     }
 
     /** dtestx's disconnect_ep: DAT_CLOSE_DEFAULT (abrupt) and the DISCONNECTED event. */
@@ -354,11 +356,6 @@ final class DtestX {
     }
 
     private static void sleep(long millis) {
-        try {
-            Thread.sleep(millis);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw ToolException.failure("interrupted");
-        }
+        OfedSide.sleep(millis);
     }
 }

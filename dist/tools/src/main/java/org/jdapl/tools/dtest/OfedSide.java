@@ -359,7 +359,8 @@ final class OfedSide implements AutoCloseable {
         return new String(b, 0, n, StandardCharsets.US_ASCII);
     }
 
-    private static void sleep(long millis) {
+    /** Sleeps as OFED's tools do between their steps; an interrupt ends the tool. */
+    static void sleep(long millis) {
         try {
             Thread.sleep(millis);
         } catch (InterruptedException e) {
