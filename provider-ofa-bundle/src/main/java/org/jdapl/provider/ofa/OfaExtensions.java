@@ -64,7 +64,7 @@ final class OfaExtensions {
                 0, 0, immediateData, flags);
     }
 
-    /** MODEL_NOT_SUPPORTED where the device has no atomics (after the handle check). */
+    /** MODEL_NOT_SUPPORTED where the device has no atomics (after the handle check). Behaviours: EXT_04. */
     private static void atomics(OfaEp ep, String operation) {
         ep.live();
         if (ep.ia.device().atomicCap == 0) {

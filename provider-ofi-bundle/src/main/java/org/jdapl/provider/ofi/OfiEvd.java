@@ -401,6 +401,11 @@ final class OfiEvd extends OfiObject implements EventDispatcher {
         waitFor(timeoutMicros, threshold, slot);
     }
 
+    /**
+     * dat_evd_wait: progress in the caller's thread, then a monitor wait in slices of at most a second
+     * (a virtual thread unmounts in it); the EVD's free or the IA's close wakes the waiter, which
+     * leaves with INVALID_HANDLE or ABORT. Behaviours: OBJ_11.
+     */
     private DatEvent waitFor(long timeoutMicros, int threshold, EventSlot slot) {
         live();
         if (timeoutMicros < 0) {
