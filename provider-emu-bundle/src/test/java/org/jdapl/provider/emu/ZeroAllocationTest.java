@@ -174,6 +174,93 @@ class ZeroAllocationTest {
         }
     }
 
+    /**
+     * Waits of the parking test: warm-up, then each measured round, and its rounds. The waiter and the
+     * poster meet at the EVD's queue lock on every wake-up, and one that queues past its bounded tries
+     * (the holder off the CPU, on a loaded machine) costs a node of the JDK's in that round only.
+     */
+    private static final int PARKED_WARM_UP = 2_000;
+    private static final int PARKED_OPS = 1_000;
+    private static final int PARKED_ROUNDS = 12;
+
+    /**
+     * OBJ_07: a dat_evd_wait into a reusable slot that parks (the receive is sent only once the waiting
+     * thread is parked) and the send that wakes it allocate nothing: neither the waiter's thread nor
+     * the poster's. The least of up to {@value #PARKED_ROUNDS} rounds of {@value #PARKED_OPS} waits, the
+     * first that allocated nothing ending them.
+     */
+    @Test
+    void OBJ_07_loopbackWaitThatParksAllocatesNothing() throws Exception {
+        try (Fixture f = new Fixture()) {
+            Ends e = new Ends(f);
+            Set<CompletionFlag> suppress = EnumSet.of(CompletionFlag.SUPPRESS);
+            // One wait more than measured: the last round is read while the waiter still lives.
+            int total = PARKED_WARM_UP + PARKED_ROUNDS * PARKED_OPS + 1;
+            java.util.concurrent.atomic.AtomicLong taken = new java.util.concurrent.atomic.AtomicLong();
+            java.util.concurrent.atomic.AtomicReference<Throwable> failure =
+                    new java.util.concurrent.atomic.AtomicReference<>();
+            java.util.concurrent.atomic.AtomicLong stop = new java.util.concurrent.atomic.AtomicLong(total - 1);
+            Thread waiter = Thread.ofPlatform().name("zero-alloc-waiter").start(() -> {
+                EventSlot slot = new EventSlot();
+                try {
+                    for (long i = 0; i <= stop.get(); i++) {
+                        f.b.evd.waitEvent(Fixture.WAIT, 1, slot);
+                        expect(slot, i, DtoOperation.RECEIVE, SIZE);
+                        taken.set(i + 1);
+                    }
+                } catch (Throwable t) {
+                    failure.set(t);
+                }
+            });
+            long[] ids = {waiter.threadId()};
+            long least = Long.MAX_VALUE;
+            long before = 0;
+            long last = total - 1;
+            for (long i = 0; i <= last && failure.get() == null; i++) {
+                long k = i - PARKED_WARM_UP;
+                if (k >= 0 && k % PARKED_OPS == 0) {
+                    if (k > 0) {
+                        least = Math.min(least, allocated(ids) - before);
+                        if (least == 0) {
+                            // Rounds end here: the waiter is told to stop after the wait it is in.
+                            last = i;
+                            stop.set(i);
+                        }
+                    }
+                    before = allocated(ids);
+                }
+                e.b.postRecv(e.dst, i, Dat.COMPLETION_DEFAULT);
+                awaitParked(waiter, failure);
+                e.a.postSend(e.src, i, suppress);
+                for (long spins = 0; taken.get() <= i && failure.get() == null; spins++) {
+                    if (spins > 100_000_000L) {
+                        throw new AssertionError("wait " + i + " did not return");
+                    }
+                    Thread.onSpinWait();
+                }
+            }
+            waiter.join(10_000);
+            if (failure.get() != null) {
+                throw new AssertionError("the waiter failed", failure.get());
+            }
+            assertEquals(0, least, "heap bytes allocated over " + PARKED_OPS + " parked waits and their sends");
+        }
+    }
+
+    /** Returns once {@code waiter} is parked (bounded), or at once if it failed. */
+    private static void awaitParked(Thread waiter, java.util.concurrent.atomic.AtomicReference<Throwable> failure) {
+        for (long spins = 0; failure.get() == null; spins++) {
+            Thread.State s = waiter.getState();
+            if (s == Thread.State.WAITING || s == Thread.State.TIMED_WAITING) {
+                return;
+            }
+            if (spins > 10_000_000L) {
+                throw new AssertionError("the waiter did not park: " + s);
+            }
+            Thread.onSpinWait();
+        }
+    }
+
     /** OBJ_08: RDMA Write and RDMA Read of 64 bytes move the bytes and allocate nothing. */
     @Test
     void OBJ_08_loopbackRdmaWriteAndReadAllocateNothing() {
