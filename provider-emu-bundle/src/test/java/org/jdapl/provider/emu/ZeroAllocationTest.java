@@ -156,6 +156,46 @@ class ZeroAllocationTest {
         }
     }
 
+    /** Receives kept posted by the stream test: a window, as a sender of many messages keeps. */
+    private static final int WINDOW = 32;
+
+    /**
+     * OBJ_07: a stream, {@value #WINDOW} receives posted ahead and as many sends, then every completion
+     * dequeued in a batch: many receives are taken before any is posted again, and none allocates.
+     */
+    @Test
+    void OBJ_07_loopbackStreamWithManyReceivesPostedAllocatesNothing() {
+        try (Fixture f = new Fixture()) {
+            Ends e = new Ends(f);
+            EventSlot[] batch = new EventSlot[WINDOW];
+            for (int k = 0; k < WINDOW; k++) {
+                batch[k] = new EventSlot();
+            }
+            Set<CompletionFlag> signalled = Dat.COMPLETION_DEFAULT;
+            Set<CompletionFlag> suppress = EnumSet.of(CompletionFlag.SUPPRESS);
+            long bytes = allocatedOver(i -> {
+                if (i % WINDOW != 0) {
+                    return;
+                }
+                for (int k = 0; k < WINDOW; k++) {
+                    e.b.postRecv(e.dst, i + k, signalled);
+                }
+                for (int k = 0; k < WINDOW; k++) {
+                    e.a.postSend(e.src, i + k, suppress);
+                }
+                int n = f.b.evd.dequeue(batch, WINDOW);
+                if (n != WINDOW) {
+                    throw new AssertionError("loopback receives complete before the send returns: " + n);
+                }
+                for (int k = 0; k < WINDOW; k++) {
+                    expect(batch[k], i + k, DtoOperation.RECEIVE, SIZE);
+                }
+            });
+            assertEquals(0, bytes, "heap bytes allocated over " + OPS / WINDOW + " windows of " + WINDOW
+                    + " receives and sends");
+        }
+    }
+
     /** OBJ_07: sends with SUPPRESS and receives waited for with dat_evd_wait into a reusable slot. */
     @Test
     void OBJ_07_loopbackSuppressedSendAndWaitAllocateNothing() {
