@@ -37,6 +37,12 @@ import org.jdapl.dat.InterfaceAdapter;
  * so a polling consumer is served as promptly as a waiting one, on a loaded machine too. An event
  * arriving when the queue already holds {@code qlen} events is still queued (none is lost), and the
  * overflow is reported once by the caller.
+ *
+ * <p>Over 500 lines: the rules by which a waiter and a producer see each other (the waiter count read
+ * under the producer claim, the signal count, the spin, the park and its wake-up after the lock is
+ * released, the polling waiter of a tcp IA) hold only together, and are kept in one class to be read
+ * as one; the ring itself is {@link EventRing}, the parked threads {@link ParkedWaiters}, the polling
+ * spin {@link PollSpin}.
  */
 public final class EventQueue {
     private final QueueOwner evd;
@@ -153,6 +159,7 @@ public final class EventQueue {
      * the waiter sees the event or the producer sees the waiter.
      */
     private void notifyWaiters() {
+        Thread wake = null;
         LockDomain.lockSpinning(queueLock);
         try {
             signals++;
@@ -164,7 +171,7 @@ public final class EventQueue {
                 if (domain.isHeldByCurrentThread()) {
                     Wakeups.defer(this);
                 } else {
-                    parked.unparkAll();
+                    wake = unparkAllButSole();
                     fabric.wakePoller();
                 }
             } else {
@@ -173,17 +180,37 @@ public final class EventQueue {
         } finally {
             queueLock.unlock();
         }
+        if (wake != null) {
+            LockSupport.unpark(wake);
+        }
     }
 
     /** Wakes the threads waiting on the EVD (a deferred notification, see {@link Wakeups}). */
     public void wakeWaiters() {
+        Thread wake;
         LockDomain.lockSpinning(queueLock);
         try {
-            parked.unparkAll();
+            wake = unparkAllButSole();
         } finally {
             queueLock.unlock();
         }
+        if (wake != null) {
+            LockSupport.unpark(wake);
+        }
         fabric.wakePoller();
+    }
+
+    /**
+     * Unparks the parked waiters (queue lock held), unless one alone is parked: that one is returned for
+     * the caller to unpark once it released the lock ({@link ParkedWaiters#sole}). A waiter that left
+     * meanwhile keeps a permit, which its loop sees as a wake-up that changed nothing.
+     */
+    private Thread unparkAllButSole() {
+        Thread sole = parked.sole();
+        if (sole == null) {
+            parked.unparkAll();
+        }
+        return sole;
     }
 
     /** The queue's length, read without a lock (a value of the moment while a resize runs). */

@@ -8,7 +8,8 @@ import java.util.concurrent.locks.LockSupport;
  * than a {@code Condition}, whose every wait allocates a node of the JDK's. A waiter is listed before
  * it releases the lock and parks, so a wake-up between the two is not lost (an unpark before the park
  * makes the park return at once). The array grows only when more threads park at once than ever
- * before; parking and waking allocate nothing.
+ * before; parking and waking allocate nothing. A lone waiter is unparked after the waker released the
+ * lock ({@link #sole}): woken under it, the waiter would find the lock held and spin for it.
  */
 final class ParkedWaiters {
     private Thread[] threads = new Thread[4];
@@ -36,6 +37,14 @@ final class ParkedWaiters {
                 return;
             }
         }
+    }
+
+    /**
+     * The one listed thread, or null if none or several (queue lock held): the caller unparks it after
+     * releasing the lock, so that the thread it wakes does not find the lock still held.
+     */
+    Thread sole() {
+        return count == 1 ? threads[0] : null;
     }
 
     /** Wakes every listed thread (queue lock held); each removes itself once it has the lock. */
