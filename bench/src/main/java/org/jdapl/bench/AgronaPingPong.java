@@ -58,6 +58,8 @@ final class AgronaPingPong {
                     while (!s.pong.write(MSG, pongOut, 0, SIZE)) {
                         Thread.onSpinWait();
                     }
+                    // The next wait spins its full while before it yields, as every polling loop's does.
+                    lastYield = System.nanoTime();
                 } else {
                     lastYield = EmuPingPong.spin(System.nanoTime(), lastYield);
                 }

@@ -273,7 +273,11 @@ public final class EmuLoopbackBench {
 
     // ------------------------------------------------------------------ streams
 
-    /** Aggregate messages per second of {@code n} EP pairs, each on two IAs of its own. */
+    /**
+     * Aggregate messages per second of {@code n} EP pairs, each on two IAs of its own. The heap bytes
+     * per message are those the sending and receiving threads allocated over their loops, each
+     * counting its own, divided by the messages sent.
+     */
     static final class Streams {
         /** Receives a receiver holds; the sender has that many credits. */
         private static final int RECEIVES = 256;
@@ -287,6 +291,7 @@ public final class EmuLoopbackBench {
             EmuProvider p = new EmuProvider();
             List<BenchSide> sides = new ArrayList<>();
             AtomicLong total = new AtomicLong();
+            AtomicLong heapBytes = new AtomicLong();
             try (Arena arena = Arena.ofShared()) {
                 List<Thread> threads = new ArrayList<>();
                 List<CompletableFuture<Void>> done = new ArrayList<>();
@@ -313,6 +318,7 @@ public final class EmuLoopbackBench {
                     done.add(received);
                     threads.add(Thread.ofPlatform().name("bench-send-" + i).start(() -> {
                         EventSlot slot = new EventSlot();
+                        long allocated = HeapBytes.ofThisThread();
                         try {
                             long credits = RECEIVES;
                             long count = 0;
@@ -327,6 +333,7 @@ public final class EmuLoopbackBench {
                                 credits--;
                                 count++;
                             }
+                            heapBytes.addAndGet(HeapBytes.ofThisThread() - allocated);
                             eps[0].postSend(EmuPingPong.triplet(data.get(0).lmr(), 0), 0, SUPPRESS);
                             total.addAndGet(count);
                             sent.complete(null);
@@ -336,6 +343,7 @@ public final class EmuLoopbackBench {
                     }));
                     threads.add(Thread.ofPlatform().name("bench-recv-" + i).start(() -> {
                         EventSlot slot = new EventSlot();
+                        long allocated = HeapBytes.ofThisThread();
                         try {
                             int taken = 0;
                             while (true) {
@@ -350,6 +358,7 @@ public final class EmuLoopbackBench {
                                     eps[1].postSend(credit, 0, SUPPRESS);
                                 }
                             }
+                            heapBytes.addAndGet(HeapBytes.ofThisThread() - allocated);
                             received.complete(null);
                         } catch (RuntimeException e) {
                             received.completeExceptionally(e);
@@ -357,7 +366,6 @@ public final class EmuLoopbackBench {
                     }));
                 }
                 long start = System.nanoTime();
-                long allocated = HeapBytes.now();
                 for (CompletableFuture<Void> f : done) {
                     f.get(60, TimeUnit.SECONDS);
                 }
@@ -365,7 +373,7 @@ public final class EmuLoopbackBench {
                 for (Thread t : threads) {
                     t.join();
                 }
-                HeapBytes.record(allocated, total.get());
+                HeapBytes.recordBytes(heapBytes.get(), total.get());
                 return total.get() / (elapsed / 1e9);
             } finally {
                 for (BenchSide s : sides) {

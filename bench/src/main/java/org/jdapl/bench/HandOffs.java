@@ -76,6 +76,8 @@ final class HandOffs {
                         if (!spin) {
                             LockSupport.unpark(ping);
                         }
+                        // The next wait spins its full while before it yields, as every polling loop's does.
+                        lastYield = System.nanoTime();
                     } else if (spin) {
                         lastYield = EmuPingPong.spin(System.nanoTime(), lastYield);
                     } else {

@@ -323,7 +323,7 @@ public class EmuEp extends EmuObject implements Endpoint {
                 throw DatException.invalidState(DatReturnSubtype.NO_SUBTYPE,
                         "the EP takes its receives from an SRQ; post them there");
             }
-            WorkRequest.Recv r = DtoChecks.recv(this, iov, cookie, flags, queues.receives().takeSpare());
+            WorkRequest.Recv r = DtoChecks.recv(this, iov, cookie, flags, queues.takeSpareRecv());
             if (connection.state == EpState.DISCONNECTED) {
                 completeRecv(r, DtoStatus.FLUSHED, 0, DtoOperation.RECEIVE, 0);
                 return;

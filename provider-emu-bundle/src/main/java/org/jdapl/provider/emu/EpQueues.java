@@ -113,6 +113,19 @@ public final class EpQueues {
         return s;
     }
 
+    /**
+     * A spare receive for a new post, or null, taken with the ring's producer side claimed, as a post
+     * without the domain lock takes one ({@link #addRecvIfConnected}), which may run meanwhile.
+     */
+    WorkRequest.Recv takeSpareRecv() {
+        recvs.lockProducer();
+        try {
+            return recvs.takeSpare();
+        } finally {
+            recvs.unlockProducer();
+        }
+    }
+
     /** The spare RDMA for a new post, or null (domain lock held). */
     WorkRequest.Rdma takeSpareRdma() {
         WorkRequest.Rdma r = spareRdma;

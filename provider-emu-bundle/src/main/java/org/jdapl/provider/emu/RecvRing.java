@@ -30,6 +30,12 @@ import org.jdapl.dat.LmrTriplet;
  * the receive object the other CPU just wrote would be a second dependent miss per message. A receive
  * the head's consumer takes leaves the ring once, so it completes once ({@link EmuEp#completeTakenRecv}).
  *
+ * <p>Receives that completed and that nothing refers to any more go back to the EP's next posts through
+ * the ring's spares ({@link #recycle}, {@link #takeSpare}): a second ring of as many slots, filled by the
+ * consumer of the moment and emptied by the producer, each side with an index of its own on its own line,
+ * a spare published by its slot being non-null. Every receive a stream keeps posted comes back as a spare,
+ * so steady traffic allocates none however many receives are outstanding.
+ *
  * <p>Behaviours: DISC_02, DISC_08: every receive posted while the EP is not DISCONNECTED enters the
  * ring and leaves it once, taken by a send or flushed ({@link EpQueues#flush}).
  */
@@ -40,27 +46,18 @@ public final class RecvRing extends RecvRingShared {
     private static final VarHandle TAIL = RingSides.field(LOOKUP, RecvRingProducer.class, "tail", long.class);
     private static final VarHandle CLEARED = RingSides.field(LOOKUP, RecvRingConsumer.class, "cleared", long.class);
     private static final VarHandle PRODUCING = RingSides.field(LOOKUP, RecvRingProducer.class, "producing", int.class);
-    private static final VarHandle SPARE = RingSides.field(LOOKUP, RecvRing.class, "spare", WorkRequest.Recv.class);
 
     /** Slots cleared together by the consumer. */
     static final int BLOCK = RingSides.BLOCK;
     /** Longs of a slot's {@code words}: the receive's capacity, cookie and completion flags. */
     static final int WORDS = 4;
 
-    @SuppressWarnings("unused")
-    private long q0, q1, q2, q3, q4, q5, q6, q7;
-    /**
-     * A receive taken by {@link #takeRecycling} (seen by no one but the ring), for the EP's next post to
-     * reuse: the consumer's release store, the producer's get-and-set.
-     */
-    @SuppressWarnings("unused")
-    WorkRequest.Recv spare;
-
     RecvRing(int maxRecvDtos) {
         int n = slotsFor(maxRecvDtos);
         this.slots = new WorkRequest.Recv[n];
         this.iovs = new Object[n];
         this.words = new long[n * WORDS];
+        this.spares = new WorkRequest.Recv[n];
     }
 
     private static int slotsFor(int maxRecvDtos) {
@@ -176,21 +173,37 @@ public final class RecvRing extends RecvRingShared {
     public void takeRecycling() {
         WorkRequest.Recv r = take();
         if (r != null) {
-            SPARE.setRelease(this, r);
+            recycle(r);
         }
     }
 
     /**
      * Makes {@code r}, a receive taken from this ring that completed and that nothing refers to any
-     * more (a tcp engine's, {@link EpQueues#recycle}), the ring's spare for the next post.
+     * more, a spare for the EP's next post (by the ring's consumer of the moment: {@link #takeRecycling},
+     * a tcp engine's {@link EpQueues#recycle}). When every spare slot is full, {@code r} is left to the
+     * collector.
      */
     void recycle(WorkRequest.Recv r) {
-        SPARE.setRelease(this, r);
+        WorkRequest.Recv[] s = spares;
+        long t = spareTail;
+        int i = (int) t & (s.length - 1);
+        if (SLOT.getAcquire(s, i) == null) {
+            SLOT.setRelease(s, i, r);
+            spareTail = t + 1;
+        }
     }
 
-    /** The spare receive for a new post, or null (an atomic get-and-set, by any poster). */
+    /** A spare receive for a new post, or null (producer side claimed, or the domain lock held with no consumer). */
     WorkRequest.Recv takeSpare() {
-        return (WorkRequest.Recv) SPARE.getAndSet(this, null);
+        WorkRequest.Recv[] s = spares;
+        long h = spareHead;
+        int i = (int) h & (s.length - 1);
+        WorkRequest.Recv r = (WorkRequest.Recv) SLOT.getAcquire(s, i);
+        if (r != null) {
+            SLOT.setRelease(s, i, null);
+            spareHead = h + 1;
+        }
+        return r;
     }
 
     /** Whether no receive is queued (a hint unless the caller excludes producers and the consumer). */
@@ -228,6 +241,9 @@ public final class RecvRing extends RecvRingShared {
         iovs = largerIovs;
         words = largerWords;
         slots = larger;
+        spares = new WorkRequest.Recv[larger.length];
+        spareHead = 0;
+        spareTail = 0;
         CLEARED.setRelease(this, h);
         clearedSeen = h;
         headSeen = h;
@@ -252,6 +268,8 @@ abstract class RecvRingProducer extends RecvRingPadBefore {
     long headSeen;
     /** The producer's last read of {@code cleared}. */
     long clearedSeen;
+    /** The index of the next spare the producer takes ({@link RecvRing#takeSpare}). */
+    long spareHead;
 }
 
 abstract class RecvRingPadMiddle extends RecvRingProducer {
@@ -265,6 +283,8 @@ abstract class RecvRingConsumer extends RecvRingPadMiddle {
     volatile long head;
     /** Every slot of an index below this one is cleared. */
     volatile long cleared;
+    /** The index the consumer's next spare goes to ({@link RecvRing#recycle}). */
+    long spareTail;
 }
 
 abstract class RecvRingPadAfter extends RecvRingConsumer {
@@ -279,4 +299,6 @@ abstract class RecvRingShared extends RecvRingPadAfter {
     Object[] iovs;
     /** {@link RecvRing#WORDS} longs a slot: capacity, cookie, flags (written before the slot; replaced with it). */
     long[] words;
+    /** Receives to reuse, published by a non-null slot ({@link RecvRing#recycle}; replaced with the slots). */
+    WorkRequest.Recv[] spares;
 }

@@ -5,7 +5,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
-import java.lang.management.ManagementFactory;
 import java.util.EnumSet;
 import java.util.Set;
 
@@ -18,6 +17,7 @@ import org.jdapl.dat.EventSlot;
 import org.jdapl.dat.LocalIov;
 import org.jdapl.dat.LocalMemoryRegion;
 import org.jdapl.dat.RmrTriplet;
+import org.jdapl.testsupport.AllocationMeter;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -26,14 +26,12 @@ import org.junit.jupiter.api.Timeout;
  * {@link LocalIov} and {@link RmrTriplet} (send, receive, RDMA Write, RDMA Read) and dequeues or waits
  * into a caller-owned {@link EventSlot}. The bytes the calling thread allocated over
  * {@value #OPS} operations after a warm-up (the JVM's allocation counter,
- * {@code com.sun.management.ThreadMXBean}) must be exactly 0 in a round (see {@link #allocatedOver}): a
+ * {@code com.sun.management.ThreadMXBean}, {@link AllocationMeter}) must be exactly 0 in a round: a
  * behaviour, not a timing. On the tcp fabric the IAs' I/O threads, which read frames and answer
  * them too, are counted with the calling thread. Each operation's data and completion are checked too.
  */
 @Timeout(120)
 class ZeroAllocationTest {
-    private static final com.sun.management.ThreadMXBean THREADS =
-            (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
     private static final int WARM_UP = 50_000;
     private static final int OPS = 100_000;
     private static final int ROUNDS = 5;
@@ -44,62 +42,33 @@ class ZeroAllocationTest {
     private static final int TCP_ROUNDS = 12;
     private static final int SIZE = 64;
 
-    /** One operation of the loop, checked as it goes. */
-    @FunctionalInterface
-    private interface Op {
-        void run(long i);
-    }
-
     /**
      * The bytes the calling thread allocated over {@value #OPS} runs of {@code op} after a warm-up: the
-     * least of up to {@value #ROUNDS} rounds, the first that allocated nothing ending them. A one-time
-     * allocation of the JVM's (a compilation's switch of the loop to compiled code) falls in one round; an
-     * allocation per operation shows in every round as {@value #OPS} bytes or more.
+     * least of up to {@value #ROUNDS} rounds ({@link AllocationMeter}).
      */
-    private static long allocatedOver(Op op) {
+    private static long allocatedOver(AllocationMeter.Op op) {
         return allocatedOver(op, false);
     }
 
     /**
-     * As {@link #allocatedOver(Op)}, counting too, if {@code ioThreads}, the tcp IAs' I/O threads
-     * ({@code jdapl-emu-<IA>-io}), which read the frames and answer them, over up to
+     * As {@link #allocatedOver(AllocationMeter.Op)}, counting too, if {@code ioThreads}, the tcp IAs' I/O
+     * threads ({@code jdapl-emu-<IA>-io}), which read the frames and answer them, over up to
      * {@value #TCP_ROUNDS} rounds.
      */
-    private static long allocatedOver(Op op, boolean ioThreads) {
-        for (int i = 0; i < WARM_UP; i++) {
-            op.run(i);
-        }
-        long[] ids = ioThreads ? ioThreads() : new long[0];
-        int rounds = ioThreads ? TCP_ROUNDS : ROUNDS;
-        long least = Long.MAX_VALUE;
-        for (int round = 0; round < rounds && least > 0; round++) {
-            long before = allocated(ids);
-            for (int i = 0; i < OPS; i++) {
-                op.run(i);
-            }
-            least = Math.min(least, allocated(ids) - before);
-        }
-        return least;
+    private static long allocatedOver(AllocationMeter.Op op, boolean ioThreads) {
+        return new AllocationMeter(WARM_UP, OPS, ioThreads ? TCP_ROUNDS : ROUNDS)
+                .threads(() -> ioThreads ? ioThreads() : new long[0])
+                .measure(op)
+                .leastBytes();
     }
 
     /** The ids of the two tcp IAs' I/O threads. */
     private static long[] ioThreads() {
-        long[] ids = Thread.getAllStackTraces().keySet().stream()
-                .filter(t -> t.getName().equals("jdapl-emu-emuA-io") || t.getName().equals("jdapl-emu-emuB-io"))
-                .mapToLong(Thread::threadId).toArray();
+        long[] ids = AllocationMeter.threadsNamed(n -> n.equals("jdapl-emu-emuA-io") || n.equals("jdapl-emu-emuB-io"));
         if (ids.length != 2) {
             throw new AssertionError("expected the two IAs' I/O threads, found " + ids.length);
         }
         return ids;
-    }
-
-    /** This thread's and the given threads' allocated bytes (the single-thread calls allocate nothing). */
-    private static long allocated(long[] others) {
-        long s = THREADS.getCurrentThreadAllocatedBytes();
-        for (long id : others) {
-            s += THREADS.getThreadAllocatedBytes(id);
-        }
-        return s;
     }
 
     private static void expect(EventSlot slot, long cookie, DtoOperation op, long length) {
@@ -156,6 +125,46 @@ class ZeroAllocationTest {
         }
     }
 
+    /** Receives kept posted by the stream test: a window, as a sender of many messages keeps. */
+    private static final int WINDOW = 32;
+
+    /**
+     * OBJ_07: a stream, {@value #WINDOW} receives posted ahead and as many sends, then every completion
+     * dequeued in a batch: many receives are taken before any is posted again, and none allocates.
+     */
+    @Test
+    void OBJ_07_loopbackStreamWithManyReceivesPostedAllocatesNothing() {
+        try (Fixture f = new Fixture()) {
+            Ends e = new Ends(f);
+            EventSlot[] batch = new EventSlot[WINDOW];
+            for (int k = 0; k < WINDOW; k++) {
+                batch[k] = new EventSlot();
+            }
+            Set<CompletionFlag> signalled = Dat.COMPLETION_DEFAULT;
+            Set<CompletionFlag> suppress = EnumSet.of(CompletionFlag.SUPPRESS);
+            long bytes = allocatedOver(i -> {
+                if (i % WINDOW != 0) {
+                    return;
+                }
+                for (int k = 0; k < WINDOW; k++) {
+                    e.b.postRecv(e.dst, i + k, signalled);
+                }
+                for (int k = 0; k < WINDOW; k++) {
+                    e.a.postSend(e.src, i + k, suppress);
+                }
+                int n = f.b.evd.dequeue(batch, WINDOW);
+                if (n != WINDOW) {
+                    throw new AssertionError("loopback receives complete before the send returns: " + n);
+                }
+                for (int k = 0; k < WINDOW; k++) {
+                    expect(batch[k], i + k, DtoOperation.RECEIVE, SIZE);
+                }
+            });
+            assertEquals(0, bytes, "heap bytes allocated over " + OPS / WINDOW + " windows of " + WINDOW
+                    + " receives and sends");
+        }
+    }
+
     /** OBJ_07: sends with SUPPRESS and receives waited for with dat_evd_wait into a reusable slot. */
     @Test
     void OBJ_07_loopbackSuppressedSendAndWaitAllocateNothing() {
@@ -171,6 +180,95 @@ class ZeroAllocationTest {
             });
             assertEquals(0, bytes, "heap bytes allocated over " + OPS + " suppressed sends and waits");
             assertEquals(0, f.a.evd.count(), "a suppressed send queued no completion");
+        }
+    }
+
+    /**
+     * Waits of the parking test: warm-up, then each measured round, and its rounds. The waiter and the
+     * poster meet at the EVD's queue lock on every wake-up, and one that queues past its bounded tries
+     * (the holder off the CPU, on a loaded machine) costs a node of the JDK's in that round only.
+     */
+    private static final int PARKED_WARM_UP = 2_000;
+    private static final int PARKED_OPS = 1_000;
+    private static final int PARKED_ROUNDS = 12;
+
+    /**
+     * OBJ_07: a dat_evd_wait into a reusable slot that parks (the receive is sent only once the waiting
+     * thread is parked) and the send that wakes it allocate nothing: neither the waiter's thread nor
+     * the poster's. The least of up to {@value #PARKED_ROUNDS} rounds of {@value #PARKED_OPS} waits
+     * ({@link AllocationMeter}), the waiter's thread counted with the poster's.
+     */
+    @Test
+    void OBJ_07_loopbackWaitThatParksAllocatesNothing() throws Exception {
+        try (Fixture f = new Fixture()) {
+            Ends e = new Ends(f);
+            Set<CompletionFlag> suppress = EnumSet.of(CompletionFlag.SUPPRESS);
+            // The waiter takes receives until the one with the cookie STOP, sent once the rounds are done.
+            java.util.concurrent.atomic.AtomicLong taken = new java.util.concurrent.atomic.AtomicLong();
+            java.util.concurrent.atomic.AtomicReference<Throwable> failure =
+                    new java.util.concurrent.atomic.AtomicReference<>();
+            Thread waiter = Thread.ofPlatform().name("zero-alloc-waiter").start(() -> {
+                EventSlot slot = new EventSlot();
+                try {
+                    for (long n = 0; ; n++) {
+                        f.b.evd.waitEvent(Fixture.WAIT, 1, slot);
+                        if (slot.cookie() == STOP) {
+                            return;
+                        }
+                        expect(slot, n, DtoOperation.RECEIVE, SIZE);
+                        taken.set(n + 1);
+                    }
+                } catch (Throwable t) {
+                    failure.set(t);
+                }
+            });
+            long[] sent = {0};
+            AllocationMeter.Result r;
+            try {
+                r = new AllocationMeter(PARKED_WARM_UP, PARKED_OPS, PARKED_ROUNDS)
+                        .threads(() -> new long[] {waiter.threadId()})
+                        .measure(i -> {
+                            long n = sent[0]++;
+                            e.b.postRecv(e.dst, n, Dat.COMPLETION_DEFAULT);
+                            awaitParked(waiter, failure);
+                            e.a.postSend(e.src, n, suppress);
+                            for (long spins = 0; taken.get() <= n; spins++) {
+                                if (failure.get() != null) {
+                                    throw new AssertionError("the waiter failed", failure.get());
+                                }
+                                if (spins > 100_000_000L) {
+                                    throw new AssertionError("wait " + n + " did not return");
+                                }
+                                Thread.onSpinWait();
+                            }
+                        });
+            } finally {
+                e.b.postRecv(e.dst, STOP, Dat.COMPLETION_DEFAULT);
+                e.a.postSend(e.src, STOP, suppress);
+                waiter.join(10_000);
+            }
+            if (failure.get() != null) {
+                throw new AssertionError("the waiter failed", failure.get());
+            }
+            assertEquals(0, r.leastBytes(), "heap bytes allocated over " + PARKED_OPS
+                    + " parked waits and their sends (least of " + r.rounds() + " rounds)");
+        }
+    }
+
+    /** The cookie of the receive that ends the waiter of the parking test. */
+    private static final long STOP = -1;
+
+    /** Returns once {@code waiter} is parked (bounded), or at once if it failed. */
+    private static void awaitParked(Thread waiter, java.util.concurrent.atomic.AtomicReference<Throwable> failure) {
+        for (long spins = 0; failure.get() == null; spins++) {
+            Thread.State s = waiter.getState();
+            if (s == Thread.State.WAITING || s == Thread.State.TIMED_WAITING) {
+                return;
+            }
+            if (spins > 10_000_000L) {
+                throw new AssertionError("the waiter did not park: " + s);
+            }
+            Thread.onSpinWait();
         }
     }
 

@@ -6,7 +6,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
-import java.lang.management.ManagementFactory;
 import java.util.EnumSet;
 import java.util.List;
 import org.jdapl.dat.Dat;
@@ -28,6 +27,7 @@ import org.jdapl.dat.PublicServicePoint;
 import org.jdapl.dat.RmrTriplet;
 import org.jdapl.dat.VaType;
 import org.jdapl.dat.spi.IaSpec;
+import org.jdapl.testsupport.AllocationMeter;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeAll;
@@ -47,8 +47,6 @@ import org.junit.jupiter.api.Timeout;
 @Timeout(300)
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class OfiZeroAllocationTest {
-    private static final com.sun.management.ThreadMXBean THREADS =
-            (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
     private static final int WARM_UP = 20_000;
     private static final int OPS = 10_000;
     private static final int ROUNDS = 5;
@@ -60,11 +58,6 @@ class OfiZeroAllocationTest {
     private Arena arena;
     private Side sa;
     private Side sb;
-
-    @FunctionalInterface
-    private interface Op {
-        void run(long i);
-    }
 
     /** One IA's objects: one DTO EVD for both queues, an EP, 64-byte source and target regions. */
     private static final class Side {
@@ -125,34 +118,15 @@ class OfiZeroAllocationTest {
         }
     }
 
-    private static long allocatedOver(Op op) {
-        for (int i = 0; i < WARM_UP; i++) {
-            op.run(i);
-        }
-        long[] ids = Thread.getAllStackTraces().keySet().stream()
-                .filter(t -> t.getName().startsWith("jdapl-ofi-ofi-zero-"))
-                .mapToLong(Thread::threadId).toArray();
-        if (ids.length != 2) {
-            throw new AssertionError("expected two progress threads, found " + ids.length);
-        }
-        long least = Long.MAX_VALUE;
-        for (int round = 0; round < ROUNDS && least > 0; round++) {
-            long before = allocated(ids);
-            for (int i = 0; i < OPS; i++) {
-                op.run(i);
+    /** The least bytes of {@link AllocationMeter}'s rounds, this thread and both IAs' progress threads counted. */
+    private static long allocatedOver(AllocationMeter.Op op) {
+        return new AllocationMeter(WARM_UP, OPS, ROUNDS).threads(() -> {
+            long[] ids = AllocationMeter.threadsNamed(n -> n.startsWith("jdapl-ofi-ofi-zero-"));
+            if (ids.length != 2) {
+                throw new AssertionError("expected two progress threads, found " + ids.length);
             }
-            least = Math.min(least, allocated(ids) - before);
-        }
-        return least;
-    }
-
-    /** This thread's and the progress threads' allocated bytes (the single-thread calls allocate nothing). */
-    private static long allocated(long[] progressThreads) {
-        long s = THREADS.getCurrentThreadAllocatedBytes();
-        for (long id : progressThreads) {
-            s += THREADS.getThreadAllocatedBytes(id);
-        }
-        return s;
+            return ids;
+        }).measure(op).leastBytes();
     }
 
     private static void take(EventDispatcher evd, EventSlot slot, long cookie, DtoOperation op) {

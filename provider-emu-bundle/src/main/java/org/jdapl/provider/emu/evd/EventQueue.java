@@ -3,7 +3,7 @@ package org.jdapl.provider.emu.evd;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.locks.Condition;
+import java.util.concurrent.locks.LockSupport;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.BooleanSupplier;
 import org.jdapl.provider.emu.LockDomain;
@@ -28,7 +28,7 @@ import org.jdapl.dat.InterfaceAdapter;
  * queue lock orders the waiters, and a producer takes it only when threads wait. So a completion and
  * its polling consumer share no lock, and waiting and dequeuing never take the domain lock. A waiter on
  * the loopback fabric first spins briefly on a count of signalled events ({@link #SPIN_NANOS}: an
- * answer that comes within it costs no park and no wake-up), then blocks on a condition; nothing spins
+ * answer that comes within it costs no park and no wake-up), then parks; nothing spins
  * while nobody waits. The spin adapts: once a spin ends empty-handed (the answering thread had no CPU
  * to run on, say), waiters park at once and only every {@link #SPIN_PROBE}th wait spins again to see
  * whether spinning pays once more. Several threads may wait at once. A {@link #dequeue} that finds the
@@ -37,13 +37,18 @@ import org.jdapl.dat.InterfaceAdapter;
  * so a polling consumer is served as promptly as a waiting one, on a loaded machine too. An event
  * arriving when the queue already holds {@code qlen} events is still queued (none is lost), and the
  * overflow is reported once by the caller.
+ *
+ * <p>Over 500 lines: the rules by which a waiter and a producer see each other (the waiter count read
+ * under the producer claim, the signal count, the spin, the park and its wake-up after the lock is
+ * released, the polling waiter of a tcp IA) hold only together, and are kept in one class to be read
+ * as one; the ring itself is {@link EventRing}, the parked threads {@link ParkedWaiters}, the polling
+ * spin {@link PollSpin}.
  */
 public final class EventQueue {
     private final QueueOwner evd;
     private final FabricInput fabric;
     private final LockDomain domain;
     private final ReentrantLock queueLock = new ReentrantLock();
-    private final Condition changed = queueLock.newCondition();
     private final EventRing ring;
     /** Whether an event is queued (what ends a consumer's brief block in the fabric's input). */
     private final BooleanSupplier queued = () -> !isEmptyNow();
@@ -66,8 +71,8 @@ public final class EventQueue {
     private int waitsWithoutSpin;
     /** Threads in {@link #waitEvent} (written under the queue lock, read without it by dequeue). */
     private volatile int waiters;
-    /** Threads parked on {@link #changed} (guarded by the queue lock). */
-    private int parked;
+    /** Threads parked in {@link #park} (guarded by the queue lock). */
+    private final ParkedWaiters parked = new ParkedWaiters();
     /**
      * Events queued that wake waiters (signalled, EVD enabled), counted: what a spinning waiter watches,
      * so that an unsignalled completion wakes a spinner no more than a parked waiter (written under the
@@ -154,18 +159,19 @@ public final class EventQueue {
      * the waiter sees the event or the producer sees the waiter.
      */
     private void notifyWaiters() {
-        queueLock.lock();
+        Thread wake = null;
+        LockDomain.lockSpinning(queueLock);
         try {
             signals++;
             if (waiters == 1 && pollingWaiter == Thread.currentThread()) {
                 // The only waiter is this thread, polling the fabric: it looks at the queue when its poll returns.
-            } else if (waiters > 0 && parked == 0 && pollingWaiter == null) {
+            } else if (waiters > 0 && parked.count() == 0 && pollingWaiter == null) {
                 // Every waiter spins on the signal count and sees the event itself.
             } else if (waiters > 0) {
                 if (domain.isHeldByCurrentThread()) {
                     Wakeups.defer(this);
                 } else {
-                    changed.signalAll();
+                    wake = unparkAllButSole();
                     fabric.wakePoller();
                 }
             } else {
@@ -174,17 +180,37 @@ public final class EventQueue {
         } finally {
             queueLock.unlock();
         }
+        if (wake != null) {
+            LockSupport.unpark(wake);
+        }
     }
 
     /** Wakes the threads waiting on the EVD (a deferred notification, see {@link Wakeups}). */
     public void wakeWaiters() {
-        queueLock.lock();
+        Thread wake;
+        LockDomain.lockSpinning(queueLock);
         try {
-            changed.signalAll();
+            wake = unparkAllButSole();
         } finally {
             queueLock.unlock();
         }
+        if (wake != null) {
+            LockSupport.unpark(wake);
+        }
         fabric.wakePoller();
+    }
+
+    /**
+     * Unparks the parked waiters (queue lock held), unless one alone is parked: that one is returned for
+     * the caller to unpark once it released the lock ({@link ParkedWaiters#sole}). A waiter that left
+     * meanwhile keeps a permit, which its loop sees as a wake-up that changed nothing.
+     */
+    private Thread unparkAllButSole() {
+        Thread sole = parked.sole();
+        if (sole == null) {
+            parked.unparkAll();
+        }
+        return sole;
     }
 
     /** The queue's length, read without a lock (a value of the moment while a resize runs). */
@@ -224,7 +250,7 @@ public final class EventQueue {
     public void releaseWaiters() {
         queueLock.lock();
         try {
-            changed.signalAll();
+            parked.unparkAll();
         } finally {
             queueLock.unlock();
         }
@@ -334,8 +360,8 @@ public final class EventQueue {
 
     /**
      * {@code dat_evd_wait} into the caller's {@code slot}: a wait that finds its event (or spins or
-     * polls the fabric until it comes) allocates nothing; one that parks allocates what the JDK's
-     * condition queue does. Behaviours: OBJ_03.
+     * polls the fabric until it comes) allocates nothing, and neither does one that parks
+     * ({@link #park}). Behaviours: OBJ_03.
      */
     public void waitEvent(long timeoutMicros, int threshold, EventSlot slot) {
         await(timeoutMicros, threshold, slot);
@@ -347,7 +373,7 @@ public final class EventQueue {
         if (timeoutMicros < 0) {
             throw DatException.invalidParameter(2, "negative timeout " + timeoutMicros);
         }
-        queueLock.lock();
+        LockDomain.lockSpinning(queueLock);
         try {
             evd.checkLive();
             if (threshold < 1 || threshold > ring.qlen()) {
@@ -400,7 +426,7 @@ public final class EventQueue {
                         try {
                             polled = fabric.pollWhileWaiting(infinite ? Long.MAX_VALUE : remaining);
                         } finally {
-                            queueLock.lock();
+                            LockDomain.lockSpinning(queueLock);
                             if (pollingWaiter == self) {
                                 pollingWaiter = null;
                             }
@@ -417,16 +443,7 @@ public final class EventQueue {
                             continue;
                         }
                     }
-                    parked++;
-                    try {
-                        if (infinite) {
-                            changed.await();
-                        } else {
-                            changed.awaitNanos(remaining);
-                        }
-                    } finally {
-                        parked--;
-                    }
+                    park(infinite ? 0 : Math.max(1, remaining));
                     if (!infinite) {
                         remaining -= System.nanoTime() - before;
                     }
@@ -459,7 +476,31 @@ public final class EventQueue {
             }
             return signals != seen;
         } finally {
-            queueLock.lock();
+            LockDomain.lockSpinning(queueLock);
+        }
+    }
+
+    /**
+     * Parks the calling waiter until it is woken ({@link ParkedWaiters#unparkAll}), interrupted,
+     * {@code nanos} pass (0: no limit) or a spurious wake-up, which the caller's loop sees as nothing
+     * changed (queue lock held on entry and on return); allocates nothing.
+     */
+    private void park(long nanos) throws InterruptedException {
+        Thread self = Thread.currentThread();
+        parked.add(self);
+        queueLock.unlock();
+        try {
+            if (nanos == 0) {
+                LockSupport.park(this);
+            } else {
+                LockSupport.parkNanos(this, nanos);
+            }
+        } finally {
+            LockDomain.lockSpinning(queueLock);
+            parked.remove(self);
+        }
+        if (Thread.interrupted()) {
+            throw new InterruptedException();
         }
     }
 
@@ -481,7 +522,7 @@ public final class EventQueue {
             enabled = on;
             if (on) {
                 signals++;
-                changed.signalAll();
+                parked.unparkAll();
             }
         } finally {
             queueLock.unlock();
@@ -495,7 +536,7 @@ public final class EventQueue {
             evd.checkLive();
             waitable = on;
             signals++;
-            changed.signalAll();
+            parked.unparkAll();
         } finally {
             queueLock.unlock();
         }

@@ -23,7 +23,7 @@ import org.slf4j.LoggerFactory;
 /**
  * The tcp connection of one UD exchange (PROTOCOL.md, "Datagrams"): the active side sends CONNECT_REQ
  * with {@link Frame#FLAG_UD} and its qpn; the passive IA's listener hands the connection over to this
- * class ({@link TcpFabric#datagramRequest}), which offers the request to the consumer PSP on the
+ * class ({@link Exchanges#requested}), which offers the request to the consumer PSP on the
  * qualifier as IB_UD_CONNECTION_REQUEST. The consumer's accept answers CONNECT_ACCEPT with the
  * passive qpn, its reject CONNECT_REJECT (PEER); nobody listening is CONNECT_REJECT (NON_PEER), and
  * the active side reports IB_UD_CONNECTION_ERROR for it, for a refused connect and for a transport
@@ -62,6 +62,37 @@ final class TcpDatagrams implements EmuAh.Path, EmuUdEp.Exchange {
     private ByteBuffer out = ByteBuffer.allocate(BUFFER);
     private boolean closeWhenSent;
 
+    /**
+     * The UD exchanges of one tcp IA, each on a connection of its own: where the fabric starts one
+     * ({@link TcpFabric#exchangeDatagrams}), hands over a connection whose connect request asks for
+     * one, and closes them all when the IA closes (fabric lock held). Behaviours: EXT_08, EXT_10.
+     */
+    static final class Exchanges {
+        private final TcpFabric fabric;
+        private final Set<TcpDatagrams> all = new java.util.LinkedHashSet<>();
+
+        Exchanges(TcpFabric fabric) {
+            this.fabric = fabric;
+        }
+
+        /** The active side of {@code ep}'s exchange with {@code remote} on {@code qual}, its sockets on {@code selector}. */
+        void connect(Selector selector, EmuUdEp ep, SocketAddress remote, long qual, byte[] privateData) {
+            TcpDatagrams.connect(fabric, selector, all, ep, remote, qual, privateData);
+        }
+
+        /** The connect request on {@code c} asks for a UD exchange: the socket leaves the RC handshake. */
+        void requested(TcpConnection c, InetSocketAddress from, int activeQpn, long qual, byte[] privateData) {
+            fabric.removed(c);
+            c.phase(TcpConnection.Phase.CLOSED);
+            offered(fabric, all, c.channel(), c.key(), from, activeQpn, qual, privateData);
+        }
+
+        /** Closes every exchange's connection (the IA closes). */
+        void closeAll() {
+            new java.util.ArrayList<>(all).forEach(TcpDatagrams::close);
+        }
+    }
+
     private TcpDatagrams(TcpFabric fabric, Set<TcpDatagrams> all, SocketChannel channel, SelectionKey key,
                          SocketAddress peer, State state) {
         this.fabric = fabric;
@@ -79,7 +110,7 @@ final class TcpDatagrams implements EmuAh.Path, EmuUdEp.Exchange {
      * The active side: a TCP connect to {@code remote} for {@code ep}'s exchange on {@code qual}; one
      * that fails at once is IB_UD_CONNECTION_ERROR after the caller returns.
      */
-    static void connect(TcpFabric fabric, Selector selector, Set<TcpDatagrams> all, EmuUdEp ep,
+    private static void connect(TcpFabric fabric, Selector selector, Set<TcpDatagrams> all, EmuUdEp ep,
                         SocketAddress remote, long qual, byte[] privateData) {
         SocketChannel ch = null;
         try {
@@ -113,7 +144,7 @@ final class TcpDatagrams implements EmuAh.Path, EmuUdEp.Exchange {
      * The passive side: the connection {@code key} whose CONNECT_REQ asked for a UD exchange with the
      * active EP {@code activeQpn} of the IA listening at {@code from}; offered to the PSP on {@code qual}.
      */
-    static void offered(TcpFabric fabric, Set<TcpDatagrams> all, SocketChannel ch, SelectionKey key,
+    private static void offered(TcpFabric fabric, Set<TcpDatagrams> all, SocketChannel ch, SelectionKey key,
                         InetSocketAddress from, int activeQpn, long qual, byte[] privateData) {
         TcpDatagrams d = new TcpDatagrams(fabric, all, ch, key, from, State.OFFERED);
         d.peerQpn = activeQpn;

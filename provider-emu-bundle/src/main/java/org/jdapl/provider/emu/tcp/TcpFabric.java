@@ -42,6 +42,12 @@ import org.slf4j.LoggerFactory;
  * <p>A connection that carries no frame for {@link #IDLE_TIMEOUT_NANOS} (default 3000 ms, system
  * property {@code jdapl.emu.tcp.idleTimeoutMillis}) is broken; each side sends a keepalive after a
  * third of that without output, so a live peer is never idle that long.
+ *
+ * <p>Over 500 lines: the fabric's sockets (listeners, accepted and connecting channels), the I/O
+ * thread's dispatch of ready keys and the polling consumer's hooks belong together, as they share the
+ * selector and the connection set under the domain lock. What a connection does is in
+ * {@link TcpConnection}, its handshake in {@link TcpHandshake}, the UD exchanges in
+ * {@link TcpDatagrams.Exchanges}, who reads the sockets in {@link TcpPoller}.
  */
 public final class TcpFabric implements Fabric {
     private static final Logger LOG = LoggerFactory.getLogger(TcpFabric.class);
@@ -77,8 +83,8 @@ public final class TcpFabric implements Fabric {
     private InetSocketAddress address;
     private final Map<Integer, ServerSocketChannel> commonServers = new HashMap<>();
     private final Set<TcpConnection> connections = new LinkedHashSet<>();
-    /** The connections of UD exchanges ({@link TcpDatagrams}). */
-    private final Set<TcpDatagrams> datagrams = new LinkedHashSet<>();
+    /** The UD exchanges, each on a connection of its own. */
+    private final TcpDatagrams.Exchanges datagrams = new TcpDatagrams.Exchanges(this);
     /** The array {@link #tick} copies the connections into (domain lock held). */
     private TcpConnection[] ticking = new TcpConnection[8];
     /** The only connection, while there is exactly one (domain lock held). */
@@ -246,7 +252,7 @@ public final class TcpFabric implements Fabric {
         }
         connections.clear();
         sole = null;
-        new ArrayList<>(datagrams).forEach(TcpDatagrams::close);
+        datagrams.closeAll();
         for (ServerSocketChannel s : commonServers.values()) {
             closeQuietly(s);
         }
@@ -392,15 +398,13 @@ public final class TcpFabric implements Fabric {
     /** A UD exchange of {@code ep} on a connection of its own (fabric lock held). Behaviours: EXT_08, EXT_10. */
     @Override
     public boolean exchangeDatagrams(org.jdapl.provider.emu.EmuUdEp ep, SocketAddress remote, long qual, byte[] data) {
-        TcpDatagrams.connect(this, selector, datagrams, ep, remote, qual, data);
+        datagrams.connect(selector, ep, remote, qual, data);
         return true;
     }
 
-    /** The connect request on {@code c} asks for a UD exchange: the socket leaves the RC handshake. */
-    void datagramRequest(TcpConnection c, InetSocketAddress from, int activeQpn, long qual, byte[] privateData) {
-        removed(c);
-        c.phase(TcpConnection.Phase.CLOSED);
-        TcpDatagrams.offered(this, datagrams, c.channel(), c.key(), from, activeQpn, qual, privateData);
+    /** The IA's UD exchanges (a connect request may ask for one: {@link TcpDatagrams.Exchanges#requested}). */
+    TcpDatagrams.Exchanges datagrams() {
+        return datagrams;
     }
 
     void removed(TcpConnection c) {

@@ -286,7 +286,7 @@ final class TcpHandshake implements TcpInput.Handler {
             return;
         }
         if (h.ud()) {
-            c.fabric().datagramRequest(c, from, (int) h.activePortQual(), h.connQual(), privateData);
+            c.fabric().datagrams().requested(c, from, (int) h.activePortQual(), h.connQual(), privateData);
             return;
         }
         c.phase(TcpConnection.Phase.OFFERED);

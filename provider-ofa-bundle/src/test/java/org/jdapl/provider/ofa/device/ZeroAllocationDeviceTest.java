@@ -7,7 +7,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
-import java.lang.management.ManagementFactory;
 import java.util.EnumSet;
 import org.jdapl.dat.Dat;
 import org.jdapl.dat.DatEvent;
@@ -28,6 +27,7 @@ import org.jdapl.dat.PublicServicePoint;
 import org.jdapl.dat.RmrTriplet;
 import org.jdapl.dat.VaType;
 import org.jdapl.provider.ofa.OfaProvider;
+import org.jdapl.testsupport.AllocationMeter;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.MethodOrderer;
@@ -52,8 +52,6 @@ import org.junit.jupiter.api.Timeout;
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class ZeroAllocationDeviceTest {
-    private static final com.sun.management.ThreadMXBean THREADS =
-            (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
     private static final int WARM_UP = 3_000;
     private static final int OPS = 2_000;
     private static final int ROUNDS = 6;
@@ -67,11 +65,6 @@ class ZeroAllocationDeviceTest {
     private Side sa;
     private Side sb;
     private RmrTriplet remote;
-
-    @FunctionalInterface
-    private interface Op {
-        void run(long i);
-    }
 
     /** One IA's objects: one DTO EVD for both queues, an EP, 64-byte source and target regions. */
     private static final class Side {
@@ -128,41 +121,16 @@ class ZeroAllocationDeviceTest {
         }
     }
 
-    /** Runs {@code op} for the warm-up, then measures it; prints the row; returns its least bytes. */
-    private long row(String name, Op op) {
-        for (int i = 0; i < WARM_UP; i++) {
-            op.run(i);
-        }
-        long[] ids = Thread.getAllStackTraces().keySet().stream()
-                .filter(t -> t.getName().startsWith("jdapl-ofa-events-"))
-                .mapToLong(Thread::threadId).toArray();
-        long least = Long.MAX_VALUE;
-        long nanos = 0;
-        int rounds = 0;
-        for (int round = 0; round < ROUNDS && least > 0; round++) {
-            long t0 = System.nanoTime();
-            long before = allocated(ids);
-            for (int i = 0; i < OPS; i++) {
-                op.run(i);
-            }
-            long bytes = allocated(ids) - before;
-            nanos = System.nanoTime() - t0;
-            least = Math.min(least, bytes);
-            rounds++;
-        }
+    /** Runs {@code op} for the warm-up, then measures it ({@link AllocationMeter}); prints the row; returns its least bytes. */
+    private long row(String name, AllocationMeter.Op op) {
+        AllocationMeter.Result r = new AllocationMeter(WARM_UP, OPS, ROUNDS)
+                .threads(() -> AllocationMeter.threadsNamed(n -> n.startsWith("jdapl-ofa-events-")))
+                .measure(op);
         System.out.printf("OFA heap B/op: %s: %.1f (%d bytes over %d operations, least of %d rounds;"
                 + " %.1f us per operation; this thread and %d event threads)%n",
-                name, (double) least / OPS, least, OPS, rounds, nanos / 1000.0 / OPS, ids.length);
-        return least;
-    }
-
-    /** This thread's and the event threads' allocated bytes (the single-thread calls allocate nothing). */
-    private static long allocated(long[] eventThreads) {
-        long s = THREADS.getCurrentThreadAllocatedBytes();
-        for (long id : eventThreads) {
-            s += THREADS.getThreadAllocatedBytes(id);
-        }
-        return s;
+                name, r.bytesPerOp(OPS), r.leastBytes(), OPS, r.rounds(), r.lastRoundNanos() / 1000.0 / OPS,
+                r.threads());
+        return r.leastBytes();
     }
 
     private static void take(EventDispatcher evd, EventSlot slot, long cookie, DtoOperation op) {
