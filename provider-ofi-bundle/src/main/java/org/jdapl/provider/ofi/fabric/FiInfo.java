@@ -138,8 +138,16 @@ public final class FiInfo {
      * Write completes only once the data is placed at the peer (a send in a posted receive), as DAT's
      * completion of a request DTO means; the default ({@code FI_TRANSMIT_COMPLETE} or less) would
      * complete a send the peer has no receive for, and an RDMA Write before its bytes are there.
+     * Not on libfabric's verbs provider, which offers no such flag ({@code VERBS_TX_OP_FLAGS}: an
+     * endpoint asking for it fails {@code FI_ENODATA} in {@code ofi_check_tx_attr}) and needs none: a
+     * request on an RC queue pair completes on the responder's acknowledgement, which comes once an
+     * RDMA Write's bytes are placed and a send is in a posted receive (without one the responder
+     * answers RNR and the requester retries).
      */
     public static void deliveryComplete(long info) {
+        if ("verbs".equals(providerName(info))) {
+            return;
+        }
         long tx = word(info + INFO_TX_ATTR);
         MEM.set(ValueLayout.JAVA_LONG, tx + TX_OP_FLAGS, word(tx + TX_OP_FLAGS) | Fi.FI_DELIVERY_COMPLETE);
     }
