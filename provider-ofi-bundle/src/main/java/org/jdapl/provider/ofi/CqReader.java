@@ -90,7 +90,12 @@ final class CqReader {
             for (int i = 0; i < n; i++) {
                 long e = base + i * FI_CQ_DATA_ENTRY.size();
                 if ((FiCalls.word(e + CQE_FLAGS) & Fi.FI_REMOTE_CQ_DATA) != 0) {
-                    sink.completedWithData(FiCalls.word(e + CQE_OP_CONTEXT), FiCalls.word(e + CQE_DATA));
+                    long data = FiCalls.word(e + CQE_DATA);
+                    if (verbs) {
+                        // An RDMA Write with immediate data of the verbs provider: 32 bits of data, the write's length.
+                        data = FiCalls.word(e + CQE_LEN) << 32 | (data & 0xffff_ffffL);
+                    }
+                    sink.completedWithData(FiCalls.word(e + CQE_OP_CONTEXT), data);
                 } else {
                     sink.completed(FiCalls.word(e + CQE_OP_CONTEXT), 0, FiCalls.word(e + CQE_LEN));
                 }

@@ -65,6 +65,18 @@ final class FiErrors {
         return err == 5 && provErrno > 0 && provErrno < 64 ? VERBS_WC + provErrno : err;
     }
 
+    /**
+     * The DTO status of a failed receive or request: as {@link #dtoStatus(int)}, except that a receive
+     * that rdma_rxe fails with a generic local error ({@code IBV_WC_LOC_QP_OP_ERR},
+     * {@code IBV_WC_REM_INV_REQ_ERR}) failed for a message larger than it, as the OFA provider reads it.
+     */
+    static DtoStatus dtoStatus(int errno, boolean receive) {
+        if (receive && (errno == VERBS_WC + 2 || errno == VERBS_WC + 9)) {
+            return DtoStatus.LOCAL_LENGTH;
+        }
+        return dtoStatus(errno);
+    }
+
     /** The DTO status of a completion error ({@code fi_cq_err_entry.err}, or {@link #verbsError}'s code). */
     static DtoStatus dtoStatus(int errno) {
         if (errno > VERBS_WC && errno < VERBS_WC + 64) {

@@ -27,6 +27,12 @@ import org.jdapl.dat.ProviderAttributes;
  * completes once, as RDMA_WRITE_IMMED: with the message's completion, or with the write's error; the
  * write's completion carries the DTO's context with {@link #WRITE_HALF} set and is otherwise dropped.
  *
+ * <p>On libfabric's verbs provider ({@link #nativeWriteData}) the CQ data is 32 bits
+ * ({@code cq_data_size} 4), too small for the length, and the provider has the operation itself:
+ * one {@code fi_writemsg} with FI_REMOTE_CQ_DATA ({@code IBV_WR_RDMA_WRITE_WITH_IMM}), which
+ * consumes the sink's next receive in order with the sends and completes it with the write's length
+ * and the immediate data ({@link CqReader}); the request completes with it.
+ *
  * <p>Since the message consumes a receive at the peer, the request is a request of the EP's data path
  * like a send ({@link EpData#postRequest}): on a connection with receive credits ({@link MsgCredits})
  * it takes one, and without one it waits in the request queue, in order with the sends and with every
@@ -45,6 +51,11 @@ final class OfiExtensions {
     /** Whether the IA offers RDMA Write with immediate data: a MSG IA (not an RDM one). Counters every IA offers. */
     static boolean offered(OfiIa ia) {
         return ia.rdm == null;
+    }
+
+    /** Whether the IA's provider writes with immediate data itself: libfabric's verbs. */
+    static boolean nativeWriteData(OfiIa ia) {
+        return "verbs".equals(org.jdapl.provider.ofi.fabric.FiInfo.providerName(ia.info));
     }
 
     /** The extensions' entries of the provider attributes. */

@@ -23,6 +23,12 @@ class FiErrorsTest {
     }
 
     @Test
+    void obj07RxeGenericLocalErrorOfAReceiveIsLocalLength() {
+        assertEquals(DtoStatus.LOCAL_LENGTH, FiErrors.dtoStatus(FiErrors.verbsError(EIO, 2), true));
+        assertEquals(DtoStatus.LOCAL_EP, FiErrors.dtoStatus(FiErrors.verbsError(EIO, 2), false));
+    }
+
+    @Test
     void verbsStatusesAsTheOfaProviderMapsThem() {
         assertEquals(DtoStatus.LOCAL_PROTECTION, FiErrors.dtoStatus(FiErrors.verbsError(EIO, 4)));
         assertEquals(DtoStatus.REMOTE_RESPONDER, FiErrors.dtoStatus(FiErrors.verbsError(EIO, 11)));

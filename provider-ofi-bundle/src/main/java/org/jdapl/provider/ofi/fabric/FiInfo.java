@@ -152,6 +152,27 @@ public final class FiInfo {
         MEM.set(ValueLayout.JAVA_LONG, tx + TX_OP_FLAGS, word(tx + TX_OP_FLAGS) | Fi.FI_DELIVERY_COMPLETE);
     }
 
+    /**
+     * A copy of {@code info} ({@code fi_dupinfo}) whose {@code dest_addr} is the 16-byte sockaddr_in
+     * at {@code sockaddr} (memory of the caller's, which must outlive the copy); free it with
+     * {@link #freeWithDest}. libfabric's verbs provider resolves the route of an active endpoint in
+     * {@code fi_endpoint} ({@code vrb_create_ep}: {@code rdma_resolve_addr} to {@code info->dest_addr}),
+     * so the peer's address must be in the info the endpoint is made from.
+     */
+    public static long withDest(long info, long sockaddr) {
+        long copy = Fi.get().dupinfo(info);
+        MEM.set(ValueLayout.JAVA_LONG, copy + INFO_DEST_ADDR, sockaddr);
+        MEM.set(ValueLayout.JAVA_LONG, copy + INFO_DEST_ADDRLEN, 16L);
+        return copy;
+    }
+
+    /** Frees a copy of {@link #withDest} (its {@code dest_addr} is the caller's, not libfabric's). */
+    public static void freeWithDest(long copy) {
+        MEM.set(ValueLayout.JAVA_LONG, copy + INFO_DEST_ADDR, 0L);
+        MEM.set(ValueLayout.JAVA_LONG, copy + INFO_DEST_ADDRLEN, 0L);
+        Fi.get().freeinfo(copy);
+    }
+
     /** {@code info->src_addr} as a socket address, or null if it is not a sockaddr_in. */
     public static InetSocketAddress srcAddr(long info) {
         return sockaddr(word(info + INFO_SRC_ADDR), word(info + INFO_SRC_ADDRLEN));

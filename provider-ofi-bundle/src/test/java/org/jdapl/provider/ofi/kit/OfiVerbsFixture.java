@@ -11,15 +11,19 @@ import java.util.concurrent.atomic.AtomicInteger;
 import org.jdapl.conformance.ConformanceFixture;
 import org.jdapl.conformance.IaPair;
 import org.jdapl.conformance.Timing;
+import org.jdapl.conformance.Skip;
+import org.jdapl.dat.Endpoint;
 import org.jdapl.dat.InterfaceAdapter;
 import org.jdapl.dat.spi.IaSpec;
 import org.jdapl.provider.ofi.OfiProvider;
+import org.jdapl.provider.ofi.OfiTransportBreak;
 
 /**
  * The ofi provider on libfabric's verbs provider ({@code FI_EP_MSG}) under the kit, in the
  * Soft-RoCE guest ({@code scripts/rxe/guest-tests.sh}, part {@code ofi}): two IAs {@code "verbs
  * <device>"} on the same rxe device (libfabric's verbs provider connects them through rdma_cm over
- * the device's IPv4 address), and an address of the device's subnet that no host answers ARP for. The
+ * the device's IPv4 address), an address of the device's subnet that no host answers ARP for, and
+ * a connection broken below the DAT layer ({@link #breakTransport}). The
  * device comes from {@code JDAPL_RXE_DEVICE} (rxe0), the unreachable address from
  * {@code JDAPL_RXE_UNREACHABLE} (192.168.77.254).
  */
@@ -65,6 +69,18 @@ public final class OfiVerbsFixture implements ConformanceFixture {
             return InetAddress.getByName(ip);
         } catch (UnknownHostException e) {
             throw new IllegalStateException(ip, e);
+        }
+    }
+
+    /**
+     * Breaks the connection under {@code ep} below the DAT layer, as a cut link or a fatal queue pair
+     * error does: {@code rdma_disconnect} of its rdma_cm id through {@code fi_shutdown}
+     * ({@link OfiTransportBreak}), which neither consumer asked for.
+     */
+    @Override
+    public void breakTransport(Endpoint ep) {
+        if (!OfiTransportBreak.shutdown(ep)) {
+            throw new Skip("the EP has no libfabric endpoint to break");
         }
     }
 
