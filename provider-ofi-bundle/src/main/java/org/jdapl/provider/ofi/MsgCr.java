@@ -2,6 +2,7 @@ package org.jdapl.provider.ofi;
 
 import java.lang.foreign.Arena;
 import java.net.InetSocketAddress;
+import org.jdapl.dat.DatException;
 import org.jdapl.provider.ofi.fabric.Fi;
 import org.jdapl.provider.ofi.fabric.FiCalls;
 import org.jdapl.provider.ofi.fabric.FiLayouts;
@@ -41,8 +42,12 @@ final class MsgCr extends OfiCr {
         wire[0] = EpConnection.REJECT_HEADER;
         System.arraycopy(pd, 0, wire, 1, pd.length);
         try (Arena a = Arena.ofConfined()) {
-            int rc = FiCalls.reject(listener.pep, FiCalls.word(info + FiLayouts.INFO_HANDLE),
+            int rc = listener.reject(FiCalls.word(info + FiLayouts.INFO_HANDLE),
                     OfiEp.nativeBytes(a, wire).address(), wire.length);
+            if (rc == -9) {
+                throw DatException.invalidState(org.jdapl.dat.DatReturnSubtype.NO_SUBTYPE,
+                        "the service point of the request was freed: its passive endpoint is closed");
+            }
             if (rc < 0 && rc != -Fi.FI_EAGAIN) {
                 throw FiErrors.toDat(rc, "fi_reject");
             }
@@ -52,7 +57,7 @@ final class MsgCr extends OfiCr {
     @Override
     void refuse() {
         if (!sp.freed || reserved != null) {
-            FiCalls.reject(listener.pep, FiCalls.word(info + FiLayouts.INFO_HANDLE), 0, 0);
+            listener.reject(FiCalls.word(info + FiLayouts.INFO_HANDLE), 0, 0);
         }
     }
 

@@ -14,7 +14,15 @@ import org.jdapl.dat.ProviderAttributes;
  * Atomics are not offered: {@code fi_getinfo} reports no FI_ATOMIC for tcp's FI_EP_MSG
  * ({@code fi_info -p tcp -t FI_EP_MSG -c FI_ATOMIC}: FI_ENODATA), only for tcp;ofi_rxm's RDM
  * emulation, so fetch-and-add and compare-and-swap fail MODEL_NOT_SUPPORTED and the IA says so; nor
- * are datagram endpoints (tcp has no FI_EP_DGRAM). An RDM IA offers the counters only (they are
+ * are datagram endpoints (tcp has no FI_EP_DGRAM). libfabric's verbs provider has atomics on its MSG
+ * endpoints, but they are not offered either: libfabric's memory access flags have no remote-atomic
+ * right, and verbs registers every region with {@code FI_REMOTE_WRITE} as
+ * {@code IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_ATOMIC} (1.17, {@code verbs_mr.c},
+ * {@code vrb_mr_ofi2ibv_access}), so a region granting remote write but not
+ * {@code DAT_IB_MEM_PRIV_REMOTE_ATOMIC} cannot refuse an atomic (EXT_01); and up to 2.1 its
+ * fetch-and-add and compare-and-swap take the operands from the pointer values of {@code buf} and
+ * {@code compare}, not from the memory they point to ({@code wr.wr.atomic.compare_add = (uintptr_t)buf},
+ * fixed in 2.2.0 by "prov/verbs: fix atomic work request fields"). An RDM IA offers the counters only (they are
  * counted above libfabric, on the data path both kinds of endpoint share).
  *
  * <p>An RDMA Write with immediate data is two operations on the endpoint: {@code fi_writemsg} of the

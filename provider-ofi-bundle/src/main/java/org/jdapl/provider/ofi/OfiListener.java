@@ -27,6 +27,8 @@ final class OfiListener implements OfiServicePoint.Listener, OfiIa.CmTarget {
     private final OfiIa ia;
     final long pep;
     private final long key;
+    /** The passive endpoint is closed. */
+    private boolean closed;
 
     /** Listens for {@code sp} on the port of {@code qual[0]}; 0 there is replaced by the port chosen. */
     OfiListener(OfiServicePoint sp, long[] qual) {
@@ -92,8 +94,20 @@ final class OfiListener implements OfiServicePoint.Listener, OfiIa.CmTarget {
         ia.cmTargets.remove(key);
     }
 
+    /**
+     * {@code fi_reject} of a request that came through this listener; {@code -FI_EBADF} once the
+     * passive endpoint is closed (a PSP freed before the requests it created EPs for: its
+     * {@code fi_reject} would read the closed endpoint's ops table).
+     */
+    synchronized int reject(long handle, long param, long len) {
+        return closed ? -9 : FiCalls.reject(pep, handle, param, len);
+    }
+
     @Override
-    public void close() {
-        OfiIa.closeQuietly(pep);
+    public synchronized void close() {
+        if (!closed) {
+            closed = true;
+            OfiIa.closeQuietly(pep);
+        }
     }
 }
