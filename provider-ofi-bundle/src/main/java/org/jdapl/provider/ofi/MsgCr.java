@@ -2,7 +2,6 @@ package org.jdapl.provider.ofi;
 
 import java.lang.foreign.Arena;
 import java.net.InetSocketAddress;
-import org.jdapl.dat.DatException;
 import org.jdapl.provider.ofi.fabric.Fi;
 import org.jdapl.provider.ofi.fabric.FiCalls;
 import org.jdapl.provider.ofi.fabric.FiLayouts;
@@ -29,6 +28,7 @@ final class MsgCr extends OfiCr {
         this.info = info;
         this.peer = peer;
         this.credits = MsgCredits.peerOf(data);
+        listener.requestOpened();
     }
 
     @Override
@@ -44,10 +44,6 @@ final class MsgCr extends OfiCr {
         try (Arena a = Arena.ofConfined()) {
             int rc = listener.reject(FiCalls.word(info + FiLayouts.INFO_HANDLE),
                     OfiEp.nativeBytes(a, wire).address(), wire.length);
-            if (rc == -9) {
-                throw DatException.invalidState(org.jdapl.dat.DatReturnSubtype.NO_SUBTYPE,
-                        "the service point of the request was freed: its passive endpoint is closed");
-            }
             if (rc < 0 && rc != -Fi.FI_EAGAIN) {
                 throw FiErrors.toDat(rc, "fi_reject");
             }
@@ -56,13 +52,13 @@ final class MsgCr extends OfiCr {
 
     @Override
     void refuse() {
-        if (!sp.freed || reserved != null) {
-            listener.reject(FiCalls.word(info + FiLayouts.INFO_HANDLE), 0, 0);
-        }
+        // The passive endpoint lives until this request is done (OfiListener), a freed PSP's too.
+        listener.reject(FiCalls.word(info + FiLayouts.INFO_HANDLE), 0, 0);
     }
 
     @Override
     void released() {
         Fi.get().freeinfo(info);
+        listener.requestClosed();
     }
 }

@@ -2,18 +2,17 @@ package org.jdapl.provider.ofi;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
-import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 
 import java.util.EnumSet;
 import java.util.Optional;
 import org.jdapl.dat.CloseFlag;
 import org.jdapl.dat.ConnectFlag;
 import org.jdapl.dat.DatEvent;
-import org.jdapl.dat.DatException;
-import org.jdapl.dat.DatReturnType;
 import org.jdapl.dat.Endpoint;
 import org.jdapl.dat.EventDispatcher;
 import org.jdapl.dat.EvdFlag;
+import org.jdapl.dat.EventNumber;
 import org.jdapl.dat.InterfaceAdapter;
 import org.jdapl.dat.ProtectionZone;
 import org.jdapl.dat.PspFlag;
@@ -24,17 +23,17 @@ import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 
 /**
- * A connection request outlives its PSP: after the PSP is freed (its passive endpoint closed), the
- * request's reject and the abrupt close of the IA that still holds it do not touch the closed
- * passive endpoint (an IA close frees its objects in no set order, so a PSP could go before its
- * requests; FREE_02 between two JVMs failed so, "fi_reject (not offered by the provider)", from the
- * freed endpoint's ops table).
+ * A connection request outlives its PSP (FREE_07 frees the PSP, then rejects): the PSP's passive
+ * endpoint stays open until its last request is answered, so the reject reaches the peer with its
+ * private data, and a request left to the IA's abrupt close is refused through it (an IA close
+ * frees its objects in no set order, so a PSP could go before its requests; FREE_02 between two JVMs
+ * failed so, "fi_reject (not offered by the provider)", read from the closed endpoint's ops table).
  */
 class OfiFreedPspRequestTest {
     private static final long WAIT_NANOS = 5_000_000_000L;
 
     @Test
-    void free02RejectAfterThePspWasFreedFailsInvalidStateAndCloseAbruptFreesTheRequest() throws Exception {
+    void free07Free02RequestOfAFreedPspIsRejectedThroughItsPassiveEndpoint() throws Exception {
         String missing = OfiHost.ensure("runtime");
         Assumptions.assumeTrue(missing == null, missing);
         OfiProvider p = new OfiProvider();
@@ -50,9 +49,20 @@ class OfiFreedPspRequestTest {
                     Qos.BEST_EFFORT, ConnectFlag.DEFAULT);
             DatEvent.ConnectionRequest cr = assertInstanceOf(DatEvent.ConnectionRequest.class, next(bCr));
             psp.free();
-            DatException e = assertThrows(DatException.class, () -> cr.request().reject(new byte[0]));
-            assertEquals(DatReturnType.INVALID_STATE, e.type(), e.getMessage());
+            cr.request().reject(new byte[] {7});
+            DatEvent.Connection rejected = assertInstanceOf(DatEvent.Connection.class, next(aConn));
+            assertEquals(EventNumber.CONNECTION_PEER_REJECTED, rejected.number());
+            assertArrayEquals(new byte[] {7}, rejected.privateData());
+            // A second request of a freed PSP, left to the IA's abrupt close.
+            PublicServicePoint psp2 = b.createPspAny(bCr, PspFlag.CONSUMER);
+            Endpoint ea2 = a.createEp(pa, aDto, aDto, aConn, null);
+            ea2.connect(b.query().attributes().address(), psp2.query().connQual(), 5_000_000, new byte[0],
+                    Qos.BEST_EFFORT, ConnectFlag.DEFAULT);
+            assertInstanceOf(DatEvent.ConnectionRequest.class, next(bCr));
+            psp2.free();
             b.close(CloseFlag.ABRUPT);
+            DatEvent.Connection refused = assertInstanceOf(DatEvent.Connection.class, next(aConn));
+            assertEquals(EventNumber.CONNECTION_NON_PEER_REJECTED, refused.number());
         }
     }
 
