@@ -47,6 +47,19 @@ if [[ " $parts " == *" kit "* ]]; then
   [ $krc = 0 ] || rc=1
 fi
 
+# 2a. The conformance kit against the libfabric provider's verbs MSG endpoints on the same device
+#     (ofi-verbs-rxe.txt); what libfabric's verbs provider offers there in fi_info-verbs.txt. libfabric
+#     is limited to its verbs provider (FI_PROVIDER): the others' probes cost seconds under TCG.
+if [[ " $parts " == *" ofi "* ]]; then
+  fi_info -p verbs -t FI_EP_MSG -v > $R/fi_info-verbs.txt 2>&1 || echo "GUEST: fi_info -p verbs found nothing"
+  FI_PROVIDER=verbs $JAVA --enable-native-access=ALL-UNNAMED -Xmx512m -XX:+UseSerialGC -XX:TieredStopAtLevel=1 -cp $OFI_CLASSPATH \
+    -Dorg.slf4j.simpleLogger.defaultLogLevel=warn org.jdapl.provider.ofi.kit.OfiVerbsKit \
+    $R/ofi-verbs-rxe.txt "${RXE_KIT_ONLY:-.*}" 2>&1 | tee $R/ofi-kit.log
+  orc=${PIPESTATUS[0]}
+  echo "GUEST: ofi verbs conformance kit exit $orc at $(cut -d' ' -f1 /proc/uptime) s"
+  [ $orc = 0 ] || rc=1
+fi
+
 # 2b. The provider under faults: a peer JVM killed mid-stream, IA close with DTOs in flight, cycles.
 if [[ " $parts " == *" soak "* ]]; then
   JVM="$JVM" /mnt/work/soak.sh $R 2>&1 | tee $R/soak.log

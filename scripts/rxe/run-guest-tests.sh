@@ -3,7 +3,8 @@
 # qemu guest (TCG, no KVM needed) booted from the current Debian kernel, with the host's root file
 # system shared read-only over 9p; then the conformance kit and the benchmark next to perftest, and, in
 # a second boot with a counting TCG plugin, the DAT layer's instructions per round trip
-# (RXE_PARTS="tests kit soak bench interop dapltest insn" by default; soak: the provider under faults,
+# (RXE_PARTS="tests kit ofi soak bench interop dapltest insn" by default; ofi: the conformance kit on
+# the libfabric provider's verbs MSG endpoints, ofi-verbs-rxe.txt; soak: the provider under faults,
 # guest-soak.sh; interop: jdapl against OFED's uDAPL, dtest and dtestx both ways, dat-interop.c's cases, the
 # connection rate next to dtestcm; dapltest: the application's dapltest server and clients,
 # guest-dapltest.sh; RXE_TESTS, a regular expression of class names, selects device tests, all by
@@ -44,6 +45,17 @@ if [ $build = 1 ]; then
   # compiles its tests regardless (its pom says so): they are what the guest runs.
   (cd "$root" && timeout 600 ./mvnw -B -q -pl provider-ofa-bundle -am -Dmaven.test.skip=true test-compile \
       dependency:build-classpath -Dmdep.outputFile=target/rxe-classpath.txt -Dmdep.includeScope=test) || die "build failed"
+fi
+parts=" ${RXE_PARTS:-tests kit ofi soak bench interop dapltest insn} "
+guest_parts=${parts/ insn / }
+# The libfabric provider's kit (part ofi) runs from that module's test classes; its tests compile with
+# the kit's test jar (the two-JVM peer), which needs the modules' test classes and jars: packaged
+# without running their tests (-DskipTests).
+ofi_module=$root/provider-ofi-bundle
+if [[ $parts == *" ofi "* && $build = 1 ]]; then
+  log "building provider-ofi-bundle"
+  (cd "$root" && timeout 900 ./mvnw -B -q -pl provider-ofi-bundle -am -DskipTests package \
+      dependency:build-classpath -Dmdep.outputFile=target/rxe-classpath.txt -Dmdep.includeScope=test) || die "build of provider-ofi-bundle failed"
 fi
 [ -s "$module/target/rxe-classpath.txt" ] || die "no $module/target/rxe-classpath.txt (build without --no-build first)"
 [ -d "$module/target/test-classes" ] || die "no test classes in $module/target"
@@ -109,21 +121,27 @@ cp "$here/guest-dapltest.sh" "$share/dapltest.sh"
 cp "$here/guest-interop.sh" "$share/interop.sh"
 # The whole class path is copied into the share: other modules of the checkout may be rebuilt while
 # the guest runs, and the guest mounts a tmpfs over /tmp, where a checkout or a Maven repository may be.
-cp_entries=()
-n=0
-for entry in "$module/target/test-classes" "$module/target/classes" $(tr ':' ' ' < "$module/target/rxe-classpath.txt"); do
-  n=$((n + 1))
-  if [ -d "$entry" ]; then
-    mkdir -p "$share/cp/$n"; cp -r "$entry/." "$share/cp/$n/"
-    cp_entries+=("/mnt/work/cp/$n")
-  elif [ -f "$entry" ]; then
-    mkdir -p "$share/cp"; cp "$entry" "$share/cp/$n.jar"
-    cp_entries+=("/mnt/work/cp/$n.jar")
-  fi
-done
-classpath=$(IFS=:; echo "${cp_entries[*]}")
-parts=" ${RXE_PARTS:-tests kit soak bench interop dapltest insn} "
-guest_parts=${parts/ insn / }
+share_classpath() { # module directory-in-share: prints the guest's class path
+  local mod=$1 dir=$2 entry n=0 cp_entries=()
+  for entry in "$mod/target/test-classes" "$mod/target/classes" $(tr ':' ' ' < "$mod/target/rxe-classpath.txt"); do
+    n=$((n + 1))
+    if [ -d "$entry" ]; then
+      mkdir -p "$share/$dir/$n"; cp -r "$entry/." "$share/$dir/$n/"
+      cp_entries+=("/mnt/work/$dir/$n")
+    elif [ -f "$entry" ]; then
+      mkdir -p "$share/$dir"; cp "$entry" "$share/$dir/$n.jar"
+      cp_entries+=("/mnt/work/$dir/$n.jar")
+    fi
+  done
+  (IFS=:; echo "${cp_entries[*]}")
+}
+classpath=$(share_classpath "$module" cp)
+ofi_classpath=""
+if [[ $parts == *" ofi "* ]]; then
+  [ -s "$ofi_module/target/rxe-classpath.txt" ] && [ -d "$ofi_module/target/test-classes" ] \
+    || die "no test classes or class path in $ofi_module/target (build without --no-build first)"
+  ofi_classpath=$(share_classpath "$ofi_module" cp-ofi)
+fi
 
 # dapltest runs the assembled application (its launcher and bundles), copied into the share; its
 # JVMs take about 5 minutes of the guest's time under TCG.
@@ -186,6 +204,7 @@ RXE_BENCH_JAVA_OPTS="${RXE_BENCH_JAVA_OPTS:-}"
 RXE_INTEROP_CASES="${RXE_INTEROP_CASES:-dtest dtestx peers rate}"
 ${rate_env}JAVA=$java_home/bin/java
 CLASSPATH=$classpath
+OFI_CLASSPATH=$ofi_classpath
 ENV
   log "booting the guest for:$what"
   set +e
@@ -207,7 +226,7 @@ ENV
 if [ -n "${guest_parts// /}" ]; then
   boot "$guest_parts" "$out/console.log"
   rc=$(cat "$share/reports/rc")
-  [ "$rc" = 0 ] || die "the device tests, the conformance kit, the soak, the interop cases or dapltest failed in the guest (see $out/tests.txt, $out/ofa-rxe.txt, $out/ofa-soak.txt, $out/ofa-interop.txt, $out/dapltest.log)"
+  [ "$rc" = 0 ] || die "the device tests, the conformance kits, the soak, the interop cases or dapltest failed in the guest (see $out/tests.txt, $out/ofa-rxe.txt, $out/ofi-verbs-rxe.txt, $out/ofa-soak.txt, $out/ofa-interop.txt, $out/dapltest.log)"
   log "device tests and the conformance kit passed on rxe0; benchmark in $out/bench.txt"
 fi
 

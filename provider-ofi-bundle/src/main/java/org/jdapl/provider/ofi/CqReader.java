@@ -15,7 +15,8 @@ import org.jdapl.provider.ofi.fabric.FiException;
  * A libfabric CQ ({@code FI_CQ_FORMAT_DATA}, opened with {@code FI_WAIT_FD} where the provider has
  * it, {@link FdWait}) and its reader: completions are read in batches into native memory allocated
  * once, under the CQ's lock, and each is handed to a {@link Sink} by its operation context, its
- * errno (0: success; an error entry without one is taken as {@code FI_ETRUNC}) and its length, or, for a
+ * errno (0: success; an error entry without one is taken as {@code FI_ETRUNC}; on libfabric's verbs
+ * provider the work completion's status, {@link FiErrors#verbsError}) and its length, or, for a
  * receive with remote CQ data ({@code FI_REMOTE_CQ_DATA}), by its context and that data. An EVD reads its
  * CQ through one ({@link OfiEvd}), and so does an EP on an SRQ for its receive CQ ({@link EpSrq}).
  */
@@ -46,9 +47,12 @@ final class CqReader {
     private final MemorySegment buf;
     private final MemorySegment errBuf;
     private boolean closed;
+    /** The IA's provider is libfabric's verbs: an error entry's {@code prov_errno} is the work completion's status. */
+    private final boolean verbs;
 
     /** Opens a CQ of {@code size} entries on the IA's domain. */
     CqReader(OfiIa ia, int size) {
+        verbs = "verbs".equals(org.jdapl.provider.ofi.fabric.FiInfo.providerName(ia.info));
         try {
             MemorySegment attr = arena.allocate(FI_CQ_ATTR.size(), 8);
             attr.set(ValueLayout.JAVA_LONG, CQ_ATTR_SIZE, size);
@@ -86,7 +90,12 @@ final class CqReader {
             for (int i = 0; i < n; i++) {
                 long e = base + i * FI_CQ_DATA_ENTRY.size();
                 if ((FiCalls.word(e + CQE_FLAGS) & Fi.FI_REMOTE_CQ_DATA) != 0) {
-                    sink.completedWithData(FiCalls.word(e + CQE_OP_CONTEXT), FiCalls.word(e + CQE_DATA));
+                    long data = FiCalls.word(e + CQE_DATA);
+                    if (verbs) {
+                        // An RDMA Write with immediate data of the verbs provider: 32 bits of data, the write's length.
+                        data = FiCalls.word(e + CQE_LEN) << 32 | (data & 0xffff_ffffL);
+                    }
+                    sink.completedWithData(FiCalls.word(e + CQE_OP_CONTEXT), data);
                 } else {
                     sink.completed(FiCalls.word(e + CQE_OP_CONTEXT), 0, FiCalls.word(e + CQE_LEN));
                 }
@@ -97,6 +106,9 @@ final class CqReader {
             errBuf.fill((byte) 0);
             if (FiCalls.cqReaderr(cq, errBuf.address(), 0) > 0) {
                 int err = errBuf.get(ValueLayout.JAVA_INT, CQ_ERR_ERR);
+                if (verbs) {
+                    err = FiErrors.verbsError(err, errBuf.get(ValueLayout.JAVA_INT, CQ_ERR_PROV_ERRNO));
+                }
                 sink.completed(errBuf.get(ValueLayout.JAVA_LONG, CQ_ERR_OP_CONTEXT), err == 0 ? UNKNOWN_ERROR : err,
                         errBuf.get(ValueLayout.JAVA_LONG, CQ_ERR_LEN));
                 return 1;

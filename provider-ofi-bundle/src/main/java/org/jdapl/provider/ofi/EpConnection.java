@@ -158,10 +158,17 @@ class EpConnection extends Connection implements OfiIa.CmTarget {
             if (state != EpState.UNCONNECTED) {
                 throw DatException.invalidState(subtype(state), "dat_ep_connect in " + state);
             }
-            open(ep.ia.info);
             try (Arena a = Arena.ofConfined()) {
                 MemorySegment addr = a.allocate(16, 8);
                 FiInfo.putSockaddr(addr.address(), target);
+                if (!openActive(addr.address())) {
+                    // verbs: the route could not be resolved (no host answers for the address).
+                    remote = target;
+                    remotePort = target.getPort();
+                    state = EpState.ACTIVE_CONNECTION_PENDING;
+                    ep.ia.progress.later(() -> terminate(EventNumber.CONNECTION_UNREACHABLE, null));
+                    return;
+                }
                 byte[] pd = credits.wire(privateData);
                 int rc = FiCalls.connect(fid, addr.address(), OfiEp.nativeBytes(a, pd).address(), pd.length);
                 if (rc == -ENETUNREACH || rc == -EHOSTUNREACH) {
@@ -181,6 +188,32 @@ class EpConnection extends Connection implements OfiIa.CmTarget {
             if (timeoutMicros != Dat.TIMEOUT_INFINITE && timeoutMicros < Long.MAX_VALUE / 1000) {
                 ep.ia.progress.deadlines.put(ep, System.nanoTime() + timeoutMicros * 1000);
             }
+        }
+    }
+
+    /**
+     * Opens the active side's endpoint; false if the peer's address cannot be resolved. On libfabric's
+     * verbs provider the endpoint is made from a copy of the IA's info that names the peer
+     * ({@link FiInfo#withDest}): it resolves the route in {@code fi_endpoint}, and an address that no host
+     * answers for fails there ({@code ETIMEDOUT}, {@code EHOSTUNREACH}, {@code ENETUNREACH}, CONN_06).
+     */
+    private boolean openActive(long sockaddr) {
+        if (!"verbs".equals(FiInfo.providerName(ep.ia.info))) {
+            open(ep.ia.info);
+            return true;
+        }
+        long info = FiInfo.withDest(ep.ia.info, sockaddr);
+        try {
+            open(info);
+            return true;
+        } catch (DatException e) {
+            if (e.getCause() instanceof FiException fe
+                    && (fe.errno() == 110 || fe.errno() == EHOSTUNREACH || fe.errno() == ENETUNREACH)) {
+                return false;
+            }
+            throw e;
+        } finally {
+            FiInfo.freeWithDest(info);
         }
     }
 

@@ -51,9 +51,12 @@ final class EpData {
     MsgCredits credits;
     /** The sequence number of the first request waiting for a credit, -1 if none waits. */
     private long heldFrom = -1;
+    /** The provider writes with immediate data itself (verbs: {@code IBV_WR_RDMA_WRITE_WITH_IMM}). */
+    private final boolean writeData;
 
     EpData(OfiEp ep, int id, int recvDepth, int requestDepth) {
         this.ep = ep;
+        writeData = OfiExtensions.nativeWriteData(ep.ia);
         this.recvLimit = Math.max(recvDepth, 1);
         this.requestLimit = Math.max(requestDepth, 1);
         recv = new DtoQueue(id, false, recvLimit);
@@ -287,6 +290,11 @@ final class EpData {
      * EXT_05, EXT_06.
      */
     private long writeImmediate(long fid, int n, long total, RmrTriplet remote, int immediateData, long ctx) {
+        if (writeData) {
+            // verbs: one RDMA Write with immediate data; the sink's receive completion has its length.
+            msgRma.set(ValueLayout.JAVA_LONG, MSG_RMA_DATA, immediateData & 0xffff_ffffL);
+            return write(fid, n, total, remote, ctx, Fi.FI_COMPLETION | Fi.FI_REMOTE_CQ_DATA);
+        }
         long rc = write(fid, n, total, remote, ctx | OfiExtensions.WRITE_HALF);
         if (rc < 0) {
             return rc;
@@ -300,12 +308,16 @@ final class EpData {
      * rights), as a DAT RDMA Write completion means.
      */
     private long write(long fid, int n, long total, RmrTriplet remote, long ctx) {
+        return write(fid, n, total, remote, ctx, Fi.FI_COMPLETION | Fi.FI_DELIVERY_COMPLETE);
+    }
+
+    private long write(long fid, int n, long total, RmrTriplet remote, long ctx, long flags) {
         rmaIov.set(ValueLayout.JAVA_LONG, RMA_IOV_ADDR, remote.targetAddress());
         rmaIov.set(ValueLayout.JAVA_LONG, RMA_IOV_LEN, total);
         rmaIov.set(ValueLayout.JAVA_LONG, RMA_IOV_KEY, remote.rmrContext() & 0xffffffffL);
         msgRma.set(ValueLayout.JAVA_LONG, MSG_RMA_IOV_COUNT, n);
         msgRma.set(ValueLayout.JAVA_LONG, MSG_RMA_CONTEXT, ctx);
-        return FiCalls.writemsg(fid, msgRma.address(), Fi.FI_COMPLETION | Fi.FI_DELIVERY_COMPLETE);
+        return FiCalls.writemsg(fid, msgRma.address(), flags);
     }
 
     /** Posts a receive; without an endpoint ({@code fid} 0) it waits in its slot for one. */
@@ -373,7 +385,7 @@ final class EpData {
         if (s < 0 || (writeHalf && q.extended[s] != ExtensionType.RDMA_WRITE_IMMED)) {
             return false; // a DTO completed already, or the write half of one that failed to post
         }
-        DtoStatus status = err == 0 ? DtoStatus.SUCCESS : FiErrors.dtoStatus(err);
+        DtoStatus status = err == 0 ? DtoStatus.SUCCESS : FiErrors.dtoStatus(err, !q.request);
         long length = q.request ? (err == 0 ? q.lengths[s] : 0) : len;
         if (!q.request && err == 0) {
             ep.counts.inc(EpCounter.RECV, len);

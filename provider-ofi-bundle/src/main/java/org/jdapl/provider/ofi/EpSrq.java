@@ -91,7 +91,7 @@ final class EpSrq {
         }
         OfiEvd e = ep.recvEvd();
         if (e != null) {
-            DtoStatus status = err == 0 ? DtoStatus.SUCCESS : FiErrors.dtoStatus(err);
+            DtoStatus status = err == 0 ? DtoStatus.SUCCESS : FiErrors.dtoStatus(err, true);
             e.enqueueDto(ep, taken[0], status, err == 0 ? len : 0, DtoOperation.RECEIVE, false);
         }
         return true;

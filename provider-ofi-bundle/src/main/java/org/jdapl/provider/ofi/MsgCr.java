@@ -28,6 +28,7 @@ final class MsgCr extends OfiCr {
         this.info = info;
         this.peer = peer;
         this.credits = MsgCredits.peerOf(data);
+        listener.requestOpened();
     }
 
     @Override
@@ -41,7 +42,7 @@ final class MsgCr extends OfiCr {
         wire[0] = EpConnection.REJECT_HEADER;
         System.arraycopy(pd, 0, wire, 1, pd.length);
         try (Arena a = Arena.ofConfined()) {
-            int rc = FiCalls.reject(listener.pep, FiCalls.word(info + FiLayouts.INFO_HANDLE),
+            int rc = listener.reject(FiCalls.word(info + FiLayouts.INFO_HANDLE),
                     OfiEp.nativeBytes(a, wire).address(), wire.length);
             if (rc < 0 && rc != -Fi.FI_EAGAIN) {
                 throw FiErrors.toDat(rc, "fi_reject");
@@ -51,13 +52,13 @@ final class MsgCr extends OfiCr {
 
     @Override
     void refuse() {
-        if (!sp.freed || reserved != null) {
-            FiCalls.reject(listener.pep, FiCalls.word(info + FiLayouts.INFO_HANDLE), 0, 0);
-        }
+        // The passive endpoint lives until this request is done (OfiListener), a freed PSP's too.
+        listener.reject(FiCalls.word(info + FiLayouts.INFO_HANDLE), 0, 0);
     }
 
     @Override
     void released() {
         Fi.get().freeinfo(info);
+        listener.requestClosed();
     }
 }

@@ -14,7 +14,15 @@ import org.jdapl.dat.ProviderAttributes;
  * Atomics are not offered: {@code fi_getinfo} reports no FI_ATOMIC for tcp's FI_EP_MSG
  * ({@code fi_info -p tcp -t FI_EP_MSG -c FI_ATOMIC}: FI_ENODATA), only for tcp;ofi_rxm's RDM
  * emulation, so fetch-and-add and compare-and-swap fail MODEL_NOT_SUPPORTED and the IA says so; nor
- * are datagram endpoints (tcp has no FI_EP_DGRAM). An RDM IA offers the counters only (they are
+ * are datagram endpoints (tcp has no FI_EP_DGRAM). libfabric's verbs provider has atomics on its MSG
+ * endpoints, but they are not offered either: libfabric's memory access flags have no remote-atomic
+ * right, and verbs registers every region with {@code FI_REMOTE_WRITE} as
+ * {@code IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_ATOMIC} (1.17, {@code verbs_mr.c},
+ * {@code vrb_mr_ofi2ibv_access}), so a region granting remote write but not
+ * {@code DAT_IB_MEM_PRIV_REMOTE_ATOMIC} cannot refuse an atomic (EXT_01); and up to 2.1 its
+ * fetch-and-add and compare-and-swap take the operands from the pointer values of {@code buf} and
+ * {@code compare}, not from the memory they point to ({@code wr.wr.atomic.compare_add = (uintptr_t)buf},
+ * fixed in 2.2.0 by "prov/verbs: fix atomic work request fields"). An RDM IA offers the counters only (they are
  * counted above libfabric, on the data path both kinds of endpoint share).
  *
  * <p>An RDMA Write with immediate data is two operations on the endpoint: {@code fi_writemsg} of the
@@ -26,6 +34,12 @@ import org.jdapl.dat.ProviderAttributes;
  * (low half) and the write's length (high half), which the sink's completion reports. The request
  * completes once, as RDMA_WRITE_IMMED: with the message's completion, or with the write's error; the
  * write's completion carries the DTO's context with {@link #WRITE_HALF} set and is otherwise dropped.
+ *
+ * <p>On libfabric's verbs provider ({@link #nativeWriteData}) the CQ data is 32 bits
+ * ({@code cq_data_size} 4), too small for the length, and the provider has the operation itself:
+ * one {@code fi_writemsg} with FI_REMOTE_CQ_DATA ({@code IBV_WR_RDMA_WRITE_WITH_IMM}), which
+ * consumes the sink's next receive in order with the sends and completes it with the write's length
+ * and the immediate data ({@link CqReader}); the request completes with it.
  *
  * <p>Since the message consumes a receive at the peer, the request is a request of the EP's data path
  * like a send ({@link EpData#postRequest}): on a connection with receive credits ({@link MsgCredits})
@@ -45,6 +59,11 @@ final class OfiExtensions {
     /** Whether the IA offers RDMA Write with immediate data: a MSG IA (not an RDM one). Counters every IA offers. */
     static boolean offered(OfiIa ia) {
         return ia.rdm == null;
+    }
+
+    /** Whether the IA's provider writes with immediate data itself: libfabric's verbs. */
+    static boolean nativeWriteData(OfiIa ia) {
+        return "verbs".equals(org.jdapl.provider.ofi.fabric.FiInfo.providerName(ia.info));
     }
 
     /** The extensions' entries of the provider attributes. */

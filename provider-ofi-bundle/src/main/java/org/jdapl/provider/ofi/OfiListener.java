@@ -27,6 +27,12 @@ final class OfiListener implements OfiServicePoint.Listener, OfiIa.CmTarget {
     private final OfiIa ia;
     final long pep;
     private final long key;
+    /** The CRs of this listener not yet answered or dropped. */
+    private int requests;
+    /** The service point is done with the listener: the passive endpoint closes with its last CR. */
+    private boolean closing;
+    /** The passive endpoint is closed. */
+    private boolean closed;
 
     /** Listens for {@code sp} on the port of {@code qual[0]}; 0 there is replaced by the port chosen. */
     OfiListener(OfiServicePoint sp, long[] qual) {
@@ -92,8 +98,41 @@ final class OfiListener implements OfiServicePoint.Listener, OfiIa.CmTarget {
         ia.cmTargets.remove(key);
     }
 
+    /** A request of this listener's became a CR ({@link MsgCr}). */
+    synchronized void requestOpened() {
+        requests++;
+    }
+
+    /** A CR of this listener's was answered or dropped; the last one closes a closing listener. */
+    synchronized void requestClosed() {
+        requests--;
+        if (closing && requests == 0) {
+            closePep();
+        }
+    }
+
+    /** {@code fi_reject} of a request that came through this listener ({@code -FI_EBADF} once it is closed). */
+    synchronized int reject(long handle, long param, long len) {
+        return closed ? -9 : FiCalls.reject(pep, handle, param, len);
+    }
+
+    /**
+     * Closes the passive endpoint once no CR of it is left: a PSP freed before its requests are
+     * answered (FREE_07 rejects such a request; an IA's abrupt close frees its objects in no set
+     * order) keeps it for their {@code fi_reject}, which reads the passive endpoint's ops table.
+     */
     @Override
-    public void close() {
-        OfiIa.closeQuietly(pep);
+    public synchronized void close() {
+        closing = true;
+        if (requests == 0) {
+            closePep();
+        }
+    }
+
+    private void closePep() {
+        if (!closed) {
+            closed = true;
+            OfiIa.closeQuietly(pep);
+        }
     }
 }

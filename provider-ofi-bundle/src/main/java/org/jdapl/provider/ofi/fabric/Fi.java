@@ -134,6 +134,16 @@ public final class Fi {
      * {@code IPATH_NO_BACKTRACE} is set. The JVM takes those signals in normal operation (implicit
      * null checks, safepoint polls), so with the handler replaced the first of them kills the JVM.
      * The variables are set (unless the environment already sets them) before the library is loaded.
+     *
+     * <p>libfabric's registration cache is switched off ({@code FI_MR_CACHE_MAX_COUNT=0}, whatever
+     * the environment says; read once, when the library initializes): with it, the verbs provider's
+     * {@code fi_mr_reg} registers a cached region with every remote right
+     * ({@code vrb_mr_cache_add_region}: {@code IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_ATOMIC |
+     * IBV_ACCESS_REMOTE_READ}) and {@code fi_close} of the region leaves it registered, so a peer
+     * could write to an LMR without remote write privilege, or to a freed one (LMR_05, LMR_06: the
+     * write completed SUCCESS on rxe). Without the cache ({@code ofi_mr_cache_init} fails
+     * {@code -FI_ENOSPC}, "MR caching disabled") an LMR is registered with its own rights and
+     * deregistered when it is freed.
      */
     private static void keepJvmSignalHandlers() throws Throwable {
         MethodHandle setenv = LINKER.downcallHandle(LINKER.defaultLookup().find("setenv").orElseThrow(),
@@ -144,6 +154,9 @@ public final class Fi {
                 if (rc != 0) {
                     LOG.warn("setenv {} failed", v);
                 }
+            }
+            if ((int) setenv.invokeExact(a.allocateFrom("FI_MR_CACHE_MAX_COUNT"), a.allocateFrom("0"), 1) != 0) {
+                LOG.warn("setenv FI_MR_CACHE_MAX_COUNT failed");
             }
         }
     }

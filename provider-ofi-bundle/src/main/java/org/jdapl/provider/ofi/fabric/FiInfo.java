@@ -138,10 +138,39 @@ public final class FiInfo {
      * Write completes only once the data is placed at the peer (a send in a posted receive), as DAT's
      * completion of a request DTO means; the default ({@code FI_TRANSMIT_COMPLETE} or less) would
      * complete a send the peer has no receive for, and an RDMA Write before its bytes are there.
+     * Not on libfabric's verbs provider, which offers no such flag ({@code VERBS_TX_OP_FLAGS}: an
+     * endpoint asking for it fails {@code FI_ENODATA} in {@code ofi_check_tx_attr}) and needs none: a
+     * request on an RC queue pair completes on the responder's acknowledgement, which comes once an
+     * RDMA Write's bytes are placed and a send is in a posted receive (without one the responder
+     * answers RNR and the requester retries).
      */
     public static void deliveryComplete(long info) {
+        if ("verbs".equals(providerName(info))) {
+            return;
+        }
         long tx = word(info + INFO_TX_ATTR);
         MEM.set(ValueLayout.JAVA_LONG, tx + TX_OP_FLAGS, word(tx + TX_OP_FLAGS) | Fi.FI_DELIVERY_COMPLETE);
+    }
+
+    /**
+     * A copy of {@code info} ({@code fi_dupinfo}) whose {@code dest_addr} is the 16-byte sockaddr_in
+     * at {@code sockaddr} (memory of the caller's, which must outlive the copy); free it with
+     * {@link #freeWithDest}. libfabric's verbs provider resolves the route of an active endpoint in
+     * {@code fi_endpoint} ({@code vrb_create_ep}: {@code rdma_resolve_addr} to {@code info->dest_addr}),
+     * so the peer's address must be in the info the endpoint is made from.
+     */
+    public static long withDest(long info, long sockaddr) {
+        long copy = Fi.get().dupinfo(info);
+        MEM.set(ValueLayout.JAVA_LONG, copy + INFO_DEST_ADDR, sockaddr);
+        MEM.set(ValueLayout.JAVA_LONG, copy + INFO_DEST_ADDRLEN, 16L);
+        return copy;
+    }
+
+    /** Frees a copy of {@link #withDest} (its {@code dest_addr} is the caller's, not libfabric's). */
+    public static void freeWithDest(long copy) {
+        MEM.set(ValueLayout.JAVA_LONG, copy + INFO_DEST_ADDR, 0L);
+        MEM.set(ValueLayout.JAVA_LONG, copy + INFO_DEST_ADDRLEN, 0L);
+        Fi.get().freeinfo(copy);
     }
 
     /** {@code info->src_addr} as a socket address, or null if it is not a sockaddr_in. */

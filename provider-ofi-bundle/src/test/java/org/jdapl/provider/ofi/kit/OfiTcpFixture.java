@@ -108,9 +108,10 @@ public final class OfiTcpFixture implements ConformanceFixture {
      */
     @Override
     public String noRemoteAccessStatus() {
-        return "libfabric 1.17's tcp provider sends no status for an RMA its target refuses (ofi_mr_verify fails,"
-                + " tcpx_progress_rx shuts the connection down with tcpx_ep_disable(ep, 0)), and the initiator's"
-                + " provider flushes the RMA with FI_ECANCELED as at any end of a connection";
+        return "libfabric 1.17's tcp provider sends no status for an RMA its target refuses (prov/tcp/src/tcpx_progress.c:"
+                + " ofi_mr_verify fails in tcpx_op_write, line 602, or tcpx_op_read_req, line 545, and tcpx_progress_rx"
+                + " shuts the connection down with tcpx_ep_disable(ep, 0, NULL, 0), line 709), and the initiator's"
+                + " provider flushes the RMA with FI_ECANCELED as at any end of a connection (tcpx_ep.c lines 259, 273)";
     }
 
     @Override
