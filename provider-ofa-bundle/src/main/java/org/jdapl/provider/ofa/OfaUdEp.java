@@ -5,10 +5,7 @@ import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.net.InetSocketAddress;
 import java.net.SocketAddress;
-import java.util.ArrayDeque;
-import java.util.HashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.locks.ReentrantLock;
 import org.jdapl.dat.AddressHandle;
@@ -21,7 +18,6 @@ import org.jdapl.dat.DatException;
 import org.jdapl.dat.DatReturnSubtype;
 import org.jdapl.dat.DatReturnType;
 import org.jdapl.dat.DatagramEndpoint;
-import org.jdapl.dat.DtoStatus;
 import org.jdapl.dat.Endpoint;
 import org.jdapl.dat.EpAttributes;
 import org.jdapl.dat.EpCounter;
@@ -43,7 +39,6 @@ import org.jdapl.provider.ofa.verbs.Structs.IbvQpInitAttr;
 import org.jdapl.provider.ofa.verbs.Structs.IbvRecvWr;
 import org.jdapl.provider.ofa.verbs.Structs.IbvSendWr;
 import org.jdapl.provider.ofa.verbs.Structs.IbvSge;
-import org.jdapl.provider.ofa.verbs.Structs.IbvMr;
 import org.jdapl.provider.ofa.verbs.Verbs;
 import org.jdapl.provider.ofa.verbs.VerbsException;
 
@@ -57,23 +52,23 @@ import org.jdapl.provider.ofa.verbs.VerbsException;
  * GRH the device writes ahead of a datagram never lands in the consumer's buffer; its completion,
  * UD_RECV, reports the payload's length and the sender ({@code src_qp}, the GRH's source address).
  * The device applies the loss rules: a datagram finding no receive is dropped, one longer than the
- * receive completes it {@code IBV_WC_LOC_LEN_ERR}. Disconnect moves the queue pair to the error state:
- * its receives flush, datagrams sent to it are dropped. RC operations fail MODEL_NOT_SUPPORTED.
+ * receive completes it {@code IBV_WC_LOC_LEN_ERR}. The EP's maximum message size is at most the path
+ * MTU ({@link EpLimits#datagram}); a longer datagram is refused at the post (INVALID_PARAMETER).
+ * Disconnect moves the queue pair to the error state: its receives flush, datagrams sent to it are
+ * dropped; no DISCONNECTED event comes, as none comes from OFED's uDAPL, whose
+ * {@code dat_ep_disconnect} returns at once for an EP that is not RC: a datagram endpoint has no
+ * connection whose end an event could report. RC operations fail MODEL_NOT_SUPPORTED.
  * Lock order: the IA's lock, a CQ's poll lock, this endpoint's lock, an EVD's queue lock.
  *
- * <p>The file is longer than about 500 lines because it is the whole {@code DatagramEndpoint}
- * (creation, the exchange's events, posts with their GRH slots, completions and the flush) as one
- * place to read the UD data path top to bottom; the exchange and the address handles are in
- * {@link UdExchange} and {@link UdAddressing}.
+ * <p>The data path reads top to bottom here (posts, completions, the flush); the outstanding requests,
+ * the receives' GRH slots and the completions' events are in {@link UdWorkRequests}, the exchange and
+ * the address handles in {@link UdExchange} and {@link UdAddressing}.
  *
  * <p>Behaviours: EXT_08, EXT_10, EXT_11, EXT_12.
  */
 final class OfaUdEp extends OfaHandle implements DatagramEndpoint, IaObjects.Owned {
     /** rdma_cm's qkey of RDMA_PS_UDP ({@code RDMA_UDP_QKEY}). */
     static final int QKEY = 0x01234567;
-    /** The bytes of a GRH, which the device writes ahead of every datagram received. */
-    static final int GRH = 40;
-    private static final long SEND_TAG = 1L << 62;
     private static final long SGE = IbvSge.S.size();
 
     final OfaIa ia;
@@ -88,21 +83,14 @@ final class OfaUdEp extends OfaHandle implements DatagramEndpoint, IaObjects.Own
     private final MemorySegment sendSges;
     private final MemorySegment recvSges;
     private final MemorySegment badWr;
-    /** The GRH slots of the receives, one per receive the queue holds, registered with {@link #grhMr}. */
-    private final MemorySegment grhArea;
-    private final MemorySegment grhMr;
-    private final ArrayDeque<Integer> freeSlots = new ArrayDeque<>();
+    /** The outstanding work requests, the receives' GRH slots, and the completions' events. Guarded by {@link #lock}. */
+    private final UdWorkRequests requests;
     private final MemorySegment qp;
     private final int qpNum;
+    /** The largest datagram: the EP's maximum message size, which is at most the path MTU. */
     private final int maxDatagram;
-    /** Outstanding work requests by {@code wr_id}. Guarded by {@link #lock}. */
-    private final Map<Long, Posted> posted = new HashMap<>();
-    private long nextWrId;
     volatile EpState state = EpState.UNCONNECTED;
     private InetSocketAddress lastPeer;
-
-    private record Posted(long cookie, long length, boolean report, int slot) {
-    }
 
     private OfaUdEp(OfaIa ia, EpBinding b) {
         super(HandleType.EP);
@@ -115,24 +103,18 @@ final class OfaUdEp extends OfaHandle implements DatagramEndpoint, IaObjects.Own
         sendSges = arena.allocate(SGE * Math.max(1, a.maxRequestIov()), 8);
         recvSges = arena.allocate(SGE * (a.maxRecvIov() + 1), 8);
         badWr = arena.allocate(8, 8);
-        int depth = Math.max(1, a.maxRecvDtos());
-        grhArea = arena.allocate((long) GRH * depth, 64);
-        for (int i = 0; i < depth; i++) {
-            freeSlots.add(i);
-        }
-        maxDatagram = ia.device().activeMtu;
+        maxDatagram = (int) a.maxMessageSize();
         try {
-            grhMr = Verbs.get().regMr(pz.pd, grhArea, grhArea.byteSize(), Verbs.ACCESS_LOCAL_WRITE)
-                    .reinterpret(IbvMr.S.size());
-        } catch (VerbsException e) {
+            requests = new UdWorkRequests(this, addressing, counts, arena, pz.pd, Math.max(1, a.maxRecvDtos()));
+        } catch (RuntimeException e) {
             arena.close();
-            throw OfaIa.resources(DatReturnSubtype.RESOURCE_MEMORY, "dat_ep_create (UD: ibv_reg_mr)", e);
+            throw e;
         }
         MemorySegment q;
         try {
             q = createQp(a);
         } catch (VerbsException e) {
-            OfaIa.quietly("ibv_dereg_mr", () -> Verbs.get().deregMr(grhMr));
+            requests.destroy();
             arena.close();
             throw OfaIa.resources(DatReturnSubtype.RESOURCE_TEP, "dat_ep_create (UD: ibv_create_qp)", e);
         }
@@ -143,8 +125,8 @@ final class OfaUdEp extends OfaHandle implements DatagramEndpoint, IaObjects.Own
     /** {@code dat_ep_create} with DAT_IB_SERVICE_TYPE_UD. */
     static OfaUdEp create(OfaIa ia, ProtectionZone pz, EventDispatcher recvEvd, EventDispatcher requestEvd,
                           EventDispatcher connectEvd, EpAttributes attributes) {
-        EpAttributes attrs = attributes == null ? EpLimits.defaults(ia.device())
-                : EpLimits.withinRdmaLimit(ia.device(), attributes);
+        EpAttributes attrs = EpLimits.datagram(ia.device(), attributes == null ? EpLimits.defaults(ia.device())
+                : EpLimits.withinRdmaLimit(ia.device(), attributes));
         return ia.locked(() -> {
             OfaPz p = ia.ownPz(pz, 2);
             OfaEvd recv = ia.ownEvd(recvEvd, DatReturnSubtype.INVALID_HANDLE_EVD_RECV, EvdFlag.DTO);
@@ -274,7 +256,10 @@ final class OfaUdEp extends OfaHandle implements DatagramEndpoint, IaObjects.Own
         evd.enqueue(new DatEvent.UdConnection(evd, number, this, type, ah, null, data));
     }
 
-    /** {@code dat_ep_disconnect}: the queue pair to the error state; its receives complete FLUSHED. */
+    /**
+     * {@code dat_ep_disconnect}: the queue pair to the error state; its receives complete FLUSHED. No
+     * connection event follows (OFED's uDAPL queues none for an EP that is not RC).
+     */
     @Override
     public void disconnect(CloseFlag flag) {
         live();
@@ -328,14 +313,14 @@ final class OfaUdEp extends OfaHandle implements DatagramEndpoint, IaObjects.Own
             }
             long total = fill(sendSges, 0, iov);
             if (total > maxDatagram) {
-                throw DatException.invalidParameter(3, "a datagram of " + total + " bytes is over the path MTU "
-                        + maxDatagram);
+                throw DatException.invalidParameter(3, "a datagram of " + total + " bytes is over the EP's maximum "
+                        + maxDatagram + " (the path MTU at most)");
             }
             OfaEvd evd = binding.requestEvd();
             if (!evd.cq.room.reserve()) {
                 throw WorkQueue.cqFull("request", evd);
             }
-            long wrId = SEND_TAG | nextWrId++;
+            long wrId = requests.nextSend();
             sendWr.fill((byte) 0);
             IbvSendWr.WR_ID.setLong(sendWr, wrId);
             IbvSendWr.SG_LIST.setPointer(sendWr, sendSges);
@@ -349,7 +334,7 @@ final class OfaUdEp extends OfaHandle implements DatagramEndpoint, IaObjects.Own
             if (r != 0) {
                 throw WorkQueue.postFailed("ibv_post_send (UD)", r, evd);
             }
-            posted.put(wrId, new Posted(cookie, total, !flags.contains(CompletionFlag.SUPPRESS), -1));
+            requests.sent(wrId, cookie, total, !flags.contains(CompletionFlag.SUPPRESS));
             counts.incWithData(EpCounter.POST_SEND, total);
         } finally {
             lock.unlock();
@@ -371,30 +356,28 @@ final class OfaUdEp extends OfaHandle implements DatagramEndpoint, IaObjects.Own
                         + binding.attributes().maxRecvIov());
             }
             long total = fill(recvSges, 1, iov);
-            Integer slot = freeSlots.poll();
-            if (slot == null) {
+            int slot = requests.takeSlot();
+            if (slot < 0) {
                 throw new DatException(DatReturnType.INSUFFICIENT_RESOURCES, DatReturnSubtype.RESOURCE_TEP,
                         "the receive queue holds " + binding.attributes().maxRecvDtos() + " outstanding receives");
             }
             OfaEvd evd = binding.recvEvd();
             if (!evd.cq.room.reserve()) {
-                freeSlots.addFirst(slot);
+                requests.giveBack(slot);
                 throw WorkQueue.cqFull("receive", evd);
             }
-            recvSges.set(ValueLayout.JAVA_LONG, IbvSge.ADDR.offset(), grhArea.address() + (long) GRH * slot);
-            recvSges.set(ValueLayout.JAVA_INT, IbvSge.LENGTH.offset(), GRH);
-            recvSges.set(ValueLayout.JAVA_INT, IbvSge.LKEY.offset(), IbvMr.LKEY.getInt(grhMr));
-            long wrId = nextWrId++;
+            requests.grhSge(recvSges, slot);
+            long wrId = requests.nextRecv();
             recvWr.fill((byte) 0);
             IbvRecvWr.WR_ID.setLong(recvWr, wrId);
             IbvRecvWr.SG_LIST.setPointer(recvWr, recvSges);
             IbvRecvWr.NUM_SGE.setInt(recvWr, iov.size() + 1);
             int r = ia.device().context.postRecv(qp.address(), recvWr.address(), badWr.address());
             if (r != 0) {
-                freeSlots.addFirst(slot);
+                requests.giveBack(slot);
                 throw WorkQueue.postFailed("ibv_post_recv (UD)", r, evd);
             }
-            posted.put(wrId, new Posted(cookie, total, true, slot));
+            requests.received(wrId, cookie, total, slot);
             counts.incWithData(EpCounter.POST_RECV, total);
         } finally {
             lock.unlock();
@@ -429,46 +412,22 @@ final class OfaUdEp extends OfaHandle implements DatagramEndpoint, IaObjects.Own
         return total;
     }
 
-    /** A work completion of the queue pair (poll lock held): UD_SEND or UD_RECV on its EVD. */
+    /** A work completion of the queue pair (poll lock held): UD_SEND or UD_RECV on its EVD ({@link UdWorkRequests}). */
     void completed(OfaEvd cqEvd, long wc) {
         DatEvent event;
         lock.lock();
         try {
-            if (isFreed()) {
-                return;
-            }
-            long wrId = WorkCompletion.wrId(wc);
-            Posted p = posted.remove(wrId);
-            if (p == null) {
+            if (isFreed() || !requests.outstanding(WorkCompletion.wrId(wc))) {
                 return;
             }
             cqEvd.cq.room.unreserve();
-            int status = WorkCompletion.status(wc);
-            boolean receive = (wrId & SEND_TAG) == 0;
-            DtoStatus st = Completions.status(status, receive, false);
-            if (!receive) {
-                if (st == DtoStatus.SUCCESS && !p.report) {
-                    return;
-                }
-                event = new DatEvent.ExtendedDtoCompletion(cqEvd, this, p.cookie, st,
-                        st == DtoStatus.SUCCESS ? p.length : 0, ExtensionType.UD_SEND, 0, null);
-            } else {
-                MemorySegment grh = grhArea.asSlice((long) GRH * p.slot, GRH);
-                freeSlots.add(p.slot);
-                OfaAh sender = null;
-                long length = 0;
-                if (st == DtoStatus.SUCCESS) {
-                    length = Math.max(0, WorkCompletion.byteLen(wc) - GRH);
-                    sender = addressing.sender(WorkCompletion.srcQp(wc), grh);
-                    counts.incWithData(EpCounter.RECV, length);
-                }
-                event = new DatEvent.ExtendedDtoCompletion(cqEvd, this, p.cookie, st, length, ExtensionType.UD_RECV,
-                        0, sender);
-            }
+            event = requests.completed(cqEvd, wc);
         } finally {
             lock.unlock();
         }
-        cqEvd.enqueue(event);
+        if (event != null) {
+            cqEvd.enqueue(event);
+        }
     }
 
     private static DatException rcOnly(String operation) {
@@ -565,16 +524,7 @@ final class OfaUdEp extends OfaHandle implements DatagramEndpoint, IaObjects.Own
         live();
         lock.lock();
         try {
-            boolean recvIdle = true;
-            boolean sendIdle = true;
-            for (long id : posted.keySet()) {
-                if ((id & SEND_TAG) != 0) {
-                    sendIdle = false;
-                } else {
-                    recvIdle = false;
-                }
-            }
-            return new EpStatus(state, recvIdle, sendIdle);
+            return new EpStatus(state, requests.idle(false), requests.idle(true));
         } finally {
             lock.unlock();
         }
@@ -621,18 +571,9 @@ final class OfaUdEp extends OfaHandle implements DatagramEndpoint, IaObjects.Own
         binding.pollCqs();
         lock.lock();
         try {
-            int sends = 0;
-            int recvs = 0;
-            for (long id : posted.keySet()) {
-                if ((id & SEND_TAG) != 0) {
-                    sends++;
-                } else {
-                    recvs++;
-                }
-            }
-            posted.clear();
-            binding.requestEvd().cq.room.unreserve(sends);
-            binding.recvEvd().cq.room.unreserve(recvs);
+            int[] forgotten = requests.clear();
+            binding.requestEvd().cq.room.unreserve(forgotten[0]);
+            binding.recvEvd().cq.room.unreserve(forgotten[1]);
             addressing.destroy();
         } finally {
             lock.unlock();
@@ -641,7 +582,7 @@ final class OfaUdEp extends OfaHandle implements DatagramEndpoint, IaObjects.Own
             binding.releaseQueues();
             binding.releaseConnectEvd();
         }
-        OfaIa.quietly("ibv_dereg_mr", () -> Verbs.get().deregMr(grhMr));
+        requests.destroy();
         arena.close();
     }
 

@@ -31,7 +31,6 @@ import org.jdapl.dat.ProviderAttributes;
 import org.jdapl.dat.PspFlag;
 import org.jdapl.dat.PublicServicePoint;
 import org.jdapl.dat.VaType;
-import org.jdapl.provider.ofa.OfaProvider;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -44,7 +43,7 @@ import org.junit.jupiter.api.Test;
  */
 class DatagramDeviceTest {
     private static final long WAIT = 20_000_000;
-    private final OfaProvider provider = new OfaProvider();
+    private DevicePair pair;
     private InterfaceAdapter a;
     private InterfaceAdapter b;
     private ProtectionZone pa;
@@ -55,25 +54,21 @@ class DatagramDeviceTest {
 
     @BeforeEach
     void open() {
-        a = RxeDevice.open(provider);
-        b = RxeDevice.open(provider);
-        pa = a.createPz();
-        pb = b.createPz();
+        pair = DevicePair.open();
+        a = pair.a;
+        b = pair.b;
+        pa = pair.pa;
+        pb = pair.pb;
         Set<EvdFlag> all = EnumSet.of(EvdFlag.DTO, EvdFlag.CONNECTION, EvdFlag.CR);
         da = a.createEvd(64, null, all);
         db = b.createEvd(64, null, all);
-        arena = Arena.ofShared();
+        arena = pair.arena;
     }
 
     @AfterEach
     void close() {
-        if (a != null) {
-            a.close();
-            b.close();
-            assertTrue(provider.openObjects().isEmpty(), provider.openObjects().toString());
-        }
-        if (arena != null) {
-            arena.close();
+        if (pair != null) {
+            pair.close();
         }
     }
 
@@ -137,8 +132,7 @@ class DatagramDeviceTest {
         DatEvent.UdConnection req = assertInstanceOf(DatEvent.UdConnection.class, db.waitEvent(WAIT));
         assertEquals(EventNumber.IB_UD_CONNECTION_REQUEST, req.number());
         // b closes with the request unanswered: a's exchange ends without an address handle.
-        b.close();
-        b = RxeDevice.open(provider);
+        b = pair.reopenB();
         DatEvent.UdConnection ended = assertInstanceOf(DatEvent.UdConnection.class, da.waitEvent(WAIT));
         assertTrue(ended.number() == EventNumber.IB_UD_CONNECTION_ERROR
                 || ended.number() == EventNumber.IB_UD_CONNECTION_REJECT, ended.toString());
