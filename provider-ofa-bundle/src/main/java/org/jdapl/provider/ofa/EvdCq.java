@@ -66,13 +66,13 @@ final class EvdCq {
         try {
             cq = v.createCq(verbs.pointer(), minQlen, channel);
         } catch (VerbsException e) {
-            throw OfaIa.resources(DatReturnSubtype.RESOURCE_TEVD, "dat_evd_create", e);
+            throw NativeErrors.resources(DatReturnSubtype.RESOURCE_TEVD, "dat_evd_create", e);
         }
         try {
             verbs.reqNotifyCq(cq, false);
         } catch (VerbsException e) {
             v.destroyCq(cq);
-            throw OfaIa.resources(DatReturnSubtype.RESOURCE_TEVD, "dat_evd_create", e);
+            throw NativeErrors.resources(DatReturnSubtype.RESOURCE_TEVD, "dat_evd_create", e);
         }
         attach(cq, cqe(cq));
         router.addCq(cq, evd);
@@ -91,7 +91,7 @@ final class EvdCq {
         router.removeCq(segment);
         MemorySegment c = detach();
         // Waits until the event thread has acknowledged the CQ's events; it acks before any lock.
-        OfaIa.quietly("ibv_destroy_cq", () -> Verbs.get().destroyCq(c));
+        NativeErrors.quietly("ibv_destroy_cq", () -> Verbs.get().destroyCq(c));
     }
 
     /** {@code dat_evd_resize} of the CQ: not below the room its EPs' queues hold (IA lock held). */
@@ -107,7 +107,7 @@ final class EvdCq {
         try {
             Verbs.get().resizeCq(segment, newQlen);
         } catch (VerbsException e) {
-            throw OfaIa.resources(DatReturnSubtype.RESOURCE_TEVD, "dat_evd_resize", e);
+            throw NativeErrors.resources(DatReturnSubtype.RESOURCE_TEVD, "dat_evd_resize", e);
         }
         room.setCapacity(cqe(segment));
     }

@@ -1,5 +1,6 @@
 package org.jdapl.provider.ofa;
 
+import java.lang.foreign.MemorySegment;
 import java.util.EnumSet;
 import java.util.Optional;
 import java.util.Set;
@@ -143,6 +144,28 @@ final class OfaEvd extends OfaHandle implements EventDispatcher, IaObjects.Owned
     /** Arms the CQ and polls it; see {@link EvdCq#armAndPoll}. */
     void armAndPoll() {
         cq.armAndPoll();
+    }
+
+    /** The CQ, for a queue pair's creation (NULL for an EVD without one). */
+    MemorySegment cqSegment() {
+        return cq.segment;
+    }
+
+    /** The room of the CQ, which the EPs' queues take and give back. */
+    CqRoom room() {
+        return cq.room;
+    }
+
+    /**
+     * Keeps the CQ armed and polled after each of its events ({@code on}), or no longer, for an EP of
+     * this EVD whose connection is ending, so that its flushes are seen (counted per EP).
+     */
+    void keepArmed(boolean on) {
+        if (on) {
+            cq.closingUsers.incrementAndGet();
+        } else {
+            cq.closingUsers.decrementAndGet();
+        }
     }
 
     OfaIa ia() {

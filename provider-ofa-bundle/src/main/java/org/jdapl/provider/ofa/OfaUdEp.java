@@ -17,8 +17,6 @@ import org.jdapl.dat.DatEvent;
 import org.jdapl.dat.DatException;
 import org.jdapl.dat.DatReturnSubtype;
 import org.jdapl.dat.DatReturnType;
-import org.jdapl.dat.DatagramEndpoint;
-import org.jdapl.dat.Endpoint;
 import org.jdapl.dat.EpAttributes;
 import org.jdapl.dat.EpCounter;
 import org.jdapl.dat.EpState;
@@ -30,22 +28,16 @@ import org.jdapl.dat.HandleType;
 import org.jdapl.dat.LmrTriplet;
 import org.jdapl.dat.ProtectionZone;
 import org.jdapl.dat.Qos;
-import org.jdapl.dat.RmrTriplet;
 import org.jdapl.provider.ofa.UdAddressing.OfaAh;
-import org.jdapl.provider.ofa.verbs.Structs.IbvQp;
-import org.jdapl.provider.ofa.verbs.Structs.IbvQpAttr;
-import org.jdapl.provider.ofa.verbs.Structs.IbvQpCap;
-import org.jdapl.provider.ofa.verbs.Structs.IbvQpInitAttr;
 import org.jdapl.provider.ofa.verbs.Structs.IbvRecvWr;
 import org.jdapl.provider.ofa.verbs.Structs.IbvSendWr;
 import org.jdapl.provider.ofa.verbs.Structs.IbvSge;
 import org.jdapl.provider.ofa.verbs.Verbs;
-import org.jdapl.provider.ofa.verbs.VerbsException;
 
 /**
  * A datagram endpoint (DAT_IB_SERVICE_TYPE_UD) on verbs, as OFED's uDAPL makes one: an
  * {@code IBV_QPT_UD} queue pair with rdma_cm's UD qkey ({@code RDMA_UDP_QKEY}), in RTS from its
- * creation, on the EP's CQs. A connect is a SIDR exchange on an RDMA_PS_UDP ID ({@link UdExchange}),
+ * creation, on the EP's CQs ({@link UdQueuePair}). A connect is a SIDR exchange on an RDMA_PS_UDP ID ({@link UdExchange}),
  * which hands out an {@link AddressHandle}; {@code dat_ib_post_send_ud} posts an {@code IBV_WR_SEND}
  * with {@code wr.ud} (the handle's {@code ibv_ah}, the peer's queue pair and qkey). Every receive
  * gets a 40-byte slot of the endpoint's own registered GRH area as its first segment, so that the
@@ -66,14 +58,17 @@ import org.jdapl.provider.ofa.verbs.VerbsException;
  *
  * <p>Behaviours: EXT_08, EXT_10, EXT_11, EXT_12.
  */
-final class OfaUdEp extends OfaHandle implements DatagramEndpoint, IaObjects.Owned {
-    /** rdma_cm's qkey of RDMA_PS_UDP ({@code RDMA_UDP_QKEY}). */
-    static final int QKEY = 0x01234567;
+final class OfaUdEp extends UdRefusals implements IaObjects.Owned {
     private static final long SGE = IbvSge.S.size();
 
     final OfaIa ia;
     final OfaPz pz;
     private final EpBinding binding;
+    /** The request and receive EVDs, fixed for the endpoint's life, and the room of their CQs. */
+    private final OfaEvd sendEvd;
+    private final OfaEvd recvEvd;
+    private final CqRoom sendRoom;
+    private final CqRoom recvRoom;
     final ReentrantLock lock = new ReentrantLock();
     private final Counts counts = Counts.of(EpCounter.class);
     final UdAddressing addressing = new UdAddressing(this);
@@ -85,7 +80,7 @@ final class OfaUdEp extends OfaHandle implements DatagramEndpoint, IaObjects.Own
     private final MemorySegment badWr;
     /** The outstanding work requests, the receives' GRH slots, and the completions' events. Guarded by {@link #lock}. */
     private final UdWorkRequests requests;
-    private final MemorySegment qp;
+    private final UdQueuePair qp;
     private final int qpNum;
     /** The largest datagram: the EP's maximum message size, which is at most the path MTU. */
     private final int maxDatagram;
@@ -93,10 +88,13 @@ final class OfaUdEp extends OfaHandle implements DatagramEndpoint, IaObjects.Own
     private InetSocketAddress lastPeer;
 
     private OfaUdEp(OfaIa ia, EpBinding b) {
-        super(HandleType.EP);
         this.ia = ia;
         this.pz = b.pz();
         this.binding = b;
+        this.sendEvd = b.requestEvd();
+        this.recvEvd = b.recvEvd();
+        this.sendRoom = sendEvd.room();
+        this.recvRoom = recvEvd.room();
         EpAttributes a = b.attributes();
         sendWr = arena.allocate(IbvSendWr.S.size(), 8);
         recvWr = arena.allocate(IbvRecvWr.S.size(), 8);
@@ -110,16 +108,14 @@ final class OfaUdEp extends OfaHandle implements DatagramEndpoint, IaObjects.Own
             arena.close();
             throw e;
         }
-        MemorySegment q;
         try {
-            q = createQp(a);
-        } catch (VerbsException e) {
+            qp = new UdQueuePair(ia.device(), pz.pd, sendEvd.cqSegment(), recvEvd.cqSegment(), a);
+        } catch (RuntimeException e) {
             requests.destroy();
             arena.close();
-            throw OfaIa.resources(DatReturnSubtype.RESOURCE_TEP, "dat_ep_create (UD: ibv_create_qp)", e);
+            throw e;
         }
-        qp = q;
-        qpNum = IbvQp.QP_NUM.getInt(q);
+        qpNum = qp.num();
     }
 
     /** {@code dat_ep_create} with DAT_IB_SERVICE_TYPE_UD. */
@@ -143,44 +139,6 @@ final class OfaUdEp extends OfaHandle implements DatagramEndpoint, IaObjects.Own
             ia.objects().add(HandleType.EP, ep);
             return ep;
         });
-    }
-
-    /** The UD queue pair: RESET to INIT (port, pkey 0, qkey), RTR and RTS at once, as a datagram needs no peer. */
-    private MemorySegment createQp(EpAttributes a) {
-        Verbs v = Verbs.get();
-        MemorySegment q;
-        try (Arena t = Arena.ofConfined()) {
-            MemorySegment init = t.allocate(IbvQpInitAttr.S.size(), 8);
-            IbvQpInitAttr.SEND_CQ.setPointer(init, binding.requestEvd().cq.segment);
-            IbvQpInitAttr.RECV_CQ.setPointer(init, binding.recvEvd().cq.segment);
-            MemorySegment cap = IbvQpInitAttr.CAP.slice(init, IbvQpCap.S.size());
-            IbvQpCap.MAX_SEND_WR.setInt(cap, a.maxRequestDtos());
-            IbvQpCap.MAX_RECV_WR.setInt(cap, Math.max(1, a.maxRecvDtos()));
-            IbvQpCap.MAX_SEND_SGE.setInt(cap, a.maxRequestIov());
-            IbvQpCap.MAX_RECV_SGE.setInt(cap, a.maxRecvIov() + 1);
-            IbvQpInitAttr.QP_TYPE.setInt(init, Verbs.QPT_UD);
-            q = v.createQp(pz.pd, init).reinterpret(IbvQp.S.size());
-            MemorySegment attr = t.allocate(IbvQpAttr.S.size(), 8);
-            try {
-                IbvQpAttr.QP_STATE.setInt(attr, Verbs.QPS_INIT);
-                IbvQpAttr.PKEY_INDEX.setU16(attr, 0);
-                IbvQpAttr.PORT_NUM.setU8(attr, ia.device().port);
-                IbvQpAttr.QKEY.setInt(attr, QKEY);
-                v.modifyQp(q, attr, Verbs.QP_STATE | Verbs.QP_PKEY_INDEX | Verbs.QP_PORT | Verbs.QP_QKEY);
-                attr.fill((byte) 0);
-                IbvQpAttr.QP_STATE.setInt(attr, Verbs.QPS_RTR);
-                v.modifyQp(q, attr, Verbs.QP_STATE);
-                attr.fill((byte) 0);
-                IbvQpAttr.QP_STATE.setInt(attr, Verbs.QPS_RTS);
-                IbvQpAttr.SQ_PSN.setInt(attr, 0);
-                v.modifyQp(q, attr, Verbs.QP_STATE | Verbs.QP_SQ_PSN);
-            } catch (VerbsException e) {
-                MemorySegment created = q;
-                OfaIa.quietly("ibv_destroy_qp", () -> v.destroyQp(created));
-                throw e;
-            }
-        }
-        return q;
     }
 
     int qpNum() {
@@ -217,12 +175,6 @@ final class OfaUdEp extends OfaHandle implements DatagramEndpoint, IaObjects.Own
         } finally {
             lock.unlock();
         }
-    }
-
-    @Override
-    public void dupConnect(Endpoint dup, long timeoutMicros, byte[] data, Qos qos) {
-        live();
-        throw new DatException(DatReturnType.MODEL_NOT_SUPPORTED, "dat_ep_dup_connect on a datagram endpoint");
     }
 
     @Override
@@ -274,14 +226,7 @@ final class OfaUdEp extends OfaHandle implements DatagramEndpoint, IaObjects.Own
             }
             state = EpState.DISCONNECTED;
             counts.inc(EpCounter.DISCONNECT);
-            try (Arena t = Arena.ofConfined()) {
-                MemorySegment attr = t.allocate(IbvQpAttr.S.size(), 8);
-                IbvQpAttr.QP_STATE.setInt(attr, Verbs.QPS_ERR);
-                Verbs.get().modifyQp(qp, attr, Verbs.QP_STATE);
-            } catch (VerbsException e) {
-                throw new DatException(DatReturnType.INTERNAL_ERROR, DatReturnSubtype.NO_SUBTYPE,
-                        "dat_ep_disconnect (ibv_modify_qp to ERR)", e);
-            }
+            qp.toError();
         } finally {
             lock.unlock();
         }
@@ -316,9 +261,8 @@ final class OfaUdEp extends OfaHandle implements DatagramEndpoint, IaObjects.Own
                 throw DatException.invalidParameter(3, "a datagram of " + total + " bytes is over the EP's maximum "
                         + maxDatagram + " (the path MTU at most)");
             }
-            OfaEvd evd = binding.requestEvd();
-            if (!evd.cq.room.reserve()) {
-                throw WorkQueue.cqFull("request", evd);
+            if (!sendRoom.reserve()) {
+                throw WorkQueue.cqFull("request", sendRoom);
             }
             long wrId = requests.nextSend();
             sendWr.fill((byte) 0);
@@ -332,7 +276,7 @@ final class OfaUdEp extends OfaHandle implements DatagramEndpoint, IaObjects.Own
             IbvSendWr.UD_REMOTE_QKEY.setInt(sendWr, h.qkey);
             int r = ia.device().context.postSend(qp.address(), sendWr.address(), badWr.address());
             if (r != 0) {
-                throw WorkQueue.postFailed("ibv_post_send (UD)", r, evd);
+                throw WorkQueue.postFailed("ibv_post_send (UD)", r, sendRoom);
             }
             requests.sent(wrId, cookie, total, !flags.contains(CompletionFlag.SUPPRESS));
             counts.incWithData(EpCounter.POST_SEND, total);
@@ -361,10 +305,9 @@ final class OfaUdEp extends OfaHandle implements DatagramEndpoint, IaObjects.Own
                 throw new DatException(DatReturnType.INSUFFICIENT_RESOURCES, DatReturnSubtype.RESOURCE_TEP,
                         "the receive queue holds " + binding.attributes().maxRecvDtos() + " outstanding receives");
             }
-            OfaEvd evd = binding.recvEvd();
-            if (!evd.cq.room.reserve()) {
+            if (!recvRoom.reserve()) {
                 requests.giveBack(slot);
-                throw WorkQueue.cqFull("receive", evd);
+                throw WorkQueue.cqFull("receive", recvRoom);
             }
             requests.grhSge(recvSges, slot);
             long wrId = requests.nextRecv();
@@ -375,7 +318,7 @@ final class OfaUdEp extends OfaHandle implements DatagramEndpoint, IaObjects.Own
             int r = ia.device().context.postRecv(qp.address(), recvWr.address(), badWr.address());
             if (r != 0) {
                 requests.giveBack(slot);
-                throw WorkQueue.postFailed("ibv_post_recv (UD)", r, evd);
+                throw WorkQueue.postFailed("ibv_post_recv (UD)", r, recvRoom);
             }
             requests.received(wrId, cookie, total, slot);
             counts.incWithData(EpCounter.POST_RECV, total);
@@ -420,7 +363,7 @@ final class OfaUdEp extends OfaHandle implements DatagramEndpoint, IaObjects.Own
             if (isFreed() || !requests.outstanding(WorkCompletion.wrId(wc))) {
                 return;
             }
-            cqEvd.cq.room.unreserve();
+            cqEvd.room().unreserve();
             event = requests.completed(cqEvd, wc);
         } finally {
             lock.unlock();
@@ -430,61 +373,6 @@ final class OfaUdEp extends OfaHandle implements DatagramEndpoint, IaObjects.Own
         }
     }
 
-    private static DatException rcOnly(String operation) {
-        return new DatException(DatReturnType.MODEL_NOT_SUPPORTED, operation
-                + " on a datagram endpoint; it sends with dat_ib_post_send_ud");
-    }
-
-    @Override
-    public void postSend(List<LmrTriplet> iov, long cookie, Set<CompletionFlag> flags) {
-        live();
-        throw rcOnly("dat_ep_post_send");
-    }
-
-    @Override
-    public void postSendWithInvalidate(List<LmrTriplet> iov, long cookie, Set<CompletionFlag> flags,
-                                       boolean invalidate, int rmrContext) {
-        live();
-        throw rcOnly("dat_ep_post_send_with_invalidate");
-    }
-
-    @Override
-    public void postRdmaRead(List<LmrTriplet> iov, long cookie, RmrTriplet remote, Set<CompletionFlag> flags) {
-        live();
-        throw rcOnly("dat_ep_post_rdma_read");
-    }
-
-    @Override
-    public void postRdmaReadToRmr(RmrTriplet local, long cookie, RmrTriplet remote, Set<CompletionFlag> flags) {
-        live();
-        throw rcOnly("dat_ep_post_rdma_read_to_rmr");
-    }
-
-    @Override
-    public void postRdmaWrite(List<LmrTriplet> iov, long cookie, RmrTriplet remote, Set<CompletionFlag> flags) {
-        live();
-        throw rcOnly("dat_ep_post_rdma_write");
-    }
-
-    @Override
-    public void postFetchAndAdd(long add, LmrTriplet local, long cookie, RmrTriplet remote, Set<CompletionFlag> f) {
-        live();
-        throw rcOnly("dat_ib_post_fetch_and_add");
-    }
-
-    @Override
-    public void postCompareAndSwap(long compare, long swap, LmrTriplet local, long cookie, RmrTriplet remote,
-                                   Set<CompletionFlag> f) {
-        live();
-        throw rcOnly("dat_ib_post_cmp_and_swap");
-    }
-
-    @Override
-    public void postRdmaWriteWithImmediate(List<LmrTriplet> iov, long cookie, RmrTriplet remote, int immediate,
-                                           Set<CompletionFlag> f) {
-        live();
-        throw rcOnly("dat_ib_post_rdma_write_immed");
-    }
 
     // ---- queries ----
 
@@ -494,19 +382,6 @@ final class OfaUdEp extends OfaHandle implements DatagramEndpoint, IaObjects.Own
         InetSocketAddress peer = lastPeer;
         return new EpParam(ia, state, ia.address(), 0, peer, peer == null ? 0 : peer.getPort(), pz,
                 binding.recvEvd(), binding.requestEvd(), binding.connectEvd(), null, binding.attributes());
-    }
-
-    @Override
-    public void modify(EpAttributes attrs, EventDispatcher recv, EventDispatcher request, EventDispatcher connect) {
-        modify(null, attrs, recv, request, connect);
-    }
-
-    @Override
-    public void modify(ProtectionZone newPz, EpAttributes attrs, EventDispatcher recv, EventDispatcher request,
-                       EventDispatcher connect) {
-        live();
-        throw new DatException(DatReturnType.MODEL_NOT_SUPPORTED, "dat_ep_modify: a verbs queue pair cannot change"
-                + " its PZ, completion queues or queue sizes; create a new EP");
     }
 
     @Override
@@ -530,24 +405,6 @@ final class OfaUdEp extends OfaHandle implements DatagramEndpoint, IaObjects.Own
         }
     }
 
-    @Override
-    public void reset() {
-        live();
-        throw new DatException(DatReturnType.MODEL_NOT_SUPPORTED, "dat_ep_reset of a datagram endpoint");
-    }
-
-    @Override
-    public RecvQuery recvQuery() {
-        live();
-        throw new DatException(DatReturnType.MODEL_NOT_SUPPORTED, "dat_ep_recv_query: the EP has no SRQ");
-    }
-
-    @Override
-    public void setWatermark(int softHighWatermark, int hardHighWatermark) {
-        live();
-        throw new DatException(DatReturnType.MODEL_NOT_SUPPORTED, "dat_ep_set_watermark: the EP has no SRQ");
-    }
-
     // ---- free ----
 
     @Override
@@ -567,13 +424,13 @@ final class OfaUdEp extends OfaHandle implements DatagramEndpoint, IaObjects.Own
         boolean wasLive = ia.objects().remove(HandleType.EP, this);
         UdExchange.forget(this);
         ia.router().removeUdQp(this, qpNum);
-        OfaIa.quietly("ibv_destroy_qp", () -> Verbs.get().destroyQp(qp));
+        qp.destroy();
         binding.pollCqs();
         lock.lock();
         try {
             int[] forgotten = requests.clear();
-            binding.requestEvd().cq.room.unreserve(forgotten[0]);
-            binding.recvEvd().cq.room.unreserve(forgotten[1]);
+            sendRoom.unreserve(forgotten[0]);
+            recvRoom.unreserve(forgotten[1]);
             addressing.destroy();
         } finally {
             lock.unlock();

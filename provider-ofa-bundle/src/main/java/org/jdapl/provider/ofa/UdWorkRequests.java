@@ -66,7 +66,7 @@ final class UdWorkRequests {
             grhMr = Verbs.get().regMr(pd, grhArea, grhArea.byteSize(), Verbs.ACCESS_LOCAL_WRITE)
                     .reinterpret(IbvMr.S.size());
         } catch (VerbsException e) {
-            throw OfaIa.resources(DatReturnSubtype.RESOURCE_MEMORY, "dat_ep_create (UD: ibv_reg_mr)", e);
+            throw NativeErrors.resources(DatReturnSubtype.RESOURCE_MEMORY, "dat_ep_create (UD: ibv_reg_mr)", e);
         }
     }
 
@@ -168,6 +168,6 @@ final class UdWorkRequests {
 
     /** Deregisters the GRH area (after the queue pair is destroyed). */
     void destroy() {
-        OfaIa.quietly("ibv_dereg_mr", () -> Verbs.get().deregMr(grhMr));
+        NativeErrors.quietly("ibv_dereg_mr", () -> Verbs.get().deregMr(grhMr));
     }
 }

@@ -12,6 +12,7 @@ import java.lang.foreign.MemorySegment;
 import java.util.EnumSet;
 import java.util.List;
 import java.util.Set;
+import org.jdapl.dat.CloseFlag;
 import org.jdapl.dat.Dat;
 import org.jdapl.dat.DatEvent;
 import org.jdapl.dat.DatException;
@@ -118,6 +119,37 @@ class DatagramDeviceTest {
         DatException foreign = assertThrows(DatException.class, () -> other.postSendDatagram(active.remoteAh(),
                 List.of(new LmrTriplet(la, 0, 10)), 3, Dat.COMPLETION_DEFAULT));
         assertEquals(DatReturnType.INVALID_HANDLE, foreign.type());
+    }
+
+    @Test
+    void EXT_11_theMaximumMessageSizeOfADatagramEndpointIsThePathMtuAtMost() {
+        // The provider's defaults (the port's max_msg_sz, more than any MTU) are capped.
+        DatagramEndpoint ea = a.createDatagramEp(pa, da, da, da, null);
+        long max = ea.query().attributes().maxMessageSize();
+        assertTrue(max >= 256 && max <= 4096 && Long.bitCount(max) == 1, "not an MTU: " + max);
+        assertEquals(max, ea.maxDatagramSize(), "dat_ep_query and maxDatagramSize agree");
+        PublicServicePoint psp = b.createPspAny(db, PspFlag.CONSUMER);
+        DatagramEndpoint eb = b.createDatagramEp(pb, db, db, db, null);
+        ea.connect(b.query().attributes().address(), psp.query().connQual(), WAIT, new byte[0]);
+        DatEvent.UdConnection req = assertInstanceOf(DatEvent.UdConnection.class, db.waitEvent(WAIT));
+        req.request().accept(eb, new byte[0]);
+        assertInstanceOf(DatEvent.UdConnection.class, db.waitEvent(WAIT));
+        DatEvent.UdConnection active = assertInstanceOf(DatEvent.UdConnection.class, da.waitEvent(WAIT));
+        assertNotNull(active.remoteAh(), active.toString());
+        psp.free();
+        LocalMemoryRegion la = lmr(a, pa, arena.allocate(max + 1, 8));
+        DatException over = assertThrows(DatException.class, () -> ea.postSendDatagram(active.remoteAh(),
+                List.of(new LmrTriplet(la, 0, max + 1)), 1, Dat.COMPLETION_DEFAULT));
+        assertEquals(DatReturnType.INVALID_PARAMETER, over.type(), over.getMessage());
+        // Disconnect ends nothing that an event could report: the receives flush, no connection event comes.
+        LocalMemoryRegion lb = lmr(b, pb, arena.allocate(64, 8));
+        eb.postRecv(List.of(new LmrTriplet(lb, 0, 64)), 7, Dat.COMPLETION_DEFAULT);
+        eb.disconnect(CloseFlag.ABRUPT);
+        DatEvent.ExtendedDtoCompletion flushed = assertInstanceOf(DatEvent.ExtendedDtoCompletion.class,
+                db.waitEvent(WAIT));
+        assertEquals(DtoStatus.FLUSHED, flushed.status(), flushed.toString());
+        DatException none = assertThrows(DatException.class, () -> db.waitEvent(200_000));
+        assertEquals(DatReturnType.TIMEOUT_EXPIRED, none.type(), "no DISCONNECTED event on a datagram endpoint");
     }
 
     @Test
