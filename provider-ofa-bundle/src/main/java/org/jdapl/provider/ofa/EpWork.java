@@ -5,7 +5,7 @@ package org.jdapl.provider.ofa;
  * {@link EpBinding}; for a provider-created EP all three are replaced at {@code dat_ep_modify} and
  * the queue pair comes at accept, for any EP a new queue pair at {@code dat_ep_reset}. It routes
  * each work completion to the queue that posted it, and tells the connection's end
- * ({@link TerminalEvent}) what is still outstanding. Guarded by the EP's lock (and the IA's lock
+ * (its terminal event) what is still outstanding. Guarded by the EP's lock (and the IA's lock
  * where it says so).
  */
 final class EpWork {

@@ -18,7 +18,7 @@ import org.jdapl.provider.ofa.verbs.VerbsException;
  * IA's router (which turns it into an event of {@link #evd} through the EP it names). An EVD of the
  * other streams has one too, without a CQ ({@link #segment} NULL): its polls return at once.
  *
- * <p>Polls run under {@link #lock}, and so do the destruction and the EVD's {@link PollHandoff} (whose
+ * <p>Polls run under {@link #lock}, and so do the destruction and the EVD's hand-off of polled events (whose
  * state it guards); never with the EVD's queue lock (the lock protocol is in the EVD's class comment).
  */
 final class EvdCq {

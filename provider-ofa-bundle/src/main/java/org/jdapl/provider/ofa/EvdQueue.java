@@ -24,9 +24,9 @@ import org.jdapl.dat.EvdFlag;
 /**
  * An EVD's queue of events and the threads that wait on it: its length, its enabled and waitable
  * states, its CNO, the blocking wait of {@code dat_evd_wait} (a {@link Condition}, so that a virtual
- * thread leaves its carrier) and the one parked slot waiter of {@link SlotWait}. Every field is guarded
+ * thread leaves its carrier) and the one parked slot waiter (a wait into a slot). Every field is guarded
  * by {@link #lock}, the EVD's queue lock; {@link #busy} is also read without it. The lock protocol
- * that this queue, the CQ's polls and {@link PollHandoff} share is described once, in the EVD's class
+ * that this queue, the CQ's polls and the hand-off of polled events share is described once, in the EVD's class
  * comment.
  *
  * <p>Behaviours: OBJ_03, OBJ_04, OBJ_11.
@@ -54,7 +54,7 @@ final class EvdQueue {
     private boolean freed;
     private OfaCno cno;
     /**
-     * The thread of a {@link SlotWait} parked for the CQ (null: none): woken with
+     * The thread of a wait into a slot parked for the CQ (null: none): woken with
      * {@code LockSupport.unpark} by the CQ's event (the event thread leaves the poll to it) and by
      * whatever signals waiters. Written under {@link #lock}.
      */

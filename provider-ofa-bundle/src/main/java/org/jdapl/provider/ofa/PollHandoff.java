@@ -8,7 +8,7 @@ import org.jdapl.dat.EventSlot;
  * The hand-over of the first event a consumer's own poll of an EVD's CQ produces straight to that
  * consumer, without the queue lock: to {@code dat_evd_dequeue} as the event object, or into the
  * caller's {@link EventSlot} (a DTO completion field by field, so that nothing is allocated) for
- * {@code dat_evd_dequeue} and {@link SlotWait} into a slot. It holds only while the EVD's queue is
+ * {@code dat_evd_dequeue} and the slot waiter into a slot. It holds only while the EVD's queue is
  * as the poll found it (nothing queued and nobody waiting, or only the slot's own waiter); later
  * events are queued behind it as usual. All its state is guarded by the CQ's poll lock; the lock
  * protocol is described once, in the EVD's class comment.

@@ -16,7 +16,7 @@ import org.jdapl.dat.Qos;
 import org.jdapl.dat.RmrTriplet;
 
 /**
- * What a datagram endpoint ({@link OfaUdEp}) refuses, MODEL_NOT_SUPPORTED after the handle's check:
+ * What a datagram endpoint refuses, MODEL_NOT_SUPPORTED after the handle's check:
  * the RC data transfer operations (it sends with {@code dat_ib_post_send_ud}), {@code dat_ep_dup_connect},
  * {@code dat_ep_modify} (a verbs queue pair cannot change its PZ, CQs or sizes), {@code dat_ep_reset},
  * and the SRQ calls. Apart from the endpoint so that its class holds what it does.
