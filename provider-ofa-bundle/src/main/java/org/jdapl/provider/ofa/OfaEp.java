@@ -306,19 +306,21 @@ final class OfaEp extends OfaHandle implements Endpoint, IaObjects.Owned {
     /** OFED's extensions: {@link OfaExtensions}. */
     @Override
     public void postFetchAndAdd(long add, LmrTriplet local, long cookie, RmrTriplet remote, Set<CompletionFlag> f) {
-        OfaExtensions.fetchAndAdd(this, add, local, cookie, remote, f);
+        live();
+        OfaExtensions.fetchAndAdd(work.sends(), ia.device(), add, local, cookie, remote, f);
     }
 
     @Override
     public void postCompareAndSwap(long compare, long swap, LmrTriplet local, long cookie, RmrTriplet remote,
                                    Set<CompletionFlag> f) {
-        OfaExtensions.compareAndSwap(this, compare, swap, local, cookie, remote, f);
+        live();
+        OfaExtensions.compareAndSwap(work.sends(), ia.device(), compare, swap, local, cookie, remote, f);
     }
 
     @Override
     public void postRdmaWriteWithImmediate(List<LmrTriplet> iov, long cookie, RmrTriplet remote, int immediate,
                                            Set<CompletionFlag> f) {
-        OfaExtensions.rdmaWriteWithImmediate(this, iov, cookie, remote, immediate, f);
+        OfaExtensions.rdmaWriteWithImmediate(work.sends(), iov, cookie, remote, immediate, f);
     }
 
     @Override

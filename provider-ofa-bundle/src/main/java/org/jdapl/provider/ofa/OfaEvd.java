@@ -58,6 +58,8 @@ final class OfaEvd extends OfaHandle implements EventDispatcher, IaObjects.Owned
     }
 
     private final OfaIa ia;
+    /** The IA's router: the EVD's CQ is entered there while it exists. */
+    private final OfaRouter router;
     /** Where rdma_cm events come from, for a consumer busy-polling an EVD without a CQ. */
     private final CmProgress cmProgress;
     private final Set<EvdFlag> flags;
@@ -75,8 +77,9 @@ final class OfaEvd extends OfaHandle implements EventDispatcher, IaObjects.Owned
     OfaEvd(OfaIa ia, int qlen, OfaCno cno, Set<EvdFlag> flags, boolean async) {
         super(HandleType.EVD);
         this.ia = ia;
-        this.cmProgress = ia.router().cmProgress();
-        this.cq = new EvdCq(this, ia.device().context, ia.router(), ia.compChannel());
+        this.router = ia.router();
+        this.cmProgress = router.cmProgress();
+        this.cq = new EvdCq(ia.device().context, ia.compChannel(), router.route(this));
         this.queue = new EvdQueue(this, cq, counts, qlen, cno);
         this.handoff = new PollHandoff(cq, queue, this::enqueue);
         this.slotWait = new SlotWait(queue, handoff, cq);
@@ -101,6 +104,7 @@ final class OfaEvd extends OfaHandle implements EventDispatcher, IaObjects.Owned
             OfaEvd evd = new OfaEvd(ia, minQlen, c, flags, false);
             if (EvdCq.needed(flags)) {
                 evd.cq.create(minQlen);
+                evd.router.addCq(evd.cq.segment, evd);
             }
             if (c != null) {
                 c.attach();
@@ -114,6 +118,9 @@ final class OfaEvd extends OfaHandle implements EventDispatcher, IaObjects.Owned
     @Override
     public void destroy() {
         ia.objects().remove(HandleType.EVD, this);
+        if (cq.present()) {
+            router.removeCq(cq.segment);
+        }
         cq.destroy();
         closed();
     }
