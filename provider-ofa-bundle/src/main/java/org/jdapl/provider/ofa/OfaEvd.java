@@ -103,8 +103,7 @@ final class OfaEvd extends OfaHandle implements EventDispatcher, IaObjects.Owned
             OfaCno c = ia.ownCno(cno, 3);
             OfaEvd evd = new OfaEvd(ia, minQlen, c, flags, false);
             if (EvdCq.needed(flags)) {
-                evd.cq.create(minQlen);
-                evd.router.addCq(evd.cq.segment, evd);
+                evd.createCq(minQlen);
             }
             if (c != null) {
                 c.attach();
@@ -112,6 +111,12 @@ final class OfaEvd extends OfaHandle implements EventDispatcher, IaObjects.Owned
             ia.objects().add(HandleType.EVD, evd);
             return evd;
         });
+    }
+
+    /** Makes the CQ, armed at once, and enters it in the router (IA lock held). */
+    private void createCq(int minQlen) {
+        cq.create(minQlen);
+        router.addCq(cq.segment, this);
     }
 
     /** Destroys the CQ (once the event thread has acknowledged its events) and closes the queue. IA lock held. */
