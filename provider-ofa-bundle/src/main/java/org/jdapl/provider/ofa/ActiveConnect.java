@@ -19,13 +19,19 @@ import org.slf4j.LoggerFactory;
 final class ActiveConnect {
     private static final Logger LOG = LoggerFactory.getLogger(ActiveConnect.class);
 
-    private final OfaEp ep;
+    /** The IA whose event channel the IDs are made on. */
+    private final OfaIa ia;
+    private final OfaEventLoop loop;
+    /** The EP, for the log. */
+    private final Object ep;
     /** A bound ID no connection has used yet, or NULL. */
     private MemorySegment spare = MemorySegment.NULL;
     private byte[] privateDataWire = new byte[0];
     private OfaEventLoop.Timer timer;
 
-    ActiveConnect(OfaEp ep) {
+    ActiveConnect(OfaIa ia, OfaEventLoop loop, Object ep) {
+        this.ia = ia;
+        this.loop = loop;
         this.ep = ep;
     }
 
@@ -34,11 +40,11 @@ final class ActiveConnect {
      * EP is made all the same: {@link #take} tries again and reports the error to the connect.
      */
     void prepare() {
-        if (spare.address() != 0 || ep.ia.cmChannel().address() == 0) {
+        if (spare.address() != 0 || ia.cmChannel().address() == 0) {
             return;
         }
         try {
-            spare = CmIds.bound(ep.ia, 0, "dat_ep_create");
+            spare = CmIds.bound(ia, 0, "dat_ep_create");
         } catch (RuntimeException e) {
             LOG.debug("EP {}: no rdma_cm ID ahead of a connect; the connect makes one", ep, e);
         }
@@ -52,9 +58,9 @@ final class ActiveConnect {
             return id;
         }
         try {
-            return CmIds.bound(ep.ia, 0, "dat_ep_connect");
+            return CmIds.bound(ia, 0, "dat_ep_connect");
         } catch (VerbsException e) {
-            throw OfaIa.resources(DatReturnSubtype.NO_SUBTYPE, "dat_ep_connect (rdma_bind_addr)", e);
+            throw NativeErrors.resources(DatReturnSubtype.NO_SUBTYPE, "dat_ep_connect (rdma_bind_addr)", e);
         }
     }
 
@@ -69,7 +75,7 @@ final class ActiveConnect {
 
     /** Runs {@code task} on the event thread after {@code micros}, unless {@link #cancelTimer} comes first. */
     void startTimer(long micros, Runnable task) {
-        timer = ep.ia.loop().schedule(TimeUnit.MICROSECONDS.toNanos(micros), task);
+        timer = loop.schedule(TimeUnit.MICROSECONDS.toNanos(micros), task);
     }
 
     void cancelTimer() {

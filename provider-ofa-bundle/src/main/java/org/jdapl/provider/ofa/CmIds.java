@@ -41,7 +41,7 @@ final class CmIds {
         try {
             id = cm.createId(ia.cmChannel());
         } catch (VerbsException e) {
-            throw OfaIa.resources(DatReturnSubtype.NO_SUBTYPE, what + " (rdma_create_id)", e);
+            throw NativeErrors.resources(DatReturnSubtype.NO_SUBTYPE, what + " (rdma_create_id)", e);
         }
         try {
             cm.bindAddr(id, new InetSocketAddress(ia.inetAddress().getAddress(), port));
@@ -78,7 +78,7 @@ final class CmIds {
                                 "connection qualifier " + connQual + " (port " + port + ") is in use on "
                                         + ia.inetAddress(), e);
             }
-            throw OfaIa.resources(DatReturnSubtype.NO_SUBTYPE, what + " (rdma_bind_addr/rdma_listen)", e);
+            throw NativeErrors.resources(DatReturnSubtype.NO_SUBTYPE, what + " (rdma_bind_addr/rdma_listen)", e);
         }
     }
 

@@ -44,6 +44,8 @@ final class EpConnection {
 
     private final OfaEp ep;
     private final EpLock lock;
+    /** The EP's binding, queue pair and queues. */
+    private final EpWork work;
     private final CmIds.ConnParam connParam = new CmIds.ConnParam();
 
     private final OfaRouter router;
@@ -62,17 +64,18 @@ final class EpConnection {
     /** The event that ends the connection, and when it is queued. */
     private final TerminalEvent terminal;
 
-    /** The IA's router (rdma_cm IDs to EPs), private data convention and event loop (timers). */
-    EpConnection(OfaEp ep, EpState initial, OfaRouter router, PrivateData wire, OfaEventLoop loop) {
+    /** The EP's work, the IA's router (rdma_cm IDs to EPs), private data convention and event loop (timers). */
+    EpConnection(OfaEp ep, EpState initial, EpWork work, OfaRouter router, PrivateData wire, OfaEventLoop loop) {
         this.ep = ep;
         this.lock = ep.lock;
+        this.work = work;
         this.router = router;
         this.wire = wire;
         this.loop = loop;
         ep.state = initial;
-        this.terminal = new TerminalEvent(ep, this);
-        this.nextConnect = new ActiveConnect(ep);
-        this.reservation = new EpReservation(ep);
+        this.terminal = new TerminalEvent(ep, lock, loop, this, work);
+        this.nextConnect = new ActiveConnect(ep.ia, loop, ep);
+        this.reservation = new EpReservation(() -> ep.state, s -> ep.state = s);
         if (initial == EpState.UNCONNECTED) {
             nextConnect.prepare(); // the ID of the EP's first connect, bound ahead of it
         }
@@ -191,7 +194,7 @@ final class EpConnection {
             case RdmaCm.EVENT_ROUTE_RESOLVED -> {
                 if (active) {
                     try {
-                        EpAttributes a = ep.binding().attributes();
+                        EpAttributes a = work.binding().attributes();
                         cm.connect(cmId, connParam.fill(ep, nextConnect.wire(), a.maxRdmaReadIn(), a.maxRdmaReadOut()));
                     } catch (VerbsException x) {
                         LOG.debug("rdma_connect failed", x);
@@ -202,7 +205,7 @@ final class EpConnection {
             case RdmaCm.EVENT_CONNECT_RESPONSE -> {
                 if (active) {
                     try {
-                        ep.queuePair().toRtrRts(cmId, -1, -1);
+                        work.queuePair().toRtrRts(cmId, -1, -1);
                         cm.establish(cmId);
                     } catch (VerbsException x) {
                         LOG.debug("completing the connection failed", x);
@@ -253,7 +256,7 @@ final class EpConnection {
     private void established(byte[] data) {
         nextConnect.cancelTimer();
         ep.state = EpState.CONNECTED;
-        OfaEvd connectEvd = ep.binding().connectEvd();
+        OfaEvd connectEvd = work.binding().connectEvd();
         if (connectEvd != null) {
             connectEvd.enqueue(new DatEvent.Connection(connectEvd, EventNumber.CONNECTION_ESTABLISHED, ep, data));
         }
@@ -286,10 +289,10 @@ final class EpConnection {
         ends = new ConnectionEnds(cr.localPort(), cr.remoteAddress(), cr.remotePort());
         ep.state = EpState.COMPLETION_PENDING;
         try {
-            EpAttributes a = ep.binding().attributes();
+            EpAttributes a = work.binding().attributes();
             int resp = Math.min(a.maxRdmaReadIn(), Math.max(0, cr.initiatorDepth()));
             int init = Math.min(a.maxRdmaReadOut(), Math.max(0, cr.responderResources()));
-            ep.queuePair().toRtrRts(id, resp, init);
+            work.queuePair().toRtrRts(id, resp, init);
             RdmaCm.get().accept(id, connParam.fill(ep, wire.connect(data), resp, init));
         } catch (VerbsException x) {
             LOG.debug("accept failed", x);
@@ -342,7 +345,7 @@ final class EpConnection {
      * <p>Behaviours: DISC_04, DISC_05.
      */
     private void awaitRequests() {
-        SendQueue requests = ep.sendQueue();
+        SendQueue requests = work.sends();
         if (requests.outstanding() == 0) {
             sendDisconnectRequest();
         } else if (requests.signalLast() == SendQueue.LastSignal.FAILED) {
@@ -379,7 +382,7 @@ final class EpConnection {
     private void closeConnection(EventNumber event, boolean isBroken) {
         ep.state = EpState.DISCONNECTED;
         gracefulWaiting = false;
-        ep.queuePair().toError();
+        work.queuePair().toError();
         terminal.start(event, new byte[0], isBroken);
         if (cmId.address() != 0) {
             RdmaCm.get().disconnect(cmId);
@@ -445,7 +448,7 @@ final class EpConnection {
         nextConnect.cancelTimer();
         destroyCmId();
         ep.state = EpState.DISCONNECTED;
-        ep.queuePair().toError();
+        work.queuePair().toError();
         terminal.start(event, data, true);
     }
 

@@ -23,6 +23,20 @@ final class EpLimits {
                 a.maxRdmaReadIn(), a.maxRdmaReadOut(), a.srqSoftHighWatermark());
     }
 
+    /**
+     * The attributes of a datagram endpoint: the largest message lowered to the path MTU, the most one
+     * UD send carries (a longer datagram is refused at the post, INVALID_PARAMETER);
+     * {@code dat_ep_query} and {@code maxDatagramSize} show the value in force. Behaviours: EXT_11.
+     */
+    static EpAttributes datagram(OfaDevice device, EpAttributes a) {
+        if (a.maxMessageSize() <= device.activeMtu) {
+            return a;
+        }
+        return new EpAttributes(device.activeMtu, a.maxRdmaSize(), a.qos(), a.recvCompletionFlags(),
+                a.requestCompletionFlags(), a.maxRecvDtos(), a.maxRequestDtos(), a.maxRecvIov(), a.maxRequestIov(),
+                a.maxRdmaReadIn(), a.maxRdmaReadOut(), a.srqSoftHighWatermark());
+    }
+
     /** {@link EpAttributes#defaults()} within the device's limits. */
     static EpAttributes defaults(OfaDevice device) {
         EpAttributes d = EpAttributes.defaults();

@@ -1,45 +1,51 @@
 package org.jdapl.provider.ofa;
 
+import java.util.function.Consumer;
+import java.util.function.Supplier;
 import org.jdapl.dat.EpState;
 
 /**
  * The service point states of one EP: the RSP that reserves it
  * (RESERVED), the request that arrived for it (PASSIVE_ and TENTATIVE_CONNECTION_PENDING), and what
- * becomes of both when the request is answered or the EP is freed. The state itself stays in the EP
- * ({@link OfaEp#state}). Guarded by the EP's lock.
+ * becomes of both when the request is answered or the EP is freed. The state itself stays in the EP,
+ * where the data path reads it; the reservation is given its getter and setter. Guarded by the EP's lock.
  *
  * <p>Behaviours: DISC_11, FREE_02, FREE_07.
  */
 final class EpReservation {
-    private final OfaEp ep;
+    /** The EP's state, read and written where the EP keeps it. */
+    private final Supplier<EpState> state;
+    private final Consumer<EpState> setState;
     /** The reserved service point holding the EP, or null. */
     private OfaRsp rsp;
     /** The request the EP was reserved for (or created for), until it is answered. */
     private OfaCr pendingCr;
 
-    EpReservation(OfaEp ep) {
-        this.ep = ep;
+    EpReservation(Supplier<EpState> state, Consumer<EpState> setState) {
+        this.state = state;
+        this.setState = setState;
     }
 
     void checkReservable() {
-        if (ep.state != EpState.UNCONNECTED) {
-            throw ep.state.invalid("dat_rsp_create");
+        EpState s = state.get();
+        if (s != EpState.UNCONNECTED) {
+            throw s.invalid("dat_rsp_create");
         }
     }
 
     void reserve(OfaRsp r) {
         rsp = r;
-        ep.state = EpState.RESERVED;
+        setState.accept(EpState.RESERVED);
     }
 
     boolean isReserved() {
-        return ep.state == EpState.RESERVED;
+        return state.get() == EpState.RESERVED;
     }
 
     /** {@code dat_rsp_free} before a request came: UNCONNECTED again. */
     void unreserve() {
-        if (ep.state == EpState.RESERVED) {
-            ep.state = EpState.UNCONNECTED;
+        if (state.get() == EpState.RESERVED) {
+            setState.accept(EpState.UNCONNECTED);
             rsp = null;
         }
     }
@@ -48,16 +54,16 @@ final class EpReservation {
     void requestArrived(OfaCr cr) {
         pendingCr = cr;
         rsp = null;
-        if (ep.state == EpState.RESERVED) {
-            ep.state = EpState.PASSIVE_CONNECTION_PENDING;
+        if (state.get() == EpState.RESERVED) {
+            setState.accept(EpState.PASSIVE_CONNECTION_PENDING);
         }
     }
 
     /** Its request was rejected or handed off: a reserved EP is UNCONNECTED again. */
     void requestReleased() {
         pendingCr = null;
-        if (ep.state == EpState.PASSIVE_CONNECTION_PENDING) {
-            ep.state = EpState.UNCONNECTED;
+        if (state.get() == EpState.PASSIVE_CONNECTION_PENDING) {
+            setState.accept(EpState.UNCONNECTED);
         }
     }
 

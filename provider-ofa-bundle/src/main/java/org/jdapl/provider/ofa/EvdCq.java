@@ -15,11 +15,12 @@ import org.jdapl.provider.ofa.verbs.VerbsException;
 /**
  * The completion queue of an EVD of the DTO or RMR bind streams: its creation on the IA's completion
  * channel, resize and destruction, its arming, and its polling, each work completion handed to the
- * IA's router (which turns it into an event of {@link #evd} through the EP it names). An EVD of the
- * other streams has one too, without a CQ ({@link #segment} NULL): its polls return at once.
+ * {@link Completions} it was given (the router's route to the EVD, which turns the completion into an
+ * event of the EVD through the EP it names). An EVD of the other streams has one too, without a CQ
+ * ({@link #segment} NULL): its polls return at once.
  *
- * <p>Polls run under {@link #lock}, and so do the destruction and the hand-off of {@link OfaEvd#dequeue}
- * (the EVD's dequeuing thread and event, which it guards); never with the EVD's queue lock.
+ * <p>Polls run under {@link #lock}, and so do the destruction and the EVD's hand-off of polled events (whose
+ * state it guards); never with the EVD's queue lock (the lock protocol is in the EVD's class comment).
  */
 final class EvdCq {
     static final int POLL_BATCH = 16;
@@ -29,11 +30,15 @@ final class EvdCq {
         return flags.contains(EvdFlag.DTO) || flags.contains(EvdFlag.RMR_BIND);
     }
 
-    /** The EVD whose events the completions become. */
-    final OfaEvd evd;
+    /** Where a polled work completion goes (poll lock held). */
+    interface Completions {
+        /** The work completion at address {@code wc}, valid until the next poll. */
+        void completion(long wc);
+    }
+
     private final VerbsContext verbs;
-    /** Where polled work completions go (the IA's router). */
-    private final OfaRouter router;
+    /** Where polled work completions go. */
+    private final Completions completions;
     /** The IA's completion channel, on which the CQ is made. */
     private final MemorySegment channel;
     /** The completion queue, or NULL for EVDs without DTO/RMR bind streams. Set under {@link #lock}. */
@@ -49,33 +54,28 @@ final class EvdCq {
     /** The address of the work completion array the polls fill; freed under {@link #lock}. */
     private long wcsArg;
     private Arena wcArena;
-    /** The EP of the last completion polled (most CQs serve one or two QPs). Guarded by {@link #lock}. */
-    OfaEp lastEp;
-
-    EvdCq(OfaEvd evd, VerbsContext verbs, OfaRouter router, MemorySegment channel) {
-        this.evd = evd;
+    EvdCq(VerbsContext verbs, MemorySegment channel, Completions completions) {
         this.verbs = verbs;
-        this.router = router;
         this.channel = channel;
+        this.completions = completions;
     }
 
-    /** {@code dat_evd_create}: makes the CQ, armed at once, and enters it in the router (IA lock held). */
+    /** {@code dat_evd_create}: makes the CQ, armed at once (IA lock held). */
     void create(int minQlen) {
         Verbs v = Verbs.get();
         MemorySegment cq;
         try {
             cq = v.createCq(verbs.pointer(), minQlen, channel);
         } catch (VerbsException e) {
-            throw OfaIa.resources(DatReturnSubtype.RESOURCE_TEVD, "dat_evd_create", e);
+            throw NativeErrors.resources(DatReturnSubtype.RESOURCE_TEVD, "dat_evd_create", e);
         }
         try {
             verbs.reqNotifyCq(cq, false);
         } catch (VerbsException e) {
             v.destroyCq(cq);
-            throw OfaIa.resources(DatReturnSubtype.RESOURCE_TEVD, "dat_evd_create", e);
+            throw NativeErrors.resources(DatReturnSubtype.RESOURCE_TEVD, "dat_evd_create", e);
         }
         attach(cq, cqe(cq));
-        router.addCq(cq, evd);
     }
 
     /** The entries a CQ has, as the device made it ({@code ibv_cq.cqe}). */
@@ -83,15 +83,17 @@ final class EvdCq {
         return IbvCq.CQE.getInt(cq.reinterpret(IbvCq.S.size()));
     }
 
-    /** Destroys the CQ, if any, once the event thread has acknowledged its events (IA lock held). */
+    /**
+     * Destroys the CQ, if any, once the event thread has acknowledged its events (IA lock held; the
+     * router no longer knows it).
+     */
     void destroy() {
         if (segment.equals(MemorySegment.NULL)) {
             return;
         }
-        router.removeCq(segment);
         MemorySegment c = detach();
         // Waits until the event thread has acknowledged the CQ's events; it acks before any lock.
-        OfaIa.quietly("ibv_destroy_cq", () -> Verbs.get().destroyCq(c));
+        NativeErrors.quietly("ibv_destroy_cq", () -> Verbs.get().destroyCq(c));
     }
 
     /** {@code dat_evd_resize} of the CQ: not below the room its EPs' queues hold (IA lock held). */
@@ -107,7 +109,7 @@ final class EvdCq {
         try {
             Verbs.get().resizeCq(segment, newQlen);
         } catch (VerbsException e) {
-            throw OfaIa.resources(DatReturnSubtype.RESOURCE_TEVD, "dat_evd_resize", e);
+            throw NativeErrors.resources(DatReturnSubtype.RESOURCE_TEVD, "dat_evd_resize", e);
         }
         room.setCapacity(cqe(segment));
     }
@@ -173,7 +175,7 @@ final class EvdCq {
         }
         int n = verbs.pollCq(c, POLL_BATCH, wcsArg);
         if (n > 0) {
-            router.completion(this, wcsArg);
+            completions.completion(wcsArg);
             if (n > 1) {
                 moreCompletions(c, n);
             }
@@ -190,7 +192,7 @@ final class EvdCq {
         int i = 1;
         while (true) {
             for (; i < n; i++) {
-                router.completion(this, wcsArg + i * WorkCompletion.BYTES);
+                completions.completion(wcsArg + i * WorkCompletion.BYTES);
             }
             if (n < POLL_BATCH) {
                 return;

@@ -26,10 +26,10 @@ import org.jdapl.provider.ofa.verbs.Verbs;
 
 /**
  * An EP: the owner of its parts, each with one job: the PZ, EVDs, SRQ and attributes it is made on
- * and its counts of use on them ({@link EpBinding}), the queue pair and its state changes
- * ({@link QueuePair}), the DAT connection state machine over rdma_cm ({@link EpConnection}), the send
- * queue ({@link SendQueue}: request posts, window binds) and the receive queue ({@link RecvQueue}),
- * each with its ring and completions ({@link WorkQueue}). The EP checks the arguments of the API
+ * and its counts of use on them ({@link EpBinding}), its work ({@link EpWork}: the queue pair and its
+ * state changes ({@link QueuePair}), the send queue ({@link SendQueue}: request posts, window binds)
+ * and the receive queue ({@link RecvQueue}), each with its ring and completions ({@link WorkQueue})),
+ * and the DAT connection state machine over rdma_cm ({@link EpConnection}). The EP checks the arguments of the API
  * calls and creates and destroys its parts; the IA's router hands it the completions and rdma_cm
  * events of its queue pair and ID.
  *
@@ -55,15 +55,8 @@ final class OfaEp extends OfaHandle implements Endpoint, IaObjects.Owned {
      * Written by {@link EpConnection} only.
      */
     boolean ending;
-    /** The PZ, EVDs, SRQ and attributes, fixed once the EP has a queue pair. Guarded by the IA lock and the EP's lock. */
-    private EpBinding binding;
-    private SendQueue sends;
-    private RecvQueue recvs;
-    /** The queue pair, null for a provider-created EP until its request is accepted; replaced by reset. */
-    private QueuePair qp;
-    /** The number of {@link #qp}, which the router compares with each completion's. */
-    private int qpNum = -1;
-    private int generation;
+    /** The binding, the queue pair and the queues on it. */
+    private final EpWork work;
     /** The EP's counters (DCNT_EP_*), written under its lock by the posts, completions and connection calls. */
     private final Counts counts = Counts.of(EpCounter.class);
 
@@ -71,10 +64,8 @@ final class OfaEp extends OfaHandle implements Endpoint, IaObjects.Owned {
                   EpAttributes attributes, EpState initial) {
         super(HandleType.EP);
         this.ia = ia;
-        this.binding = new EpBinding(pz, recvEvd, requestEvd, connectEvd, srq, attributes);
-        this.connection = new EpConnection(this, initial, ia.router(), ia.wire, ia.loop());
-        this.sends = new SendQueue(this, binding);
-        this.recvs = new RecvQueue(this, binding);
+        this.work = new EpWork(this, lock, new EpBinding(pz, recvEvd, requestEvd, connectEvd, srq, attributes));
+        this.connection = new EpConnection(this, initial, work, ia.router(), ia.wire, ia.loop());
     }
 
     /**
@@ -83,49 +74,26 @@ final class OfaEp extends OfaHandle implements Endpoint, IaObjects.Owned {
      */
     void attachFirstQp() {
         try {
-            attachQp(QueuePair.create(this, binding, "dat_ep_create"));
+            work.attachFirstQp();
         } catch (DatException e) {
             freeNative();
             throw e;
         }
-        coverAndUse();
-        binding.useConnectEvd();
     }
 
     /** A provider-created EP's PZ, EVDs and attributes before it has a queue pair (IA and EP lock held). */
     void configure(OfaPz p, OfaEvd r, OfaEvd q, OfaEvd c, EpAttributes a) {
-        binding = binding.replaced(p, r, q, c, a);
-        sends.freeNative();
-        recvs.freeNative();
-        sends = new SendQueue(this, binding);
-        recvs = new RecvQueue(this, binding);
+        work.configure(work.binding().replaced(p, r, q, c, a));
     }
 
     /** The queue pair of a provider-created EP, made when its request is accepted (IA and EP lock held). */
     void attachForAccept(String what) {
-        attachQp(QueuePair.create(this, binding, what));
-        coverAndUse();
-    }
-
-    /** Takes the CQ room of the queues and counts the EP as a user of its PZ, EVDs and SRQ (IA lock held). */
-    private void coverAndUse() {
-        sends.cover();
-        recvs.cover();
-        binding.useQueues();
-    }
-
-    /** Takes a new queue pair (at create, accept of a provider-created EP, reset). EP lock or IA lock held. */
-    private void attachQp(QueuePair q) {
-        qp = q;
-        qpNum = q.num();
-        generation++;
-        sends.attach(q, generation);
-        recvs.attach(q, generation);
+        work.attachForAccept(what);
     }
 
     /** The PZ, EVDs, SRQ and attributes the EP is made on (IA lock or EP lock held). */
     EpBinding binding() {
-        return binding;
+        return work.binding();
     }
 
     EpConnection connection() {
@@ -133,11 +101,11 @@ final class OfaEp extends OfaHandle implements Endpoint, IaObjects.Owned {
     }
 
     SendQueue sendQueue() {
-        return sends;
+        return work.sends();
     }
 
     RecvQueue recvQueue() {
-        return recvs;
+        return work.recvs();
     }
 
     Counts counts() {
@@ -152,11 +120,11 @@ final class OfaEp extends OfaHandle implements Endpoint, IaObjects.Owned {
     }
 
     QueuePair queuePair() {
-        return qp;
+        return work.queuePair();
     }
 
     int qpNum() {
-        return qpNum;
+        return work.qpNum();
     }
 
     @Override
@@ -164,7 +132,7 @@ final class OfaEp extends OfaHandle implements Endpoint, IaObjects.Owned {
         live();
         lock.lock();
         try {
-            EpBinding b = binding;
+            EpBinding b = work.binding();
             ConnectionEnds ends = connection.ends();
             return new EpParam(ia, state, ia.address(), ends.localPort(), ends.remoteAddress(),
                     ends.remotePort(), b.pz(), b.recvEvd(), b.requestEvd(), b.connectEvd(), b.srq(),
@@ -194,14 +162,14 @@ final class OfaEp extends OfaHandle implements Endpoint, IaObjects.Owned {
             try {
                 live();
                 EpState state = this.state;
-                if (state == EpState.TENTATIVE_CONNECTION_PENDING && qp == null) {
+                if (state == EpState.TENTATIVE_CONNECTION_PENDING && work.queuePair() == null) {
                     ProviderEps.configure(this, newPz, attrs, recv, request, connect);
                     return;
                 }
                 if (state != EpState.UNCONNECTED) {
                     throw state.invalid("dat_ep_modify");
                 }
-                binding.checkUnchanged(newPz, attrs, recv, request, connect);
+                work.binding().checkUnchanged(newPz, attrs, recv, request, connect);
             } finally {
                 lock.unlock();
             }
@@ -285,8 +253,7 @@ final class OfaEp extends OfaHandle implements Endpoint, IaObjects.Owned {
         try {
             live();
             connection.checkResettable();
-            qp.destroy();
-            attachQp(QueuePair.create(this, binding, "dat_ep_reset"));
+            work.replaceQp();
             connection.resetDone();
         } finally {
             lock.unlock();
@@ -295,20 +262,20 @@ final class OfaEp extends OfaHandle implements Endpoint, IaObjects.Owned {
 
     /** Polls the EP's CQs (outside the EP's lock) so that completions already there are seen first. */
     void pollCqs() {
-        binding.pollCqs();
+        work.binding().pollCqs();
     }
 
     // ---- data transfer: the posts are the queues' ----
 
     @Override
     public void postSend(List<LmrTriplet> iov, long cookie, Set<CompletionFlag> flags) {
-        sends.post(Verbs.WR_SEND, DtoOperation.SEND, iov, cookie, null, flags, 0);
+        work.sends().post(Verbs.WR_SEND, DtoOperation.SEND, iov, cookie, null, flags, 0);
     }
 
     @Override
     public void postSendWithInvalidate(List<LmrTriplet> iov, long cookie, Set<CompletionFlag> flags,
                                        boolean invalidate, int rmrContext) {
-        sends.post(invalidate ? Verbs.WR_SEND_WITH_INV : Verbs.WR_SEND, DtoOperation.SEND, iov, cookie, null,
+        work.sends().post(invalidate ? Verbs.WR_SEND_WITH_INV : Verbs.WR_SEND, DtoOperation.SEND, iov, cookie, null,
                 flags, rmrContext);
     }
 
@@ -317,7 +284,7 @@ final class OfaEp extends OfaHandle implements Endpoint, IaObjects.Owned {
         if (remote == null) {
             throw DatException.invalidParameter(4, "null RMR triplet");
         }
-        sends.post(Verbs.WR_RDMA_READ, DtoOperation.RDMA_READ, iov, cookie, remote, flags, 0);
+        work.sends().post(Verbs.WR_RDMA_READ, DtoOperation.RDMA_READ, iov, cookie, remote, flags, 0);
     }
 
     /** {@code dat_ep_post_rdma_read_to_rmr}: the local side would be a memory window, which verbs cannot scatter to. */
@@ -333,42 +300,37 @@ final class OfaEp extends OfaHandle implements Endpoint, IaObjects.Owned {
         if (remote == null) {
             throw DatException.invalidParameter(4, "null RMR triplet");
         }
-        sends.post(Verbs.WR_RDMA_WRITE, DtoOperation.RDMA_WRITE, iov, cookie, remote, flags, 0);
+        work.sends().post(Verbs.WR_RDMA_WRITE, DtoOperation.RDMA_WRITE, iov, cookie, remote, flags, 0);
     }
 
     /** OFED's extensions: {@link OfaExtensions}. */
     @Override
     public void postFetchAndAdd(long add, LmrTriplet local, long cookie, RmrTriplet remote, Set<CompletionFlag> f) {
-        OfaExtensions.fetchAndAdd(this, add, local, cookie, remote, f);
+        live();
+        OfaExtensions.fetchAndAdd(work.sends(), ia.device(), add, local, cookie, remote, f);
     }
 
     @Override
     public void postCompareAndSwap(long compare, long swap, LmrTriplet local, long cookie, RmrTriplet remote,
                                    Set<CompletionFlag> f) {
-        OfaExtensions.compareAndSwap(this, compare, swap, local, cookie, remote, f);
+        live();
+        OfaExtensions.compareAndSwap(work.sends(), ia.device(), compare, swap, local, cookie, remote, f);
     }
 
     @Override
     public void postRdmaWriteWithImmediate(List<LmrTriplet> iov, long cookie, RmrTriplet remote, int immediate,
                                            Set<CompletionFlag> f) {
-        OfaExtensions.rdmaWriteWithImmediate(this, iov, cookie, remote, immediate, f);
+        OfaExtensions.rdmaWriteWithImmediate(work.sends(), iov, cookie, remote, immediate, f);
     }
 
     @Override
     public void postRecv(List<LmrTriplet> iov, long cookie, Set<CompletionFlag> flags) {
-        recvs.post(iov, cookie, flags);
+        work.recvs().post(iov, cookie, flags);
     }
 
     /** A work completion of this EP's queue pair (poll lock held): to the queue its {@code wr_id} names. */
     void completed(OfaEvd evd, long wc, long wrId) {
-        long tag = wrId & WorkRing.TAG_MASK;
-        if (tag == WorkRing.SEND) {
-            sends.completed(evd, wc, wrId);
-        } else if (tag == WorkRing.RECV) {
-            recvs.completed(evd, wc, wrId);
-        } else {
-            recvs.srqCompleted(evd, wc, wrId);
-        }
+        work.completed(evd, wc, wrId);
     }
 
     /**
@@ -385,7 +347,7 @@ final class OfaEp extends OfaHandle implements Endpoint, IaObjects.Owned {
             if (state != EpState.CONNECTED) {
                 throw state.invalid("dat_rmr_bind");
             }
-            OfaEvd requestEvd = binding.requestEvd();
+            OfaEvd requestEvd = work.binding().requestEvd();
             if (requestEvd == null) {
                 throw new DatException(DatReturnType.INSUFFICIENT_RESOURCES, DatReturnSubtype.RESOURCE_TEVD,
                         "the EP has no request EVD for the bind's event");
@@ -401,7 +363,7 @@ final class OfaEp extends OfaHandle implements Endpoint, IaObjects.Owned {
         live();
         lock.lock();
         try {
-            return new EpStatus(state, recvs.outstanding() == 0, sends.outstanding() == 0);
+            return new EpStatus(state, work.outstandingRecvs() == 0, work.outstandingSends() == 0);
         } finally {
             lock.unlock();
         }
@@ -448,37 +410,20 @@ final class OfaEp extends OfaHandle implements Endpoint, IaObjects.Owned {
         } finally {
             lock.unlock();
         }
-        if (qp != null) {
-            qp.destroy();
-            // Completions of the queue pair still in its CQs take room there until polled (and dropped).
-            pollCqs();
-            lock.lock();
-            try {
-                sends.uncover();
-                recvs.uncover();
-            } finally {
-                lock.unlock();
-            }
-            if (wasLive) {
-                binding.releaseQueues();
-            }
-        }
-        if (wasLive) {
-            binding.releaseConnectEvd();
-        }
-        freeNative();
+        // Completions of the queue pair still in its CQs take room there until polled (and dropped).
+        work.destroy(wasLive);
+        connection.freeNative();
     }
 
     private void freeNative() {
-        sends.freeNative();
-        recvs.freeNative();
+        work.freeNative();
         connection.freeNative();
     }
 
     @Override
     public RecvQuery recvQuery() {
         live();
-        if (binding.srq() == null) {
+        if (work.binding().srq() == null) {
             throw new DatException(DatReturnType.MODEL_NOT_SUPPORTED, "dat_ep_recv_query: the EP has no SRQ");
         }
         throw new DatException(DatReturnType.MODEL_NOT_SUPPORTED,
@@ -500,6 +445,6 @@ final class OfaEp extends OfaHandle implements Endpoint, IaObjects.Owned {
 
     @Override
     public String toString() {
-        return "EP qp " + qpNum + " " + state;
+        return "EP qp " + work.qpNum() + " " + state;
     }
 }

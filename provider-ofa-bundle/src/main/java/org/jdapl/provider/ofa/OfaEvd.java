@@ -1,18 +1,11 @@
 package org.jdapl.provider.ofa;
 
-import java.lang.invoke.MethodHandles;
-import java.lang.invoke.VarHandle;
-import java.util.ArrayDeque;
+import java.lang.foreign.MemorySegment;
 import java.util.EnumSet;
 import java.util.Optional;
 import java.util.Set;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.locks.LockSupport;
-import java.util.concurrent.locks.Condition;
-import java.util.concurrent.locks.ReentrantLock;
 import org.jdapl.dat.Cno;
 import org.jdapl.dat.Counters;
-import org.jdapl.dat.Dat;
 import org.jdapl.dat.DatEvent;
 import org.jdapl.dat.DatException;
 import org.jdapl.dat.DatReturnSubtype;
@@ -20,7 +13,6 @@ import org.jdapl.dat.DatReturnType;
 import org.jdapl.dat.DtoOperation;
 import org.jdapl.dat.DtoStatus;
 import org.jdapl.dat.EventDispatcher;
-import org.jdapl.dat.EventNumber;
 import org.jdapl.dat.EvdCounter;
 import org.jdapl.dat.EventSlot;
 import org.jdapl.dat.EvdFlag;
@@ -28,23 +20,35 @@ import org.jdapl.dat.HandleType;
 import org.jdapl.dat.IaCounter;
 
 /**
- * An EVD: a Java queue of events with blocking waits; for the DTO or RMR bind streams, a completion
- * queue ({@link EvdCq}: its lifecycle and polling) drained by the IA's event thread. Other events are
- * queued directly. Overflow is reported; an empty wait times out; a waiter blocks on a
- * {@link Condition} (a virtual thread leaves its carrier), released by the IA's close with DAT_ABORT
- * (OBJ_11). The lock protocol: a poll (under the CQ's poll lock) hands its event to the thread
- * dequeuing, a waiter arms the CQ before it blocks, a dequeue that finds nothing takes no queue lock.
+ * An EVD: a queue of events with blocking waits ({@link EvdQueue}); for the DTO or RMR bind streams,
+ * a completion queue ({@link EvdCq}: its lifecycle and polling) drained by the IA's event thread or by
+ * the consumer's own poll ({@link PollHandoff}), and a wait into the caller's slot that allocates
+ * nothing ({@link SlotWait}). Other events are queued directly. Overflow is reported; an empty wait
+ * times out; waiters are released by the IA's close with DAT_ABORT (OBJ_11).
  *
- * <p>The file is longer than the provider's others (about 750 lines) because its three ways of
- * handing an event over (the queue, the poll's hand-off to the dequeuing thread, and the caller's
- * {@code EventSlot} filled field by field) share one lock protocol and its private state; splitting
- * them would spread that protocol over several classes. The slot waiter's loop is in {@link SlotWait}.
+ * <h2>The lock protocol</h2>
+ * Two locks, never nested: the CQ's poll lock ({@link EvdCq#lock}) and the queue lock ({@link EvdQueue}).
+ * <ul>
+ * <li>Every poll of the CQ (the event thread's, a waiter's, a dequeuing consumer's) runs under the poll
+ *     lock; each completion becomes an event through the router and the EP it names, and comes back
+ *     here ({@link #enqueue}, {@link #dtoCompleted}) still under the poll lock.
+ * <li>{@link PollHandoff}'s state (which thread polls for a hand-over, the event or slot it hands over
+ *     to) is written and read under the poll lock only. An event goes to that thread rather than to
+ *     the queue only while the queue's busy count (queued events plus waiting threads, published with
+ *     release semantics under the queue lock) is what the poll found: 0, or 1 for the slot's own
+ *     waiter. Otherwise it is queued, so events keep their order. A poll that fails after it handed an
+ *     event over queues that event: nothing is lost.
+ * <li>The queue, its waiters, its enabled/waitable states and its CNO change under the queue lock;
+ *     a dequeue that finds no CQ event and a busy count of 0 returns without taking it.
+ * <li>A waiter arms the CQ outside the queue lock before it blocks and polls once more after the arm
+ *     (a completion before the arm raises no event). A {@code Condition} waiter is signalled by the
+ *     queue; the one parked slot waiter ({@link SlotWait}) is unparked by the queue's signals and by
+ *     the CQ's event, which the event thread then leaves to it to poll.
+ * </ul>
  *
  * <p>Behaviours: OBJ_03, OBJ_04, OBJ_11.
  */
 final class OfaEvd extends OfaHandle implements EventDispatcher, IaObjects.Owned {
-    private static final VarHandle BUSY = VarHandles.field(MethodHandles.lookup(), "busy", int.class);
-
     static {
         // OBJ_11: the errors released waiters return are made once, before any thread waits; else 1,000
         // virtual threads released by a close would load and initialize them pinned to their carriers.
@@ -54,48 +58,17 @@ final class OfaEvd extends OfaHandle implements EventDispatcher, IaObjects.Owned
     }
 
     private final OfaIa ia;
+    /** The IA's router: the EVD's CQ is entered there while it exists. */
+    private final OfaRouter router;
     /** Where rdma_cm events come from, for a consumer busy-polling an EVD without a CQ. */
     private final CmProgress cmProgress;
     private final Set<EvdFlag> flags;
     private final boolean async;
-    private final ReentrantLock lock = new ReentrantLock();
-    private final Condition changed = lock.newCondition();
-    private final ArrayDeque<DatEvent> queue = new ArrayDeque<>();
-    private int qlen;
-    private int waiters;
-    /**
-     * Queued events plus waiting threads, written (release) under {@link #lock} whenever either
-     * changes: a dequeue that finds the CQ and this at 0 returns without taking the lock.
-     */
-    private int busy;
-    private boolean enabled = true;
-    private boolean waitable = true;
-    private OfaCno cno;
     /** The completion queue (none for EVDs without DTO/RMR bind streams): its lifecycle and polling. */
     final EvdCq cq;
-    /**
-     * The {@link Thread#threadId() id} of the thread polling inside {@link #dequeue()} (0: none), and the
-     * event handed to it. Guarded by the CQ's poll lock.
-     */
-    private long dequeuer;
-    private DatEvent handoff;
-    /**
-     * While {@link #dequeue(EventSlot)} polls: the caller's slot, which the first event the poll
-     * produces fills ({@link #dtoCompleted} field by field), set to null once filled. Guarded by the
-     * CQ's poll lock, as {@link #dequeuer}.
-     */
-    private boolean slotDequeue;
-    private EventSlot slot;
-    /** What {@link #BUSY} may hold for the slot to be filled: 1 while the slot's own waiter polls. */
-    private int slotBusy;
-    /**
-     * The thread of a {@link #waitEvent(long, int, EventSlot)} parked for the CQ (null: none): woken
-     * with {@code LockSupport.unpark} by the CQ's event (the event thread leaves the poll to it) and by
-     * whatever signals waiters. Written under {@link #lock}.
-     */
-    private volatile Thread slotWaiter;
-    /** How long {@link #waitEvent(long, int, EventSlot)} polls before it blocks ({@link WaitSpin}). */
-    private final long waitSpinNanos = WaitSpin.nanos();
+    private final EvdQueue queue;
+    private final PollHandoff handoff;
+    private final SlotWait slotWait;
     /** EPs and service points that use this EVD. Guarded by the IA lock. */
     int users;
     /** The EVD's counters (DCNT_EVD_*): {@link Counts} says who writes them. */
@@ -104,10 +77,12 @@ final class OfaEvd extends OfaHandle implements EventDispatcher, IaObjects.Owned
     OfaEvd(OfaIa ia, int qlen, OfaCno cno, Set<EvdFlag> flags, boolean async) {
         super(HandleType.EVD);
         this.ia = ia;
-        this.cmProgress = ia.router().cmProgress();
-        this.cq = new EvdCq(this, ia.device().context, ia.router(), ia.compChannel());
-        this.qlen = qlen;
-        this.cno = cno;
+        this.router = ia.router();
+        this.cmProgress = router.cmProgress();
+        this.cq = new EvdCq(ia.device().context, ia.compChannel(), router.route(this));
+        this.queue = new EvdQueue(this, cq, counts, qlen, cno);
+        this.handoff = new PollHandoff(cq, queue, this::enqueue);
+        this.slotWait = new SlotWait(queue, handoff, cq);
         this.flags = flags.isEmpty() ? Set.of() : Set.copyOf(EnumSet.copyOf(flags));
         this.async = async;
     }
@@ -128,7 +103,7 @@ final class OfaEvd extends OfaHandle implements EventDispatcher, IaObjects.Owned
             OfaCno c = ia.ownCno(cno, 3);
             OfaEvd evd = new OfaEvd(ia, minQlen, c, flags, false);
             if (EvdCq.needed(flags)) {
-                evd.cq.create(minQlen);
+                evd.createCq(minQlen);
             }
             if (c != null) {
                 c.attach();
@@ -138,12 +113,39 @@ final class OfaEvd extends OfaHandle implements EventDispatcher, IaObjects.Owned
         });
     }
 
+    /** Makes the CQ, armed at once, and enters it in the router (IA lock held). */
+    private void createCq(int minQlen) {
+        cq.create(minQlen);
+        router.addCq(cq.segment, this);
+    }
+
     /** Destroys the CQ (once the event thread has acknowledged its events) and closes the queue. IA lock held. */
     @Override
     public void destroy() {
         ia.objects().remove(HandleType.EVD, this);
+        if (cq.present()) {
+            router.removeCq(cq.segment);
+        }
         cq.destroy();
         closed();
+    }
+
+    /** A completion event of the CQ arrived (event thread, after acknowledging it). */
+    void cqEvent() {
+        if (slotWait.wakeForCq()) {
+            return; // the waiter polls the CQ into its slot itself
+        }
+        cq.poll();
+        if (queue.hasCno() || cq.closingUsers.get() > 0) {
+            cq.armAndPoll();
+        }
+    }
+
+    /** An EVD's length, at create and resize: 1 up to the device's CQ size. */
+    private static void checkQlen(OfaIa ia, int minQlen) {
+        if (minQlen < 1 || minQlen > ia.maxEvdQlen()) {
+            throw DatException.invalidParameter(2, "EVD length " + minQlen + " is outside 1.." + ia.maxEvdQlen());
+        }
     }
 
     /** Polls the CQ empty, if the EVD has one; see {@link EvdCq#poll}. */
@@ -156,24 +158,30 @@ final class OfaEvd extends OfaHandle implements EventDispatcher, IaObjects.Owned
         cq.armAndPoll();
     }
 
-    /** A completion event of the CQ arrived (event thread, after acknowledging it). */
-    void cqEvent() {
-        Thread w = slotWaiter;
-        if (w != null && cno == null && cq.closingUsers.get() == 0) {
-            LockSupport.unpark(w); // the waiter polls the CQ into its slot itself
-            return;
-        }
-        pollCq();
-        if (cno != null || cq.closingUsers.get() > 0) {
-            armAndPoll();
+    /** The CQ, for a queue pair's creation (NULL for an EVD without one). */
+    MemorySegment cqSegment() {
+        return cq.segment;
+    }
+
+    /** The room of the CQ, which the EPs' queues take and give back. */
+    CqRoom room() {
+        return cq.room;
+    }
+
+    /**
+     * Keeps the CQ armed and polled after each of its events ({@code on}), or no longer, for an EP of
+     * this EVD whose connection is ending, so that its flushes are seen (counted per EP).
+     */
+    void keepArmed(boolean on) {
+        if (on) {
+            cq.closingUsers.incrementAndGet();
+        } else {
+            cq.closingUsers.decrementAndGet();
         }
     }
 
-    /** An EVD's length, at create and resize: 1 up to the device's CQ size. */
-    private static void checkQlen(OfaIa ia, int minQlen) {
-        if (minQlen < 1 || minQlen > ia.maxEvdQlen()) {
-            throw DatException.invalidParameter(2, "EVD length " + minQlen + " is outside 1.." + ia.maxEvdQlen());
-        }
+    OfaIa ia() {
+        return ia;
     }
 
     boolean isAsync() {
@@ -184,19 +192,10 @@ final class OfaEvd extends OfaHandle implements EventDispatcher, IaObjects.Owned
         return flags;
     }
 
-    OfaIa ia() {
-        return ia;
-    }
-
     @Override
     public EvdParam query() {
         live();
-        lock.lock();
-        try {
-            return new EvdParam(ia, qlen, enabled, waitable, cno, flags);
-        } finally {
-            lock.unlock();
-        }
+        return queue.param(ia, flags);
     }
 
     /** {@code dat_evd_free}; see {@link EventDispatcher#free()}. */
@@ -217,55 +216,27 @@ final class OfaEvd extends OfaHandle implements EventDispatcher, IaObjects.Owned
 
     /** Checks that nothing waits; called by the IA under its lock before destroying the CQ. */
     void checkNoWaiters() {
-        lock.lock();
-        try {
-            if (waiters > 0) {
-                throw DatException.invalidState(DatReturnSubtype.INVALID_STATE_EVD_WAITER,
-                        "EVD has " + waiters + " waiting thread(s)");
-            }
-        } finally {
-            lock.unlock();
-        }
+        queue.checkNoWaiters();
     }
 
     /** Marks the EVD freed and wakes anyone left (for IA close). */
     void closed() {
         markFreed();
-        lock.lock();
-        try {
-            queue.clear();
-            updateBusy();
-            changed.signalAll();
-            wakeSlotWaiter();
-            if (cno != null) {
-                cno.detach();
-                cno = null;
-            }
-        } finally {
-            lock.unlock();
-        }
+        queue.close();
     }
 
     @Override
     public void resize(int minQlen) {
         live();
         checkQlen(ia, minQlen);
-        lock.lock();
-        try {
-            if (queue.size() > minQlen) {
-                throw DatException.invalidState(DatReturnSubtype.NO_SUBTYPE,
-                        queue.size() + " events are queued, more than the new length " + minQlen);
-            }
+        queue.resize(minQlen, () -> {
             ia.lock().lock();
             try {
                 cq.resize(minQlen);
             } finally {
                 ia.lock().unlock();
             }
-            qlen = minQlen;
-        } finally {
-            lock.unlock();
-        }
+        });
     }
 
     /** {@code dat_evd_post_se}: the consumer's pointer is queued as it is. Behaviours: OBJ_09. */
@@ -275,49 +246,23 @@ final class OfaEvd extends OfaHandle implements EventDispatcher, IaObjects.Owned
         if (!flags.contains(EvdFlag.SOFTWARE)) {
             throw DatException.invalidParameter(1, "the EVD was not created with the SOFTWARE stream");
         }
-        lock.lock();
-        try {
-            if (queue.size() >= qlen) {
-                throw new DatException(DatReturnType.QUEUE_FULL, "EVD queue is full (" + qlen + " events)");
-            }
-            add(new DatEvent.Software(this, pointer));
-        } finally {
-            lock.unlock();
-        }
+        queue.post(new DatEvent.Software(this, pointer));
     }
 
     /**
-     * Queues an event from the provider (event thread). A full queue reports
-     * ASYNC_ERROR_EVD_OVERFLOW on the IA's asynchronous EVD and keeps the event.
+     * Queues an event from the provider (event thread, or a consumer's poll, which may take it
+     * straight: {@link PollHandoff}). A full queue reports ASYNC_ERROR_EVD_OVERFLOW on the IA's
+     * asynchronous EVD and keeps the event.
      */
     void enqueue(DatEvent event) {
         if (isFreed()) {
             return;
         }
         count(event);
-        // Only the dequeuing thread itself, polling under the CQ's poll lock, ever finds itself in dequeuer.
-        if (dequeuer == Thread.currentThread().threadId() && (int) BUSY.getAcquire(this) == slotBusy) {
-            if (slotDequeue) {
-                EventSlot s = slot;
-                if (s != null) {
-                    s.set(event);
-                    slot = null;
-                    return;
-                }
-            } else if (handoff == null) {
-                handoff = event;
-                return;
-            }
+        if (handoff.take(event)) {
+            return;
         }
-        boolean overflow;
-        lock.lock();
-        try {
-            overflow = queue.size() >= qlen;
-            add(event);
-        } finally {
-            lock.unlock();
-        }
-        if (overflow) {
+        if (queue.offer(event)) {
             ia.reportOverflow(this);
         }
     }
@@ -328,30 +273,12 @@ final class OfaEvd extends OfaHandle implements EventDispatcher, IaObjects.Owned
      * as an event.
      */
     void dtoCompleted(OfaEp ep, long cookie, long length, DtoOperation op, int rmrContext) {
-        EventSlot s = slot;
-        if (s != null && dequeuer == Thread.currentThread().threadId() && (int) BUSY.getAcquire(this) == slotBusy
-                && !isFreed()) {
+        EventSlot s = isFreed() ? null : handoff.claimSlot();
+        if (s != null) {
             s.setDtoCompletion(this, ep, cookie, DtoStatus.SUCCESS, length, op, rmrContext);
-            slot = null;
             return;
         }
         enqueue(new DatEvent.DtoCompletion(this, ep, cookie, DtoStatus.SUCCESS, length, op, rmrContext));
-    }
-
-    private void add(DatEvent event) {
-        queue.addLast(event);
-        updateBusy();
-        if (enabled) {
-            changed.signalAll();
-            wakeSlotWaiter();
-            if (waiters == 0 && cno != null) {
-                cno.trigger(this);
-            }
-        }
-    }
-
-    private void updateBusy() {
-        BUSY.setRelease(this, queue.size() + waiters);
     }
 
     /**
@@ -371,35 +298,19 @@ final class OfaEvd extends OfaHandle implements EventDispatcher, IaObjects.Owned
         if (cq.present()) {
             // The first event the poll produces while nothing is queued and nobody waits is handed
             // straight to the caller (no queue lock, twice, for the usual case of a consumer busy-polling
-            // its EVD); later ones are queued behind it as usual. The common path is kept in this one
-            // method, so that the JIT compiles it whole.
-            DatEvent e;
-            cq.lock.lock();
-            try {
-                dequeuer = Thread.currentThread().threadId();
-                cq.pollLocked();
-                e = handoff;
-                handoff = null;
-            } finally {
-                dequeuer = 0;
-                DatEvent left = handoff;
-                handoff = null;
-                cq.lock.unlock();
-                if (left != null) {
-                    enqueue(left); // the poll failed after the hand-off: the event is queued, not lost
-                }
-            }
+            // its EVD); later ones are queued behind it as usual.
+            DatEvent e = handoff.poll();
             if (e != null) {
                 return Optional.of(e);
             }
         }
-        if ((int) BUSY.getAcquire(this) != 0) {
-            return dequeueQueued();
+        if (!queue.idle()) {
+            return queue.dequeue();
         }
         // Only the IA's rdma_cm and device events fill an EVD without a CQ: a consumer busy-polling it
         // takes the next rdma_cm event itself, which may be for this EVD.
-        if (!cq.present() && cmProgress.poll() && (int) BUSY.getAcquire(this) != 0) {
-            return dequeueQueued();
+        if (!cq.present() && cmProgress.poll() && !queue.idle()) {
+            return queue.dequeue();
         }
         return Optional.empty();
     }
@@ -416,53 +327,21 @@ final class OfaEvd extends OfaHandle implements EventDispatcher, IaObjects.Owned
             throw DatException.invalidParameter(2, "no event slot to fill");
         }
         live();
-        if (pollInto(s, 0)) {
+        if (handoff.pollInto(s, 0)) {
             return true;
         }
-        if ((int) BUSY.getAcquire(this) == 0) {
+        if (queue.idle()) {
             // As dequeue(): a consumer busy-polling an EVD without a CQ takes the next rdma_cm event itself.
-            if (cq.present() || !cmProgress.poll() || (int) BUSY.getAcquire(this) == 0) {
+            if (cq.present() || !cmProgress.poll() || queue.idle()) {
                 return false;
             }
         }
-        DatEvent e = dequeueQueued().orElse(null);
+        DatEvent e = queue.dequeue().orElse(null);
         if (e == null) {
             return false;
         }
         s.set(e);
         return true;
-    }
-
-    /**
-     * Polls the CQ (if any) in this thread; true if the first event the poll produced, while the EVD
-     * held {@code busy} (queued events plus waiters: 0, or 1 for the slot's own waiter), went into
-     * {@code s}. Later ones are queued behind it as usual.
-     */
-    boolean pollInto(EventSlot s, int busy) {
-        if (!cq.present()) {
-            return false;
-        }
-        boolean filled = false;
-        cq.lock.lock();
-        try {
-            dequeuer = Thread.currentThread().threadId();
-            slotDequeue = true;
-            slotBusy = busy;
-            slot = s;
-            cq.pollLocked();
-            filled = slot == null;
-        } finally {
-            boolean failedAfterFill = !filled && slotDequeue && slot == null;
-            dequeuer = 0;
-            slotDequeue = false;
-            slotBusy = 0;
-            slot = null;
-            cq.lock.unlock();
-            if (failedAfterFill) {
-                enqueue(s.event()); // the poll failed after filling the slot: the event is queued, not lost
-            }
-        }
-        return filled;
     }
 
     /**
@@ -476,170 +355,16 @@ final class OfaEvd extends OfaHandle implements EventDispatcher, IaObjects.Owned
             throw DatException.invalidParameter(4, "no event slot to fill");
         }
         live();
-        if (threshold != 1 || timeoutMicros < 0 || !waitable || !cq.present()
-                || !SlotWait.waitInto(this, timeoutMicros, s, waitSpinNanos)) {
+        if (threshold != 1 || timeoutMicros < 0 || !queue.waitable() || !cq.present() || !slotWait.waitInto(timeoutMicros, s)) {
             s.set(waitEvent(timeoutMicros, threshold));
         }
     }
 
-    /** Whether nothing is queued and nobody waits (a volatile read, no lock). */
-    boolean idle() {
-        return (int) BUSY.getAcquire(this) == 0;
-    }
-
-    /**
-     * Makes this thread the EVD's parked slot waiter, with the checks of a wait (ABORT once freed,
-     * INVALID_STATE_EVD_UNWAITABLE); false (nothing changed) if an event is queued or another thread
-     * waits: the caller then waits as {@link #waitEvent(long, int)} does.
-     */
-    boolean becomeSlotWaiter() {
-        lock.lock();
-        try {
-            checkWaitable();
-            if (!queue.isEmpty() || waiters > 0 || slotWaiter != null) {
-                return false;
-            }
-            waiters++;
-            slotWaiter = Thread.currentThread();
-            updateBusy();
-            return true;
-        } finally {
-            lock.unlock();
-        }
-    }
-
-    /** The parked slot waiter's look at the queue: its first event into {@code s} (true), after the checks. */
-    boolean takeQueued(EventSlot s) {
-        lock.lock();
-        try {
-            checkWaitable();
-            DatEvent e = queue.pollFirst();
-            if (e == null) {
-                return false;
-            }
-            updateBusy();
-            s.set(e);
-            return true;
-        } finally {
-            lock.unlock();
-        }
-    }
-
-    /** The parked slot waiter leaves. */
-    void leaveSlotWaiter() {
-        lock.lock();
-        try {
-            waiters--;
-            slotWaiter = null;
-            updateBusy();
-        } finally {
-            lock.unlock();
-        }
-    }
-
-    private void checkWaitable() {
-        if (isFreed()) {
-            throw new DatException(DatReturnType.ABORT, "the EVD was freed while waiting (IA closed)");
-        }
-        if (!waitable) {
-            throw DatException.invalidState(DatReturnSubtype.INVALID_STATE_EVD_UNWAITABLE, "EVD is unwaitable");
-        }
-    }
-
-    /** Wakes the parked slot waiter, if any (queue lock held). */
-    private void wakeSlotWaiter() {
-        Thread w = slotWaiter;
-        if (w != null) {
-            LockSupport.unpark(w);
-        }
-    }
-
-    /** {@link #dequeue} of a queued event (or of a waiter's EVD: an error). */
-    private Optional<DatEvent> dequeueQueued() {
-        lock.lock();
-        try {
-            if (waiters > 0) {
-                throw DatException.invalidState(DatReturnSubtype.INVALID_STATE_EVD_WAITER,
-                        "a thread waits on the EVD");
-            }
-            DatEvent e = queue.pollFirst();
-            updateBusy();
-            return Optional.ofNullable(e);
-        } finally {
-            lock.unlock();
-        }
-    }
-
+    /** {@code dat_evd_wait}; see {@link EvdQueue#await}. Behaviours: OBJ_04, OBJ_11. */
     @Override
     public DatEvent waitEvent(long timeoutMicros, int threshold) {
         live();
-        counts.inc(EvdCounter.WAIT);
-        boolean blocked = false;
-        if (timeoutMicros < 0) {
-            throw DatException.invalidParameter(2, "negative timeout " + timeoutMicros);
-        }
-        long deadline = timeoutMicros >= Dat.TIMEOUT_INFINITE ? Long.MAX_VALUE
-                : System.nanoTime() + TimeUnit.MICROSECONDS.toNanos(timeoutMicros);
-        boolean armed = false;
-        while (true) {
-            pollCq();
-            lock.lock();
-            try {
-                if (threshold < 1 || threshold > qlen) {
-                    throw DatException.invalidParameter(3, "threshold " + threshold + " is outside 1.." + qlen);
-                }
-                if (isFreed()) {
-                    throw new DatException(DatReturnType.ABORT, "the EVD was freed while waiting (IA closed)");
-                }
-                if (!waitable) {
-                    throw DatException.invalidState(DatReturnSubtype.INVALID_STATE_EVD_UNWAITABLE,
-                            "EVD is unwaitable");
-                }
-                if (satisfied(threshold)) {
-                    DatEvent e = queue.pollFirst();
-                    updateBusy();
-                    return e;
-                }
-                long left = deadline == Long.MAX_VALUE ? Long.MAX_VALUE : deadline - System.nanoTime();
-                if (left <= 0) {
-                    throw new DatException(DatReturnType.TIMEOUT_EXPIRED, "no event within " + timeoutMicros + " us");
-                }
-                if (armed || !cq.present()) {
-                    if (!blocked) {
-                        blocked = true;
-                        counts.inc(EvdCounter.WAIT_BLOCKED);
-                    }
-                    waiters++;
-                    updateBusy();
-                    try {
-                        if (left == Long.MAX_VALUE) {
-                            changed.await();
-                        } else {
-                            changed.awaitNanos(left);
-                        }
-                    } finally {
-                        waiters--;
-                        updateBusy();
-                    }
-                    armed = false;
-                    continue;
-                }
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                throw new DatException(DatReturnType.INTERRUPTED_CALL, "wait interrupted");
-            } finally {
-                lock.unlock();
-            }
-            // About to block: arm the CQ (outside the queue lock) so that the event thread wakes us.
-            armAndPoll();
-            armed = true;
-        }
-    }
-
-    /** At least {@code threshold} events, or a first event that is not a DTO completion. */
-    private boolean satisfied(int threshold) {
-        DatEvent head = queue.peekFirst();
-        return head != null && (queue.size() >= threshold || head.number() != EventNumber.DTO_COMPLETION);
+        return queue.await(timeoutMicros, threshold);
     }
 
     /** Counts an event the provider queues (DTO_CALLBACK, CONN_CALLBACK; the IA's ASYNC_ERROR). */
@@ -667,81 +392,38 @@ final class OfaEvd extends OfaHandle implements EventDispatcher, IaObjects.Owned
     @Override
     public int count() {
         live();
-        pollCq();
-        lock.lock();
-        try {
-            return queue.size();
-        } finally {
-            lock.unlock();
-        }
+        cq.poll();
+        return queue.size();
     }
 
     @Override
     public void enable() {
         live();
-        lock.lock();
-        try {
-            enabled = true;
-            if (!queue.isEmpty()) {
-                changed.signalAll();
-                wakeSlotWaiter();
-            }
-        } finally {
-            lock.unlock();
-        }
+        queue.setEnabled(true);
     }
 
     @Override
     public void disable() {
         live();
-        lock.lock();
-        try {
-            enabled = false;
-        } finally {
-            lock.unlock();
-        }
+        queue.setEnabled(false);
     }
 
     @Override
     public void setUnwaitable() {
         live();
-        lock.lock();
-        try {
-            waitable = false;
-            changed.signalAll();
-            wakeSlotWaiter();
-        } finally {
-            lock.unlock();
-        }
+        queue.setWaitable(false);
     }
 
     @Override
     public void clearUnwaitable() {
         live();
-        lock.lock();
-        try {
-            waitable = true;
-        } finally {
-            lock.unlock();
-        }
+        queue.setWaitable(true);
     }
 
     @Override
     public void modifyCno(Cno newCno) {
         live();
-        OfaCno c = ia.ownCno(newCno, 1);
-        lock.lock();
-        try {
-            if (cno != null) {
-                cno.detach();
-            }
-            cno = c;
-            if (c != null) {
-                c.attach();
-            }
-        } finally {
-            lock.unlock();
-        }
+        queue.setCno(ia.ownCno(newCno, 1));
     }
 
     @Override

@@ -42,34 +42,33 @@ final class OfaExtensions {
     }
 
     /** {@code dat_ib_post_fetch_and_add}. */
-    static void fetchAndAdd(OfaEp ep, long addValue, LmrTriplet local, long cookie, RmrTriplet remote,
-                            Set<CompletionFlag> flags) {
-        atomics(ep, "dat_ib_post_fetch_and_add");
-        ep.sendQueue().postExtended(Verbs.WR_ATOMIC_FETCH_AND_ADD, ExtensionType.FETCH_AND_ADD, single(local), cookie,
+    static void fetchAndAdd(SendQueue sends, OfaDevice device, long addValue, LmrTriplet local, long cookie,
+                            RmrTriplet remote, Set<CompletionFlag> flags) {
+        atomics(device, "dat_ib_post_fetch_and_add");
+        sends.postExtended(Verbs.WR_ATOMIC_FETCH_AND_ADD, ExtensionType.FETCH_AND_ADD, single(local), cookie,
                 remote, addValue, 0, 0, flags);
     }
 
     /** {@code dat_ib_post_cmp_and_swap}. */
-    static void compareAndSwap(OfaEp ep, long compareValue, long swapValue, LmrTriplet local, long cookie,
-                               RmrTriplet remote, Set<CompletionFlag> flags) {
-        atomics(ep, "dat_ib_post_cmp_and_swap");
-        ep.sendQueue().postExtended(Verbs.WR_ATOMIC_CMP_AND_SWP, ExtensionType.CMP_AND_SWAP, single(local), cookie,
+    static void compareAndSwap(SendQueue sends, OfaDevice device, long compareValue, long swapValue,
+                               LmrTriplet local, long cookie, RmrTriplet remote, Set<CompletionFlag> flags) {
+        atomics(device, "dat_ib_post_cmp_and_swap");
+        sends.postExtended(Verbs.WR_ATOMIC_CMP_AND_SWP, ExtensionType.CMP_AND_SWAP, single(local), cookie,
                 remote, compareValue, swapValue, 0, flags);
     }
 
     /** {@code dat_ib_post_rdma_write_immed}. */
-    static void rdmaWriteWithImmediate(OfaEp ep, List<LmrTriplet> iov, long cookie, RmrTriplet remote,
+    static void rdmaWriteWithImmediate(SendQueue sends, List<LmrTriplet> iov, long cookie, RmrTriplet remote,
                                        int immediateData, Set<CompletionFlag> flags) {
-        ep.sendQueue().postExtended(Verbs.WR_RDMA_WRITE_WITH_IMM, ExtensionType.RDMA_WRITE_IMMED, iov, cookie, remote,
+        sends.postExtended(Verbs.WR_RDMA_WRITE_WITH_IMM, ExtensionType.RDMA_WRITE_IMMED, iov, cookie, remote,
                 0, 0, immediateData, flags);
     }
 
-    /** MODEL_NOT_SUPPORTED where the device has no atomics (after the handle check). Behaviours: EXT_04. */
-    private static void atomics(OfaEp ep, String operation) {
-        ep.live();
-        if (ep.ia.device().atomicCap == 0) {
+    /** MODEL_NOT_SUPPORTED where the device has no atomics (the EP's handle checked first). Behaviours: EXT_04. */
+    private static void atomics(OfaDevice device, String operation) {
+        if (device.atomicCap == 0) {
             throw new DatException(DatReturnType.MODEL_NOT_SUPPORTED,
-                    operation + ": device " + ep.ia.device().name + " has no remote atomics");
+                    operation + ": device " + device.name + " has no remote atomics");
         }
     }
 

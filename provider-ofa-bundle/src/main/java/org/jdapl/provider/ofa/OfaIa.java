@@ -107,7 +107,7 @@ final class OfaIa extends OfaHandle implements InterfaceAdapter {
             if (!ch.equals(MemorySegment.NULL)) {
                 v.destroyCompChannel(ch);
             }
-            throw resources(DatReturnSubtype.RESOURCE_DEVICE, "cannot set up IA " + name, e);
+            throw NativeErrors.resources(DatReturnSubtype.RESOURCE_DEVICE, "cannot set up IA " + name, e);
         }
         compChannel = ch;
         cmChannel = cm;
@@ -292,33 +292,21 @@ final class OfaIa extends OfaHandle implements InterfaceAdapter {
         lock.lock();
         try {
             if (!nullCq.equals(MemorySegment.NULL)) {
-                quietly("ibv_destroy_cq", () -> v.destroyCq(nullCq));
+                NativeErrors.quietly("ibv_destroy_cq", () -> v.destroyCq(nullCq));
                 nullCq = MemorySegment.NULL;
             }
         } finally {
             lock.unlock();
         }
-        quietly("ibv_destroy_comp_channel", () -> v.destroyCompChannel(compChannel));
+        NativeErrors.quietly("ibv_destroy_comp_channel", () -> v.destroyCompChannel(compChannel));
         if (!cmChannel.equals(MemorySegment.NULL)) {
-            quietly("rdma_destroy_event_channel", () -> RdmaCm.get().destroyEventChannel(cmChannel));
+            NativeErrors.quietly("rdma_destroy_event_channel", () -> RdmaCm.get().destroyEventChannel(cmChannel));
         }
         asyncEvd.closed();
         counts.closed(HandleType.EVD);
         device.close();
         counts.closed(HandleType.IA);
         provider.closed(this);
-    }
-
-    static void quietly(String what, Runnable r) {
-        try {
-            r.run();
-        } catch (RuntimeException e) {
-            LOG.warn("{} failed while closing", what, e);
-        }
-    }
-
-    static DatException resources(DatReturnSubtype subtype, String what, VerbsException e) {
-        return new DatException(DatReturnType.INSUFFICIENT_RESOURCES, subtype, what + ": " + e.getMessage(), e);
     }
 
     // ---- object creation: each kind creates itself ----

@@ -96,7 +96,7 @@ final class OfaLmr extends OfaHandle implements LocalMemoryRegion, IaObjects.Own
                     throw new DatException(DatReturnType.MODEL_NOT_SUPPORTED, DatReturnSubtype.NO_SUBTYPE,
                             "zero-based regions need ibv_reg_mr_iova2, which " + Verbs.SONAME + " lacks", e);
                 }
-                throw OfaIa.resources(DatReturnSubtype.RESOURCE_MEMORY_REGION,
+                throw NativeErrors.resources(DatReturnSubtype.RESOURCE_MEMORY_REGION,
                         "dat_lmr_create (ibv_reg_mr; is the memlock limit high enough? ulimit -l)", e);
             }
             OfaLmr lmr = new OfaLmr(ia, p, mr.reinterpret(IbvMr.S.size()), region, privileges, vaType);
@@ -160,7 +160,7 @@ final class OfaLmr extends OfaHandle implements LocalMemoryRegion, IaObjects.Own
         if (ia.objects().remove(HandleType.LMR, this)) {
             pz.users--;
         }
-        OfaIa.quietly("ibv_dereg_mr", () -> Verbs.get().deregMr(mr));
+        NativeErrors.quietly("ibv_dereg_mr", () -> Verbs.get().deregMr(mr));
     }
 
     @Override

@@ -34,7 +34,7 @@ final class OfaPz extends OfaHandle implements ProtectionZone, IaObjects.Owned {
         try {
             pd = Verbs.get().allocPd(ia.device().context.pointer());
         } catch (VerbsException e) {
-            throw OfaIa.resources(DatReturnSubtype.RESOURCE_PROTECTION_DOMAIN, "dat_pz_create", e);
+            throw NativeErrors.resources(DatReturnSubtype.RESOURCE_PROTECTION_DOMAIN, "dat_pz_create", e);
         }
         OfaPz pz = new OfaPz(ia, pd);
         ia.objects().add(HandleType.PZ, pz);
@@ -62,7 +62,7 @@ final class OfaPz extends OfaHandle implements ProtectionZone, IaObjects.Owned {
     public void destroy() {
         markFreed();
         ia.objects().remove(HandleType.PZ, this);
-        OfaIa.quietly("ibv_dealloc_pd", () -> Verbs.get().deallocPd(pd));
+        NativeErrors.quietly("ibv_dealloc_pd", () -> Verbs.get().deallocPd(pd));
     }
 
     @Override

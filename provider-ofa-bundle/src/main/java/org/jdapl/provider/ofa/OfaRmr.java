@@ -87,7 +87,7 @@ final class OfaRmr extends OfaHandle implements RemoteMemoryRegion, IaObjects.Ow
                     mw = device.context.allocMw(pz.pd, type).reinterpret(IbvMw.S.size());
                 } catch (VerbsException e) {
                     if (e.errno() != Errno.EOPNOTSUPP) {
-                        throw OfaIa.resources(DatReturnSubtype.RESOURCE_MEMORY_REGION, "dat_rmr_create (ibv_alloc_mw)",
+                        throw NativeErrors.resources(DatReturnSubtype.RESOURCE_MEMORY_REGION, "dat_rmr_create (ibv_alloc_mw)",
                                 e);
                     }
                     // A device that lists windows and refuses them: registrations of their own.
@@ -211,7 +211,7 @@ final class OfaRmr extends OfaHandle implements RemoteMemoryRegion, IaObjects.Ow
                 mr = Verbs.get().regMr(pz.pd, l.segment().asSlice(offset, length), length, access)
                         .reinterpret(IbvMr.S.size());
             } catch (VerbsException x) {
-                throw OfaIa.resources(DatReturnSubtype.RESOURCE_MEMORY_REGION, "dat_rmr_bind (ibv_reg_mr of the range)",
+                throw NativeErrors.resources(DatReturnSubtype.RESOURCE_MEMORY_REGION, "dat_rmr_bind (ibv_reg_mr of the range)",
                         x);
             }
             rangeMr = mr;
@@ -220,7 +220,7 @@ final class OfaRmr extends OfaHandle implements RemoteMemoryRegion, IaObjects.Ow
             rangeMr = MemorySegment.NULL;
         }
         if (!old.equals(MemorySegment.NULL)) {
-            OfaIa.quietly("ibv_dereg_mr", () -> Verbs.get().deregMr(old));
+            NativeErrors.quietly("ibv_dereg_mr", () -> Verbs.get().deregMr(old));
         }
         if (flags == null || !flags.contains(CompletionFlag.SUPPRESS)) {
             evd.enqueue(new DatEvent.RmrBindCompletion(evd, this, cookie, DtoStatus.SUCCESS));
@@ -303,11 +303,11 @@ final class OfaRmr extends OfaHandle implements RemoteMemoryRegion, IaObjects.Ow
         }
         bindFailed();
         if (isWindow()) {
-            OfaIa.quietly("ibv_dealloc_mw", () -> ia.device().context.deallocMw(mw));
+            NativeErrors.quietly("ibv_dealloc_mw", () -> ia.device().context.deallocMw(mw));
         } else if (!rangeMr.equals(MemorySegment.NULL)) {
             MemorySegment mr = rangeMr;
             rangeMr = MemorySegment.NULL;
-            OfaIa.quietly("ibv_dereg_mr", () -> Verbs.get().deregMr(mr));
+            NativeErrors.quietly("ibv_dereg_mr", () -> Verbs.get().deregMr(mr));
         }
     }
 }

@@ -170,22 +170,42 @@ final class OfaRouter implements OfaEventLoop.Handler, CmProgress.Taker {
         }
     }
 
-    /** One work completion polled from an EVD's CQ, at {@code wc} (poll lock held): handed to the EP it names. */
-    void completion(EvdCq cq, long wc) {
-        int qpNum = WorkCompletion.qpNum(wc);
-        OfaEp ep = cq.lastEp;
-        if (ep == null || ep.qpNum() != qpNum || ep.isFreed()) {
-            ep = epByQpNum.get(qpNum);
-            cq.lastEp = ep;
+    /** Where the work completions of {@code evd}'s CQ go: {@link Route}. */
+    EvdCq.Completions route(OfaEvd evd) {
+        return new Route(evd);
+    }
+
+    /**
+     * The route of one EVD's CQ: each work completion polled from it (poll lock held) to the EP it
+     * names, which makes it an event of the EVD. It keeps the EP of the last completion, as most CQs
+     * serve one or two queue pairs.
+     */
+    private final class Route implements EvdCq.Completions {
+        private final OfaEvd evd;
+        /** The EP of the last completion polled. Guarded by the CQ's poll lock. */
+        private OfaEp lastEp;
+
+        Route(OfaEvd evd) {
+            this.evd = evd;
         }
-        if (ep == null) {
-            OfaUdEp ud = udByQpNum.get(qpNum);
-            if (ud != null) {
-                ud.completed(cq.evd, wc);
+
+        @Override
+        public void completion(long wc) {
+            int qpNum = WorkCompletion.qpNum(wc);
+            OfaEp ep = lastEp;
+            if (ep == null || ep.qpNum() != qpNum || ep.isFreed()) {
+                ep = epByQpNum.get(qpNum);
+                lastEp = ep;
             }
-            return; // else an EP freed with completions still in the CQ
+            if (ep == null) {
+                OfaUdEp ud = udByQpNum.get(qpNum);
+                if (ud != null) {
+                    ud.completed(evd, wc);
+                }
+                return; // else an EP freed with completions still in the CQ
+            }
+            ep.completed(evd, wc, WorkCompletion.wrId(wc));
         }
-        ep.completed(cq.evd, wc, WorkCompletion.wrId(wc));
     }
 
     // ---- device events ----

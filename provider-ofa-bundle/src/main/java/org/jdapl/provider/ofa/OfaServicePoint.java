@@ -48,9 +48,9 @@ abstract class OfaServicePoint extends OfaHandle implements IaObjects.Owned, Ofa
         ia.router().removeListener(id);
         if (udId != null) {
             ia.router().removeListener(udId);
-            OfaIa.quietly("rdma_destroy_id", () -> RdmaCm.get().destroyId(udId));
+            NativeErrors.quietly("rdma_destroy_id", () -> RdmaCm.get().destroyId(udId));
         }
         // Waits for the ID's events to be acknowledged; the event thread acks before dispatching.
-        OfaIa.quietly("rdma_destroy_id", () -> RdmaCm.get().destroyId(id));
+        NativeErrors.quietly("rdma_destroy_id", () -> RdmaCm.get().destroyId(id));
     }
 }

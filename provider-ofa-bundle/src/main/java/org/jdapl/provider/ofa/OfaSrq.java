@@ -84,7 +84,7 @@ final class OfaSrq extends OfaHandle implements SharedReceiveQueue, IaObjects.Ow
                 IbvSrqInitAttr.SRQ_LIMIT.setInt(init, attributes.lowWatermark());
                 srq = Verbs.get().createSrq(p.pd, init);
             } catch (org.jdapl.provider.ofa.verbs.VerbsException e) {
-                throw OfaIa.resources(DatReturnSubtype.RESOURCE_SRQ, "dat_srq_create (ibv_create_srq)", e);
+                throw NativeErrors.resources(DatReturnSubtype.RESOURCE_SRQ, "dat_srq_create (ibv_create_srq)", e);
             }
             OfaSrq q = new OfaSrq(ia, p, srq, attributes.maxRecvDtos(), attributes.maxRecvIov(),
                     attributes.lowWatermark());
@@ -156,7 +156,7 @@ final class OfaSrq extends OfaHandle implements SharedReceiveQueue, IaObjects.Ow
         if (ia.objects().remove(HandleType.SRQ, this)) {
             pz.users--;
         }
-        OfaIa.quietly("ibv_destroy_srq", () -> Verbs.get().destroySrq(srq));
+        NativeErrors.quietly("ibv_destroy_srq", () -> Verbs.get().destroySrq(srq));
         arena.close();
     }
 

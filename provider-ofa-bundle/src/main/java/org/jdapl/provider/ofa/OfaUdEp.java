@@ -5,10 +5,7 @@ import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.net.InetSocketAddress;
 import java.net.SocketAddress;
-import java.util.ArrayDeque;
-import java.util.HashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.locks.ReentrantLock;
 import org.jdapl.dat.AddressHandle;
@@ -20,9 +17,6 @@ import org.jdapl.dat.DatEvent;
 import org.jdapl.dat.DatException;
 import org.jdapl.dat.DatReturnSubtype;
 import org.jdapl.dat.DatReturnType;
-import org.jdapl.dat.DatagramEndpoint;
-import org.jdapl.dat.DtoStatus;
-import org.jdapl.dat.Endpoint;
 import org.jdapl.dat.EpAttributes;
 import org.jdapl.dat.EpCounter;
 import org.jdapl.dat.EpState;
@@ -34,51 +28,47 @@ import org.jdapl.dat.HandleType;
 import org.jdapl.dat.LmrTriplet;
 import org.jdapl.dat.ProtectionZone;
 import org.jdapl.dat.Qos;
-import org.jdapl.dat.RmrTriplet;
 import org.jdapl.provider.ofa.UdAddressing.OfaAh;
-import org.jdapl.provider.ofa.verbs.Structs.IbvQp;
-import org.jdapl.provider.ofa.verbs.Structs.IbvQpAttr;
-import org.jdapl.provider.ofa.verbs.Structs.IbvQpCap;
-import org.jdapl.provider.ofa.verbs.Structs.IbvQpInitAttr;
 import org.jdapl.provider.ofa.verbs.Structs.IbvRecvWr;
 import org.jdapl.provider.ofa.verbs.Structs.IbvSendWr;
 import org.jdapl.provider.ofa.verbs.Structs.IbvSge;
-import org.jdapl.provider.ofa.verbs.Structs.IbvMr;
 import org.jdapl.provider.ofa.verbs.Verbs;
-import org.jdapl.provider.ofa.verbs.VerbsException;
 
 /**
  * A datagram endpoint (DAT_IB_SERVICE_TYPE_UD) on verbs, as OFED's uDAPL makes one: an
  * {@code IBV_QPT_UD} queue pair with rdma_cm's UD qkey ({@code RDMA_UDP_QKEY}), in RTS from its
- * creation, on the EP's CQs. A connect is a SIDR exchange on an RDMA_PS_UDP ID ({@link UdExchange}),
+ * creation, on the EP's CQs ({@link UdQueuePair}). A connect is a SIDR exchange on an RDMA_PS_UDP ID ({@link UdExchange}),
  * which hands out an {@link AddressHandle}; {@code dat_ib_post_send_ud} posts an {@code IBV_WR_SEND}
  * with {@code wr.ud} (the handle's {@code ibv_ah}, the peer's queue pair and qkey). Every receive
  * gets a 40-byte slot of the endpoint's own registered GRH area as its first segment, so that the
  * GRH the device writes ahead of a datagram never lands in the consumer's buffer; its completion,
  * UD_RECV, reports the payload's length and the sender ({@code src_qp}, the GRH's source address).
  * The device applies the loss rules: a datagram finding no receive is dropped, one longer than the
- * receive completes it {@code IBV_WC_LOC_LEN_ERR}. Disconnect moves the queue pair to the error state:
- * its receives flush, datagrams sent to it are dropped. RC operations fail MODEL_NOT_SUPPORTED.
+ * receive completes it {@code IBV_WC_LOC_LEN_ERR}. The EP's maximum message size is at most the path
+ * MTU ({@link EpLimits#datagram}); a longer datagram is refused at the post (INVALID_PARAMETER).
+ * Disconnect moves the queue pair to the error state: its receives flush, datagrams sent to it are
+ * dropped; no DISCONNECTED event comes, as none comes from OFED's uDAPL, whose
+ * {@code dat_ep_disconnect} returns at once for an EP that is not RC: a datagram endpoint has no
+ * connection whose end an event could report. RC operations fail MODEL_NOT_SUPPORTED.
  * Lock order: the IA's lock, a CQ's poll lock, this endpoint's lock, an EVD's queue lock.
  *
- * <p>The file is longer than about 500 lines because it is the whole {@code DatagramEndpoint}
- * (creation, the exchange's events, posts with their GRH slots, completions and the flush) as one
- * place to read the UD data path top to bottom; the exchange and the address handles are in
- * {@link UdExchange} and {@link UdAddressing}.
+ * <p>The data path reads top to bottom here (posts, completions, the flush); the outstanding requests,
+ * the receives' GRH slots and the completions' events are in {@link UdWorkRequests}, the exchange and
+ * the address handles in {@link UdExchange} and {@link UdAddressing}.
  *
  * <p>Behaviours: EXT_08, EXT_10, EXT_11, EXT_12.
  */
-final class OfaUdEp extends OfaHandle implements DatagramEndpoint, IaObjects.Owned {
-    /** rdma_cm's qkey of RDMA_PS_UDP ({@code RDMA_UDP_QKEY}). */
-    static final int QKEY = 0x01234567;
-    /** The bytes of a GRH, which the device writes ahead of every datagram received. */
-    static final int GRH = 40;
-    private static final long SEND_TAG = 1L << 62;
+final class OfaUdEp extends UdRefusals implements IaObjects.Owned {
     private static final long SGE = IbvSge.S.size();
 
     final OfaIa ia;
     final OfaPz pz;
     private final EpBinding binding;
+    /** The request and receive EVDs, fixed for the endpoint's life, and the room of their CQs. */
+    private final OfaEvd sendEvd;
+    private final OfaEvd recvEvd;
+    private final CqRoom sendRoom;
+    private final CqRoom recvRoom;
     final ReentrantLock lock = new ReentrantLock();
     private final Counts counts = Counts.of(EpCounter.class);
     final UdAddressing addressing = new UdAddressing(this);
@@ -88,63 +78,51 @@ final class OfaUdEp extends OfaHandle implements DatagramEndpoint, IaObjects.Own
     private final MemorySegment sendSges;
     private final MemorySegment recvSges;
     private final MemorySegment badWr;
-    /** The GRH slots of the receives, one per receive the queue holds, registered with {@link #grhMr}. */
-    private final MemorySegment grhArea;
-    private final MemorySegment grhMr;
-    private final ArrayDeque<Integer> freeSlots = new ArrayDeque<>();
-    private final MemorySegment qp;
+    /** The outstanding work requests, the receives' GRH slots, and the completions' events. Guarded by {@link #lock}. */
+    private final UdWorkRequests requests;
+    private final UdQueuePair qp;
     private final int qpNum;
+    /** The largest datagram: the EP's maximum message size, which is at most the path MTU. */
     private final int maxDatagram;
-    /** Outstanding work requests by {@code wr_id}. Guarded by {@link #lock}. */
-    private final Map<Long, Posted> posted = new HashMap<>();
-    private long nextWrId;
     volatile EpState state = EpState.UNCONNECTED;
     private InetSocketAddress lastPeer;
 
-    private record Posted(long cookie, long length, boolean report, int slot) {
-    }
-
     private OfaUdEp(OfaIa ia, EpBinding b) {
-        super(HandleType.EP);
         this.ia = ia;
         this.pz = b.pz();
         this.binding = b;
+        this.sendEvd = b.requestEvd();
+        this.recvEvd = b.recvEvd();
+        this.sendRoom = sendEvd.room();
+        this.recvRoom = recvEvd.room();
         EpAttributes a = b.attributes();
         sendWr = arena.allocate(IbvSendWr.S.size(), 8);
         recvWr = arena.allocate(IbvRecvWr.S.size(), 8);
         sendSges = arena.allocate(SGE * Math.max(1, a.maxRequestIov()), 8);
         recvSges = arena.allocate(SGE * (a.maxRecvIov() + 1), 8);
         badWr = arena.allocate(8, 8);
-        int depth = Math.max(1, a.maxRecvDtos());
-        grhArea = arena.allocate((long) GRH * depth, 64);
-        for (int i = 0; i < depth; i++) {
-            freeSlots.add(i);
-        }
-        maxDatagram = ia.device().activeMtu;
+        maxDatagram = (int) a.maxMessageSize();
         try {
-            grhMr = Verbs.get().regMr(pz.pd, grhArea, grhArea.byteSize(), Verbs.ACCESS_LOCAL_WRITE)
-                    .reinterpret(IbvMr.S.size());
-        } catch (VerbsException e) {
+            requests = new UdWorkRequests(this, addressing, counts, arena, pz.pd, Math.max(1, a.maxRecvDtos()));
+        } catch (RuntimeException e) {
             arena.close();
-            throw OfaIa.resources(DatReturnSubtype.RESOURCE_MEMORY, "dat_ep_create (UD: ibv_reg_mr)", e);
+            throw e;
         }
-        MemorySegment q;
         try {
-            q = createQp(a);
-        } catch (VerbsException e) {
-            OfaIa.quietly("ibv_dereg_mr", () -> Verbs.get().deregMr(grhMr));
+            qp = new UdQueuePair(ia.device(), pz.pd, sendEvd.cqSegment(), recvEvd.cqSegment(), a);
+        } catch (RuntimeException e) {
+            requests.destroy();
             arena.close();
-            throw OfaIa.resources(DatReturnSubtype.RESOURCE_TEP, "dat_ep_create (UD: ibv_create_qp)", e);
+            throw e;
         }
-        qp = q;
-        qpNum = IbvQp.QP_NUM.getInt(q);
+        qpNum = qp.num();
     }
 
     /** {@code dat_ep_create} with DAT_IB_SERVICE_TYPE_UD. */
     static OfaUdEp create(OfaIa ia, ProtectionZone pz, EventDispatcher recvEvd, EventDispatcher requestEvd,
                           EventDispatcher connectEvd, EpAttributes attributes) {
-        EpAttributes attrs = attributes == null ? EpLimits.defaults(ia.device())
-                : EpLimits.withinRdmaLimit(ia.device(), attributes);
+        EpAttributes attrs = EpLimits.datagram(ia.device(), attributes == null ? EpLimits.defaults(ia.device())
+                : EpLimits.withinRdmaLimit(ia.device(), attributes));
         return ia.locked(() -> {
             OfaPz p = ia.ownPz(pz, 2);
             OfaEvd recv = ia.ownEvd(recvEvd, DatReturnSubtype.INVALID_HANDLE_EVD_RECV, EvdFlag.DTO);
@@ -161,44 +139,6 @@ final class OfaUdEp extends OfaHandle implements DatagramEndpoint, IaObjects.Own
             ia.objects().add(HandleType.EP, ep);
             return ep;
         });
-    }
-
-    /** The UD queue pair: RESET to INIT (port, pkey 0, qkey), RTR and RTS at once, as a datagram needs no peer. */
-    private MemorySegment createQp(EpAttributes a) {
-        Verbs v = Verbs.get();
-        MemorySegment q;
-        try (Arena t = Arena.ofConfined()) {
-            MemorySegment init = t.allocate(IbvQpInitAttr.S.size(), 8);
-            IbvQpInitAttr.SEND_CQ.setPointer(init, binding.requestEvd().cq.segment);
-            IbvQpInitAttr.RECV_CQ.setPointer(init, binding.recvEvd().cq.segment);
-            MemorySegment cap = IbvQpInitAttr.CAP.slice(init, IbvQpCap.S.size());
-            IbvQpCap.MAX_SEND_WR.setInt(cap, a.maxRequestDtos());
-            IbvQpCap.MAX_RECV_WR.setInt(cap, Math.max(1, a.maxRecvDtos()));
-            IbvQpCap.MAX_SEND_SGE.setInt(cap, a.maxRequestIov());
-            IbvQpCap.MAX_RECV_SGE.setInt(cap, a.maxRecvIov() + 1);
-            IbvQpInitAttr.QP_TYPE.setInt(init, Verbs.QPT_UD);
-            q = v.createQp(pz.pd, init).reinterpret(IbvQp.S.size());
-            MemorySegment attr = t.allocate(IbvQpAttr.S.size(), 8);
-            try {
-                IbvQpAttr.QP_STATE.setInt(attr, Verbs.QPS_INIT);
-                IbvQpAttr.PKEY_INDEX.setU16(attr, 0);
-                IbvQpAttr.PORT_NUM.setU8(attr, ia.device().port);
-                IbvQpAttr.QKEY.setInt(attr, QKEY);
-                v.modifyQp(q, attr, Verbs.QP_STATE | Verbs.QP_PKEY_INDEX | Verbs.QP_PORT | Verbs.QP_QKEY);
-                attr.fill((byte) 0);
-                IbvQpAttr.QP_STATE.setInt(attr, Verbs.QPS_RTR);
-                v.modifyQp(q, attr, Verbs.QP_STATE);
-                attr.fill((byte) 0);
-                IbvQpAttr.QP_STATE.setInt(attr, Verbs.QPS_RTS);
-                IbvQpAttr.SQ_PSN.setInt(attr, 0);
-                v.modifyQp(q, attr, Verbs.QP_STATE | Verbs.QP_SQ_PSN);
-            } catch (VerbsException e) {
-                MemorySegment created = q;
-                OfaIa.quietly("ibv_destroy_qp", () -> v.destroyQp(created));
-                throw e;
-            }
-        }
-        return q;
     }
 
     int qpNum() {
@@ -238,12 +178,6 @@ final class OfaUdEp extends OfaHandle implements DatagramEndpoint, IaObjects.Own
     }
 
     @Override
-    public void dupConnect(Endpoint dup, long timeoutMicros, byte[] data, Qos qos) {
-        live();
-        throw new DatException(DatReturnType.MODEL_NOT_SUPPORTED, "dat_ep_dup_connect on a datagram endpoint");
-    }
-
-    @Override
     public void commonConnect(SocketAddress remote, long timeoutMicros, byte[] data) {
         live();
         InetSocketAddress target = ConnectArguments.commonTarget(remote);
@@ -274,7 +208,10 @@ final class OfaUdEp extends OfaHandle implements DatagramEndpoint, IaObjects.Own
         evd.enqueue(new DatEvent.UdConnection(evd, number, this, type, ah, null, data));
     }
 
-    /** {@code dat_ep_disconnect}: the queue pair to the error state; its receives complete FLUSHED. */
+    /**
+     * {@code dat_ep_disconnect}: the queue pair to the error state; its receives complete FLUSHED. No
+     * connection event follows (OFED's uDAPL queues none for an EP that is not RC).
+     */
     @Override
     public void disconnect(CloseFlag flag) {
         live();
@@ -289,14 +226,7 @@ final class OfaUdEp extends OfaHandle implements DatagramEndpoint, IaObjects.Own
             }
             state = EpState.DISCONNECTED;
             counts.inc(EpCounter.DISCONNECT);
-            try (Arena t = Arena.ofConfined()) {
-                MemorySegment attr = t.allocate(IbvQpAttr.S.size(), 8);
-                IbvQpAttr.QP_STATE.setInt(attr, Verbs.QPS_ERR);
-                Verbs.get().modifyQp(qp, attr, Verbs.QP_STATE);
-            } catch (VerbsException e) {
-                throw new DatException(DatReturnType.INTERNAL_ERROR, DatReturnSubtype.NO_SUBTYPE,
-                        "dat_ep_disconnect (ibv_modify_qp to ERR)", e);
-            }
+            qp.toError();
         } finally {
             lock.unlock();
         }
@@ -328,14 +258,13 @@ final class OfaUdEp extends OfaHandle implements DatagramEndpoint, IaObjects.Own
             }
             long total = fill(sendSges, 0, iov);
             if (total > maxDatagram) {
-                throw DatException.invalidParameter(3, "a datagram of " + total + " bytes is over the path MTU "
-                        + maxDatagram);
+                throw DatException.invalidParameter(3, "a datagram of " + total + " bytes is over the EP's maximum "
+                        + maxDatagram + " (the path MTU at most)");
             }
-            OfaEvd evd = binding.requestEvd();
-            if (!evd.cq.room.reserve()) {
-                throw WorkQueue.cqFull("request", evd);
+            if (!sendRoom.reserve()) {
+                throw WorkQueue.cqFull("request", sendRoom);
             }
-            long wrId = SEND_TAG | nextWrId++;
+            long wrId = requests.nextSend();
             sendWr.fill((byte) 0);
             IbvSendWr.WR_ID.setLong(sendWr, wrId);
             IbvSendWr.SG_LIST.setPointer(sendWr, sendSges);
@@ -347,9 +276,9 @@ final class OfaUdEp extends OfaHandle implements DatagramEndpoint, IaObjects.Own
             IbvSendWr.UD_REMOTE_QKEY.setInt(sendWr, h.qkey);
             int r = ia.device().context.postSend(qp.address(), sendWr.address(), badWr.address());
             if (r != 0) {
-                throw WorkQueue.postFailed("ibv_post_send (UD)", r, evd);
+                throw WorkQueue.postFailed("ibv_post_send (UD)", r, sendRoom);
             }
-            posted.put(wrId, new Posted(cookie, total, !flags.contains(CompletionFlag.SUPPRESS), -1));
+            requests.sent(wrId, cookie, total, !flags.contains(CompletionFlag.SUPPRESS));
             counts.incWithData(EpCounter.POST_SEND, total);
         } finally {
             lock.unlock();
@@ -371,30 +300,27 @@ final class OfaUdEp extends OfaHandle implements DatagramEndpoint, IaObjects.Own
                         + binding.attributes().maxRecvIov());
             }
             long total = fill(recvSges, 1, iov);
-            Integer slot = freeSlots.poll();
-            if (slot == null) {
+            int slot = requests.takeSlot();
+            if (slot < 0) {
                 throw new DatException(DatReturnType.INSUFFICIENT_RESOURCES, DatReturnSubtype.RESOURCE_TEP,
                         "the receive queue holds " + binding.attributes().maxRecvDtos() + " outstanding receives");
             }
-            OfaEvd evd = binding.recvEvd();
-            if (!evd.cq.room.reserve()) {
-                freeSlots.addFirst(slot);
-                throw WorkQueue.cqFull("receive", evd);
+            if (!recvRoom.reserve()) {
+                requests.giveBack(slot);
+                throw WorkQueue.cqFull("receive", recvRoom);
             }
-            recvSges.set(ValueLayout.JAVA_LONG, IbvSge.ADDR.offset(), grhArea.address() + (long) GRH * slot);
-            recvSges.set(ValueLayout.JAVA_INT, IbvSge.LENGTH.offset(), GRH);
-            recvSges.set(ValueLayout.JAVA_INT, IbvSge.LKEY.offset(), IbvMr.LKEY.getInt(grhMr));
-            long wrId = nextWrId++;
+            requests.grhSge(recvSges, slot);
+            long wrId = requests.nextRecv();
             recvWr.fill((byte) 0);
             IbvRecvWr.WR_ID.setLong(recvWr, wrId);
             IbvRecvWr.SG_LIST.setPointer(recvWr, recvSges);
             IbvRecvWr.NUM_SGE.setInt(recvWr, iov.size() + 1);
             int r = ia.device().context.postRecv(qp.address(), recvWr.address(), badWr.address());
             if (r != 0) {
-                freeSlots.addFirst(slot);
-                throw WorkQueue.postFailed("ibv_post_recv (UD)", r, evd);
+                requests.giveBack(slot);
+                throw WorkQueue.postFailed("ibv_post_recv (UD)", r, recvRoom);
             }
-            posted.put(wrId, new Posted(cookie, total, true, slot));
+            requests.received(wrId, cookie, total, slot);
             counts.incWithData(EpCounter.POST_RECV, total);
         } finally {
             lock.unlock();
@@ -429,103 +355,24 @@ final class OfaUdEp extends OfaHandle implements DatagramEndpoint, IaObjects.Own
         return total;
     }
 
-    /** A work completion of the queue pair (poll lock held): UD_SEND or UD_RECV on its EVD. */
+    /** A work completion of the queue pair (poll lock held): UD_SEND or UD_RECV on its EVD ({@link UdWorkRequests}). */
     void completed(OfaEvd cqEvd, long wc) {
         DatEvent event;
         lock.lock();
         try {
-            if (isFreed()) {
+            if (isFreed() || !requests.outstanding(WorkCompletion.wrId(wc))) {
                 return;
             }
-            long wrId = WorkCompletion.wrId(wc);
-            Posted p = posted.remove(wrId);
-            if (p == null) {
-                return;
-            }
-            cqEvd.cq.room.unreserve();
-            int status = WorkCompletion.status(wc);
-            boolean receive = (wrId & SEND_TAG) == 0;
-            DtoStatus st = Completions.status(status, receive, false);
-            if (!receive) {
-                if (st == DtoStatus.SUCCESS && !p.report) {
-                    return;
-                }
-                event = new DatEvent.ExtendedDtoCompletion(cqEvd, this, p.cookie, st,
-                        st == DtoStatus.SUCCESS ? p.length : 0, ExtensionType.UD_SEND, 0, null);
-            } else {
-                MemorySegment grh = grhArea.asSlice((long) GRH * p.slot, GRH);
-                freeSlots.add(p.slot);
-                OfaAh sender = null;
-                long length = 0;
-                if (st == DtoStatus.SUCCESS) {
-                    length = Math.max(0, WorkCompletion.byteLen(wc) - GRH);
-                    sender = addressing.sender(WorkCompletion.srcQp(wc), grh);
-                    counts.incWithData(EpCounter.RECV, length);
-                }
-                event = new DatEvent.ExtendedDtoCompletion(cqEvd, this, p.cookie, st, length, ExtensionType.UD_RECV,
-                        0, sender);
-            }
+            cqEvd.room().unreserve();
+            event = requests.completed(cqEvd, wc);
         } finally {
             lock.unlock();
         }
-        cqEvd.enqueue(event);
+        if (event != null) {
+            cqEvd.enqueue(event);
+        }
     }
 
-    private static DatException rcOnly(String operation) {
-        return new DatException(DatReturnType.MODEL_NOT_SUPPORTED, operation
-                + " on a datagram endpoint; it sends with dat_ib_post_send_ud");
-    }
-
-    @Override
-    public void postSend(List<LmrTriplet> iov, long cookie, Set<CompletionFlag> flags) {
-        live();
-        throw rcOnly("dat_ep_post_send");
-    }
-
-    @Override
-    public void postSendWithInvalidate(List<LmrTriplet> iov, long cookie, Set<CompletionFlag> flags,
-                                       boolean invalidate, int rmrContext) {
-        live();
-        throw rcOnly("dat_ep_post_send_with_invalidate");
-    }
-
-    @Override
-    public void postRdmaRead(List<LmrTriplet> iov, long cookie, RmrTriplet remote, Set<CompletionFlag> flags) {
-        live();
-        throw rcOnly("dat_ep_post_rdma_read");
-    }
-
-    @Override
-    public void postRdmaReadToRmr(RmrTriplet local, long cookie, RmrTriplet remote, Set<CompletionFlag> flags) {
-        live();
-        throw rcOnly("dat_ep_post_rdma_read_to_rmr");
-    }
-
-    @Override
-    public void postRdmaWrite(List<LmrTriplet> iov, long cookie, RmrTriplet remote, Set<CompletionFlag> flags) {
-        live();
-        throw rcOnly("dat_ep_post_rdma_write");
-    }
-
-    @Override
-    public void postFetchAndAdd(long add, LmrTriplet local, long cookie, RmrTriplet remote, Set<CompletionFlag> f) {
-        live();
-        throw rcOnly("dat_ib_post_fetch_and_add");
-    }
-
-    @Override
-    public void postCompareAndSwap(long compare, long swap, LmrTriplet local, long cookie, RmrTriplet remote,
-                                   Set<CompletionFlag> f) {
-        live();
-        throw rcOnly("dat_ib_post_cmp_and_swap");
-    }
-
-    @Override
-    public void postRdmaWriteWithImmediate(List<LmrTriplet> iov, long cookie, RmrTriplet remote, int immediate,
-                                           Set<CompletionFlag> f) {
-        live();
-        throw rcOnly("dat_ib_post_rdma_write_immed");
-    }
 
     // ---- queries ----
 
@@ -535,19 +382,6 @@ final class OfaUdEp extends OfaHandle implements DatagramEndpoint, IaObjects.Own
         InetSocketAddress peer = lastPeer;
         return new EpParam(ia, state, ia.address(), 0, peer, peer == null ? 0 : peer.getPort(), pz,
                 binding.recvEvd(), binding.requestEvd(), binding.connectEvd(), null, binding.attributes());
-    }
-
-    @Override
-    public void modify(EpAttributes attrs, EventDispatcher recv, EventDispatcher request, EventDispatcher connect) {
-        modify(null, attrs, recv, request, connect);
-    }
-
-    @Override
-    public void modify(ProtectionZone newPz, EpAttributes attrs, EventDispatcher recv, EventDispatcher request,
-                       EventDispatcher connect) {
-        live();
-        throw new DatException(DatReturnType.MODEL_NOT_SUPPORTED, "dat_ep_modify: a verbs queue pair cannot change"
-                + " its PZ, completion queues or queue sizes; create a new EP");
     }
 
     @Override
@@ -565,37 +399,10 @@ final class OfaUdEp extends OfaHandle implements DatagramEndpoint, IaObjects.Own
         live();
         lock.lock();
         try {
-            boolean recvIdle = true;
-            boolean sendIdle = true;
-            for (long id : posted.keySet()) {
-                if ((id & SEND_TAG) != 0) {
-                    sendIdle = false;
-                } else {
-                    recvIdle = false;
-                }
-            }
-            return new EpStatus(state, recvIdle, sendIdle);
+            return new EpStatus(state, requests.idle(false), requests.idle(true));
         } finally {
             lock.unlock();
         }
-    }
-
-    @Override
-    public void reset() {
-        live();
-        throw new DatException(DatReturnType.MODEL_NOT_SUPPORTED, "dat_ep_reset of a datagram endpoint");
-    }
-
-    @Override
-    public RecvQuery recvQuery() {
-        live();
-        throw new DatException(DatReturnType.MODEL_NOT_SUPPORTED, "dat_ep_recv_query: the EP has no SRQ");
-    }
-
-    @Override
-    public void setWatermark(int softHighWatermark, int hardHighWatermark) {
-        live();
-        throw new DatException(DatReturnType.MODEL_NOT_SUPPORTED, "dat_ep_set_watermark: the EP has no SRQ");
     }
 
     // ---- free ----
@@ -617,22 +424,13 @@ final class OfaUdEp extends OfaHandle implements DatagramEndpoint, IaObjects.Own
         boolean wasLive = ia.objects().remove(HandleType.EP, this);
         UdExchange.forget(this);
         ia.router().removeUdQp(this, qpNum);
-        OfaIa.quietly("ibv_destroy_qp", () -> Verbs.get().destroyQp(qp));
+        qp.destroy();
         binding.pollCqs();
         lock.lock();
         try {
-            int sends = 0;
-            int recvs = 0;
-            for (long id : posted.keySet()) {
-                if ((id & SEND_TAG) != 0) {
-                    sends++;
-                } else {
-                    recvs++;
-                }
-            }
-            posted.clear();
-            binding.requestEvd().cq.room.unreserve(sends);
-            binding.recvEvd().cq.room.unreserve(recvs);
+            int[] forgotten = requests.clear();
+            sendRoom.unreserve(forgotten[0]);
+            recvRoom.unreserve(forgotten[1]);
             addressing.destroy();
         } finally {
             lock.unlock();
@@ -641,7 +439,7 @@ final class OfaUdEp extends OfaHandle implements DatagramEndpoint, IaObjects.Own
             binding.releaseQueues();
             binding.releaseConnectEvd();
         }
-        OfaIa.quietly("ibv_dereg_mr", () -> Verbs.get().deregMr(grhMr));
+        requests.destroy();
         arena.close();
     }
 

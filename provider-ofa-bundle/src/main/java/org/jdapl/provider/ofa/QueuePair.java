@@ -54,8 +54,10 @@ final class QueuePair {
         int inline;
         try (Arena a = Arena.ofConfined()) {
             MemorySegment init = a.allocate(IbvQpInitAttr.S.size(), 8);
-            IbvQpInitAttr.SEND_CQ.setPointer(init, b.requestEvd() != null ? b.requestEvd().cq.segment : ia.nullCq());
-            IbvQpInitAttr.RECV_CQ.setPointer(init, b.recvEvd() != null ? b.recvEvd().cq.segment : ia.nullCq());
+            OfaEvd request = b.requestEvd();
+            OfaEvd recv = b.recvEvd();
+            IbvQpInitAttr.SEND_CQ.setPointer(init, request != null ? request.cqSegment() : ia.nullCq());
+            IbvQpInitAttr.RECV_CQ.setPointer(init, recv != null ? recv.cqSegment() : ia.nullCq());
             if (b.srq() != null) {
                 IbvQpInitAttr.SRQ.setPointer(init, b.srq().srq);
             }
@@ -76,14 +78,14 @@ final class QueuePair {
             // ibv_create_qp writes the capabilities the queue pair got into cap.
             inline = Math.min(SendQueue.INLINE_MAX, Math.max(0, IbvQpCap.MAX_INLINE_DATA.getInt(cap)));
         } catch (VerbsException e) {
-            throw OfaIa.resources(DatReturnSubtype.RESOURCE_TEP, what + " (ibv_create_qp)", e);
+            throw NativeErrors.resources(DatReturnSubtype.RESOURCE_TEP, what + " (ibv_create_qp)", e);
         }
         QueuePair q = new QueuePair(ep, qp.reinterpret(IbvQp.S.size()), inline);
         try {
             q.toInit();
         } catch (VerbsException e) {
             q.destroy();
-            throw OfaIa.resources(DatReturnSubtype.RESOURCE_TEP, what + " (ibv_modify_qp to INIT)", e);
+            throw NativeErrors.resources(DatReturnSubtype.RESOURCE_TEP, what + " (ibv_modify_qp to INIT)", e);
         }
         ia.router().addQp(ep, q.qp, q.num);
         return q;
@@ -152,7 +154,7 @@ final class QueuePair {
     /** Destroys the queue pair and forgets it in the router. */
     void destroy() {
         ep.ia.router().removeQp(ep, qp, num);
-        OfaIa.quietly("ibv_destroy_qp", () -> Verbs.get().destroyQp(qp));
+        NativeErrors.quietly("ibv_destroy_qp", () -> Verbs.get().destroyQp(qp));
         arena.close();
     }
 }

@@ -73,14 +73,14 @@ final class RecvQueue extends WorkQueue {
             if (ring.full()) {
                 throw queueFull("receive", ring);
             }
-            if (!covered && !evd.cq.room.reserve()) {
-                throw cqFull("receive", evd);
+            if (!covered && !room.reserve()) {
+                throw cqFull("receive", room);
             }
             DataPathMemory.putLong(recvWrArg + RECV_WR_ID, ring.nextWrId());
             DataPathMemory.putInt(recvWrArg + RECV_NUM_SGE, n);
             int r = verbs.postRecv(qpAddress, recvWrArg, badWrArg);
             if (r != 0) {
-                throw postFailed("ibv_post_recv", r, covered ? null : evd);
+                throw postFailed("ibv_post_recv", r, covered ? null : room);
             }
             ring.add(cookie, DtoOperation.RECEIVE, total, dtoKind(), true, null);
             counts.incWithData(EpCounter.POST_RECV, total);

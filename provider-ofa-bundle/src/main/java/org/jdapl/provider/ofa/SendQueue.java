@@ -90,7 +90,7 @@ final class SendQueue extends WorkQueue {
         if (ring.full()) {
             return LastSignal.LATER;
         }
-        if (!covered && !evd.cq.room.reserve()) {
+        if (!covered && !room.reserve()) {
             return LastSignal.FAILED;
         }
         long wr = sendWrArg;
@@ -104,7 +104,7 @@ final class SendQueue extends WorkQueue {
         DataPathMemory.putInt(wr + SEND_RKEY, 0);
         int r = verbs.postSend(qpAddress, sendWrArg, badWrArg);
         if (r != 0) {
-            postFailed("ibv_post_send (drain)", r, covered ? null : evd);
+            postFailed("ibv_post_send (drain)", r, covered ? null : room);
             return LastSignal.FAILED;
         }
         ring.unsignalledRun = 0;
@@ -199,13 +199,13 @@ final class SendQueue extends WorkQueue {
             int bits = CompletionBits.of(flags);
             boolean suppress = (bits & CompletionBits.SUPPRESS) != 0;
             boolean signal = !suppress || ring.unsignalledRun >= ring.capacity / 2;
-            if (!covered && !evd.cq.room.reserve()) {
-                throw cqFull("request", evd);
+            if (!covered && !room.reserve()) {
+                throw cqFull("request", room);
             }
             writeSendWr(opcode, iov, total, sendFlags(bits, signal), invalidate, remote);
             int r = verbs.postSend(qpAddress, sendWrArg, badWrArg);
             if (r != 0) {
-                throw postFailed("ibv_post_send", r, covered ? null : evd);
+                throw postFailed("ibv_post_send", r, covered ? null : room);
             }
             ring.unsignalledRun = signal ? 0 : ring.unsignalledRun + 1;
             ring.add(cookie, op, total, dtoKind(), !suppress, null);
@@ -244,8 +244,8 @@ final class SendQueue extends WorkQueue {
             int bits = CompletionBits.of(flags);
             boolean suppress = (bits & CompletionBits.SUPPRESS) != 0;
             boolean signal = !suppress || ring.unsignalledRun >= ring.capacity / 2;
-            if (!covered && !evd.cq.room.reserve()) {
-                throw cqFull("request", evd);
+            if (!covered && !room.reserve()) {
+                throw cqFull("request", room);
             }
             writeSendWr(opcode, iov, total, sendFlags(bits, signal), immediate, atomic ? null : remote);
             if (atomic) {
@@ -257,7 +257,7 @@ final class SendQueue extends WorkQueue {
             }
             int r = verbs.postSend(qpAddress, sendWrArg, badWrArg);
             if (r != 0) {
-                throw postFailed("ibv_post_send", r, covered ? null : evd);
+                throw postFailed("ibv_post_send", r, covered ? null : room);
             }
             ring.unsignalledRun = signal ? 0 : ring.unsignalledRun + 1;
             ring.add(cookie, op, total, WorkRing.KIND_EXT, !suppress, type);
@@ -440,7 +440,7 @@ final class SendQueue extends WorkQueue {
                 throw new DatException(DatReturnType.INSUFFICIENT_RESOURCES, DatReturnSubtype.RESOURCE_TEP,
                         "the request queue is full");
             }
-            if (evd == null || !covered && !evd.cq.room.reserve()) {
+            if (evd == null || !covered && !room.reserve()) {
                 throw new DatException(DatReturnType.INSUFFICIENT_RESOURCES, DatReturnSubtype.RESOURCE_TEVD,
                         "no room in the request EVD's completion queue");
             }
@@ -452,7 +452,7 @@ final class SendQueue extends WorkQueue {
             if (rmr.scope == RmrScope.PZ && length == 0 && previous == null) {
                 // Nothing is bound: the unbind completes at once.
                 if (!covered) {
-                    evd.cq.room.unreserve();
+                    room.unreserve();
                 }
                 if (report) {
                     evd.enqueue(new DatEvent.RmrBindCompletion(evd, rmr, cookie, DtoStatus.SUCCESS));
@@ -462,7 +462,7 @@ final class SendQueue extends WorkQueue {
             int r = rmr.postBind(ep.queuePair(), mwBind, sendWr, badWrArg, ring.nextWrId(), lmr, previous, offset,
                     length, access);
             if (r != 0) {
-                throw postFailed("ibv_bind_mw", r, covered ? null : evd);
+                throw postFailed("ibv_bind_mw", r, covered ? null : room);
             }
             int context = rmr.posted();
             ring.unsignalledRun = 0;

@@ -2,6 +2,7 @@ package org.jdapl.provider.ofa;
 
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
+import org.jdapl.dat.Dat;
 import org.jdapl.dat.DatException;
 import org.jdapl.dat.DatReturnType;
 import org.jdapl.dat.EventSlot;
@@ -15,23 +16,36 @@ import org.jdapl.dat.EventSlot;
  * an event queued on the EVD, the EVD's close (ABORT) and {@code setUnwaitable} wake it too. A
  * waiter that finds another thread waiting, or events queued, waits as {@code waitEvent} does.
  *
+ * <p>The waiter's state (who is parked) lives in the EVD's {@link EvdQueue}, whose signals wake it;
+ * the slot filling in {@link PollHandoff}; the lock protocol they share is described once, in the
+ * EVD's class comment.
+ *
  * <p>Behaviours: OBJ_03, OBJ_11.
  */
 final class SlotWait {
-    private SlotWait() {
+    private final EvdQueue queue;
+    private final PollHandoff handoff;
+    private final EvdCq cq;
+    /** How long a wait polls before it blocks ({@link WaitSpin}), read when the EVD is created. */
+    private final long spinNanos = WaitSpin.nanos();
+
+    SlotWait(EvdQueue queue, PollHandoff handoff, EvdCq cq) {
+        this.queue = queue;
+        this.handoff = handoff;
+        this.cq = cq;
     }
 
     /**
      * Waits for the EVD's next event into {@code s}; false (nothing taken) where the caller must wait
      * the usual way.
      */
-    static boolean waitInto(OfaEvd evd, long timeoutMicros, EventSlot s, long spinNanos) {
+    boolean waitInto(long timeoutMicros, EventSlot s) {
         long start = System.nanoTime();
-        boolean infinite = timeoutMicros >= org.jdapl.dat.Dat.TIMEOUT_INFINITE;
+        boolean infinite = timeoutMicros >= Dat.TIMEOUT_INFINITE;
         long timeout = infinite ? Long.MAX_VALUE : TimeUnit.MICROSECONDS.toNanos(timeoutMicros);
         long spin = Math.min(spinNanos, timeout);
-        while (evd.idle()) {
-            if (evd.pollInto(s, 0)) {
+        while (queue.idle()) {
+            if (handoff.pollInto(s, 0)) {
                 return true;
             }
             if (System.nanoTime() - start >= spin) {
@@ -39,13 +53,13 @@ final class SlotWait {
             }
             Thread.onSpinWait();
         }
-        if (!evd.idle() || !evd.becomeSlotWaiter()) {
+        if (!queue.idle() || !queue.becomeSlotWaiter()) {
             return false;
         }
         try {
             boolean armed = false;
             while (true) {
-                if (evd.pollInto(s, 1) || evd.takeQueued(s)) {
+                if (handoff.pollInto(s, 1) || queue.takeQueued(s)) {
                     return true;
                 }
                 long left = infinite ? Long.MAX_VALUE : timeout - (System.nanoTime() - start);
@@ -53,14 +67,14 @@ final class SlotWait {
                     throw new DatException(DatReturnType.TIMEOUT_EXPIRED, "no event within " + timeoutMicros + " us");
                 }
                 if (!armed) {
-                    evd.cq.arm(); // then poll once more: a completion before the arm raises no event
+                    cq.arm(); // then poll once more: a completion before the arm raises no event
                     armed = true;
                     continue;
                 }
                 if (infinite) {
-                    LockSupport.park(evd);
+                    LockSupport.park(queue);
                 } else {
-                    LockSupport.parkNanos(evd, left);
+                    LockSupport.parkNanos(queue, left);
                 }
                 if (Thread.interrupted()) {
                     Thread.currentThread().interrupt();
@@ -69,7 +83,20 @@ final class SlotWait {
                 armed = false;
             }
         } finally {
-            evd.leaveSlotWaiter();
+            queue.leaveSlotWaiter();
         }
+    }
+
+    /**
+     * The CQ's completion event (event thread): true if a slot waiter is parked for it, now woken to
+     * poll the CQ into its slot itself (no event object is made); false if the event thread is to poll.
+     */
+    boolean wakeForCq() {
+        Thread w = queue.slotWaiter();
+        if (w != null && !queue.hasCno() && cq.closingUsers.get() == 0) {
+            LockSupport.unpark(w);
+            return true;
+        }
+        return false;
     }
 }

@@ -24,8 +24,13 @@ final class TerminalEvent {
     /** How long the DISCONNECTED event waits for TIMEWAIT_EXIT before it is queued anyway. */
     private static final long TIMEWAIT_LIMIT_NANOS = TimeUnit.SECONDS.toNanos(5);
 
+    /** The EP the event reports on. */
     private final OfaEp ep;
+    private final EpLock lock;
+    private final OfaEventLoop loop;
     private final EpConnection connection;
+    /** What must complete first: the EP's queues; and the EVDs they complete on. */
+    private final EpWork work;
     private EventNumber event;
     private byte[] data = new byte[0];
     private boolean queued = true;
@@ -34,9 +39,12 @@ final class TerminalEvent {
     private boolean watching;
     private OfaEventLoop.Timer timewaitTimer;
 
-    TerminalEvent(OfaEp ep, EpConnection connection) {
+    TerminalEvent(OfaEp ep, EpLock lock, OfaEventLoop loop, EpConnection connection, EpWork work) {
         this.ep = ep;
+        this.lock = lock;
+        this.loop = loop;
         this.connection = connection;
+        this.work = work;
     }
 
     /** Whether the event of the last connection is out (or there was none). */
@@ -57,8 +65,8 @@ final class TerminalEvent {
 
     /** After a disconnect of an established connection: TIMEWAIT_EXIT of {@code id}, or the limit. */
     void awaitTimewait(MemorySegment id) {
-        timewaitTimer = ep.ia.loop().schedule(TIMEWAIT_LIMIT_NANOS, () -> {
-            ep.lock.lock();
+        timewaitTimer = loop.schedule(TIMEWAIT_LIMIT_NANOS, () -> {
+            lock.lock();
             try {
                 if (connection.isCurrent(id) && !cmDone) {
                     LOG.debug("no TIMEWAIT_EXIT within {} s; completing the disconnect",
@@ -66,7 +74,7 @@ final class TerminalEvent {
                     cmDone();
                 }
             } finally {
-                ep.lock.unlock();
+                lock.unlock();
             }
         });
     }
@@ -89,18 +97,18 @@ final class TerminalEvent {
 
     /** Queues the event once nothing is outstanding and rdma_cm is done. */
     void maybeFinish() {
-        if (!queued && cmDone && ep.sendQueue().outstanding() > 0) {
-            ep.sendQueue().retireUnsignalledTail();
+        if (!queued && cmDone && work.outstandingSends() > 0) {
+            work.retireUnsignalledTail();
         }
-        if (queued || !cmDone || ep.sendQueue().outstanding() > 0 || ep.recvQueue().outstanding() > 0) {
+        if (queued || !cmDone || work.outstandingSends() > 0 || work.outstandingRecvs() > 0) {
             return;
         }
         queued = true;
         connection.setEnding();
         watch(false);
         cancelTimer();
-        ep.recvQueue().flushLate();
-        OfaEvd connectEvd = ep.binding().connectEvd();
+        work.flushLateRecvs();
+        OfaEvd connectEvd = work.connectEvd();
         if (connectEvd != null && !ep.isFreed()) {
             connectEvd.enqueue(new DatEvent.Connection(connectEvd, event, ep, data));
         }
@@ -112,17 +120,13 @@ final class TerminalEvent {
             return;
         }
         watching = on;
-        OfaEvd recv = ep.binding().recvEvd();
-        OfaEvd request = ep.binding().requestEvd();
-        for (OfaEvd e : recv == request ? new OfaEvd[] {request} : new OfaEvd[] {recv, request}) {
+        for (OfaEvd e : work.dtoEvds()) {
             if (e == null) {
                 continue;
             }
+            e.keepArmed(on);
             if (on) {
-                e.cq.closingUsers.incrementAndGet();
-                ep.ia.loop().schedule(0, e::armAndPoll);
-            } else {
-                e.cq.closingUsers.decrementAndGet();
+                loop.schedule(0, e::armAndPoll);
             }
         }
     }

@@ -98,7 +98,7 @@ final class UdAddressing {
             IbvAhAttr.HOP_LIMIT.setU8(attr, HOP_LIMIT);
             IbvAhAttr.IS_GLOBAL.setU8(attr, 1);
             IbvAhAttr.PORT_NUM.setU8(attr, ep.ia.device().port);
-            return add(attr, ip, qpn, OfaUdEp.QKEY);
+            return add(attr, ip, qpn, UdQueuePair.QKEY);
         }
     }
 
@@ -138,7 +138,7 @@ final class UdAddressing {
         try {
             ah = Verbs.get().createAh(ep.pz.pd, attr);
         } catch (VerbsException e) {
-            throw OfaIa.resources(DatReturnSubtype.NO_SUBTYPE, "ibv_create_ah", e);
+            throw NativeErrors.resources(DatReturnSubtype.NO_SUBTYPE, "ibv_create_ah", e);
         }
         OfaAh h = new OfaAh(ep, ah, ip, qpn, qkey);
         handles.add(h);
@@ -148,7 +148,7 @@ final class UdAddressing {
     /** Destroys every handle (the endpoint is freed). */
     void destroy() {
         for (OfaAh h : handles) {
-            OfaIa.quietly("ibv_destroy_ah", () -> Verbs.get().destroyAh(h.ah));
+            NativeErrors.quietly("ibv_destroy_ah", () -> Verbs.get().destroyAh(h.ah));
         }
         handles.clear();
     }

@@ -71,7 +71,7 @@ final class UdExchange {
         try {
             id = cm.createId(ia.cmChannel(), RdmaCm.PS_UDP);
         } catch (VerbsException e) {
-            throw OfaIa.resources(DatReturnSubtype.NO_SUBTYPE, "dat_ep_connect (UD: rdma_create_id)", e);
+            throw NativeErrors.resources(DatReturnSubtype.NO_SUBTYPE, "dat_ep_connect (UD: rdma_create_id)", e);
         }
         byte[] wire = ByteBuffer.allocate(5 + data.length).putInt(ep.qpNum()).put((byte) data.length).put(data).array();
         UdExchange x = new UdExchange(ep, id, wire, to.getAddress());

@@ -44,6 +44,8 @@ abstract class WorkQueue {
     final WorkRing ring;
     /** The EVD whose CQ takes this queue's completions, or null. */
     final OfaEvd evd;
+    /** The room of {@link #evd}'s CQ (null without an EVD). */
+    final CqRoom room;
     /** Whether this is the send queue (its completions report the length posted). */
     private final boolean send;
     /** The device's verbs, whose data-path downcalls the posts make. */
@@ -70,6 +72,7 @@ abstract class WorkQueue {
         this.counts = ep.counts();
         this.ring = new WorkRing(tag, Math.max(1, depth));
         this.evd = evd;
+        this.room = evd == null ? null : evd.room();
         this.send = tag == WorkRing.SEND;
         this.verbs = ia.device().context;
         // The buffers every post writes need no liveness check: the arena is closed at dat_ep_free after
@@ -86,13 +89,13 @@ abstract class WorkQueue {
 
     /** At {@code dat_ep_create} (IA lock held): takes the CQ room of the whole queue if the EVD has it. */
     void cover() {
-        covered = evd != null && evd.cq.room.reserveQueue(ring.capacity);
+        covered = room != null && room.reserveQueue(ring.capacity);
     }
 
     /** Gives back the CQ room the queue held (its queue pair destroyed and CQ polled since). */
     void uncover() {
-        if (evd != null) {
-            evd.cq.room.unreserve(covered ? ring.capacity : ring.outstanding());
+        if (room != null) {
+            room.unreserve(covered ? ring.capacity : ring.outstanding());
         }
         covered = false;
     }
@@ -182,15 +185,15 @@ abstract class WorkQueue {
                 "the " + which + " queue holds " + ring.capacity + " outstanding DTOs");
     }
 
-    static DatException cqFull(String which, OfaEvd evd) {
+    static DatException cqFull(String which, CqRoom room) {
         return new DatException(DatReturnType.INSUFFICIENT_RESOURCES, DatReturnSubtype.RESOURCE_TEVD,
-                "the " + which + " EVD's completion queue is full (" + evd.cq.room.capacity() + " entries)");
+                "the " + which + " EVD's completion queue is full (" + room.capacity() + " entries)");
     }
 
     /** A failed post's error, after giving back the CQ room it reserved on {@code reservedOn} (if not null). */
-    static DatException postFailed(String what, int errno, OfaEvd reservedOn) {
+    static DatException postFailed(String what, int errno, CqRoom reservedOn) {
         if (reservedOn != null) {
-            reservedOn.cq.room.unreserve();
+            reservedOn.unreserve();
         }
         if (errno == Errno.ENOMEM) {
             return new DatException(DatReturnType.INSUFFICIENT_RESOURCES, DatReturnSubtype.RESOURCE_TEP,
@@ -271,7 +274,7 @@ abstract class WorkQueue {
         int retired = (int) (seq - ring.tail() + 1);
         ring.retireThrough(seq);
         if (!covered) {
-            cqEvd.cq.room.unreserve(retired);
+            room.unreserve(retired); // completions come on the queue's own EVD
         }
     }
 

@@ -36,7 +36,6 @@ import org.jdapl.dat.PspFlag;
 import org.jdapl.dat.PublicServicePoint;
 import org.jdapl.dat.RmrTriplet;
 import org.jdapl.dat.VaType;
-import org.jdapl.provider.ofa.OfaProvider;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -44,27 +43,23 @@ import org.junit.jupiter.api.Test;
 /** rdma_cm connections and data transfer between two IAs on the device. */
 class ConnectionDeviceTest {
     private static final long WAIT = 10_000_000;
-    private final OfaProvider provider = new OfaProvider();
+    private DevicePair pair;
     private InterfaceAdapter a;
     private InterfaceAdapter b;
     private Arena arena;
 
     @BeforeEach
     void open() {
-        a = RxeDevice.open(provider);
-        b = RxeDevice.open(provider);
-        arena = Arena.ofShared();
+        pair = DevicePair.open();
+        a = pair.a;
+        b = pair.b;
+        arena = pair.arena;
     }
 
     @AfterEach
     void close() {
-        if (a != null) {
-            a.close();
-            b.close();
-            assertTrue(provider.openObjects().isEmpty(), provider.openObjects().toString());
-        }
-        if (arena != null) {
-            arena.close();
+        if (pair != null) {
+            pair.close();
         }
     }
 
@@ -74,27 +69,13 @@ class ConnectionDeviceTest {
 
     /** Connects an EP of each IA (one EVD per side for every stream); returns them ESTABLISHED. */
     private Ends connect(byte[] requestData, byte[] acceptData) {
-        ProtectionZone pa = a.createPz();
-        ProtectionZone pb = b.createPz();
-        Set<EvdFlag> all = EnumSet.of(EvdFlag.DTO, EvdFlag.CONNECTION, EvdFlag.CR, EvdFlag.RMR_BIND);
-        EventDispatcher da = a.createEvd(256, null, all);
-        EventDispatcher db = b.createEvd(256, null, all);
-        Endpoint ea = a.createEp(pa, da, da, da, null);
-        Endpoint eb = b.createEp(pb, db, db, db, null);
-        PublicServicePoint psp = b.createPspAny(db, PspFlag.CONSUMER);
-        ea.connect(b.query().attributes().address(), psp.query().connQual(), WAIT, requestData);
-        assertEquals(EpState.ACTIVE_CONNECTION_PENDING, ea.query().state());
-        DatEvent.ConnectionRequest cr = assertInstanceOf(DatEvent.ConnectionRequest.class, db.waitEvent(WAIT));
-        assertOfedPadded(requestData, 56, cr.request().query().privateData());
-        assertEquals(ea.query().localPortQual(), cr.request().query().remotePortQual());
-        cr.request().accept(eb, acceptData);
-        DatEvent.Connection estB = assertInstanceOf(DatEvent.Connection.class, db.waitEvent(WAIT));
-        assertEquals(EventNumber.CONNECTION_ESTABLISHED, estB.number());
-        DatEvent.Connection estA = assertInstanceOf(DatEvent.Connection.class, da.waitEvent(WAIT));
-        assertEquals(EventNumber.CONNECTION_ESTABLISHED, estA.number());
-        assertOfedPadded(acceptData, 196, estA.privateData());
-        psp.free();
-        return new Ends(ea, eb, da, db, pa, pb);
+        DevicePair.Connected c = pair.connect(256,
+                EnumSet.of(EvdFlag.DTO, EvdFlag.CONNECTION, EvdFlag.CR, EvdFlag.RMR_BIND), requestData, acceptData, WAIT);
+        assertEquals(EpState.ACTIVE_CONNECTION_PENDING, c.stateAfterConnect());
+        assertOfedPadded(requestData, 56, c.request().privateData());
+        assertEquals(c.ea().query().localPortQual(), c.request().remotePortQual());
+        assertOfedPadded(acceptData, 196, c.establishedA().privateData());
+        return new Ends(c.ea(), c.eb(), c.da(), c.db(), pair.pa, pair.pb);
     }
 
     private static DatEvent.DtoCompletion dto(EventDispatcher evd) {

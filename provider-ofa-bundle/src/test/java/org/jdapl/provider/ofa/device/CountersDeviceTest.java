@@ -1,7 +1,6 @@
 package org.jdapl.provider.ofa.device;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -12,13 +11,11 @@ import java.util.List;
 import java.util.Set;
 import org.jdapl.dat.Counters;
 import org.jdapl.dat.Dat;
-import org.jdapl.dat.DatEvent;
 import org.jdapl.dat.DatException;
 import org.jdapl.dat.DatReturnType;
 import org.jdapl.dat.Endpoint;
 import org.jdapl.dat.EpCounter;
 import org.jdapl.dat.EventDispatcher;
-import org.jdapl.dat.EventNumber;
 import org.jdapl.dat.EvdCounter;
 import org.jdapl.dat.EvdFlag;
 import org.jdapl.dat.IaCounter;
@@ -28,11 +25,8 @@ import org.jdapl.dat.LocalMemoryRegion;
 import org.jdapl.dat.MemPriv;
 import org.jdapl.dat.ProtectionZone;
 import org.jdapl.dat.ProviderAttributes;
-import org.jdapl.dat.PspFlag;
-import org.jdapl.dat.PublicServicePoint;
 import org.jdapl.dat.RmrTriplet;
 import org.jdapl.dat.VaType;
-import org.jdapl.provider.ofa.OfaProvider;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -44,7 +38,7 @@ import org.junit.jupiter.api.Test;
  */
 class CountersDeviceTest {
     private static final long WAIT = 20_000_000;
-    private final OfaProvider provider = new OfaProvider();
+    private DevicePair pair;
     private InterfaceAdapter a;
     private InterfaceAdapter b;
     private ProtectionZone pa;
@@ -53,22 +47,18 @@ class CountersDeviceTest {
 
     @BeforeEach
     void open() {
-        a = RxeDevice.open(provider);
-        b = RxeDevice.open(provider);
-        pa = a.createPz();
-        pb = b.createPz();
-        arena = Arena.ofShared();
+        pair = DevicePair.open();
+        a = pair.a;
+        b = pair.b;
+        pa = pair.pa;
+        pb = pair.pb;
+        arena = pair.arena;
     }
 
     @AfterEach
     void close() {
-        if (a != null) {
-            a.close();
-            b.close();
-            assertTrue(provider.openObjects().isEmpty(), provider.openObjects().toString());
-        }
-        if (arena != null) {
-            arena.close();
+        if (pair != null) {
+            pair.close();
         }
     }
 
@@ -87,17 +77,9 @@ class CountersDeviceTest {
         a.queryCounters(true);
         a.queryEpCounters(true);
         b.queryEvdCounters(true);
-        Endpoint ea = a.createEp(pa, da, da, da, null);
-        Endpoint eb = b.createEp(pb, db, db, db, null);
-        PublicServicePoint psp = b.createPspAny(db, PspFlag.CONSUMER);
-        ea.connect(b.query().attributes().address(), psp.query().connQual(), WAIT, new byte[0]);
-        DatEvent.ConnectionRequest cr = assertInstanceOf(DatEvent.ConnectionRequest.class, db.waitEvent(WAIT));
-        cr.request().accept(eb, new byte[0]);
-        assertEquals(EventNumber.CONNECTION_ESTABLISHED, assertInstanceOf(DatEvent.Connection.class,
-                db.waitEvent(WAIT)).number());
-        assertEquals(EventNumber.CONNECTION_ESTABLISHED, assertInstanceOf(DatEvent.Connection.class,
-                da.waitEvent(WAIT)).number());
-        psp.free();
+        DevicePair.Connected c = pair.connect(da, db, new byte[0], new byte[0], WAIT);
+        Endpoint ea = c.ea();
+        Endpoint eb = c.eb();
 
         MemorySegment src = arena.allocate(4096, 8);
         MemorySegment sink = arena.allocate(8192, 8);

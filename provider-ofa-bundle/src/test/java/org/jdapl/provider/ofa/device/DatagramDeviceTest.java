@@ -12,6 +12,7 @@ import java.lang.foreign.MemorySegment;
 import java.util.EnumSet;
 import java.util.List;
 import java.util.Set;
+import org.jdapl.dat.CloseFlag;
 import org.jdapl.dat.Dat;
 import org.jdapl.dat.DatEvent;
 import org.jdapl.dat.DatException;
@@ -31,7 +32,6 @@ import org.jdapl.dat.ProviderAttributes;
 import org.jdapl.dat.PspFlag;
 import org.jdapl.dat.PublicServicePoint;
 import org.jdapl.dat.VaType;
-import org.jdapl.provider.ofa.OfaProvider;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -44,7 +44,7 @@ import org.junit.jupiter.api.Test;
  */
 class DatagramDeviceTest {
     private static final long WAIT = 20_000_000;
-    private final OfaProvider provider = new OfaProvider();
+    private DevicePair pair;
     private InterfaceAdapter a;
     private InterfaceAdapter b;
     private ProtectionZone pa;
@@ -55,25 +55,21 @@ class DatagramDeviceTest {
 
     @BeforeEach
     void open() {
-        a = RxeDevice.open(provider);
-        b = RxeDevice.open(provider);
-        pa = a.createPz();
-        pb = b.createPz();
+        pair = DevicePair.open();
+        a = pair.a;
+        b = pair.b;
+        pa = pair.pa;
+        pb = pair.pb;
         Set<EvdFlag> all = EnumSet.of(EvdFlag.DTO, EvdFlag.CONNECTION, EvdFlag.CR);
         da = a.createEvd(64, null, all);
         db = b.createEvd(64, null, all);
-        arena = Arena.ofShared();
+        arena = pair.arena;
     }
 
     @AfterEach
     void close() {
-        if (a != null) {
-            a.close();
-            b.close();
-            assertTrue(provider.openObjects().isEmpty(), provider.openObjects().toString());
-        }
-        if (arena != null) {
-            arena.close();
+        if (pair != null) {
+            pair.close();
         }
     }
 
@@ -126,6 +122,37 @@ class DatagramDeviceTest {
     }
 
     @Test
+    void EXT_11_theMaximumMessageSizeOfADatagramEndpointIsThePathMtuAtMost() {
+        // The provider's defaults (the port's max_msg_sz, more than any MTU) are capped.
+        DatagramEndpoint ea = a.createDatagramEp(pa, da, da, da, null);
+        long max = ea.query().attributes().maxMessageSize();
+        assertTrue(max >= 256 && max <= 4096 && Long.bitCount(max) == 1, "not an MTU: " + max);
+        assertEquals(max, ea.maxDatagramSize(), "dat_ep_query and maxDatagramSize agree");
+        PublicServicePoint psp = b.createPspAny(db, PspFlag.CONSUMER);
+        DatagramEndpoint eb = b.createDatagramEp(pb, db, db, db, null);
+        ea.connect(b.query().attributes().address(), psp.query().connQual(), WAIT, new byte[0]);
+        DatEvent.UdConnection req = assertInstanceOf(DatEvent.UdConnection.class, db.waitEvent(WAIT));
+        req.request().accept(eb, new byte[0]);
+        assertInstanceOf(DatEvent.UdConnection.class, db.waitEvent(WAIT));
+        DatEvent.UdConnection active = assertInstanceOf(DatEvent.UdConnection.class, da.waitEvent(WAIT));
+        assertNotNull(active.remoteAh(), active.toString());
+        psp.free();
+        LocalMemoryRegion la = lmr(a, pa, arena.allocate(max + 1, 8));
+        DatException over = assertThrows(DatException.class, () -> ea.postSendDatagram(active.remoteAh(),
+                List.of(new LmrTriplet(la, 0, max + 1)), 1, Dat.COMPLETION_DEFAULT));
+        assertEquals(DatReturnType.INVALID_PARAMETER, over.type(), over.getMessage());
+        // Disconnect ends nothing that an event could report: the receives flush, no connection event comes.
+        LocalMemoryRegion lb = lmr(b, pb, arena.allocate(64, 8));
+        eb.postRecv(List.of(new LmrTriplet(lb, 0, 64)), 7, Dat.COMPLETION_DEFAULT);
+        eb.disconnect(CloseFlag.ABRUPT);
+        DatEvent.ExtendedDtoCompletion flushed = assertInstanceOf(DatEvent.ExtendedDtoCompletion.class,
+                db.waitEvent(WAIT));
+        assertEquals(DtoStatus.FLUSHED, flushed.status(), flushed.toString());
+        DatException none = assertThrows(DatException.class, () -> db.waitEvent(200_000));
+        assertEquals(DatReturnType.TIMEOUT_EXPIRED, none.type(), "no DISCONNECTED event on a datagram endpoint");
+    }
+
+    @Test
     void EXT_12_anIaClosedWithReceivesAndAnUnansweredRequestLeavesNothingOpen() {
         DatagramEndpoint ea = a.createDatagramEp(pa, da, da, da, null);
         DatagramEndpoint eb = b.createDatagramEp(pb, db, db, db, null);
@@ -137,8 +164,7 @@ class DatagramDeviceTest {
         DatEvent.UdConnection req = assertInstanceOf(DatEvent.UdConnection.class, db.waitEvent(WAIT));
         assertEquals(EventNumber.IB_UD_CONNECTION_REQUEST, req.number());
         // b closes with the request unanswered: a's exchange ends without an address handle.
-        b.close();
-        b = RxeDevice.open(provider);
+        b = pair.reopenB();
         DatEvent.UdConnection ended = assertInstanceOf(DatEvent.UdConnection.class, da.waitEvent(WAIT));
         assertTrue(ended.number() == EventNumber.IB_UD_CONNECTION_ERROR
                 || ended.number() == EventNumber.IB_UD_CONNECTION_REJECT, ended.toString());

@@ -38,11 +38,8 @@ import org.jdapl.dat.LocalMemoryRegion;
 import org.jdapl.dat.MemPriv;
 import org.jdapl.dat.ProtectionZone;
 import org.jdapl.dat.ProviderAttributes;
-import org.jdapl.dat.PspFlag;
-import org.jdapl.dat.PublicServicePoint;
 import org.jdapl.dat.RmrTriplet;
 import org.jdapl.dat.VaType;
-import org.jdapl.provider.ofa.OfaProvider;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -54,7 +51,7 @@ import org.junit.jupiter.api.Test;
  */
 class ExtensionsDeviceTest {
     private static final long WAIT = 20_000_000;
-    private final OfaProvider provider = new OfaProvider();
+    private DevicePair pair;
     private InterfaceAdapter a;
     private InterfaceAdapter b;
     private ProtectionZone pa;
@@ -63,22 +60,18 @@ class ExtensionsDeviceTest {
 
     @BeforeEach
     void open() {
-        a = RxeDevice.open(provider);
-        b = RxeDevice.open(provider);
-        pa = a.createPz();
-        pb = b.createPz();
-        arena = Arena.ofShared();
+        pair = DevicePair.open();
+        a = pair.a;
+        b = pair.b;
+        pa = pair.pa;
+        pb = pair.pb;
+        arena = pair.arena;
     }
 
     @AfterEach
     void close() {
-        if (a != null) {
-            a.close();
-            b.close();
-            assertTrue(provider.openObjects().isEmpty(), provider.openObjects().toString());
-        }
-        if (arena != null) {
-            arena.close();
+        if (pair != null) {
+            pair.close();
         }
     }
 
@@ -87,21 +80,9 @@ class ExtensionsDeviceTest {
     }
 
     private Pair connect() {
-        Set<EvdFlag> all = EnumSet.of(EvdFlag.DTO, EvdFlag.CONNECTION, EvdFlag.CR);
-        EventDispatcher da = a.createEvd(2048, null, all);
-        EventDispatcher db = b.createEvd(2048, null, all);
-        Endpoint ea = a.createEp(pa, da, da, da, null);
-        Endpoint eb = b.createEp(pb, db, db, db, null);
-        PublicServicePoint psp = b.createPspAny(db, PspFlag.CONSUMER);
-        ea.connect(b.query().attributes().address(), psp.query().connQual(), WAIT, new byte[0]);
-        DatEvent.ConnectionRequest cr = assertInstanceOf(DatEvent.ConnectionRequest.class, db.waitEvent(WAIT));
-        cr.request().accept(eb, new byte[0]);
-        assertEquals(EventNumber.CONNECTION_ESTABLISHED, assertInstanceOf(DatEvent.Connection.class,
-                db.waitEvent(WAIT)).number());
-        assertEquals(EventNumber.CONNECTION_ESTABLISHED, assertInstanceOf(DatEvent.Connection.class,
-                da.waitEvent(WAIT)).number());
-        psp.free();
-        return new Pair(ea, eb, da, db);
+        DevicePair.Connected c = pair.connect(2048, EnumSet.of(EvdFlag.DTO, EvdFlag.CONNECTION, EvdFlag.CR),
+                new byte[0], new byte[0], WAIT);
+        return new Pair(c.ea(), c.eb(), c.da(), c.db());
     }
 
     private static DatEvent.ExtendedDtoCompletion ext(EventDispatcher evd) {
