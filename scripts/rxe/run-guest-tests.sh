@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # Runs the OFA provider's device tests on a real verbs device: a Soft-RoCE (rdma_rxe) device in a
 # qemu guest (TCG, no KVM needed) booted from the current Debian kernel, with the host's root file
-# system shared read-only over 9p; then the conformance kit and the benchmark next to perftest, and, in
-# a second boot with a counting TCG plugin, the DAT layer's instructions per round trip
-# (RXE_PARTS="tests kit ofi soak bench interop dapltest insn" by default; ofi: the conformance kit on
+# system shared read-only over 9p; then the conformance kit and the benchmark next to perftest, and,
+# when asked for (part insn, a second boot with a counting TCG plugin), the DAT layer's instructions per
+# round trip (RXE_PARTS="tests kit ofi soak bench interop dapltest" by default; ofi: the conformance kit on
 # the libfabric provider's verbs MSG endpoints, ofi-verbs-rxe.txt; soak: the provider under faults,
 # guest-soak.sh; interop: jdapl against OFED's uDAPL, dtest and dtestx both ways, dat-interop.c's cases, the
 # connection rate next to dtestcm; dapltest: the application's dapltest server and clients,
@@ -46,7 +46,7 @@ if [ $build = 1 ]; then
   (cd "$root" && timeout 600 ./mvnw -B -q -pl provider-ofa-bundle -am -Dmaven.test.skip=true test-compile \
       dependency:build-classpath -Dmdep.outputFile=target/rxe-classpath.txt -Dmdep.includeScope=test) || die "build failed"
 fi
-parts=" ${RXE_PARTS:-tests kit ofi soak bench interop dapltest insn} "
+parts=" ${RXE_PARTS:-tests kit ofi soak bench interop dapltest} "
 guest_parts=${parts/ insn / }
 # The libfabric provider's kit (part ofi) runs from that module's test classes; its tests compile with
 # the kit's test jar (the two-JVM peer), which needs the modules' test classes and jars: packaged
