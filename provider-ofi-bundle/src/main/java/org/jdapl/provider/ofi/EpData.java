@@ -159,7 +159,7 @@ final class EpData {
         int slot = request.slot(seq);
         request.extended[slot] = extended;
         request.immediates[slot] = immediateData;
-        if (credits != null && (heldFrom >= 0 || (takesCredit(slot) && !credits.maySend()))) {
+        if (heldFrom >= 0 || (credits != null && takesCredit(slot) && !credits.maySend())) {
             request.deferred[slot] = List.copyOf(segments); // a LocalIov's list is not copied
             request.remotes[slot] = remote;
             if (heldFrom < 0) {
@@ -167,7 +167,7 @@ final class EpData {
                 ep.ia.holding(ep, true);
             }
             countPost(slot);
-            if (credits.maySend()) {
+            if (credits != null && credits.maySend()) {
                 // The credit came between the check above and the mark: the progress that placed it
                 // may have pumped before it saw this EP holding, and nothing else would wake it.
                 pump(fid);
@@ -178,7 +178,15 @@ final class EpData {
         int n = segments.size();
         long rc = post(fid, slot, n, remote, ctx);
         if (rc == -Fi.FI_EAGAIN && ep.ia.rdm != null) {
-            rc = ep.ia.rdm.retry(evd, () -> post(fid, slot, n, remote, ctx));
+            // RDM (shm): the provider takes the request once the peer's progress has read this
+            // endpoint's name, or its one segmented transfer to the peer at a time has been received:
+            // the post is accepted, the request waits in order and the progress posts it (pump).
+            request.deferred[slot] = List.copyOf(segments);
+            request.remotes[slot] = remote;
+            heldFrom = seq;
+            ep.ia.holding(ep, true);
+            countPost(slot);
+            return;
         }
         if (rc < 0) {
             request.undo(seq);
@@ -226,7 +234,7 @@ final class EpData {
             @SuppressWarnings("unchecked")
             List<LmrTriplet> segments = (List<LmrTriplet>) l;
             DtoOperation op = request.ops[s];
-            boolean credit = takesCredit(s);
+            boolean credit = credits != null && takesCredit(s);
             if (credit && !credits.maySend()) {
                 return posted;
             }
