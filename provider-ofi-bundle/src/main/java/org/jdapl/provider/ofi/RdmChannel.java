@@ -59,6 +59,8 @@ final class RdmChannel {
     private final List<RdmMessage> pending = new ArrayList<>();
     private final java.util.Map<Long, byte[]> peers = new java.util.HashMap<>();
     private final java.util.Map<String, Long> inserted = new java.util.HashMap<>();
+    /** Peers that took no message for {@link #SEND_NANOS}. */
+    private final java.util.Set<Long> stuck = new java.util.HashSet<>();
     /** Failed sends since the last poll: pairs of the message's src and the errno. */
     private final List<long[]> failed = new ArrayList<>();
     final byte[] name;
@@ -127,6 +129,9 @@ final class RdmChannel {
 
     /** Inserts a peer's address into the channel's address vector (once): its {@code fi_addr_t}. */
     synchronized long insert(byte[] addr) {
+        if (closed) {
+            throw new DatException(DatReturnType.INVALID_STATE, "the control endpoint is closed");
+        }
         Long known = inserted.get(RdmLocal.key(addr) + "/" + addr.length + "/" + java.util.Arrays.hashCode(addr));
         if (known != null) {
             return known;
@@ -151,6 +156,10 @@ final class RdmChannel {
             if (closed) {
                 return;
             }
+            if (stuck.contains(dest)) {
+                throw new DatException(DatReturnType.INSUFFICIENT_RESOURCES, DatReturnSubtype.RESOURCE_TEP,
+                        "the peer " + FiRdm.toString(peers.get(dest)) + " took no message for " + SEND_NANOS / 1_000_000 + " ms");
+            }
             if (RdmLocal.gone(peers.get(dest))) {
                 throw new DatException(DatReturnType.INVALID_STATE, "the peer endpoint "
                         + FiRdm.toString(peers.get(dest)) + " of this process is closed");
@@ -173,6 +182,10 @@ final class RdmChannel {
                     sendBusy[s] = true;
                     sendSrc[s] = m.src();
                     return;
+                }
+                if (rc == -Fi.FI_EAGAIN && System.nanoTime() - end > 0) {
+                    // Its process is gone or does not progress: later messages to it fail at once.
+                    stuck.add(dest);
                 }
                 if (rc != -Fi.FI_EAGAIN || System.nanoTime() - end > 0) {
                     throw FiErrors.toDat(rc, "fi_send");

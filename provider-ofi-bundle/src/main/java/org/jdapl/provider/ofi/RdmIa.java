@@ -60,6 +60,7 @@ final class RdmIa implements IntSupplier {
     /** The open connections by their connection id. */
     final Map<Long, RdmConnection> connections = new ConcurrentHashMap<>();
     private RdmHub hub;
+    private boolean closed;
 
     RdmIa(OfiIa ia) {
         this.ia = ia;
@@ -163,6 +164,9 @@ final class RdmIa implements IntSupplier {
 
     /** The IA's hub, opened at the first connect or accept. */
     synchronized RdmHub hub() {
+        if (closed) {
+            throw new DatException(DatReturnType.INVALID_STATE, "the IA is closed");
+        }
         if (hub == null) {
             hub = new RdmHub(this);
         }
@@ -171,6 +175,7 @@ final class RdmIa implements IntSupplier {
 
     /** Closes the hub and any control endpoint left (the IA closes, its objects are freed). */
     synchronized void close() {
+        closed = true;
         if (hub != null) {
             hub.close();
             hub = null;

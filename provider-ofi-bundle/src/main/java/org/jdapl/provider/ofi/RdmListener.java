@@ -197,14 +197,17 @@ final class RdmListener implements OfiServicePoint.Listener, RdmChannel.Owner {
         reply(m, 0, null);
     }
 
-    /** Sends a REJECT for the request {@code m} from this listener's endpoint to the requesting IA's hub. */
+    /**
+     * Sends a REJECT for the request {@code m} from the IA's hub to the requesting IA's hub: the
+     * listener's own endpoint may be closed by then (an RSP is used up by its request, a PSP freed).
+     */
     void reply(RdmMessage m, int flags, byte[] pd) {
         try {
-            long to = channel.insert(m.from());
-            channel.send(to, new RdmMessage(RdmMessage.REJECT, flags, 0, m.src(), 0, 0, channel.name, new byte[0],
-                    pd == null ? new byte[0] : pd, channel.name));
+            RdmHub hub = ia.rdm.hub();
+            hub.send(m.from(), new RdmMessage(RdmMessage.REJECT, flags, 0, m.src(), 0, 0, hub.channel.name, new byte[0],
+                    pd == null ? new byte[0] : pd, hub.channel.name));
         } catch (DatException e) {
-            // the requester is gone
+            // the requester is gone, or the IA closes
         }
     }
 
