@@ -51,6 +51,13 @@ final class EpData {
     MsgCredits credits;
     /** The sequence number of the first request waiting for a credit, -1 if none waits. */
     private long heldFrom = -1;
+    /**
+     * shm only: a buffer every receive ends with, beyond the consumer's segments. With delivery-complete
+     * shm moves a message of up to 4 KiB by its segmented protocol (SAR), which never finishes a message
+     * longer than the receive (neither side completed); with this room it does, and a completion longer
+     * than the consumer's segments is LOCAL_LENGTH (OBJ_07). Null elsewhere.
+     */
+    private final MemorySegment overflow;
 
     EpData(OfiEp ep, int id, int recvDepth, int requestDepth) {
         this.ep = ep;
@@ -66,6 +73,19 @@ final class EpData {
         msgRma.set(ValueLayout.JAVA_LONG, MSG_RMA_DESC, desc.address());
         msgRma.set(ValueLayout.JAVA_LONG, MSG_RMA_RMA_IOV, rmaIov.address());
         msgRma.set(ValueLayout.JAVA_LONG, MSG_RMA_RMA_IOV_COUNT, 1);
+        overflow = ep.ia.rdm != null && ep.ia.rdm.named && (ep.ia.mrMode & Fi.FI_MR_LOCAL) == 0
+                ? arena.allocate(RdmIa.OVERFLOW, 64) : null;
+    }
+
+    /** Appends the overflow buffer to the {@code n} receive segments filled in, if there is room: the count. */
+    private int withOverflow(int n) {
+        if (overflow == null || n >= OfiIa.MAX_IOV) {
+            return n;
+        }
+        iov.set(ValueLayout.JAVA_LONG, 16L * n, overflow.address());
+        iov.set(ValueLayout.JAVA_LONG, 16L * n + 8, overflow.byteSize());
+        desc.set(ValueLayout.JAVA_LONG, 8L * n, 0L);
+        return n + 1;
     }
 
     void close() {
@@ -334,7 +354,7 @@ final class EpData {
         long seq = recv.add(cookie, DtoOperation.RECEIVE, total, suppress(flags), fid == 0 ? List.copyOf(segments) : null);
         ep.counts.inc(EpCounter.POST_RECV, total);
         if (fid != 0) {
-            long rc = FiCalls.recvv(fid, iov.address(), desc.address(), segments.size(), recv.context(seq));
+            long rc = FiCalls.recvv(fid, iov.address(), desc.address(), withOverflow(segments.size()), recv.context(seq));
             if (rc < 0) {
                 recv.undo(seq);
                 evd.unreserve();
@@ -357,7 +377,8 @@ final class EpData {
                 @SuppressWarnings("unchecked")
                 List<LmrTriplet> segs = (List<LmrTriplet>) list;
                 fill(segs, maxIov, MemPriv.LOCAL_WRITE);
-                long rc = FiCalls.recvv(fid, iov.address(), desc.address(), segs.size(), recv.context(recv.seqOf(s)));
+                long rc = FiCalls.recvv(fid, iov.address(), desc.address(), withOverflow(segs.size()),
+                        recv.context(recv.seqOf(s)));
                 if (rc < 0) {
                     throw FiErrors.toDat(rc, "fi_recvv");
                 }
@@ -383,6 +404,10 @@ final class EpData {
         }
         DtoStatus status = err == 0 ? DtoStatus.SUCCESS : FiErrors.dtoStatus(err);
         long length = q.request ? (err == 0 ? q.lengths[s] : 0) : len;
+        if (!q.request && err == 0 && len > q.lengths[s]) {
+            status = DtoStatus.LOCAL_LENGTH; // the message ran into the overflow buffer
+            length = q.lengths[s];
+        }
         if (!q.request && err == 0) {
             ep.counts.inc(EpCounter.RECV, len);
         }

@@ -49,6 +49,9 @@ final class RdmIa implements IntSupplier {
     static final String NO_SRQ = "no SRQ on FI_EP_RDM endpoints: libfabric's shared receive context completes"
             + " on the context's one CQ, which does not tell the EP that took the receive";
 
+    /** The room after every shm receive: shm's inject size, the largest message it moves by SAR when CMA is available ({@link EpData}). */
+    static final long OVERFLOW = 4096;
+
     private static final AtomicLong NAMES = new AtomicLong();
 
     final OfiIa ia;
