@@ -197,8 +197,11 @@ final class EpData {
         long ctx = request.context(seq);
         int n = segments.size();
         long rc = post(fid, slot, n, remote, ctx);
-        if (rc == -Fi.FI_EAGAIN && ep.ia.rdm != null) {
-            // RDM (shm): the provider takes the request once the peer's progress has read this
+        if (rc == -Fi.FI_EAGAIN && ep.ia.rdm != null && !ep.ia.rdm.named) {
+            rc = ep.ia.rdm.retry(evd, () -> post(fid, slot, n, remote, ctx));
+        }
+        if (rc == -Fi.FI_EAGAIN && ep.ia.rdm != null && ep.ia.rdm.named) {
+            // shm: the provider takes the request once the peer's progress has read this
             // endpoint's name, or its one segmented transfer to the peer at a time has been received:
             // the post is accepted, the request waits in order and the progress posts it (pump).
             request.deferred[slot] = List.copyOf(segments);

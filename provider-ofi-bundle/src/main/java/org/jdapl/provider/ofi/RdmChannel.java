@@ -61,6 +61,8 @@ final class RdmChannel {
     private final java.util.Map<String, Long> inserted = new java.util.HashMap<>();
     /** Peers that took no message for {@link #SEND_NANOS}. */
     private final java.util.Set<Long> stuck = new java.util.HashSet<>();
+    /** Every send buffer stayed busy for {@link #SEND_NANOS}; cleared by the next send completion. */
+    private boolean congested;
     /** Failed sends since the last poll: pairs of the message's src and the errno. */
     private final List<long[]> failed = new ArrayList<>();
     final byte[] name;
@@ -164,10 +166,12 @@ final class RdmChannel {
                 throw new DatException(DatReturnType.INVALID_STATE, "the peer endpoint "
                         + FiRdm.toString(peers.get(dest)) + " of this process is closed");
             }
-            long end = System.nanoTime() + SEND_NANOS;
+            long end = System.nanoTime() + (congested ? 0 : SEND_NANOS);
             while (sendBusy[nextSend]) {
                 readCq();
-                if (System.nanoTime() - end > 0) {
+                if (sendBusy[nextSend] && System.nanoTime() - end > 0) {
+                    // No send completed for that long: later sends fail at once until one completes.
+                    congested = true;
                     throw new DatException(DatReturnType.INSUFFICIENT_RESOURCES, DatReturnSubtype.RESOURCE_TEP,
                             "the control endpoint's sends do not complete");
                 }
@@ -176,6 +180,7 @@ final class RdmChannel {
             nextSend = (nextSend + 1) % SENDS;
             MemorySegment b = buffer(RECVS + s);
             int len = m.encode(b.asByteBuffer());
+            end = System.nanoTime() + SEND_NANOS;
             while (true) {
                 long rc = FiRdm.send(ep, b.address(), len, desc, dest, SEND_CONTEXT + s);
                 if (rc == 0) {
@@ -240,6 +245,7 @@ final class RdmChannel {
                 int err = errBuf.get(ValueLayout.JAVA_INT, CQ_ERR_ERR);
                 if (ctx >= SEND_CONTEXT && ctx < SEND_CONTEXT + SENDS) {
                     sendBusy[(int) (ctx - SEND_CONTEXT)] = false;
+                    congested = false;
                     failed.add(new long[] {sendSrc[(int) (ctx - SEND_CONTEXT)], err == 0 ? 5 : err});
                 } else if (ctx >= 1 && ctx <= RECVS && !closed) {
                     repost((int) ctx - 1);
@@ -253,6 +259,7 @@ final class RdmChannel {
     private void done(long ctx, long len) {
         if (ctx >= SEND_CONTEXT && ctx < SEND_CONTEXT + SENDS) {
             sendBusy[(int) (ctx - SEND_CONTEXT)] = false;
+            congested = false;
         } else if (ctx >= 1 && ctx <= RECVS) {
             int i = (int) ctx - 1;
             RdmMessage m = RdmMessage.decode(buffer(i).asByteBuffer(), (int) len);

@@ -151,6 +151,26 @@ final class RdmIa implements IntSupplier {
         return ((name[2] & 0xff) << 8) | (name[3] & 0xff);
     }
 
+    /**
+     * Retries a post that a socket-address RDM provider (rxm) answered {@code -FI_EAGAIN} (while its
+     * connection to the peer is set up, or a queue is full), driving this side's progress (the EVD's
+     * CQ) between tries, for up to {@link #RETRY_NANOS}; the last return code. shm's requests wait in
+     * order instead ({@link EpData}); on rxm that is not done yet: the kit's rxm run with requests
+     * left waiting ran out of memory (not understood yet).
+     */
+    long retry(OfiEvd evd, java.util.function.LongSupplier post) {
+        long end = System.nanoTime() + RETRY_NANOS;
+        long rc;
+        do {
+            evd.pollCq();
+            Thread.onSpinWait();
+            rc = post.getAsLong();
+        } while (rc == -Fi.FI_EAGAIN && System.nanoTime() - end < 0);
+        return rc;
+    }
+
+    static final long RETRY_NANOS = 200_000_000L;
+
     /** Polls the control endpoints and runs the keepalive; what it did. */
     @Override
     public int getAsInt() {

@@ -72,7 +72,7 @@ public final class OfiRdmFixture implements ConformanceFixture {
     @Override
     public void breakTransport(Endpoint ep) {
         throw new Skip("an RDM connection has no transport connection of its own to break: peer death is detected"
-                + " by the keepalive (RDM_PROTOCOL.md)");
+                + " by the keepalive within 6 s (RDM_PROTOCOL.md; OfiRdmPeerDeathTest kills a peer JVM)");
     }
 
     @Override

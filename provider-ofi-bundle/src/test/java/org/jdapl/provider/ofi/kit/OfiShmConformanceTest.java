@@ -83,9 +83,6 @@ class OfiShmConformanceTest {
             Map.entry("LMR_05", "an RDMA Write to a freed key: shm's target logs 'unknown key' and drops the command"
                     + " without a status; the initiator's delivery-complete write never completes"),
             Map.entry("LMR_06", "as LMR_05, for a write past the LMR's end"),
-            Map.entry("OBJ_07", "a receive too small for the send: with delivery-complete shm moves sends by its"
-                    + " segmented protocol (SAR), which never finishes a transfer the receive cannot hold, so"
-                    + " neither side completes"),
             Map.entry("SRQ_01", "no SRQ on RDM IAs (MODEL_NOT_SUPPORTED): shm's shared receive context completes on"
                     + " one CQ of its own, which does not tell the EP that took a receive (RDM_PROTOCOL.md)"),
             Map.entry("SRQ_02", "as SRQ_01"),
