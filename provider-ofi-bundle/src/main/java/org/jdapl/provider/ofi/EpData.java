@@ -53,6 +53,13 @@ final class EpData {
     private long heldFrom = -1;
     /** The provider writes with immediate data itself (verbs: {@code IBV_WR_RDMA_WRITE_WITH_IMM}). */
     private final boolean writeData;
+    /**
+     * shm only: a buffer every receive ends with, beyond the consumer's segments. With delivery-complete
+     * shm moves a message of up to 4 KiB by its segmented protocol (SAR), which never finishes a message
+     * longer than the receive (neither side completed); with this room it does, and a completion longer
+     * than the consumer's segments is LOCAL_LENGTH (OBJ_07). Null elsewhere.
+     */
+    private final MemorySegment overflow;
 
     EpData(OfiEp ep, int id, int recvDepth, int requestDepth) {
         this.ep = ep;
@@ -69,6 +76,19 @@ final class EpData {
         msgRma.set(ValueLayout.JAVA_LONG, MSG_RMA_DESC, desc.address());
         msgRma.set(ValueLayout.JAVA_LONG, MSG_RMA_RMA_IOV, rmaIov.address());
         msgRma.set(ValueLayout.JAVA_LONG, MSG_RMA_RMA_IOV_COUNT, 1);
+        overflow = ep.ia.rdm != null && ep.ia.rdm.named && (ep.ia.mrMode & Fi.FI_MR_LOCAL) == 0
+                ? arena.allocate(RdmIa.OVERFLOW, 64) : null;
+    }
+
+    /** Appends the overflow buffer to the {@code n} receive segments filled in, if there is room: the count. */
+    private int withOverflow(int n) {
+        if (overflow == null || n >= OfiIa.MAX_IOV) {
+            return n;
+        }
+        iov.set(ValueLayout.JAVA_LONG, 16L * n, overflow.address());
+        iov.set(ValueLayout.JAVA_LONG, 16L * n + 8, overflow.byteSize());
+        desc.set(ValueLayout.JAVA_LONG, 8L * n, 0L);
+        return n + 1;
     }
 
     void close() {
@@ -162,7 +182,7 @@ final class EpData {
         int slot = request.slot(seq);
         request.extended[slot] = extended;
         request.immediates[slot] = immediateData;
-        if (credits != null && (heldFrom >= 0 || (takesCredit(slot) && !credits.maySend()))) {
+        if (heldFrom >= 0 || (credits != null && takesCredit(slot) && !credits.maySend())) {
             request.deferred[slot] = List.copyOf(segments); // a LocalIov's list is not copied
             request.remotes[slot] = remote;
             if (heldFrom < 0) {
@@ -170,7 +190,7 @@ final class EpData {
                 ep.ia.holding(ep, true);
             }
             countPost(slot);
-            if (credits.maySend()) {
+            if (credits != null && credits.maySend()) {
                 // The credit came between the check above and the mark: the progress that placed it
                 // may have pumped before it saw this EP holding, and nothing else would wake it.
                 pump(fid);
@@ -180,8 +200,19 @@ final class EpData {
         long ctx = request.context(seq);
         int n = segments.size();
         long rc = post(fid, slot, n, remote, ctx);
-        if (rc == -Fi.FI_EAGAIN && ep.ia.rdm != null) {
+        if (rc == -Fi.FI_EAGAIN && ep.ia.rdm != null && !ep.ia.rdm.named) {
             rc = ep.ia.rdm.retry(evd, () -> post(fid, slot, n, remote, ctx));
+        }
+        if (rc == -Fi.FI_EAGAIN && ep.ia.rdm != null && ep.ia.rdm.named) {
+            // shm: the provider takes the request once the peer's progress has read this
+            // endpoint's name, or its one segmented transfer to the peer at a time has been received:
+            // the post is accepted, the request waits in order and the progress posts it (pump).
+            request.deferred[slot] = List.copyOf(segments);
+            request.remotes[slot] = remote;
+            heldFrom = seq;
+            ep.ia.holding(ep, true);
+            countPost(slot);
+            return;
         }
         if (rc < 0) {
             request.undo(seq);
@@ -229,7 +260,7 @@ final class EpData {
             @SuppressWarnings("unchecked")
             List<LmrTriplet> segments = (List<LmrTriplet>) l;
             DtoOperation op = request.ops[s];
-            boolean credit = takesCredit(s);
+            boolean credit = credits != null && takesCredit(s);
             if (credit && !credits.maySend()) {
                 return posted;
             }
@@ -338,7 +369,7 @@ final class EpData {
         long seq = recv.add(cookie, DtoOperation.RECEIVE, total, suppress(flags), fid == 0 ? List.copyOf(segments) : null);
         ep.counts.inc(EpCounter.POST_RECV, total);
         if (fid != 0) {
-            long rc = FiCalls.recvv(fid, iov.address(), desc.address(), segments.size(), recv.context(seq));
+            long rc = FiCalls.recvv(fid, iov.address(), desc.address(), withOverflow(segments.size()), recv.context(seq));
             if (rc < 0) {
                 recv.undo(seq);
                 evd.unreserve();
@@ -361,7 +392,8 @@ final class EpData {
                 @SuppressWarnings("unchecked")
                 List<LmrTriplet> segs = (List<LmrTriplet>) list;
                 fill(segs, maxIov, MemPriv.LOCAL_WRITE);
-                long rc = FiCalls.recvv(fid, iov.address(), desc.address(), segs.size(), recv.context(recv.seqOf(s)));
+                long rc = FiCalls.recvv(fid, iov.address(), desc.address(), withOverflow(segs.size()),
+                        recv.context(recv.seqOf(s)));
                 if (rc < 0) {
                     throw FiErrors.toDat(rc, "fi_recvv");
                 }
@@ -387,6 +419,10 @@ final class EpData {
         }
         DtoStatus status = err == 0 ? DtoStatus.SUCCESS : FiErrors.dtoStatus(err, !q.request);
         long length = q.request ? (err == 0 ? q.lengths[s] : 0) : len;
+        if (!q.request && err == 0 && len > q.lengths[s]) {
+            status = DtoStatus.LOCAL_LENGTH; // the message ran into the overflow buffer
+            length = q.lengths[s];
+        }
         if (!q.request && err == 0) {
             ep.counts.inc(EpCounter.RECV, len);
         }

@@ -394,6 +394,9 @@ final class OfiIa extends OfiObject implements InterfaceAdapter {
                 }
             }
         }
+        if (rdm != null) {
+            rdm.close();
+        }
         closed = true;
         freed = true;
         asyncEvd.destroy();
@@ -488,6 +491,9 @@ final class OfiIa extends OfiObject implements InterfaceAdapter {
     @Override
     public SharedReceiveQueue createSrq(ProtectionZone pz, SrqAttributes attributes) {
         checkIa();
+        if (rdm != null) {
+            throw new DatException(DatReturnType.MODEL_NOT_SUPPORTED, RdmIa.NO_SRQ);
+        }
         return new OfiSrq(this, OfiPz.of(this, pz, 1), attributes);
     }
 

@@ -27,13 +27,18 @@ final class RdmChannel {
     private static final int RECVS = 8;
     private static final int SENDS = 16;
     private static final long SEND_CONTEXT = 1000;
+    /**
+     * How long a send waits for a free buffer or for the provider to take it ({@code -FI_EAGAIN}: shm
+     * until the peer's progress has read this endpoint's name, its first message to a new peer).
+     */
+    static final long SEND_NANOS = 1_000_000_000L;
 
     /** The channel's owner: a listener or a connection. */
     interface Owner {
         void received(RdmChannel channel, RdmMessage m);
 
-        /** A send failed ({@code err} is the completion's errno). */
-        void sendFailed(RdmChannel channel, int err);
+        /** A send of the message {@code src} sent failed ({@code err} is the completion's errno). */
+        void sendFailed(RdmChannel channel, int err, long src);
     }
 
     private final OfiIa ia;
@@ -48,11 +53,18 @@ final class RdmChannel {
     private final MemorySegment cqBuf;
     private final MemorySegment errBuf;
     private final boolean[] sendBusy = new boolean[SENDS];
+    /** The connection id ({@link RdmMessage#src}) of the message in each send buffer. */
+    private final long[] sendSrc = new long[SENDS];
     private int nextSend;
     private final List<RdmMessage> pending = new ArrayList<>();
     private final java.util.Map<Long, byte[]> peers = new java.util.HashMap<>();
     private final java.util.Map<String, Long> inserted = new java.util.HashMap<>();
-    private int failed;
+    /** Peers that took no message for {@link #SEND_NANOS}. */
+    private final java.util.Set<Long> stuck = new java.util.HashSet<>();
+    /** Every send buffer stayed busy for {@link #SEND_NANOS}; cleared by the next send completion. */
+    private boolean congested;
+    /** Failed sends since the last poll: pairs of the message's src and the errno. */
+    private final List<long[]> failed = new ArrayList<>();
     final byte[] name;
     private volatile boolean closed;
 
@@ -119,6 +131,9 @@ final class RdmChannel {
 
     /** Inserts a peer's address into the channel's address vector (once): its {@code fi_addr_t}. */
     synchronized long insert(byte[] addr) {
+        if (closed) {
+            throw new DatException(DatReturnType.INVALID_STATE, "the control endpoint is closed");
+        }
         Long known = inserted.get(RdmLocal.key(addr) + "/" + addr.length + "/" + java.util.Arrays.hashCode(addr));
         if (known != null) {
             return known;
@@ -143,13 +158,20 @@ final class RdmChannel {
             if (closed) {
                 return;
             }
+            if (stuck.contains(dest)) {
+                throw new DatException(DatReturnType.INSUFFICIENT_RESOURCES, DatReturnSubtype.RESOURCE_TEP,
+                        "the peer " + FiRdm.toString(peers.get(dest)) + " took no message for " + SEND_NANOS / 1_000_000 + " ms");
+            }
             if (RdmLocal.gone(peers.get(dest))) {
                 throw new DatException(DatReturnType.INVALID_STATE, "the peer endpoint "
                         + FiRdm.toString(peers.get(dest)) + " of this process is closed");
             }
-            for (int tries = 0; sendBusy[nextSend]; tries++) {
+            long end = System.nanoTime() + (congested ? 0 : SEND_NANOS);
+            while (sendBusy[nextSend]) {
                 readCq();
-                if (tries > 100_000) {
+                if (sendBusy[nextSend] && System.nanoTime() - end > 0) {
+                    // No send completed for that long: later sends fail at once until one completes.
+                    congested = true;
                     throw new DatException(DatReturnType.INSUFFICIENT_RESOURCES, DatReturnSubtype.RESOURCE_TEP,
                             "the control endpoint's sends do not complete");
                 }
@@ -158,16 +180,23 @@ final class RdmChannel {
             nextSend = (nextSend + 1) % SENDS;
             MemorySegment b = buffer(RECVS + s);
             int len = m.encode(b.asByteBuffer());
-            for (int tries = 0; ; tries++) {
+            end = System.nanoTime() + SEND_NANOS;
+            while (true) {
                 long rc = FiRdm.send(ep, b.address(), len, desc, dest, SEND_CONTEXT + s);
                 if (rc == 0) {
                     sendBusy[s] = true;
+                    sendSrc[s] = m.src();
                     return;
                 }
-                if (rc != -Fi.FI_EAGAIN || tries > 100_000) {
+                if (rc == -Fi.FI_EAGAIN && System.nanoTime() - end > 0) {
+                    // Its process is gone or does not progress: later messages to it fail at once.
+                    stuck.add(dest);
+                }
+                if (rc != -Fi.FI_EAGAIN || System.nanoTime() - end > 0) {
                     throw FiErrors.toDat(rc, "fi_send");
                 }
                 readCq();
+                Thread.onSpinWait();
             }
         }
     }
@@ -175,7 +204,7 @@ final class RdmChannel {
     /** Reads the CQ, reposts the receive buffers and hands the messages to the owner; the number read. */
     int poll() {
         List<RdmMessage> got;
-        int err;
+        List<long[]> errs;
         int n = 0;
         synchronized (this) {
             if (closed) {
@@ -187,16 +216,16 @@ final class RdmChannel {
             }
             got = pending.isEmpty() ? List.of() : new ArrayList<>(pending);
             pending.clear();
-            err = failed;
-            failed = 0;
+            errs = failed.isEmpty() ? List.of() : new ArrayList<>(failed);
+            failed.clear();
         }
-        if (err != 0) {
-            owner.sendFailed(this, err);
+        for (long[] e : errs) {
+            owner.sendFailed(this, (int) e[1], e[0]);
         }
         for (RdmMessage m : got) {
             owner.received(this, m);
         }
-        return n + got.size() + (err != 0 ? 1 : 0);
+        return n + got.size() + errs.size();
     }
 
     /** One read of the CQ: the entries read. The lock is held. */
@@ -216,7 +245,8 @@ final class RdmChannel {
                 int err = errBuf.get(ValueLayout.JAVA_INT, CQ_ERR_ERR);
                 if (ctx >= SEND_CONTEXT && ctx < SEND_CONTEXT + SENDS) {
                     sendBusy[(int) (ctx - SEND_CONTEXT)] = false;
-                    failed = err == 0 ? 5 : err;
+                    congested = false;
+                    failed.add(new long[] {sendSrc[(int) (ctx - SEND_CONTEXT)], err == 0 ? 5 : err});
                 } else if (ctx >= 1 && ctx <= RECVS && !closed) {
                     repost((int) ctx - 1);
                 }
@@ -229,6 +259,7 @@ final class RdmChannel {
     private void done(long ctx, long len) {
         if (ctx >= SEND_CONTEXT && ctx < SEND_CONTEXT + SENDS) {
             sendBusy[(int) (ctx - SEND_CONTEXT)] = false;
+            congested = false;
         } else if (ctx >= 1 && ctx <= RECVS) {
             int i = (int) ctx - 1;
             RdmMessage m = RdmMessage.decode(buffer(i).asByteBuffer(), (int) len);

@@ -30,7 +30,7 @@ import org.slf4j.LoggerFactory;
  * exactly once, and only then the one terminal event is queued. A peer silent for
  * {@link RdmIa#KEEPALIVE_BOUND_NANOS} breaks the connection (BROKEN).
  *
- * <p>Behaviours: CONN_02, CONN_03, CONN_04, CONN_05, CONN_07, CONN_10, CONN_13, DISC_01, DISC_04,
+ * <p>Behaviours: CONN_02, CONN_03, CONN_04, CONN_05, CONN_06, CONN_07, CONN_10, CONN_13, DISC_01, DISC_04,
  * DISC_06, DISC_08, DISC_10, DISC_11, DISC_12, DISC_13, DISC_14, DISC_16, DISC_18.
  */
 final class RdmConnection extends Connection implements RdmChannel.Owner {
@@ -105,7 +105,7 @@ final class RdmConnection extends Connection implements RdmChannel.Owner {
             Fi.get().freeinfo(info);
         }
         connId = ThreadLocalRandom.current().nextLong() | 1;
-        rdm.connections.add(this);
+        rdm.connections.put(connId, this);
     }
 
     /** Closes the data endpoint and its address vector. The EP's lock is held. */
@@ -122,7 +122,7 @@ final class RdmConnection extends Connection implements RdmChannel.Owner {
     }
 
     private void closeControl() {
-        rdm.connections.remove(this);
+        rdm.connections.remove(connId, this);
         if (ctl != null) {
             ctl.close();
             ctl = null;
@@ -130,8 +130,13 @@ final class RdmConnection extends Connection implements RdmChannel.Owner {
     }
 
     private RdmMessage message(int type, int flags, byte[] pd, int port) {
+        return message(type, flags, pd, port, ctl.name);
+    }
+
+    /** A message of this connection sent from the endpoint named {@code from} (its own control endpoint or the hub). */
+    private RdmMessage message(int type, int flags, byte[] pd, int port, byte[] from) {
         return new RdmMessage(type, flags, connId, peerConn, RdmMessage.ip(ep.ia.address.getAddress()), port, ctl.name, dataName,
-                pd == null ? new byte[0] : pd);
+                pd == null ? new byte[0] : pd, from);
     }
 
     private void sendPeer(RdmMessage m) {
@@ -148,6 +153,7 @@ final class RdmConnection extends Connection implements RdmChannel.Owner {
     @Override
     void connect(InetSocketAddress target, long timeoutMicros, byte[] privateData) {
         boolean refused = false;
+        boolean unreachable = false;
         synchronized (ep) {
             ep.live();
             if (state != EpState.UNCONNECTED) {
@@ -159,12 +165,15 @@ final class RdmConnection extends Connection implements RdmChannel.Owner {
             peerConn = 0;
             peerCtl = -1;
             state = EpState.ACTIVE_CONNECTION_PENDING;
-            if (rdm.named && !RdmListener.listening(target.getPort())) {
+            unreachable = rdm.named && !RdmIa.thisHost(target.getAddress());
+            byte[] pspName = unreachable ? null : rdm.named ? RdmListener.pspName(target.getPort())
+                    : rdm.pspAddress(target.getAddress(), target.getPort());
+            if (pspName == null) {
                 refused = true;
             } else {
                 try {
-                    long psp = ctl.insert(rdm.pspAddress(target.getAddress(), target.getPort()));
-                    ctl.send(psp, message(RdmMessage.REQ, 0, privateData, (int) localPort()));
+                    RdmHub hub = rdm.hub();
+                    hub.send(pspName, message(RdmMessage.REQ, 0, privateData, (int) localPort(), hub.channel.name));
                 } catch (DatException e) {
                     LOG.debug("REQ to {}: {}", target, e.getMessage());
                     refused = true;
@@ -176,7 +185,8 @@ final class RdmConnection extends Connection implements RdmChannel.Owner {
             }
         }
         if (refused) {
-            ep.ia.progress.later(() -> terminate(EventNumber.CONNECTION_NON_PEER_REJECTED, null));
+            EventNumber end = unreachable ? EventNumber.CONNECTION_UNREACHABLE : EventNumber.CONNECTION_NON_PEER_REJECTED;
+            ep.ia.progress.later(() -> terminate(end, null));
         }
     }
 
@@ -206,7 +216,14 @@ final class RdmConnection extends Connection implements RdmChannel.Owner {
             remotePort = req.port();
             state = EpState.COMPLETION_PENDING;
             lastHeard = System.nanoTime();
-            sendPeer(message(RdmMessage.ACCEPT, 0, privateData, (int) localPort()));
+            RdmHub hub = rdm.hub();
+            try {
+                hub.send(req.from(), message(RdmMessage.ACCEPT, 0, privateData, (int) localPort(), hub.channel.name));
+                lastSent = System.nanoTime();
+            } catch (DatException e) {
+                LOG.debug("ACCEPT to {}: {}", FiRdm.toString(req.from()), e.getMessage());
+                ep.ia.progress.later(() -> terminate(EventNumber.CONNECTION_ACCEPT_COMPLETION_ERROR, null));
+            }
         }
     }
 
@@ -258,7 +275,7 @@ final class RdmConnection extends Connection implements RdmChannel.Owner {
             }
             state = EpState.DISCONNECTED;
             ep.ia.progress.deadlines.remove(ep);
-            rdm.connections.remove(this);
+            rdm.connections.remove(connId, this);
             closeData();
             ep.data.flush();
             queueEvent(number, privateData);
@@ -293,13 +310,7 @@ final class RdmConnection extends Connection implements RdmChannel.Owner {
         synchronized (ep) {
             if (m.type() == RdmMessage.ACCEPT && (state != EpState.ACTIVE_CONNECTION_PENDING || m.dst() != connId)) {
                 // The active side no longer waits for this accept: the passive side's accept fails.
-                try {
-                    long to = channel.insert(m.ctl());
-                    channel.send(to, new RdmMessage(RdmMessage.ABORT, 0, m.dst(), m.src(), 0, 0, channel.name,
-                            new byte[0], new byte[0]));
-                } catch (DatException e) {
-                    LOG.debug("ABORT of a late accept: {}", e.getMessage());
-                }
+                rdm.hub().abort(m);
                 return;
             }
             if (m.dst() != connId || (peerConn != 0 && m.src() != peerConn)) {
@@ -314,7 +325,7 @@ final class RdmConnection extends Connection implements RdmChannel.Owner {
                             throw new FiException(-22, "the peer's data endpoint is fi_addr " + a);
                         }
                         peerData = m.data();
-                        peerCtl = channel.insert(m.ctl());
+                        peerCtl = ctl.insert(m.ctl());
                         peerConn = m.src();
                         sendPeer(message(RdmMessage.RTU, 0, null, 0));
                         established(m.pd());
@@ -356,7 +367,7 @@ final class RdmConnection extends Connection implements RdmChannel.Owner {
     }
 
     @Override
-    public void sendFailed(RdmChannel channel, int err) {
+    public void sendFailed(RdmChannel channel, int err, long src) {
         EventNumber end;
         synchronized (ep) {
             end = switch (state) {

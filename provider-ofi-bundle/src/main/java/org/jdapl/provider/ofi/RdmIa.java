@@ -8,7 +8,7 @@ import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Set;
+import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicLong;
@@ -41,6 +41,17 @@ final class RdmIa implements IntSupplier {
     /** The ordering the DAT model needs of a provider's transmit side: a send after a write or read. */
     static final long DAT_ORDER = FiRdm.FI_ORDER_SAW | FiRdm.FI_ORDER_SAR | FiRdm.FI_ORDER_SAS;
 
+    /**
+     * Why an RDM IA has no SRQ: libfabric 1.17's shm completes every receive of a shared receive
+     * context on the one CQ bound to the context (not on the CQ of the endpoint that took it), so the
+     * EP a receive went to is not known, and closing a context never bound to a CQ crashes.
+     */
+    static final String NO_SRQ = "no SRQ on FI_EP_RDM endpoints: libfabric's shared receive context completes"
+            + " on the context's one CQ, which does not tell the EP that took the receive";
+
+    /** The room after every shm receive: shm's inject size, the largest message it moves by SAR when CMA is available ({@link EpData}). */
+    static final long OVERFLOW = 4096;
+
     private static final AtomicLong NAMES = new AtomicLong();
 
     final OfiIa ia;
@@ -49,7 +60,10 @@ final class RdmIa implements IntSupplier {
     /** The provider orders a send after an RDMA Write or Read ({@code msg_order}); else delivery-complete only. */
     final boolean ordered;
     final List<RdmChannel> channels = new CopyOnWriteArrayList<>();
-    final Set<RdmConnection> connections = ConcurrentHashMap.newKeySet();
+    /** The open connections by their connection id. */
+    final Map<Long, RdmConnection> connections = new ConcurrentHashMap<>();
+    private RdmHub hub;
+    private boolean closed;
 
     RdmIa(OfiIa ia) {
         this.ia = ia;
@@ -66,6 +80,21 @@ final class RdmIa implements IntSupplier {
     static InetSocketAddress iaAddress(long info) {
         InetSocketAddress src = FiInfo.srcAddr(info);
         return new InetSocketAddress(src != null ? src.getAddress() : InetAddress.getLoopbackAddress(), 0);
+    }
+
+    /**
+     * Whether {@code a} is an address of this host (loopback, the wildcard, or an interface's): a
+     * host-local fabric (shm) reaches no other host, so a connect to any other address is UNREACHABLE.
+     */
+    static boolean thisHost(InetAddress a) {
+        if (a.isLoopbackAddress() || a.isAnyLocalAddress()) {
+            return true;
+        }
+        try {
+            return java.net.NetworkInterface.getByInetAddress(a) != null;
+        } catch (java.net.SocketException e) {
+            return false;
+        }
     }
 
     /** The ordering in words, for the IA's attributes. */
@@ -96,9 +125,9 @@ final class RdmIa implements IntSupplier {
         return info;
     }
 
-    /** The address of the PSP on {@code port} of the IA at {@code ip}: a shm name, or ip:port. */
+    /** The address of the PSP on {@code port} of the IA at {@code ip} on a socket-address provider (shm: {@link RdmListener#pspName}). */
     byte[] pspAddress(InetAddress ip, int port) {
-        return named ? shmName("jdapl_psp_" + port) : sockaddr(new InetSocketAddress(ip, port));
+        return sockaddr(new InetSocketAddress(ip, port));
     }
 
     static byte[] shmName(String name) {
@@ -123,10 +152,11 @@ final class RdmIa implements IntSupplier {
     }
 
     /**
-     * Retries a post that an RDM provider answered {@code -FI_EAGAIN}: shm does until the peer's
-     * progress has taken this endpoint's name (its first send to a new peer), a queue until
-     * completions are read. This side's progress is driven between tries (the EVD's CQ), for up to
-     * {@link #RETRY_NANOS}; the last return code.
+     * Retries a post that a socket-address RDM provider (rxm) answered {@code -FI_EAGAIN} (while its
+     * connection to the peer is set up, or a queue is full), driving this side's progress (the EVD's
+     * CQ) between tries, for up to {@link #RETRY_NANOS}; the last return code. shm's requests wait in
+     * order instead ({@link EpData}); on rxm that is not done yet: the kit's rxm run with requests
+     * left waiting ran out of memory (not understood yet).
      */
     long retry(OfiEvd evd, java.util.function.LongSupplier post) {
         long end = System.nanoTime() + RETRY_NANOS;
@@ -149,10 +179,33 @@ final class RdmIa implements IntSupplier {
             n += c.poll();
         }
         long now = System.nanoTime();
-        for (RdmConnection c : connections) {
+        for (RdmConnection c : connections.values()) {
             c.tick(now);
         }
         return n;
+    }
+
+    /** The IA's hub, opened at the first connect or accept. */
+    synchronized RdmHub hub() {
+        if (closed) {
+            throw new DatException(DatReturnType.INVALID_STATE, "the IA is closed");
+        }
+        if (hub == null) {
+            hub = new RdmHub(this);
+        }
+        return hub;
+    }
+
+    /** Closes the hub and any control endpoint left (the IA closes, its objects are freed). */
+    synchronized void close() {
+        closed = true;
+        if (hub != null) {
+            hub.close();
+            hub = null;
+        }
+        for (RdmChannel c : channels) {
+            c.close();
+        }
     }
 
     /**

@@ -13,9 +13,9 @@ import org.jdapl.dat.DatException;
 import org.jdapl.dat.DatReturnType;
 
 /**
- * The listener of a service point on RDM endpoints: a control endpoint ({@link RdmChannel}) of its own whose name
- * follows from the connection qualifier (shm: {@code fi_shm://jdapl_psp_<port>}; a socket-address
- * provider: the IA's address and the port), so that a connect finds it. Each REQ becomes a CR
+ * The listener of a service point on RDM endpoints: a control endpoint ({@link RdmChannel}) of its own that a
+ * connect finds from the connection qualifier (a socket-address provider: the IA's address and the
+ * port; shm: a unique name written into the port's lock file, {@link #pspName}). Each REQ becomes a CR
  * ({@link RdmCr}) and a CONNECTION_REQUEST event. On shm, a host-wide lock file per port says which
  * ports are listened on (CONN_QUAL_IN_USE; a connect to a port nobody listens on is refused at once,
  * as TCP's RST); it goes with the process that holds it.
@@ -26,6 +26,8 @@ final class RdmListener implements OfiServicePoint.Listener, RdmChannel.Owner {
     private static final Path LOCKS = Path.of(System.getProperty("java.io.tmpdir"),
             "jdapl-ofi-shm-" + System.getProperty("user.name", "user"));
     private static final Map<Integer, FileLock> HELD = new ConcurrentHashMap<>();
+    /** The shm names of this process's PSPs, by port. */
+    private static final Map<Integer, byte[]> NAMES = new ConcurrentHashMap<>();
 
     private final OfiServicePoint sp;
     private final OfiIa ia;
@@ -49,7 +51,11 @@ final class RdmListener implements OfiServicePoint.Listener, RdmChannel.Owner {
         }
         RdmChannel c;
         try {
-            c = new RdmChannel(ia, ia.rdm.pspAddress(ia.address.getAddress(), p), this);
+            // shm: a name of its own, published in the port's lock file (a name is never used twice).
+            c = new RdmChannel(ia, ia.rdm.named ? null : ia.rdm.pspAddress(ia.address.getAddress(), p), this);
+            if (ia.rdm.named) {
+                publish(p, c);
+            }
         } catch (DatException e) {
             unlock(p);
             throw e.type() == DatReturnType.CONN_QUAL_IN_USE || e.getMessage().contains("in use")
@@ -63,6 +69,45 @@ final class RdmListener implements OfiServicePoint.Listener, RdmChannel.Owner {
         this.port = p;
         this.channel = c;
         qual[0] = connQual;
+    }
+
+    /**
+     * Writes the name of the PSP's endpoint into the port's lock file (held by this process), where a
+     * connect of any process on the host reads it ({@link #pspName}).
+     */
+    private static void publish(int port, RdmChannel c) {
+        FileLock l = HELD.get(port);
+        try {
+            l.channel().truncate(0);
+            l.channel().write(java.nio.ByteBuffer.wrap(c.name), 0);
+            l.channel().force(false);
+        } catch (IOException e) {
+            c.close();
+            throw new DatException(DatReturnType.INSUFFICIENT_RESOURCES, "the shm port lock: " + e.getMessage());
+        }
+        NAMES.put(port, c.name);
+    }
+
+    /**
+     * The shm name of the PSP listening on {@code port} of this host, or null when nobody listens.
+     * The name is unique (libfabric 1.17's shm keeps the region of every endpoint its process ever
+     * closed under the endpoint's name, so a name used again in a process would map the old, unmapped
+     * region): a PSP's name is read from the port's lock file rather than computed from the port.
+     */
+    static byte[] pspName(int port) {
+        byte[] own = NAMES.get(port);
+        if (own != null) {
+            return own;
+        }
+        if (!listening(port)) {
+            return null;
+        }
+        try {
+            byte[] n = Files.readAllBytes(LOCKS.resolve("psp-" + port + ".lock"));
+            return n.length > 1 && n[n.length - 1] == 0 ? n : null;
+        } catch (IOException e) {
+            return null;
+        }
     }
 
     /** Whether a PSP listens on shm port {@code port} in any process of the host. */
@@ -115,6 +160,7 @@ final class RdmListener implements OfiServicePoint.Listener, RdmChannel.Owner {
     }
 
     private static void unlock(int port) {
+        NAMES.remove(port);
         FileLock l = HELD.remove(port);
         if (l != null) {
             try {
@@ -151,19 +197,22 @@ final class RdmListener implements OfiServicePoint.Listener, RdmChannel.Owner {
         reply(m, 0, null);
     }
 
-    /** Sends a REJECT for the request {@code m} from this listener's endpoint. */
+    /**
+     * Sends a REJECT for the request {@code m} from the IA's hub to the requesting IA's hub: the
+     * listener's own endpoint may be closed by then (an RSP is used up by its request, a PSP freed).
+     */
     void reply(RdmMessage m, int flags, byte[] pd) {
         try {
-            long to = channel.insert(m.ctl());
-            channel.send(to, new RdmMessage(RdmMessage.REJECT, flags, 0, m.src(), 0, 0, channel.name, new byte[0],
-                    pd == null ? new byte[0] : pd));
+            RdmHub hub = ia.rdm.hub();
+            hub.send(m.from(), new RdmMessage(RdmMessage.REJECT, flags, 0, m.src(), 0, 0, hub.channel.name, new byte[0],
+                    pd == null ? new byte[0] : pd, hub.channel.name));
         } catch (DatException e) {
-            // the requester is gone
+            // the requester is gone, or the IA closes
         }
     }
 
     @Override
-    public void sendFailed(RdmChannel ch, int err) {
+    public void sendFailed(RdmChannel ch, int err, long src) {
         // a REJECT that does not arrive: the requester is gone or times out
     }
 

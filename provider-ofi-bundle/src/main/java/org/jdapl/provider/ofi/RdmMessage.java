@@ -8,8 +8,9 @@ import java.nio.ByteOrder;
 /**
  * One message of jdapl's connection protocol over RDM endpoints (RDM_PROTOCOL.md): a fixed header
  * (magic, version, type, flags, the sender's and the receiver's connection ids, the sender IA's IPv4
- * address and a port) and three byte strings: the sender's control address, its data address (both
- * as {@code fi_getname} gives them) and the private data.
+ * address and a port) and four byte strings: the sender's control address, its data address (both
+ * as {@code fi_getname} gives them), the private data, and the address of the endpoint that sent the
+ * message (a connection's control endpoint, a PSP's, or the IA's hub {@link RdmHub}), where a reply goes.
  *
  * @param type REQ, ACCEPT, REJECT, RTU, DISC, ABORT or KEEPALIVE
  * @param flags REJECT: {@link #PEER} when the consumer rejected
@@ -20,8 +21,10 @@ import java.nio.ByteOrder;
  * @param ctl the sender's control endpoint address
  * @param data the sender's data endpoint address
  * @param pd the private data
+ * @param from the address of the endpoint that sent the message
  */
-record RdmMessage(int type, int flags, long src, long dst, int ip, int port, byte[] ctl, byte[] data, byte[] pd) {
+record RdmMessage(int type, int flags, long src, long dst, int ip, int port, byte[] ctl, byte[] data, byte[] pd,
+        byte[] from) {
     static final int MAGIC = 0x4a44524d; // "JDRM"
     static final int VERSION = 1;
     static final int REQ = 1;
@@ -33,17 +36,17 @@ record RdmMessage(int type, int flags, long src, long dst, int ip, int port, byt
     static final int KEEPALIVE = 7;
     /** REJECT flag: the consumer's reject (PEER_REJECTED), not the provider's (NON_PEER_REJECTED). */
     static final int PEER = 1;
-    static final int HEADER = 4 + 1 + 1 + 2 + 8 + 8 + 4 + 4 + 2 + 2 + 2;
+    static final int HEADER = 4 + 1 + 1 + 2 + 8 + 8 + 4 + 4 + 2 + 2 + 2 + 2;
     /** The private data a connect, accept or reject carries at most. */
     static final int MAX_PRIVATE_DATA = 256;
     static final int MAX_ADDRESS = 256;
     /** The size of every control buffer. */
-    static final int BUFFER = HEADER + 2 * MAX_ADDRESS + MAX_PRIVATE_DATA;
+    static final int BUFFER = HEADER + 3 * MAX_ADDRESS + MAX_PRIVATE_DATA;
 
     private static final byte[] NONE = new byte[0];
 
     static RdmMessage of(int type, int flags, long src, long dst) {
-        return new RdmMessage(type, flags, src, dst, 0, 0, NONE, NONE, NONE);
+        return new RdmMessage(type, flags, src, dst, 0, 0, NONE, NONE, NONE, NONE);
     }
 
     /** Writes the message; its length. */
@@ -52,7 +55,7 @@ record RdmMessage(int type, int flags, long src, long dst, int ip, int port, byt
         b.order(ByteOrder.LITTLE_ENDIAN);
         b.putInt(MAGIC).put((byte) VERSION).put((byte) type).putShort((short) flags).putLong(src).putLong(dst)
                 .putInt(ip).putInt(port).putShort((short) ctl.length).putShort((short) data.length)
-                .putShort((short) pd.length).put(ctl).put(data).put(pd);
+                .putShort((short) pd.length).putShort((short) from.length).put(ctl).put(data).put(pd).put(from);
         return b.position();
     }
 
@@ -72,14 +75,16 @@ record RdmMessage(int type, int flags, long src, long dst, int ip, int port, byt
         int c = b.getShort() & 0xffff;
         int d = b.getShort() & 0xffff;
         int p = b.getShort() & 0xffff;
-        if (c > MAX_ADDRESS || d > MAX_ADDRESS || p > MAX_PRIVATE_DATA || HEADER + c + d + p > len) {
+        int f = b.getShort() & 0xffff;
+        if (c > MAX_ADDRESS || d > MAX_ADDRESS || p > MAX_PRIVATE_DATA || f > MAX_ADDRESS || HEADER + c + d + p + f > len) {
             return null;
         }
         byte[] ctl = new byte[c];
         byte[] data = new byte[d];
         byte[] pd = new byte[p];
-        b.get(ctl).get(data).get(pd);
-        return new RdmMessage(type, flags, src, dst, ip, port, ctl, data, pd);
+        byte[] from = new byte[f];
+        b.get(ctl).get(data).get(pd).get(from);
+        return new RdmMessage(type, flags, src, dst, ip, port, ctl, data, pd, from);
     }
 
     /** An IPv4 address as the header's int. */

@@ -199,7 +199,7 @@ public final class FiRdm {
         long av = avOpen(domain, avCount);
         long ep = 0;
         try {
-            ep = FiCalls.endpoint(domain, info, 0);
+            ep = FiSignals.keeping(() -> FiCalls.endpoint(domain, info, 0));
             FiCalls.bind(ep, av, 0);
             if (rxCq != 0 && rxCq == txCq) {
                 FiCalls.bind(ep, rxCq, Fi.FI_TRANSMIT | Fi.FI_RECV);

@@ -48,11 +48,31 @@ public final class OfiRdmFixture implements ConformanceFixture {
         return new OfiTcpFixture().invalidAddresses();
     }
 
+    /**
+     * shm reaches this host only: an address of no interface here (TEST-NET-1, RFC 5737) is
+     * unreachable. A socket-address provider (rxm) names none: its traffic would leave the host.
+     */
+    @Override
+    public SocketAddress unreachableAddress() {
+        if (!iaParams.equals("shm")) {
+            return ConformanceFixture.super.unreachableAddress();
+        }
+        try {
+            java.net.InetAddress a = java.net.InetAddress.getByAddress(new byte[] {(byte) 192, 0, 2, 1});
+            if (java.net.NetworkInterface.getByInetAddress(a) != null) {
+                throw new Skip("192.0.2.1 is an address of this host");
+            }
+            return new java.net.InetSocketAddress(a, 0);
+        } catch (java.io.IOException e) {
+            throw new Skip("no unreachable address: " + e.getMessage());
+        }
+    }
+
     /** An RDM connection has no transport connection of its own to destroy (its peer's death is the keepalive's). */
     @Override
     public void breakTransport(Endpoint ep) {
         throw new Skip("an RDM connection has no transport connection of its own to break: peer death is detected"
-                + " by the keepalive (RDM_PROTOCOL.md)");
+                + " by the keepalive within 6 s (RDM_PROTOCOL.md; OfiRdmPeerDeathTest kills a peer JVM)");
     }
 
     @Override
