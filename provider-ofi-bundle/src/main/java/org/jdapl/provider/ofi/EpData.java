@@ -1,10 +1,5 @@
 package org.jdapl.provider.ofi;
 
-import static org.jdapl.provider.ofi.fabric.FiLayouts.*;
-
-import java.lang.foreign.Arena;
-import java.lang.foreign.MemorySegment;
-import java.lang.foreign.ValueLayout;
 import java.util.List;
 import java.util.Set;
 import org.jdapl.dat.CompletionFlag;
@@ -17,18 +12,15 @@ import org.jdapl.dat.DtoStatus;
 import org.jdapl.dat.EpCounter;
 import org.jdapl.dat.ExtensionType;
 import org.jdapl.dat.LmrTriplet;
-import org.jdapl.dat.LocalMemoryRegion;
 import org.jdapl.dat.MemPriv;
 import org.jdapl.dat.RmrTriplet;
 import org.jdapl.provider.ofi.fabric.Fi;
-import org.jdapl.provider.ofi.fabric.FiCalls;
 
 /**
- * The data path of one EP, top to bottom: the checks of a post, the iovec and descriptor arrays
- * (native memory the EP allocates once), the call through the endpoint's ops table
- * ({@code fi_sendv}, {@code fi_recvv}, {@code fi_writev}, {@code fi_readv}) with the DTO's ring slot as
- * its context, and the completion: its event on the queue's EVD (a success with SUPPRESS queues
- * nothing; an RDMA Write with immediate data and the receive it consumed complete as extended DTOs,
+ * The data path of one EP, top to bottom: the checks of a post, the call through the endpoint's ops
+ * table ({@link EpPosts}: the iovec and descriptor arrays, {@code fi_sendv}, {@code fi_recvv},
+ * {@code fi_writemsg}, {@code fi_readv}) with the DTO's ring slot as its context, and the completion:
+ * its event on the queue's EVD (a success with SUPPRESS queues nothing; an RDMA Write with immediate data and the receive it consumed complete as extended DTOs,
  * {@link OfiExtensions}), or FLUSHED for every DTO still live when the connection ends. On a
  * connection with receive credits ({@link MsgCredits}) a send or an RDMA Write with immediate data
  * without a credit, and every request after it, waits in its slot until {@link #pump} posts it.
@@ -42,106 +34,28 @@ final class EpData {
     final DtoQueue request;
     private final int recvLimit;
     private final int requestLimit;
-    private final Arena arena = Arena.ofShared();
-    private final MemorySegment iov;
-    private final MemorySegment desc;
-    private final MemorySegment rmaIov;
-    private final MemorySegment msgRma;
+    private final EpPosts posts;
     /** The connection's receive credits (MSG endpoints), null without. */
     MsgCredits credits;
     /** The sequence number of the first request waiting for a credit, -1 if none waits. */
     private long heldFrom = -1;
-    /** The provider writes with immediate data itself (verbs: {@code IBV_WR_RDMA_WRITE_WITH_IMM}). */
-    private final boolean writeData;
-    /**
-     * shm only: a buffer every receive ends with, beyond the consumer's segments. With delivery-complete
-     * shm moves a message of up to 4 KiB by its segmented protocol (SAR), which never finishes a message
-     * longer than the receive (neither side completed); with this room it does, and a completion longer
-     * than the consumer's segments is LOCAL_LENGTH (OBJ_07). Null elsewhere.
-     */
-    private final MemorySegment overflow;
 
     EpData(OfiEp ep, int id, int recvDepth, int requestDepth) {
         this.ep = ep;
-        writeData = OfiExtensions.nativeWriteData(ep.ia);
         this.recvLimit = Math.max(recvDepth, 1);
         this.requestLimit = Math.max(requestDepth, 1);
         recv = new DtoQueue(id, false, recvLimit);
         request = new DtoQueue(id, true, requestLimit);
-        iov = arena.allocate(16L * OfiIa.MAX_IOV, 8);
-        desc = arena.allocate(8L * OfiIa.MAX_IOV, 8);
-        rmaIov = arena.allocate(FI_RMA_IOV.size(), 8);
-        msgRma = arena.allocate(FI_MSG_RMA.size(), 8);
-        msgRma.set(ValueLayout.JAVA_LONG, MSG_RMA_MSG_IOV, iov.address());
-        msgRma.set(ValueLayout.JAVA_LONG, MSG_RMA_DESC, desc.address());
-        msgRma.set(ValueLayout.JAVA_LONG, MSG_RMA_RMA_IOV, rmaIov.address());
-        msgRma.set(ValueLayout.JAVA_LONG, MSG_RMA_RMA_IOV_COUNT, 1);
-        overflow = ep.ia.rdm != null && ep.ia.rdm.named && (ep.ia.mrMode & Fi.FI_MR_LOCAL) == 0
-                ? arena.allocate(RdmIa.OVERFLOW, 64) : null;
-    }
-
-    /** Appends the overflow buffer to the {@code n} receive segments filled in, if there is room: the count. */
-    private int withOverflow(int n) {
-        if (overflow == null || n >= OfiIa.MAX_IOV) {
-            return n;
-        }
-        iov.set(ValueLayout.JAVA_LONG, 16L * n, overflow.address());
-        iov.set(ValueLayout.JAVA_LONG, 16L * n + 8, overflow.byteSize());
-        desc.set(ValueLayout.JAVA_LONG, 8L * n, 0L);
-        return n + 1;
+        posts = new EpPosts(ep.ia);
     }
 
     void close() {
-        arena.close();
+        posts.close();
     }
 
-    /** Checks the segments of a DTO and fills the iovec and descriptor arrays; the total length. */
+    /** Checks the segments of a DTO against the EP's IA and PZ and fills the post's arrays; the total length. */
     long fill(List<LmrTriplet> segments, int maxIov, MemPriv needed) {
-        return fill(ep.ia, ep.pz(), iov, desc, segments, maxIov, needed);
-    }
-
-    /**
-     * Checks the segments of a DTO against the IA and PZ (an EP's or an SRQ's) and fills the iovec and
-     * descriptor arrays {@code iov} and {@code desc}; the total length.
-     */
-    static long fill(OfiIa ia, OfiPz pz, MemorySegment iov, MemorySegment desc, List<LmrTriplet> segments,
-                     int maxIov, MemPriv needed) {
-        if (segments == null || segments.size() > maxIov) {
-            throw DatException.invalidParameter(2, (segments == null ? "no" : segments.size()) + " segments, at most "
-                    + maxIov);
-        }
-        long total = 0;
-        int n = segments.size();
-        for (int i = 0; i < n; i++) { // indexed: no iterator
-            LmrTriplet t = segments.get(i);
-            long base = 0;
-            long d = 0;
-            if (t.length() > 0) {
-                LocalMemoryRegion l = t.lmr();
-                if (!(l instanceof OfiLmr lmr) || lmr.ia != ia) {
-                    throw DatException.invalidHandle(DatReturnSubtype.INVALID_HANDLE_LMR, "not an LMR of this IA");
-                }
-                if (lmr.freed) {
-                    throw new DatException(DatReturnType.PROTECTION_VIOLATION, "the LMR is freed");
-                }
-                if (lmr.pz != pz) {
-                    throw new DatException(DatReturnType.PROTECTION_VIOLATION, "the LMR is of another PZ");
-                }
-                if (t.offset() + t.length() > lmr.segment.byteSize()) {
-                    throw new DatException(DatReturnType.LENGTH_ERROR, "the segment is not within the LMR");
-                }
-                if (!lmr.privileges.contains(needed)) {
-                    throw new DatException(DatReturnType.PRIVILEGES_VIOLATION, "the LMR does not grant " + needed);
-                }
-                base = lmr.segment.address() + t.offset();
-                d = lmr.desc;
-            }
-            iov.set(ValueLayout.JAVA_LONG, i * 16L + IOV_BASE, base);
-            iov.set(ValueLayout.JAVA_LONG, i * 16L + IOV_LEN, t.length());
-            desc.set(ValueLayout.JAVA_LONG, i * 8L, d);
-            total += t.length();
-        }
-        return total;
+        return posts.fill(ep.pz(), segments, maxIov, needed);
     }
 
     /** Posts a request DTO (send, RDMA Write, RDMA Read) on the connected endpoint {@code fid}. */
@@ -299,56 +213,8 @@ final class EpData {
 
     /** Hands the request in {@code slot} (its segments filled in) to libfabric. */
     private long post(long fid, int slot, int n, RmrTriplet remote, long ctx) {
-        long total = request.lengths[slot];
-        if (request.extended[slot] == ExtensionType.RDMA_WRITE_IMMED) {
-            return writeImmediate(fid, n, total, remote, request.immediates[slot], ctx);
-        }
-        return switch (request.ops[slot]) {
-            case SEND -> FiCalls.sendv(fid, iov.address(), desc.address(), n, ctx);
-            case RDMA_WRITE -> write(fid, n, total, remote, ctx);
-            case RDMA_READ -> FiCalls.readv(fid, iov.address(), desc.address(), n, remote.targetAddress(),
-                    remote.rmrContext() & 0xffffffffL, ctx);
-            default -> throw new IllegalArgumentException(request.ops[slot].toString());
-        };
-    }
-
-    /**
-     * An RDMA Write with immediate data ({@link OfiExtensions}): the write, whose completion carries
-     * {@link OfiExtensions#WRITE_HALF} and is dropped on success, then a message of no bytes whose
-     * remote CQ data is the write's length (high half) and the immediate data (low half); the
-     * message's completion completes the DTO. If the write went and the message did not, the write is
-     * posted again with the message on the next try (the same bytes to the same place). Behaviours:
-     * EXT_05, EXT_06.
-     */
-    private long writeImmediate(long fid, int n, long total, RmrTriplet remote, int immediateData, long ctx) {
-        if (writeData) {
-            // verbs: one RDMA Write with immediate data; the sink's receive completion has its length.
-            msgRma.set(ValueLayout.JAVA_LONG, MSG_RMA_DATA, immediateData & 0xffff_ffffL);
-            return write(fid, n, total, remote, ctx, Fi.FI_COMPLETION | Fi.FI_REMOTE_CQ_DATA);
-        }
-        long rc = write(fid, n, total, remote, ctx | OfiExtensions.WRITE_HALF);
-        if (rc < 0) {
-            return rc;
-        }
-        return FiCalls.senddata(fid, 0, 0, 0, (total << 32) | (immediateData & 0xffff_ffffL), ctx);
-    }
-
-    /**
-     * An RDMA Write through {@code fi_writemsg} with {@code FI_DELIVERY_COMPLETE}: it completes only
-     * once the target has placed it (and fails if the target refuses it: a freed key, bounds,
-     * rights), as a DAT RDMA Write completion means.
-     */
-    private long write(long fid, int n, long total, RmrTriplet remote, long ctx) {
-        return write(fid, n, total, remote, ctx, Fi.FI_COMPLETION | Fi.FI_DELIVERY_COMPLETE);
-    }
-
-    private long write(long fid, int n, long total, RmrTriplet remote, long ctx, long flags) {
-        rmaIov.set(ValueLayout.JAVA_LONG, RMA_IOV_ADDR, remote.targetAddress());
-        rmaIov.set(ValueLayout.JAVA_LONG, RMA_IOV_LEN, total);
-        rmaIov.set(ValueLayout.JAVA_LONG, RMA_IOV_KEY, remote.rmrContext() & 0xffffffffL);
-        msgRma.set(ValueLayout.JAVA_LONG, MSG_RMA_IOV_COUNT, n);
-        msgRma.set(ValueLayout.JAVA_LONG, MSG_RMA_CONTEXT, ctx);
-        return FiCalls.writemsg(fid, msgRma.address(), flags);
+        return posts.post(fid, request.ops[slot], request.extended[slot], n, request.lengths[slot], remote,
+                request.immediates[slot], ctx);
     }
 
     /** Posts a receive; without an endpoint ({@code fid} 0) it waits in its slot for one. */
@@ -369,7 +235,7 @@ final class EpData {
         long seq = recv.add(cookie, DtoOperation.RECEIVE, total, suppress(flags), fid == 0 ? List.copyOf(segments) : null);
         ep.counts.inc(EpCounter.POST_RECV, total);
         if (fid != 0) {
-            long rc = FiCalls.recvv(fid, iov.address(), desc.address(), withOverflow(segments.size()), recv.context(seq));
+            long rc = posts.recv(fid, segments.size(), recv.context(seq));
             if (rc < 0) {
                 recv.undo(seq);
                 evd.unreserve();
@@ -392,8 +258,7 @@ final class EpData {
                 @SuppressWarnings("unchecked")
                 List<LmrTriplet> segs = (List<LmrTriplet>) list;
                 fill(segs, maxIov, MemPriv.LOCAL_WRITE);
-                long rc = FiCalls.recvv(fid, iov.address(), desc.address(), withOverflow(segs.size()),
-                        recv.context(recv.seqOf(s)));
+                long rc = posts.recv(fid, segs.size(), recv.context(recv.seqOf(s)));
                 if (rc < 0) {
                     throw FiErrors.toDat(rc, "fi_recvv");
                 }

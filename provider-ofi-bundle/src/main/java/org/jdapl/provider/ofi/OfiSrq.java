@@ -133,7 +133,7 @@ final class OfiSrq extends OfiObject implements SharedReceiveQueue {
     @Override
     public synchronized void postRecv(List<LmrTriplet> segments, long cookie) {
         live();
-        long total = EpData.fill(ia, pz, iov, desc, segments, maxRecvIov, MemPriv.LOCAL_WRITE);
+        long total = EpPosts.fill(ia, pz, iov, desc, segments, maxRecvIov, MemPriv.LOCAL_WRITE);
         if (queue.outstanding() >= maxRecvDtos || queue.full(capacity)) {
             throw new DatException(DatReturnType.INSUFFICIENT_RESOURCES, DatReturnSubtype.RESOURCE_SRQ,
                     "the SRQ holds " + maxRecvDtos + " receives");

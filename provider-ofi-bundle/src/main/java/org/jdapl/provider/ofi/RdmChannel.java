@@ -288,5 +288,8 @@ final class RdmChannel {
             OfiIa.closeQuietly(cq);
             arena.close();
         }
+        if (ia.rdm.named) {
+            RdmLocal.closed(name);
+        }
     }
 }

@@ -116,6 +116,9 @@ final class RdmConnection extends Connection implements RdmChannel.Owner {
             }
             OfiIa.closeQuietly(fid);
             OfiIa.closeQuietly(av);
+            if (rdm.named) {
+                RdmLocal.closed(dataName);
+            }
             fid = 0;
             av = 0;
         }
@@ -395,6 +398,17 @@ final class RdmConnection extends Connection implements RdmChannel.Owner {
         underCqLocks(ep.recvEvd(), ep.requestEvd(), this::closeData);
         closeControl();
         state = EpState.DISCONNECTED;
+    }
+
+    /**
+     * The IA closes and this connection's EP was not freed (its free failed): its endpoints are closed
+     * without telling the peer, so that their shm regions go with the IA.
+     */
+    void closeWithIa() {
+        synchronized (ep) {
+            closeData();
+            closeControl();
+        }
     }
 
     @Override

@@ -196,9 +196,16 @@ final class RdmIa implements IntSupplier {
         return hub;
     }
 
-    /** Closes the hub and any control endpoint left (the IA closes, its objects are freed). */
+    /**
+     * Closes the endpoints of any connection left (an EP whose free failed), the hub and any control
+     * endpoint left (the IA closes, its objects are freed): every shm region of the IA goes with them
+     * ({@link RdmLocal}).
+     */
     synchronized void close() {
         closed = true;
+        for (RdmConnection c : connections.values()) {
+            c.closeWithIa();
+        }
         if (hub != null) {
             hub.close();
             hub = null;

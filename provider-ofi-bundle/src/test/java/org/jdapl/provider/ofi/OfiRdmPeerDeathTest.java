@@ -35,7 +35,7 @@ import org.junit.jupiter.api.Test;
  * Peer death over shm: the peer JVM ({@link ShmPeerMain}) accepts a connection and is killed
  * (SIGKILL); this side sees CONNECTION_BROKEN within the keepalive bound ({@link RdmIa#KEEPALIVE_BOUND_NANOS},
  * RDM_PROTOCOL.md) plus a few seconds for a loaded machine, the EP is DISCONNECTED, and each receive it
- * had posted completes FLUSHED exactly once.
+ * had posted completes FLUSHED exactly once. The killed peer's shm regions are removed by the test.
  */
 class OfiRdmPeerDeathTest {
     @Test
@@ -84,6 +84,7 @@ class OfiRdmPeerDeathTest {
         } finally {
             peer.destroyForcibly();
             peer.waitFor(10, TimeUnit.SECONDS);
+            OfiShmRegions.remove(peer.pid()); // a killed process closes no endpoint
             p.deactivate();
         }
     }

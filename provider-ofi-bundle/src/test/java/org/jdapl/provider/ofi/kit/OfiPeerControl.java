@@ -13,6 +13,14 @@ public final class OfiPeerControl {
         return provider.open(new IaSpec(name, iaParams, "", true, "peer process"), 64);
     }
 
+    /**
+     * Closes every IA of the peer (their endpoints' shm regions go with them): the peer JVM halts when
+     * its stdin closes, without running shutdown hooks.
+     */
+    public void close() {
+        provider.deactivate();
+    }
+
     /** The peer's process id. */
     public long pid() {
         return ProcessHandle.current().pid();

@@ -110,6 +110,13 @@ public final class OfiTwoJvmFixture implements ConformanceFixture {
     @Override
     public synchronized void close() {
         try {
+            if (peer.alive()) {
+                try {
+                    peer.control("close", new Class<?>[0]);
+                } catch (RuntimeException e) {
+                    // the peer is gone; PeerProcess.close ends what is left
+                }
+            }
             peer.close();
             provider.deactivate();
             sameJvm.close();

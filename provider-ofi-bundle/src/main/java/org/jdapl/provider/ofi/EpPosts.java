@@ -1,0 +1,188 @@
+package org.jdapl.provider.ofi;
+
+import static org.jdapl.provider.ofi.fabric.FiLayouts.*;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.util.List;
+import org.jdapl.dat.DatException;
+import org.jdapl.dat.DatReturnSubtype;
+import org.jdapl.dat.DatReturnType;
+import org.jdapl.dat.DtoOperation;
+import org.jdapl.dat.ExtensionType;
+import org.jdapl.dat.LmrTriplet;
+import org.jdapl.dat.LocalMemoryRegion;
+import org.jdapl.dat.MemPriv;
+import org.jdapl.dat.RmrTriplet;
+import org.jdapl.provider.ofi.fabric.Fi;
+import org.jdapl.provider.ofi.fabric.FiCalls;
+
+/**
+ * The native side of one EP's posts ({@link EpData} keeps the rings, the credit hold and the
+ * completions): the iovec and descriptor arrays and the {@code fi_msg_rma} (native memory the EP
+ * allocates once), the checks that fill them from a DTO's segments, and the calls through the
+ * endpoint's ops table ({@code fi_sendv}, {@code fi_recvv}, {@code fi_writemsg}, {@code fi_readv},
+ * {@code fi_senddata}) with the DTO's context. On shm every receive ends with an overflow buffer.
+ * Callers hold the EP's (or the SRQ's) lock.
+ *
+ * <p>Behaviours: OBJ_07, LMR_04, EXT_05, EXT_06.
+ */
+final class EpPosts {
+    private final OfiIa ia;
+    private final Arena arena = Arena.ofShared();
+    private final MemorySegment iov;
+    private final MemorySegment desc;
+    private final MemorySegment rmaIov;
+    private final MemorySegment msgRma;
+    /** The provider writes with immediate data itself (verbs: {@code IBV_WR_RDMA_WRITE_WITH_IMM}). */
+    private final boolean writeData;
+    /**
+     * shm only: a buffer every receive ends with, beyond the consumer's segments. With delivery-complete
+     * shm moves a message of up to 4 KiB by its segmented protocol (SAR), which never finishes a message
+     * longer than the receive (neither side completed); with this room it does, and a completion longer
+     * than the consumer's segments is LOCAL_LENGTH (OBJ_07). Null elsewhere.
+     */
+    private final MemorySegment overflow;
+
+    EpPosts(OfiIa ia) {
+        this.ia = ia;
+        writeData = OfiExtensions.nativeWriteData(ia);
+        iov = arena.allocate(16L * OfiIa.MAX_IOV, 8);
+        desc = arena.allocate(8L * OfiIa.MAX_IOV, 8);
+        rmaIov = arena.allocate(FI_RMA_IOV.size(), 8);
+        msgRma = arena.allocate(FI_MSG_RMA.size(), 8);
+        msgRma.set(ValueLayout.JAVA_LONG, MSG_RMA_MSG_IOV, iov.address());
+        msgRma.set(ValueLayout.JAVA_LONG, MSG_RMA_DESC, desc.address());
+        msgRma.set(ValueLayout.JAVA_LONG, MSG_RMA_RMA_IOV, rmaIov.address());
+        msgRma.set(ValueLayout.JAVA_LONG, MSG_RMA_RMA_IOV_COUNT, 1);
+        overflow = ia.rdm != null && ia.rdm.named && (ia.mrMode & Fi.FI_MR_LOCAL) == 0
+                ? arena.allocate(RdmIa.OVERFLOW, 64) : null;
+    }
+
+    void close() {
+        arena.close();
+    }
+
+    /** Checks the segments of a DTO against the IA and {@code pz} and fills the arrays; the total length. */
+    long fill(OfiPz pz, List<LmrTriplet> segments, int maxIov, MemPriv needed) {
+        return fill(ia, pz, iov, desc, segments, maxIov, needed);
+    }
+
+    /**
+     * Checks the segments of a DTO against the IA and PZ (an EP's or an SRQ's) and fills the iovec and
+     * descriptor arrays {@code iov} and {@code desc}; the total length.
+     */
+    static long fill(OfiIa ia, OfiPz pz, MemorySegment iov, MemorySegment desc, List<LmrTriplet> segments,
+                     int maxIov, MemPriv needed) {
+        if (segments == null || segments.size() > maxIov) {
+            throw DatException.invalidParameter(2, (segments == null ? "no" : segments.size()) + " segments, at most "
+                    + maxIov);
+        }
+        long total = 0;
+        int n = segments.size();
+        for (int i = 0; i < n; i++) { // indexed: no iterator
+            LmrTriplet t = segments.get(i);
+            long base = 0;
+            long d = 0;
+            if (t.length() > 0) {
+                LocalMemoryRegion l = t.lmr();
+                if (!(l instanceof OfiLmr lmr) || lmr.ia != ia) {
+                    throw DatException.invalidHandle(DatReturnSubtype.INVALID_HANDLE_LMR, "not an LMR of this IA");
+                }
+                if (lmr.freed) {
+                    throw new DatException(DatReturnType.PROTECTION_VIOLATION, "the LMR is freed");
+                }
+                if (lmr.pz != pz) {
+                    throw new DatException(DatReturnType.PROTECTION_VIOLATION, "the LMR is of another PZ");
+                }
+                if (t.offset() + t.length() > lmr.segment.byteSize()) {
+                    throw new DatException(DatReturnType.LENGTH_ERROR, "the segment is not within the LMR");
+                }
+                if (!lmr.privileges.contains(needed)) {
+                    throw new DatException(DatReturnType.PRIVILEGES_VIOLATION, "the LMR does not grant " + needed);
+                }
+                base = lmr.segment.address() + t.offset();
+                d = lmr.desc;
+            }
+            iov.set(ValueLayout.JAVA_LONG, i * 16L + IOV_BASE, base);
+            iov.set(ValueLayout.JAVA_LONG, i * 16L + IOV_LEN, t.length());
+            desc.set(ValueLayout.JAVA_LONG, i * 8L, d);
+            total += t.length();
+        }
+        return total;
+    }
+
+    /**
+     * Hands a request whose {@code n} segments are filled in to libfabric; {@code extended} is
+     * RDMA_WRITE_IMMED for an RDMA Write with immediate data, else null. The call's return code.
+     */
+    long post(long fid, DtoOperation op, ExtensionType extended, int n, long total, RmrTriplet remote,
+              int immediateData, long ctx) {
+        if (extended == ExtensionType.RDMA_WRITE_IMMED) {
+            return writeImmediate(fid, n, total, remote, immediateData, ctx);
+        }
+        return switch (op) {
+            case SEND -> FiCalls.sendv(fid, iov.address(), desc.address(), n, ctx);
+            case RDMA_WRITE -> write(fid, n, total, remote, ctx);
+            case RDMA_READ -> FiCalls.readv(fid, iov.address(), desc.address(), n, remote.targetAddress(),
+                    remote.rmrContext() & 0xffffffffL, ctx);
+            default -> throw new IllegalArgumentException(op.toString());
+        };
+    }
+
+    /** Posts a receive of the {@code n} segments filled in (and the overflow buffer on shm); the return code. */
+    long recv(long fid, int n, long ctx) {
+        return FiCalls.recvv(fid, iov.address(), desc.address(), withOverflow(n), ctx);
+    }
+
+    /** Appends the overflow buffer to the {@code n} receive segments filled in, if there is room: the count. */
+    private int withOverflow(int n) {
+        if (overflow == null || n >= OfiIa.MAX_IOV) {
+            return n;
+        }
+        iov.set(ValueLayout.JAVA_LONG, 16L * n, overflow.address());
+        iov.set(ValueLayout.JAVA_LONG, 16L * n + 8, overflow.byteSize());
+        desc.set(ValueLayout.JAVA_LONG, 8L * n, 0L);
+        return n + 1;
+    }
+
+    /**
+     * An RDMA Write with immediate data ({@link OfiExtensions}): the write, whose completion carries
+     * {@link OfiExtensions#WRITE_HALF} and is dropped on success, then a message of no bytes whose
+     * remote CQ data is the write's length (high half) and the immediate data (low half); the
+     * message's completion completes the DTO. If the write went and the message did not, the write is
+     * posted again with the message on the next try (the same bytes to the same place). Behaviours:
+     * EXT_05, EXT_06.
+     */
+    private long writeImmediate(long fid, int n, long total, RmrTriplet remote, int immediateData, long ctx) {
+        if (writeData) {
+            // verbs: one RDMA Write with immediate data; the sink's receive completion has its length.
+            msgRma.set(ValueLayout.JAVA_LONG, MSG_RMA_DATA, immediateData & 0xffff_ffffL);
+            return write(fid, n, total, remote, ctx, Fi.FI_COMPLETION | Fi.FI_REMOTE_CQ_DATA);
+        }
+        long rc = write(fid, n, total, remote, ctx | OfiExtensions.WRITE_HALF);
+        if (rc < 0) {
+            return rc;
+        }
+        return FiCalls.senddata(fid, 0, 0, 0, (total << 32) | (immediateData & 0xffff_ffffL), ctx);
+    }
+
+    /**
+     * An RDMA Write through {@code fi_writemsg} with {@code FI_DELIVERY_COMPLETE}: it completes only
+     * once the target has placed it (and fails if the target refuses it: a freed key, bounds,
+     * rights), as a DAT RDMA Write completion means.
+     */
+    private long write(long fid, int n, long total, RmrTriplet remote, long ctx) {
+        return write(fid, n, total, remote, ctx, Fi.FI_COMPLETION | Fi.FI_DELIVERY_COMPLETE);
+    }
+
+    private long write(long fid, int n, long total, RmrTriplet remote, long ctx, long flags) {
+        rmaIov.set(ValueLayout.JAVA_LONG, RMA_IOV_ADDR, remote.targetAddress());
+        rmaIov.set(ValueLayout.JAVA_LONG, RMA_IOV_LEN, total);
+        rmaIov.set(ValueLayout.JAVA_LONG, RMA_IOV_KEY, remote.rmrContext() & 0xffffffffL);
+        msgRma.set(ValueLayout.JAVA_LONG, MSG_RMA_IOV_COUNT, n);
+        msgRma.set(ValueLayout.JAVA_LONG, MSG_RMA_CONTEXT, ctx);
+        return FiCalls.writemsg(fid, msgRma.address(), flags);
+    }
+}
