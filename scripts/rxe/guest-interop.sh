@@ -10,7 +10,7 @@
 #   - the connection rate: ConnRate (Java) and OFED's dtestcm, server on vCPU 0 and client on vCPU 1.
 # Writes $1/ofa-interop.txt ("name PASS|FAIL detail", one line per case and direction) and appends the
 # connection rate to $1/bench.txt. Exits 1 if a case failed. RXE_INTEROP_CASES (from env.sh) selects the
-# groups: "dtest dtestx peers rate" by default; RATE_CONNS, RATE_BURST, RATE_ROUNDS, RATE_WARMUP,
+# groups: "dtest dtestx peers" by default, "rate" (the connection rate, a measurement) when named; RATE_CONNS, RATE_BURST, RATE_ROUNDS, RATE_WARMUP,
 # RATE_TIMED and RATE_JAVA_OPTS set where run-guest-tests.sh runs reach the connection rate here too.
 R=$1
 . /mnt/work/env.sh
@@ -83,7 +83,7 @@ await_port() {
 # One line of detail from a side's output: its last line that says why.
 why() { grep -ahE "FAIL|Error|ERR|dtest:|expected|timed out" "$1" 2>/dev/null | tail -1 | tr -s ' \t' ' ' | cut -c1-160; }
 
-has() { [[ " ${RXE_INTEROP_CASES:-dtest dtestx peers rate} " == *" $1 "* ]]; }
+has() { [[ " ${RXE_INTEROP_CASES:-dtest dtestx peers} " == *" $1 "* ]]; }
 
 # 1. dtest: OFED's server, jdapl's client.
 if has dtest; then

@@ -74,7 +74,7 @@ if [[ " $parts " == *" bench "* ]]; then
   echo "GUEST: benchmark done at $(cut -d' ' -f1 /proc/uptime) s"
 fi
 
-# 4. On the wire with OFED's uDAPL: dtest both ways, the C peer's cases both ways, the connection rate.
+# 4. On the wire with OFED's uDAPL: dtest both ways, the C peer's cases both ways, the connection rate when asked for.
 if [[ " $parts " == *" interop "* ]]; then
   /mnt/work/interop.sh $R 2>&1 | tee $R/interop.log
   irc=${PIPESTATUS[0]}

@@ -6,7 +6,7 @@
 # round trip (RXE_PARTS="tests kit ofi soak bench interop dapltest" by default; ofi: the conformance kit on
 # the libfabric provider's verbs MSG endpoints, ofi-verbs-rxe.txt; soak: the provider under faults,
 # guest-soak.sh; interop: jdapl against OFED's uDAPL, dtest and dtestx both ways, dat-interop.c's cases, the
-# connection rate next to dtestcm; dapltest: the application's dapltest server and clients,
+# connection rate next to dtestcm when RXE_INTEROP_CASES names rate; dapltest: the application's dapltest server and clients,
 # guest-dapltest.sh; RXE_TESTS, a regular expression of class names, selects device tests, all by
 # default). The reports come back to provider-ofa-bundle/target/rxe/.
 #
@@ -201,14 +201,14 @@ RXE_KIT_ONLY="${RXE_KIT_ONLY:-.*}"
 RXE_TESTS="${RXE_TESTS:-}"
 RXE_SOAK_CYCLES="${RXE_SOAK_CYCLES:-1000}"
 RXE_BENCH_JAVA_OPTS="${RXE_BENCH_JAVA_OPTS:-}"
-RXE_INTEROP_CASES="${RXE_INTEROP_CASES:-dtest dtestx peers rate}"
+RXE_INTEROP_CASES="${RXE_INTEROP_CASES:-dtest dtestx peers}"
 ${rate_env}JAVA=$java_home/bin/java
 CLASSPATH=$classpath
 OFI_CLASSPATH=$ofi_classpath
 ENV
   log "booting the guest for:$what"
   set +e
-  timeout "${RXE_GUEST_SECONDS:-2400}" qemu-system-x86_64 -accel tcg,thread=multi -cpu max -smp 2 -m 3G -nographic \
+  timeout "${RXE_GUEST_SECONDS:-3600}" qemu-system-x86_64 -accel tcg,thread=multi -cpu max -smp 2 -m 3G -nographic \
     -no-reboot -nic none "$@" \
     -kernel "$kdir/boot/vmlinuz-$kver" -initrd "$initrd" \
     -append "console=ttyS0 panic=-1 quiet loglevel=4 mitigations=off clocksource=tsc tsc=reliable" \
@@ -218,7 +218,7 @@ ENV
   local qemu_rc=${PIPESTATUS[0]}
   set -e
   cp -r "$share/reports/." "$out/" 2>/dev/null || true
-  [ $qemu_rc = 124 ] && die "the guest did not finish within ${RXE_GUEST_SECONDS:-2400} s (console in $console)"
+  [ $qemu_rc = 124 ] && die "the guest did not finish within ${RXE_GUEST_SECONDS:-3600} s (console in $console)"
   [ -f "$share/reports/rc" ] || die "the guest did not run its tests (qemu exit $qemu_rc; console in $console)"
   return 0
 }
