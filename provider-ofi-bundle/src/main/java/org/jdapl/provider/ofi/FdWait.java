@@ -40,6 +40,10 @@ final class FdWait implements AutoCloseable {
     private final MemorySegment readWord = arena.allocate(8, 8);
     private MemorySegment pollfds;
     private MemorySegment fids;
+    /** The objects {@code fi_trywait} is asked about: those of {@link #fids} not skipped. */
+    private MemorySegment tryFids;
+    private int[] fds = new int[0];
+    private boolean[] skipped = new boolean[0];
     private int count;
     private volatile boolean closed;
 
@@ -106,6 +110,9 @@ final class FdWait implements AutoCloseable {
         count = objects.length;
         pollfds = arena.allocate(8L * (count + 1), 8);
         fids = arena.allocate(8L * Math.max(1, count), 8);
+        tryFids = arena.allocate(8L * Math.max(1, count), 8);
+        this.fds = fds.clone();
+        skipped = new boolean[count];
         for (int i = 0; i < count; i++) {
             fids.setAtIndex(JAVA_LONG, i, objects[i]);
             pollfds.set(JAVA_INT, 8L * i, fds[i]);
@@ -116,11 +123,28 @@ final class FdWait implements AutoCloseable {
     }
 
     /**
-     * Blocks for up to {@code timeoutMillis} until a wait object or the eventfd is readable; returns at
-     * once if {@code fi_trywait} says there is something to read.
+     * Leaves object {@code i} out of the next waits ({@code skip}) or takes it back: poll(2) ignores a
+     * negative descriptor, and {@code fi_trywait} is not asked about it.
+     */
+    void skip(int i, boolean skip) {
+        if (i < count && skipped[i] != skip) {
+            skipped[i] = skip;
+            pollfds.set(JAVA_INT, 8L * i, skip ? -1 : fds[i]);
+        }
+    }
+
+    /**
+     * Blocks for up to {@code timeoutMillis} until a wait object not skipped or the eventfd is
+     * readable; returns at once if {@code fi_trywait} says there is something to read.
      */
     void await(long fabric, int timeoutMillis) {
-        if (count > 0 && FiCalls.trywait(fabric, fids.address(), count) != 0) {
+        int asked = 0;
+        for (int i = 0; i < count; i++) {
+            if (!skipped[i]) {
+                tryFids.setAtIndex(JAVA_LONG, asked++, fids.getAtIndex(JAVA_LONG, i));
+            }
+        }
+        if (asked > 0 && FiCalls.trywait(fabric, tryFids.address(), asked) != 0) {
             return;
         }
         for (int i = 0; i <= count; i++) {

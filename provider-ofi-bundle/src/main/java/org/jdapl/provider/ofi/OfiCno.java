@@ -84,6 +84,7 @@ final class OfiCno extends OfiObject implements Cno {
 
     @Override
     public synchronized EventDispatcher waitCno(long timeoutMicros) {
+        ia.progress.consumersSleep();
         live();
         long deadline = timeoutMicros >= Long.MAX_VALUE / 1000 ? Long.MAX_VALUE : System.nanoTime() + timeoutMicros * 1000;
         try {

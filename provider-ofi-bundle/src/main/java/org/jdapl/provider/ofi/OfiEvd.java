@@ -26,6 +26,9 @@ import org.jdapl.dat.HandleType;
  * a consumer that polls never depends on the progress thread; a waiter parks between looks and is
  * woken by the progress thread when it queues an event. Each operation's context names its EP and
  * queue slot ({@link DtoQueue}); the completion goes to that EP, which queues its event here.
+ * While a consumer polls the EVD with {@link #dequeue} the IA's progress thread leaves its CQ to that
+ * consumer ({@link #polledRecently}): two readers of one CQ would fight over libfabric's locks, and the
+ * thread, woken by every completion, would take the CPU the polling consumer needs.
  * Posting DTOs reserves room here ({@link #reserve}): a post that could overflow the EVD fails
  * INSUFFICIENT_RESOURCES, and an event that finds the queue full anyway is reported as
  * ASYNC_ERROR_EVD_OVERFLOW on the async EVD.
@@ -65,6 +68,10 @@ final class OfiEvd extends OfiObject implements EventDispatcher {
     /** The CQ's wait file descriptor ({@code FI_WAIT_FD}), -1 without one. */
     final int waitFd;
     private final int cqSize;
+    /** When a consumer last polled the EVD ({@link #dequeue}, {@link System#nanoTime}); 0 after a wait began. */
+    private volatile long polledAt;
+    /** How long after a consumer's poll the progress thread leaves the EVD's CQ to it: 1 ms. */
+    static final long POLLING_NANOS = 1_000_000;
 
     OfiEvd(OfiIa ia, int qlen, OfiCno cno, Set<EvdFlag> flags, boolean async) {
         super(ia, HandleType.EVD);
@@ -263,6 +270,28 @@ final class OfiEvd extends OfiObject implements EventDispatcher {
         }
     }
 
+    /**
+     * Whether a consumer polled the EVD within {@link #POLLING_NANOS} of {@code now}: the progress
+     * thread then neither reads its CQ nor waits on the CQ's file descriptor. {@code Long.MIN_VALUE}
+     * for {@code now}: never (an EP of the IA waits for a credit).
+     */
+    boolean polledRecently(long now) {
+        long at = polledAt;
+        return at != 0 && now != Long.MIN_VALUE && now - at < POLLING_NANOS;
+    }
+
+    /** The consumer sleeps (on a CNO): the progress thread reads the CQ again. */
+    void consumerSleeps() {
+        polledAt = 0;
+    }
+
+    /** A consumer's poll: its thread reads the CQ, the progress thread leaves it alone meanwhile. */
+    private void polled() {
+        if (cq != 0) {
+            polledAt = System.nanoTime();
+        }
+    }
+
     private void progress() {
         if (cq != 0) {
             pollCq();
@@ -339,6 +368,7 @@ final class OfiEvd extends OfiObject implements EventDispatcher {
     @Override
     public Optional<DatEvent> dequeue() {
         live();
+        polled();
         progress();
         synchronized (this) {
             DatEvent e = take();
@@ -367,6 +397,7 @@ final class OfiEvd extends OfiObject implements EventDispatcher {
             throw DatException.invalidParameter(2, "no event slot to fill");
         }
         live();
+        polled();
         progress();
         synchronized (this) {
             if (queue.poll(this, slot)) {
@@ -424,6 +455,7 @@ final class OfiEvd extends OfiObject implements EventDispatcher {
             }
             waiter = Thread.currentThread();
         }
+        polledAt = 0; // the waiter depends on the progress thread once it sleeps
         try {
             while (true) {
                 progress();

@@ -247,8 +247,19 @@ final class OfiIa extends OfiObject implements InterfaceAdapter {
     void holding(OfiEp ep, boolean on) {
         if (ep.holding != on) {
             ep.holding = on;
-            holding.addAndGet(on ? 1 : -1);
+            if (holding.getAndAdd(on ? 1 : -1) == 0 && on) {
+                progress.holdingBegan();
+            }
         }
+    }
+
+    /**
+     * Whether an EP waits for a receive credit (or owes its peer a count): the credit comes with the
+     * progress of that EP's CQs, which a consumer polling another EVD does not make, so the progress
+     * thread reads every CQ meanwhile.
+     */
+    boolean holds() {
+        return holding.get() > 0;
     }
 
     /**

@@ -24,7 +24,10 @@ import org.slf4j.LoggerFactory;
  * EQ and the EVD's CQ), so that it never depends on this thread. Idle, the thread blocks in
  * {@link FdWait} on the wait file descriptors of the EQ and the CQs ({@code FI_WAIT_FD}), woken by the
  * provider's sockets or by {@link #later}; where an object has no wait file descriptor it parks for up
- * to 1 ms between looks.
+ * to 1 ms between looks. The CQ of an EVD that a consumer is polling ({@link OfiEvd#polledRecently})
+ * is left to that consumer: the thread neither reads it nor waits on its descriptor, and looks again
+ * every millisecond, so that a polling consumer runs alone on its CQ as an application of libfabric's
+ * own does; not while an EP of the IA waits for a receive credit ({@link OfiIa#holds}).
  */
 final class OfiProgress implements Runnable {
     private static final Logger LOG = LoggerFactory.getLogger(OfiProgress.class);
@@ -49,6 +52,8 @@ final class OfiProgress implements Runnable {
     private final ReentrantLock waitLock = new ReentrantLock();
     private volatile boolean waitSetChanged = true;
     private boolean canBlock;
+    /** The EVD of each object in the wait set (null for the EQ), in {@link FdWait}'s order. */
+    private OfiEvd[] waitOwners = new OfiEvd[0];
 
     OfiProgress(OfiIa ia) {
         this.ia = ia;
@@ -124,8 +129,11 @@ final class OfiProgress implements Runnable {
             int n;
             try {
                 n = pollEq();
+                long now = ia.holds() ? Long.MIN_VALUE : System.nanoTime();
                 for (OfiEvd evd : cqEvds) {
-                    n += evd.pollCq();
+                    if (!evd.polledRecently(now)) {
+                        n += evd.pollCq();
+                    }
                 }
                 n += ia.pumpHeld();
                 n += timers();
@@ -162,7 +170,8 @@ final class OfiProgress implements Runnable {
                 rebuildWaitSet();
             }
             if (canBlock && running && tasks.isEmpty()) {
-                fdWait.await(ia.fabric, deadlines.isEmpty() ? 100 : 1);
+                boolean polled = leaveToConsumers();
+                fdWait.await(ia.fabric, deadlines.isEmpty() && !polled ? 100 : 1);
                 return;
             }
         } finally {
@@ -171,20 +180,54 @@ final class OfiProgress implements Runnable {
         LockSupport.parkNanos(Math.min(1_000_000L, 1000L << idle));
     }
 
+    /**
+     * Takes the CQs of the EVDs that consumers are polling out of the next wait (and puts the others
+     * back); whether any was taken out.
+     */
+    private boolean leaveToConsumers() {
+        long now = ia.holds() ? Long.MIN_VALUE : System.nanoTime();
+        boolean any = false;
+        for (int i = 0; i < waitOwners.length; i++) {
+            OfiEvd owner = waitOwners[i];
+            boolean polled = owner != null && owner.polledRecently(now);
+            fdWait.skip(i, polled);
+            any |= polled;
+        }
+        return any;
+    }
+
+    /** An EP of the IA began to wait for a receive credit: the thread reads every CQ until it ends ({@link OfiIa#holds}). */
+    void holdingBegan() {
+        fdWait.wake();
+    }
+
+    /** A consumer goes to sleep on a CNO: every EVD's CQ is the thread's again at once. */
+    void consumersSleep() {
+        for (OfiEvd evd : cqEvds) {
+            evd.consumerSleeps();
+        }
+        fdWait.wake();
+    }
+
     private void rebuildWaitSet() {
         java.util.List<long[]> objects = new java.util.ArrayList<>();
+        java.util.List<OfiEvd> owners = new java.util.ArrayList<>();
+        owners.add(null);
         // The control endpoints of an RDM IA (pollers) have no descriptor in the set: such an IA parks.
         boolean all = ia.eqWaitFd >= 0 && fdWait.usable() && pollers.isEmpty();
         objects.add(new long[] {ia.eq, ia.eqWaitFd});
         for (OfiEvd evd : cqEvds) {
             objects.add(new long[] {evd.cq, evd.waitFd});
+            owners.add(evd);
             all &= evd.waitFd >= 0;
             for (EpSrq s : evd.srqCqs()) {
                 objects.add(new long[] {s.cq, s.waitFd});
+                owners.add(evd);
                 all &= s.waitFd >= 0;
             }
         }
         canBlock = all;
+        waitOwners = all ? owners.toArray(new OfiEvd[0]) : new OfiEvd[0];
         if (all) {
             fdWait.set(objects.stream().mapToLong(o -> o[0]).toArray(),
                     objects.stream().mapToInt(o -> (int) o[1]).toArray());

@@ -33,7 +33,7 @@ import org.jdapl.provider.ofi.OfiProvider;
  * The benchmark rows of the ofi provider, each against libfabric's own tool in the same run, with the
  * ratio: a 64-byte send/receive ping-pong through the DAT API on two IAs of libfabric's tcp provider
  * over lo (the ponger on a thread of its own, both polling their EVDs with dat_evd_dequeue into a
- * reusable event slot) against {@code fi_pingpong -p tcp -e msg -d lo -S 64} (server and client
+ * reusable event slot, after a warm-up of up to 20 000 round trips for the JIT) against {@code fi_pingpong -p tcp -e msg -d lo -S 64} (server and client
  * processes), half round trip; and 1 MiB RDMA Writes (a window of {@value #WINDOW} outstanding, each
  * delivery complete) against {@code fi_pingpong ... -S 1048576}, MB/s (10^6 bytes per second, as
  * fi_pingpong counts). Debian's libfabric-bin ships fi_pingpong only, not fabtests' fi_rma_bw, so the
@@ -104,7 +104,7 @@ public final class OfiPingPongBench {
             sb.ep.postRecv(sb.recvIov, 0, Dat.COMPLETION_DEFAULT);
             sa.ep.postRecv(sa.recvIov, 0, Dat.COMPLETION_DEFAULT);
             connect(sa, sb, a, b);
-            int warm = Math.min(2000, iterations);
+            int warm = Math.min(20_000, iterations);
             Thread ponger = Thread.ofPlatform().name("pong").start(() -> pong(sb, warm + iterations));
             ping(sa, warm);
             long t0 = System.nanoTime();
