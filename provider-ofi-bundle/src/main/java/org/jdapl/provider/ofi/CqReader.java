@@ -47,6 +47,8 @@ final class CqReader {
     private final MemorySegment buf;
     private final MemorySegment errBuf;
     private boolean closed;
+    /** The CQ's {@code fi_cq_read}, resolved once ({@link FiCalls#cqReadFn}). */
+    private final MemorySegment readFn;
     /** The IA's provider is libfabric's verbs: an error entry's {@code prov_errno} is the work completion's status. */
     private final boolean verbs;
 
@@ -64,6 +66,7 @@ final class CqReader {
             arena.close();
             throw FiErrors.toDat(e);
         }
+        readFn = FiCalls.cqReadFn(cq);
         buf = arena.allocate(FI_CQ_DATA_ENTRY.size() * BATCH, 8);
         errBuf = arena.allocate(FI_CQ_ERR_ENTRY.size(), 8);
     }
@@ -84,7 +87,7 @@ final class CqReader {
     }
 
     private int readLocked(Sink sink) {
-        long n = FiCalls.cqRead(cq, buf.address(), BATCH);
+        long n = FiCalls.cqRead(readFn, cq, buf.address(), BATCH);
         if (n > 0) {
             long base = buf.address();
             for (int i = 0; i < n; i++) {

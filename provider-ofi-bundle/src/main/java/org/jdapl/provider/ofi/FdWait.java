@@ -45,6 +45,8 @@ final class FdWait implements AutoCloseable {
     private int[] fds = new int[0];
     private boolean[] skipped = new boolean[0];
     private int count;
+    /** The fabric's {@code fi_trywait}, resolved at the first wait ({@link FiCalls#trywaitFn}). */
+    private MemorySegment trywait;
     private volatile boolean closed;
 
     FdWait() {
@@ -144,7 +146,10 @@ final class FdWait implements AutoCloseable {
                 tryFids.setAtIndex(JAVA_LONG, asked++, fids.getAtIndex(JAVA_LONG, i));
             }
         }
-        if (asked > 0 && FiCalls.trywait(fabric, tryFids.address(), asked) != 0) {
+        if (trywait == null) {
+            trywait = FiCalls.trywaitFn(fabric);
+        }
+        if (asked > 0 && FiCalls.trywait(trywait, fabric, tryFids.address(), asked) != 0) {
             return;
         }
         for (int i = 0; i <= count; i++) {

@@ -155,7 +155,7 @@ final class OfiIa extends OfiObject implements InterfaceAdapter {
         progress = new OfiProgress(this);
         rdm = rdmEp ? new RdmIa(this) : null;
         if (rdm != null) {
-            progress.pollers.add(rdm);
+            progress.readAlso(rdm);
         }
     }
 

@@ -5,10 +5,8 @@ import static org.jdapl.provider.ofi.fabric.FiLayouts.*;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
-import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.locks.LockSupport;
 import java.util.concurrent.locks.ReentrantLock;
 import org.jdapl.provider.ofi.fabric.Fi;
@@ -40,11 +38,17 @@ final class OfiProgress implements Runnable {
     private final MemorySegment eqEvent = arena.allocate(8, 8);
     private final MemorySegment eqBuf = arena.allocate(EQ_BUF, 8);
     private final MemorySegment eqErr = arena.allocate(FI_EQ_ERR_ENTRY.size(), 8);
+    /** The EQ's {@code fi_eq_read}, resolved once ({@link FiCalls#eqReadFn}). */
+    private final MemorySegment eqRead;
     /** The EVDs with a CQ, as an array that is replaced on a change: the loop reads it without allocating. */
     private volatile OfiEvd[] cqEvds = new OfiEvd[0];
     final Map<OfiEp, Long> deadlines = new ConcurrentHashMap<>();
-    /** More to read with the EQ: the control endpoints of an RDM IA ({@link RdmIa}). */
-    final List<java.util.function.IntSupplier> pollers = new CopyOnWriteArrayList<>();
+    /**
+     * More to read with the EQ: the control endpoints of an RDM IA ({@link RdmIa}), null on a MSG IA.
+     * A field, not a list: the loop reads it without an iterator, which a JIT that has seen an RDM IA's
+     * reader would leave allocated in every other IA's progress thread.
+     */
+    private volatile java.util.function.IntSupplier controlReader;
     private final java.util.Queue<Runnable> tasks = new java.util.concurrent.ConcurrentLinkedQueue<>();
     private volatile boolean running = true;
     private final FdWait fdWait = new FdWait();
@@ -57,6 +61,7 @@ final class OfiProgress implements Runnable {
 
     OfiProgress(OfiIa ia) {
         this.ia = ia;
+        this.eqRead = FiCalls.eqReadFn(ia.eq);
         this.thread = Thread.ofPlatform().daemon().name("jdapl-ofi-" + ia.name()).unstarted(this);
     }
 
@@ -65,6 +70,12 @@ final class OfiProgress implements Runnable {
         tasks.add(task);
         LockSupport.unpark(thread);
         fdWait.wake();
+    }
+
+    /** Reads {@code reader} with the EQ from now on: an RDM IA's control endpoints. */
+    void readAlso(java.util.function.IntSupplier reader) {
+        controlReader = reader;
+        waitSetChanged();
     }
 
     /** The set of CQs changed: the thread rebuilds what it waits on before its next wait. */
@@ -213,8 +224,8 @@ final class OfiProgress implements Runnable {
         java.util.List<long[]> objects = new java.util.ArrayList<>();
         java.util.List<OfiEvd> owners = new java.util.ArrayList<>();
         owners.add(null);
-        // The control endpoints of an RDM IA (pollers) have no descriptor in the set: such an IA parks.
-        boolean all = ia.eqWaitFd >= 0 && fdWait.usable() && pollers.isEmpty();
+        // The control endpoints of an RDM IA (controlReader) have no descriptor in the set: such an IA parks.
+        boolean all = ia.eqWaitFd >= 0 && fdWait.usable() && controlReader == null;
         objects.add(new long[] {ia.eq, ia.eqWaitFd});
         for (OfiEvd evd : cqEvds) {
             objects.add(new long[] {evd.cq, evd.waitFd});
@@ -257,7 +268,7 @@ final class OfiProgress implements Runnable {
         int n = 0;
         try {
             while (running) {
-                long rc = FiCalls.eqRead(ia.eq, eqEvent.address(), eqBuf.address(), EQ_BUF, 0);
+                long rc = FiCalls.eqRead(eqRead, ia.eq, eqEvent.address(), eqBuf.address(), EQ_BUF, 0);
                 if (rc == -Fi.FI_EAGAIN) {
                     break;
                 }
@@ -281,8 +292,9 @@ final class OfiProgress implements Runnable {
                     }
                 }
             }
-            for (java.util.function.IntSupplier p : pollers) {
-                n += p.getAsInt();
+            java.util.function.IntSupplier control = controlReader;
+            if (control != null) {
+                n += control.getAsInt();
             }
         } finally {
             eqLock.unlock();

@@ -7,18 +7,63 @@ import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.EnumSet;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
+import org.jdapl.dat.DatEvent;
+import org.jdapl.dat.Endpoint;
+import org.jdapl.dat.EventDispatcher;
+import org.jdapl.dat.EventNumber;
+import org.jdapl.dat.EvdFlag;
+import org.jdapl.dat.InterfaceAdapter;
+import org.jdapl.dat.PspFlag;
+import org.jdapl.dat.spi.IaSpec;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 
 /**
  * The shm regions ({@code /dev/shm/jdapl_<pid>_<n>}, 16 MiB each) of a shm IA's endpoints go with the
- * IA: a JVM that exits with the IA open leaves none of them.
+ * IA: its close (with a PSP, the hub and a connected EP still live) leaves none of them, and neither
+ * does a JVM that exits with the IA open.
  */
 class OfiShmRegionsTest {
+    @Test
+    void OBJ_01_closingAShmIaWithLiveObjectsRemovesItsRegions() throws Exception {
+        String missing = OfiHost.ensure("runtime");
+        Assumptions.assumeTrue(missing == null, missing);
+        long pid = ProcessHandle.current().pid();
+        Set<String> before = regions(pid);
+        int port = 21000 + (int) (pid % 9000);
+        OfiProvider p = new OfiProvider();
+        InterfaceAdapter a = p.open(new IaSpec("a", "shm", "", true, "t"), 8);
+        InterfaceAdapter b = p.open(new IaSpec("b", "shm", "", true, "t"), 8);
+        try {
+            EventDispatcher aConn = a.createEvd(4, null, EnumSet.of(EvdFlag.CONNECTION));
+            EventDispatcher aDto = a.createEvd(8, null, EnumSet.of(EvdFlag.DTO));
+            EventDispatcher bConn = b.createEvd(4, null, EnumSet.of(EvdFlag.CONNECTION));
+            EventDispatcher bDto = b.createEvd(8, null, EnumSet.of(EvdFlag.DTO));
+            EventDispatcher bCr = b.createEvd(4, null, EnumSet.of(EvdFlag.CR));
+            b.createPsp(port, bCr, PspFlag.CONSUMER);
+            Endpoint ea = a.createEp(a.createPz(), aDto, aDto, aConn, null);
+            Endpoint eb = b.createEp(b.createPz(), bDto, bDto, bConn, null);
+            ea.connect(b.query().attributes().address(), port, 5_000_000, new byte[0], org.jdapl.dat.Qos.BEST_EFFORT,
+                    org.jdapl.dat.ConnectFlag.DEFAULT);
+            ((DatEvent.ConnectionRequest) bCr.waitEvent(5_000_000, 1)).request().accept(eb, new byte[0]);
+            assertEquals(EventNumber.CONNECTION_ESTABLISHED, ((DatEvent.Connection) aConn.waitEvent(5_000_000, 1)).number());
+            Set<String> open = regions(pid);
+            open.removeAll(before);
+            assertTrue(open.size() >= 5, "the IAs' regions: " + open);
+        } finally {
+            a.close();
+            b.close();
+        }
+        Set<String> left = regions(pid);
+        left.removeAll(before);
+        assertTrue(left.isEmpty(), "shm regions left after the IAs' close: " + left);
+    }
+
     @Test
     void OBJ_01_aJvmExitingWithAShmIaOpenLeavesNoRegion() throws Exception {
         String missing = OfiHost.ensure("runtime");

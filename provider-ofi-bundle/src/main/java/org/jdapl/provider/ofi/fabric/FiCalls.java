@@ -157,9 +157,22 @@ public final class FiCalls {
 
     /** {@code fi_trywait(fabric, fids, count)}: 0 when the fids' wait objects may be waited on. */
     public static int trywait(long fabric, long fids, int count) {
+        return trywait(trywaitFn(fabric), fabric, fids, count);
+    }
+
+    /**
+     * The fabric's {@code fi_trywait}, resolved once: an object's ops table never changes, and a call
+     * through the resolved function allocates nothing in any compilation tier (a progress thread that
+     * idles runs its loop too seldom for the JIT to remove {@link #op}'s segment).
+     */
+    public static MemorySegment trywaitFn(long fabric) {
+        return op(word(fabric + FABRIC_OPS), OPS_FABRIC_TRYWAIT, "fi_trywait");
+    }
+
+    /** {@code fi_trywait} through its function {@code fn} ({@link #trywaitFn}). */
+    public static int trywait(MemorySegment fn, long fabric, long fids, int count) {
         try {
-            return (int) I_JJI.invokeExact(op(word(fabric + FABRIC_OPS), OPS_FABRIC_TRYWAIT, "fi_trywait"),
-                    fabric, fids, count);
+            return (int) I_JJI.invokeExact(fn, fabric, fids, count);
         } catch (Throwable t) {
             throw fail(t);
         }
@@ -333,8 +346,18 @@ public final class FiCalls {
 
     /** {@code fi_cq_read(cq, buf, count)}: entries read, -FI_EAGAIN when empty, -FI_EAVAIL for an error. */
     public static long cqRead(long cq, long buf, long count) {
+        return cqRead(cqReadFn(cq), cq, buf, count);
+    }
+
+    /** The CQ's {@code fi_cq_read}, resolved once (as {@link #trywaitFn}). */
+    public static MemorySegment cqReadFn(long cq) {
+        return op(word(cq + CQ_OPS), OPS_CQ_READ, "fi_cq_read");
+    }
+
+    /** {@code fi_cq_read} through its function {@code fn} ({@link #cqReadFn}). */
+    public static long cqRead(MemorySegment fn, long cq, long buf, long count) {
         try {
-            return (long) J_JJJ.invokeExact(op(word(cq + CQ_OPS), OPS_CQ_READ, "fi_cq_read"), cq, buf, count);
+            return (long) J_JJJ.invokeExact(fn, cq, buf, count);
         } catch (Throwable t) {
             throw fail(t);
         }
@@ -351,9 +374,18 @@ public final class FiCalls {
 
     /** {@code fi_eq_read(eq, &event, buf, len, flags)}. */
     public static long eqRead(long eq, long event, long buf, long len, long flags) {
+        return eqRead(eqReadFn(eq), eq, event, buf, len, flags);
+    }
+
+    /** The EQ's {@code fi_eq_read}, resolved once (as {@link #trywaitFn}). */
+    public static MemorySegment eqReadFn(long eq) {
+        return op(word(eq + EQ_OPS), OPS_EQ_READ, "fi_eq_read");
+    }
+
+    /** {@code fi_eq_read} through its function {@code fn} ({@link #eqReadFn}). */
+    public static long eqRead(MemorySegment fn, long eq, long event, long buf, long len, long flags) {
         try {
-            return (long) J_JJJJJ.invokeExact(op(word(eq + EQ_OPS), OPS_EQ_READ, "fi_eq_read"), eq, event, buf, len,
-                    flags);
+            return (long) J_JJJJJ.invokeExact(fn, eq, event, buf, len, flags);
         } catch (Throwable t) {
             throw fail(t);
         }
