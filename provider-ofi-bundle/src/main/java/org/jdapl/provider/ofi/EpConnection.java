@@ -107,7 +107,8 @@ class EpConnection extends Connection implements OfiIa.CmTarget {
             FiCalls.enable(f);
             fid = f;
             cmKey = key;
-            credits = new MsgCredits(ep.ia, ep.srq == null);
+            credits = new MsgCredits(ep, ep.srq == null, !OfiExtensions.nativeWriteData(ep.ia),
+                    ep.attributes().maxRecvDtos());
             ep.data.credits = credits;
             ep.data.postDeferred(f, ep.attributes().maxRecvIov());
         } catch (FiException | DatException e) {
