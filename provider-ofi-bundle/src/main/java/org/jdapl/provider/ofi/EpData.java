@@ -74,7 +74,7 @@ final class EpData {
     void postRequest(long fid, DtoOperation op, List<LmrTriplet> segments, long cookie, RmrTriplet remote,
                      Set<CompletionFlag> flags, int maxIov, ExtensionType extended, int immediateData) {
         long total = fill(segments, maxIov, op == DtoOperation.RDMA_READ ? MemPriv.LOCAL_WRITE : MemPriv.LOCAL_READ);
-        if (total > ep.ia.maxMsgSize || (extended != null && total > 0xffff_ffffL)) {
+        if (total > ep.ia.maxMsgSize || (extended != null && total > OfiExtensions.maxWriteImmediate(ep.ia))) {
             throw new DatException(DatReturnType.LENGTH_ERROR, total + " bytes exceed the maximum message size");
         }
         if (remote != null && remote.length() < total && op == DtoOperation.RDMA_WRITE) {
@@ -108,14 +108,17 @@ final class EpData {
                 // The credit came between the check above and the mark: the progress that placed it
                 // may have pumped before it saw this EP holding, and nothing else would wake it.
                 pump(fid);
+            } else if (credits != null) {
+                credits.hungry(fid); // tried again by the pump if it could not be written
             }
             return;
         }
         long ctx = request.context(seq);
         int n = segments.size();
-        long rc = post(fid, slot, n, remote, ctx);
+        long carried = credits == null ? 0 : credits.carried();
+        long rc = post(fid, slot, n, remote, ctx, carried);
         if (rc == -Fi.FI_EAGAIN && ep.ia.rdm != null && !ep.ia.rdm.named) {
-            rc = ep.ia.rdm.retry(evd, () -> post(fid, slot, n, remote, ctx));
+            rc = ep.ia.rdm.retry(evd, () -> post(fid, slot, n, remote, ctx, 0));
         }
         if (rc == -Fi.FI_EAGAIN && ep.ia.rdm != null && ep.ia.rdm.named) {
             // shm: the provider takes the request once the peer's progress has read this
@@ -138,8 +141,18 @@ final class EpData {
             throw FiErrors.toDat(rc, extended != null ? "dat_ib_post_rdma_write_immed" : op.toString());
         }
         countPost(slot);
-        if (credits != null && takesCredit(slot)) {
+        if (credits != null) {
+            sentWith(slot, carried);
+        }
+    }
+
+    /** A request in {@code slot} was handed to libfabric with the credit {@code carried} (0: none). */
+    private void sentWith(int slot, long carried) {
+        if (takesCredit(slot)) {
             credits.sent();
+        }
+        if (carried != 0 && request.ops[slot] == DtoOperation.SEND && request.extended[slot] == null) {
+            credits.carriedOut(carried);
         }
     }
 
@@ -176,12 +189,14 @@ final class EpData {
             DtoOperation op = request.ops[s];
             boolean credit = credits != null && takesCredit(s);
             if (credit && !credits.maySend()) {
+                credits.hungry(fid);
                 return posted;
             }
             long rc;
+            long carried = credits == null ? 0 : credits.carried();
             try {
                 fill(segments, OfiIa.MAX_IOV, op == DtoOperation.RDMA_READ ? MemPriv.LOCAL_WRITE : MemPriv.LOCAL_READ);
-                rc = post(fid, s, segments.size(), request.remotes[s], request.context(heldFrom));
+                rc = post(fid, s, segments.size(), request.remotes[s], request.context(heldFrom), carried);
             } catch (DatException e) {
                 rc = Long.MIN_VALUE; // an LMR freed while the request waited
             }
@@ -200,8 +215,8 @@ final class EpData {
                         : FiErrors.dtoStatus((int) -rc), 0);
             } else {
                 posted++;
-                if (credit) {
-                    credits.sent();
+                if (credits != null) {
+                    sentWith(s, carried);
                 }
             }
         }
@@ -212,9 +227,9 @@ final class EpData {
     }
 
     /** Hands the request in {@code slot} (its segments filled in) to libfabric. */
-    private long post(long fid, int slot, int n, RmrTriplet remote, long ctx) {
+    private long post(long fid, int slot, int n, RmrTriplet remote, long ctx, long carried) {
         return posts.post(fid, request.ops[slot], request.extended[slot], n, request.lengths[slot], remote,
-                request.immediates[slot], ctx);
+                request.immediates[slot], ctx, carried, credits == null ? 0 : credits.sendFlags());
     }
 
     /** Posts a receive; without an endpoint ({@code fid} 0) it waits in its slot for one. */

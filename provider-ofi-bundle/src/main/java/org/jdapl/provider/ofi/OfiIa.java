@@ -101,6 +101,8 @@ final class OfiIa extends OfiObject implements InterfaceAdapter {
     private volatile OfiEp[] epList = new OfiEp[0];
     /** How many EPs have requests waiting for a receive credit, or a count of receives due to the peer ({@link MsgCredits}). */
     private final java.util.concurrent.atomic.AtomicInteger holding = new java.util.concurrent.atomic.AtomicInteger();
+    /** How many EPs owe their peer a count of receives that goes with their next send ({@link MsgCredits}). */
+    private final java.util.concurrent.atomic.AtomicInteger owing = new java.util.concurrent.atomic.AtomicInteger();
     /** The IA's counters and its EPs' and EVDs' totals (DAT_COUNTERS). */
     final OfiCounters counters = new OfiCounters(this);
 
@@ -263,18 +265,34 @@ final class OfiIa extends OfiObject implements InterfaceAdapter {
     }
 
     /**
+     * Marks ({@code on}) or unmarks {@code ep} as one that owes its peer a count of receives, to be
+     * written if the peer turns hungry ({@link MsgCredits}; the EP's lock is held). Unlike
+     * {@link #holding} it does not make the progress thread read every CQ: the peer's hungry write
+     * wakes the thread's wait on the EP's CQs, or lands during a consumer's poll of them.
+     */
+    void owing(OfiEp ep, boolean on) {
+        if (ep.owing != on) {
+            ep.owing = on;
+            owing.getAndAdd(on ? 1 : -1);
+        }
+    }
+
+    /**
      * Posts the requests that waited for receive credits which have come (after the CQs were read:
-     * the peer's credit write lands during that progress); the number posted. Nothing is allocated
-     * while no EP waits.
+     * the peer's credit write or send lands during that progress), and writes the count of receives
+     * an EP owes a peer that has turned hungry; the number posted. Nothing is allocated.
      */
     int pumpHeld() {
-        if (holding.get() == 0) {
+        if (holding.get() == 0 && owing.get() == 0) {
             return 0;
         }
         int n = 0;
         for (OfiEp ep : epList) { // an array: the loop allocates nothing
             if (ep.holding) {
                 n += ep.pumpHeld();
+            }
+            if (ep.owing) {
+                ep.answerHungry();
             }
         }
         return n;

@@ -129,6 +129,7 @@ public final class FiLayouts {
     public static final FiStruct FI_OPS_MSG = new FiStruct("fi_ops_msg", 80);
     public static final long OPS_MSG_RECVV = FI_OPS_MSG.field("recvv", 16, P);
     public static final long OPS_MSG_SENDV = FI_OPS_MSG.field("sendv", 40, P);
+    public static final long OPS_MSG_SENDMSG = FI_OPS_MSG.field("sendmsg", 48, P);
     public static final long OPS_MSG_SENDDATA = FI_OPS_MSG.field("senddata", 64, P);
 
     public static final FiStruct FI_OPS_RMA = new FiStruct("fi_ops_rma", 80);
@@ -151,6 +152,14 @@ public final class FiLayouts {
     public static final long MSG_RMA_RMA_IOV_COUNT = FI_MSG_RMA.field("rma_iov_count", 40, 8);
     public static final long MSG_RMA_CONTEXT = FI_MSG_RMA.field("context", 48, P);
     public static final long MSG_RMA_DATA = FI_MSG_RMA.field("data", 56, 8);
+
+    public static final FiStruct FI_MSG = new FiStruct("fi_msg", 48);
+    public static final long MSG_MSG_IOV = FI_MSG.field("msg_iov", 0, P);
+    public static final long MSG_DESC = FI_MSG.field("desc", 8, P);
+    public static final long MSG_IOV_COUNT = FI_MSG.field("iov_count", 16, 8);
+    public static final long MSG_ADDR = FI_MSG.field("addr", 24, 8);
+    public static final long MSG_CONTEXT = FI_MSG.field("context", 32, P);
+    public static final long MSG_DATA = FI_MSG.field("data", 40, 8);
 
     public static final FiStruct FI_EQ_ATTR = new FiStruct("fi_eq_attr", 32);
     public static final long EQ_ATTR_SIZE = FI_EQ_ATTR.field("size", 0, 8);
@@ -209,6 +218,6 @@ public final class FiLayouts {
     /** Every struct above, for the layout probe. */
     public static final List<FiStruct> ALL = List.of(FI_INFO, FI_TX_ATTR, FI_RX_ATTR, FI_EP_ATTR, FI_DOMAIN_ATTR,
             FI_FABRIC_ATTR, FID, FI_OPS, FID_FABRIC, FI_OPS_FABRIC, FID_DOMAIN, FI_OPS_DOMAIN, FI_OPS_MR, FID_MR,
-            FID_EP, FID_PEP, FI_OPS_EP, FI_OPS_CM, FI_OPS_MSG, FI_OPS_RMA, FI_RMA_IOV, FI_MSG_RMA, FI_EQ_ATTR, FID_EQ, FI_OPS_EQ,
+            FID_EP, FID_PEP, FI_OPS_EP, FI_OPS_CM, FI_OPS_MSG, FI_OPS_RMA, FI_RMA_IOV, FI_MSG_RMA, FI_MSG, FI_EQ_ATTR, FID_EQ, FI_OPS_EQ,
             FI_EQ_CM_ENTRY, FI_EQ_ERR_ENTRY, FI_CQ_ATTR, FID_CQ, FI_OPS_CQ, FI_CQ_DATA_ENTRY, FI_CQ_ERR_ENTRY, IOVEC);
 }
