@@ -79,9 +79,11 @@ final class RdmConnection extends Connection implements RdmChannel.Owner {
             OfiEvd r = ep.recvEvd();
             OfiEvd q = ep.requestEvd();
             long[] opened = new long[2];
-            // Enabled while nobody reads the CQs.
-            underCqLocks(r, q, () -> System.arraycopy(FiRdm.openEndpoint(ep.ia.domain, info, 1,
-                    r == null ? 0 : r.cq, q == null ? 0 : q.cq), 0, opened, 0, 2));
+            // Enabled while nobody reads the CQs; an EP on an SRQ takes its receives on its own CQ (RdmSrq).
+            long rcq = ep.srq != null ? ep.srq.cq : r == null ? 0 : r.cq;
+            Runnable enable = () -> System.arraycopy(FiRdm.openEndpoint(ep.ia.domain, info, 1, rcq,
+                    q == null ? 0 : q.cq), 0, opened, 0, 2);
+            underCqLocks(r, q, ep.srq == null ? enable : () -> ep.srq.withCqLocked(enable));
             f = opened[0];
             a = opened[1];
             dataName = FiRdm.name(f);
@@ -95,6 +97,9 @@ final class RdmConnection extends Connection implements RdmChannel.Owner {
                 localPort = 1024 + Math.floorMod(PORTS.incrementAndGet(), 64000);
             }
             ep.data.postDeferred(f, ep.attributes().maxRecvIov());
+            if (ep.srq != null) {
+                ep.srq.opened(f);
+            }
         } catch (FiException | DatException e) {
             fid = 0;
             av = 0;
@@ -114,8 +119,17 @@ final class RdmConnection extends Connection implements RdmChannel.Owner {
             if (rdm.named) {
                 RdmLocal.closing(dataName);
             }
-            OfiIa.closeQuietly(fid);
-            OfiIa.closeQuietly(av);
+            long f = fid;
+            long a = av;
+            Runnable close = () -> {
+                OfiIa.closeQuietly(f);
+                OfiIa.closeQuietly(a);
+            };
+            if (ep.srq != null) {
+                ep.srq.closing(close); // the SRQ's receives lent to the endpoint go back to the SRQ
+            } else {
+                close.run();
+            }
             if (rdm.named) {
                 RdmLocal.closed(dataName);
             }
