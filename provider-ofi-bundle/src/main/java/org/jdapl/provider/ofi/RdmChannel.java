@@ -59,7 +59,7 @@ final class RdmChannel {
     private final List<RdmMessage> pending = new ArrayList<>();
     private final java.util.Map<Long, byte[]> peers = new java.util.HashMap<>();
     private final java.util.Map<String, Long> inserted = new java.util.HashMap<>();
-    /** Peers that took no message for {@link #SEND_NANOS}. */
+    /** shm peers that took no message for {@link #SEND_NANOS}. */
     private final java.util.Set<Long> stuck = new java.util.HashSet<>();
     /** Every send buffer stayed busy for {@link #SEND_NANOS}; cleared by the next send completion. */
     private boolean congested;
@@ -188,8 +188,10 @@ final class RdmChannel {
                     sendSrc[s] = m.src();
                     return;
                 }
-                if (rc == -Fi.FI_EAGAIN && System.nanoTime() - end > 0) {
-                    // Its process is gone or does not progress: later messages to it fail at once.
+                if (rc == -Fi.FI_EAGAIN && System.nanoTime() - end > 0 && ia.rdm.named) {
+                    // shm: its process is gone or does not progress: later messages to it fail at once.
+                    // rxm answers -FI_EAGAIN while it connects, again after a refused connect: nobody
+                    // listens there now, maybe later (a PSP created again on the qualifier, OBJ_06).
                     stuck.add(dest);
                 }
                 if (rc != -Fi.FI_EAGAIN || System.nanoTime() - end > 0) {

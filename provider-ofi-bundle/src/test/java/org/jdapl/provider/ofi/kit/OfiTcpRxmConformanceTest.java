@@ -22,7 +22,6 @@ class OfiTcpRxmConformanceTest extends OfiShmConformanceTest {
             "DISC_03", "rxm completes an eager send at transmission although the endpoint asks FI_DELIVERY_COMPLETE,"
                     + " so a send to a peer without a receive completes SUCCESS",
             "OBJ_07", "as DISC_03: a send completed SUCCESS while no receive was posted",
-            "OBJ_06", "no connection request reaches a PSP created again on a qualifier within 5 s (not understood yet)",
             "LMR_05", "tcp's target ends the connection on a refused RMA without a status and rxm flushes the"
                     + " request: FLUSHED, not REMOTE_ACCESS",
             "LMR_06", "as LMR_05");
