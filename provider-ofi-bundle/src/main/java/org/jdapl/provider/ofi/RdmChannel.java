@@ -59,7 +59,7 @@ final class RdmChannel {
     private final List<RdmMessage> pending = new ArrayList<>();
     private final java.util.Map<Long, byte[]> peers = new java.util.HashMap<>();
     private final java.util.Map<String, Long> inserted = new java.util.HashMap<>();
-    /** shm peers that took no message for {@link #SEND_NANOS}. */
+    /** Peers that took no message for {@link #SEND_NANOS}. */
     private final java.util.Set<Long> stuck = new java.util.HashSet<>();
     /** Every send buffer stayed busy for {@link #SEND_NANOS}; cleared by the next send completion. */
     private boolean congested;
@@ -158,6 +158,11 @@ final class RdmChannel {
             if (closed) {
                 return;
             }
+            if (!ia.rdm.named && m.type() == RdmMessage.REQ) {
+                // rxm answers -FI_EAGAIN also after a refused connect (nobody listened there then):
+                // a new connection request tries again (a PSP created again on the qualifier, OBJ_06).
+                stuck.remove(dest);
+            }
             if (stuck.contains(dest)) {
                 throw new DatException(DatReturnType.INSUFFICIENT_RESOURCES, DatReturnSubtype.RESOURCE_TEP,
                         "the peer " + FiRdm.toString(peers.get(dest)) + " took no message for " + SEND_NANOS / 1_000_000 + " ms");
@@ -188,10 +193,8 @@ final class RdmChannel {
                     sendSrc[s] = m.src();
                     return;
                 }
-                if (rc == -Fi.FI_EAGAIN && System.nanoTime() - end > 0 && ia.rdm.named) {
-                    // shm: its process is gone or does not progress: later messages to it fail at once.
-                    // rxm answers -FI_EAGAIN while it connects, again after a refused connect: nobody
-                    // listens there now, maybe later (a PSP created again on the qualifier, OBJ_06).
+                if (rc == -Fi.FI_EAGAIN && System.nanoTime() - end > 0) {
+                    // Its process is gone or does not progress: later messages to it fail at once.
                     stuck.add(dest);
                 }
                 if (rc != -Fi.FI_EAGAIN || System.nanoTime() - end > 0) {
