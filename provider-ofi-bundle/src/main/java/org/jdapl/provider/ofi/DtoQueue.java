@@ -101,6 +101,12 @@ final class DtoQueue {
         return epBits | seq;
     }
 
+    /** The slot of the oldest live DTO, or -1 if none is live. */
+    int oldest() {
+        int s = (int) (tail & mask);
+        return tail < head && live[s] ? s : -1;
+    }
+
     /** Takes back the DTO of {@code seq} that was never posted (the post failed). */
     void undo(long seq) {
         int s = (int) (seq & mask);

@@ -91,6 +91,10 @@ final class EpSrq {
      * taken, its event queued on the receive EVD. False if it names no live receive of the SRQ.
      */
     boolean completed(long context, int err, long len) {
+        if (err == CANCELED && srq.rdm != null) {
+            srq.giveBack(context, this); // RDM: its endpoint closed before it took the receive
+            return false;
+        }
         if (!took(context)) {
             return false;
         }
@@ -120,8 +124,41 @@ final class EpSrq {
         return true;
     }
 
+    /** {@code FI_ECANCELED}: a receive still posted when its endpoint closed. */
+    private static final int CANCELED = 125;
+
+    /**
+     * RDM ({@link RdmSrq}): the EP's data endpoint {@code fid} is open, bound to this CQ; the SRQ lends
+     * it receives.
+     */
+    void opened(long fid) {
+        srq.borrower(this, fid);
+    }
+
+    /**
+     * RDM: closes the EP's data endpoint in {@code close}, with this CQ's lock held; what the CQ holds
+     * then is read (receives taken complete, receives cancelled go back to the SRQ), and the receives
+     * still lent to the endpoint go back to the SRQ and its other EPs. The EP's lock is held.
+     */
+    void closing(Runnable close) {
+        srq.borrower(this, 0);
+        reader.withLocked(() -> {
+            close.run();
+            int guard = 0;
+            while (reader.read(sink) > 0 && guard++ < 100_000) {
+                // what the endpoint completed before and at its close
+            }
+        });
+        srq.returnAll(this);
+    }
+
+    /** Runs {@code r} (an endpoint bound to this CQ and enabled) with the CQ's lock held. */
+    void withCqLocked(Runnable r) {
+        reader.withLocked(r);
+    }
+
     private boolean took(long context) {
-        if (!srq.take(context, taken)) {
+        if (!srq.take(context, taken, this)) {
             return false;
         }
         buffersUsed++;
@@ -164,6 +201,6 @@ final class EpSrq {
      */
     void close() {
         attach(null);
-        reader.close(ep.ia, (context, err, len) -> srq.take(context, taken));
+        reader.close(ep.ia, (context, err, len) -> srq.take(context, taken, this));
     }
 }

@@ -520,9 +520,6 @@ final class OfiIa extends OfiObject implements InterfaceAdapter {
     @Override
     public SharedReceiveQueue createSrq(ProtectionZone pz, SrqAttributes attributes) {
         checkIa();
-        if (rdm != null) {
-            throw new DatException(DatReturnType.MODEL_NOT_SUPPORTED, RdmIa.NO_SRQ);
-        }
         return new OfiSrq(this, OfiPz.of(this, pz, 1), attributes);
     }
 

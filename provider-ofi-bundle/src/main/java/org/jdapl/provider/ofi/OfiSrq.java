@@ -32,7 +32,8 @@ import org.jdapl.provider.ofi.fabric.FiException;
  * receive CQ: every EP of an SRQ has a CQ of its own for its receives ({@link EpSrq}), so that the
  * event names the EP that took the receive. The context has no fixed size in libfabric; the SRQ's
  * {@code max_recv_dtos} is a limit of jdapl's, within the context's size (the provider's receive
- * queue depth, at most {@link #MAX_DEPTH}).
+ * queue depth, at most {@link #MAX_DEPTH}). On an IA over RDM endpoints there is no context: the SRQ
+ * lends its receives to its EPs' data endpoints ({@link RdmSrq}).
  *
  * <p>The low watermark ({@code dat_srq_set_lw}, or the attribute at creation; 0 is none) is armed when
  * it is set: the first time the receives on the SRQ drop below it, during the call or when an EP
@@ -46,7 +47,10 @@ final class OfiSrq extends OfiObject implements SharedReceiveQueue {
     static final int MAX_DEPTH = 4096;
 
     final OfiPz pz;
+    /** The shared receive context (0 on an RDM IA: {@link #rdm}). */
     final long srx;
+    /** On an IA over RDM endpoints, the receives lent to the EPs' data endpoints instead of a context; else null. */
+    final RdmSrq rdm;
     private final int capacity;
     private final int maxRecvIov;
     private final DtoQueue queue;
@@ -79,6 +83,14 @@ final class OfiSrq extends OfiObject implements SharedReceiveQueue {
         queue = new DtoQueue(id, false, capacity);
         iov = arena.allocate(16L * OfiIa.MAX_IOV, 8);
         desc = arena.allocate(8L * OfiIa.MAX_IOV, 8);
+        if (ia.rdm != null) {
+            srx = 0;
+            rdm = new RdmSrq(iov, desc);
+            pz.users.incrementAndGet();
+            ia.added(this);
+            return;
+        }
+        rdm = null;
         try {
             MemorySegment attr = arena.allocate(FI_RX_ATTR.size(), 8);
             attr.set(ValueLayout.JAVA_LONG, RX_CAPS, Fi.FI_MSG | Fi.FI_RECV);
@@ -124,7 +136,9 @@ final class OfiSrq extends OfiObject implements SharedReceiveQueue {
                 return;
             }
             freed = true;
-            OfiIa.closeQuietly(srx);
+            if (srx != 0) {
+                OfiIa.closeQuietly(srx);
+            }
             arena.close();
         }
         pz.users.decrementAndGet();
@@ -139,6 +153,10 @@ final class OfiSrq extends OfiObject implements SharedReceiveQueue {
                     "the SRQ holds " + maxRecvDtos + " receives");
         }
         long seq = queue.add(cookie, DtoOperation.RECEIVE, total, false, null);
+        if (rdm != null) {
+            rdm.posted(queue.context(seq), segments.size());
+            return;
+        }
         long rc = FiCalls.recvv(srx, iov.address(), desc.address(), segments.size(), queue.context(seq));
         if (rc < 0) {
             queue.undo(seq);
@@ -154,16 +172,38 @@ final class OfiSrq extends OfiObject implements SharedReceiveQueue {
      * in {@code out[0]} and its capacity in {@code out[1]}; false if it names no live receive.
      * SRQ_01: the receives left may cross the low watermark.
      */
-    synchronized boolean take(long context, long[] out) {
+    synchronized boolean take(long context, long[] out, EpSrq by) {
         int s = queue.slot(DtoQueue.seq(context));
-        if (s < 0) {
+        if (s < 0 || (rdm != null && !rdm.taken(context, by))) {
             return false;
         }
         out[0] = queue.cookies[s];
         out[1] = queue.lengths[s];
         queue.retire(s);
         checkLowWatermark();
+        if (rdm != null) {
+            rdm.lend();
+        }
         return true;
+    }
+
+    /** RDM: the data endpoint {@code fid} of {@code ep} opened ({@code fid} != 0) or closes (0); see {@link RdmSrq}. */
+    synchronized void borrower(EpSrq ep, long fid) {
+        if (fid != 0) {
+            rdm.open(ep, fid);
+        } else {
+            rdm.closing(ep);
+        }
+    }
+
+    /** RDM: the receive {@code context} lent to {@code ep} was cancelled by its endpoint's close. */
+    synchronized void giveBack(long context, EpSrq ep) {
+        rdm.giveBack(context, ep);
+    }
+
+    /** RDM: the endpoint of {@code ep} is closed; what is still lent to it returns to the SRQ. */
+    synchronized void returnAll(EpSrq ep) {
+        rdm.returnAll(ep);
     }
 
     /** SRQ_01, SRQ_02: the event once per setting, when fewer receives than the watermark remain. */

@@ -129,10 +129,18 @@ final class RdmChannel {
         }
     }
 
-    /** Inserts a peer's address into the channel's address vector (once): its {@code fi_addr_t}. */
+    /**
+     * Inserts a peer's address into the channel's address vector (once): its {@code fi_addr_t}. A
+     * peer of this process whose endpoint is closed is not inserted ({@link RdmLocal}: shm's
+     * {@code fi_av_insert} of it touches its unmapped region).
+     */
     synchronized long insert(byte[] addr) {
         if (closed) {
             throw new DatException(DatReturnType.INVALID_STATE, "the control endpoint is closed");
+        }
+        if (RdmLocal.gone(addr)) {
+            throw new DatException(DatReturnType.INVALID_STATE, "the peer endpoint " + FiRdm.toString(addr)
+                    + " of this process is closed");
         }
         Long known = inserted.get(RdmLocal.key(addr) + "/" + addr.length + "/" + java.util.Arrays.hashCode(addr));
         if (known != null) {
@@ -157,6 +165,11 @@ final class RdmChannel {
         synchronized (this) {
             if (closed) {
                 return;
+            }
+            if (!ia.rdm.named && m.type() == RdmMessage.REQ) {
+                // rxm answers -FI_EAGAIN also after a refused connect (nobody listened there then):
+                // a new connection request tries again (a PSP created again on the qualifier, OBJ_06).
+                stuck.remove(dest);
             }
             if (stuck.contains(dest)) {
                 throw new DatException(DatReturnType.INSUFFICIENT_RESOURCES, DatReturnSubtype.RESOURCE_TEP,

@@ -4,6 +4,7 @@ import java.net.InetSocketAddress;
 import java.util.concurrent.ThreadLocalRandom;
 import org.jdapl.dat.Dat;
 import org.jdapl.dat.DatException;
+import org.jdapl.dat.DtoOperation;
 import org.jdapl.dat.EpState;
 import org.jdapl.dat.EventNumber;
 import org.jdapl.provider.ofi.fabric.Fi;
@@ -31,7 +32,7 @@ import org.slf4j.LoggerFactory;
  * {@link RdmIa#KEEPALIVE_BOUND_NANOS} breaks the connection (BROKEN).
  *
  * <p>Behaviours: CONN_02, CONN_03, CONN_04, CONN_05, CONN_06, CONN_07, CONN_10, CONN_13, DISC_01, DISC_04,
- * DISC_06, DISC_08, DISC_10, DISC_11, DISC_12, DISC_13, DISC_14, DISC_16, DISC_18.
+ * DISC_06, DISC_08, DISC_10, DISC_11, DISC_12, DISC_13, DISC_14, DISC_16, DISC_18, LMR_05, LMR_06.
  */
 final class RdmConnection extends Connection implements RdmChannel.Owner {
     private static final Logger LOG = LoggerFactory.getLogger(RdmConnection.class);
@@ -51,6 +52,16 @@ final class RdmConnection extends Connection implements RdmChannel.Owner {
             (int) (ProcessHandle.current().pid() * 7919 % 30000));
     private volatile long lastHeard;
     private volatile long lastSent;
+    /** shm: the oldest request, an RDMA Write or Read, watched since {@link #watchedSince} ({@link #refusedRma}); -1: none. */
+    private long watchedRma = -1;
+    private long watchedSince;
+
+    /** An RDMA Write or Read that shm neither completes nor fails for this long (plus its bytes' time) was refused by the target. */
+    static final long RMA_BOUND_NANOS = 1_000_000_000L;
+    /** The time a byte of an RDMA Write or Read is given on top of {@link #RMA_BOUND_NANOS}: 100 MB/s. */
+    static final long RMA_NANOS_PER_BYTE = 10;
+    /** {@code EACCES}: the error a refused RDMA Write or Read completes with (REMOTE_ACCESS). */
+    private static final int EACCES = 13;
 
     RdmConnection(OfiEp ep) {
         super(ep);
@@ -79,9 +90,11 @@ final class RdmConnection extends Connection implements RdmChannel.Owner {
             OfiEvd r = ep.recvEvd();
             OfiEvd q = ep.requestEvd();
             long[] opened = new long[2];
-            // Enabled while nobody reads the CQs.
-            underCqLocks(r, q, () -> System.arraycopy(FiRdm.openEndpoint(ep.ia.domain, info, 1,
-                    r == null ? 0 : r.cq, q == null ? 0 : q.cq), 0, opened, 0, 2));
+            // Enabled while nobody reads the CQs; an EP on an SRQ takes its receives on its own CQ (RdmSrq).
+            long rcq = ep.srq != null ? ep.srq.cq : r == null ? 0 : r.cq;
+            Runnable enable = () -> System.arraycopy(FiRdm.openEndpoint(ep.ia.domain, info, 1, rcq,
+                    q == null ? 0 : q.cq), 0, opened, 0, 2);
+            underCqLocks(r, q, ep.srq == null ? enable : () -> ep.srq.withCqLocked(enable));
             f = opened[0];
             a = opened[1];
             dataName = FiRdm.name(f);
@@ -95,6 +108,9 @@ final class RdmConnection extends Connection implements RdmChannel.Owner {
                 localPort = 1024 + Math.floorMod(PORTS.incrementAndGet(), 64000);
             }
             ep.data.postDeferred(f, ep.attributes().maxRecvIov());
+            if (ep.srq != null) {
+                ep.srq.opened(f);
+            }
         } catch (FiException | DatException e) {
             fid = 0;
             av = 0;
@@ -114,8 +130,17 @@ final class RdmConnection extends Connection implements RdmChannel.Owner {
             if (rdm.named) {
                 RdmLocal.closing(dataName);
             }
-            OfiIa.closeQuietly(fid);
-            OfiIa.closeQuietly(av);
+            long f = fid;
+            long a = av;
+            Runnable close = () -> {
+                OfiIa.closeQuietly(f);
+                OfiIa.closeQuietly(a);
+            };
+            if (ep.srq != null) {
+                ep.srq.closing(close); // the SRQ's receives lent to the endpoint go back to the SRQ
+            } else {
+                close.run();
+            }
             if (rdm.named) {
                 RdmLocal.closed(dataName);
             }
@@ -285,14 +310,20 @@ final class RdmConnection extends Connection implements RdmChannel.Owner {
         }
     }
 
-    /** The keepalive: a message after a second of silence, BROKEN after the bound (progress thread). */
+    /**
+     * The keepalive: a message after a second of silence, BROKEN after the bound; on shm, an RDMA Write
+     * or Read the target refused ({@link #refusedRma}) completes REMOTE_ACCESS and breaks the
+     * connection (progress thread).
+     */
     void tick(long now) {
         EventNumber end = null;
+        long refused = -1;
         synchronized (ep) {
             if (state != EpState.CONNECTED && state != EpState.DISCONNECT_PENDING
                     && state != EpState.COMPLETION_PENDING) {
                 return;
             }
+            refused = refusedRma(now);
             if (now - lastHeard > RdmIa.KEEPALIVE_BOUND_NANOS) {
                 end = state == EpState.COMPLETION_PENDING ? EventNumber.CONNECTION_ACCEPT_COMPLETION_ERROR
                         : EventNumber.CONNECTION_BROKEN;
@@ -300,10 +331,47 @@ final class RdmConnection extends Connection implements RdmChannel.Owner {
                 sendPeer(message(RdmMessage.KEEPALIVE, 0, null, 0));
             }
         }
+        if (refused >= 0) {
+            LOG.debug("EP {}: the peer took no step of an RDMA Write or Read for {} ms while it answered: refused",
+                    ep.id, RMA_BOUND_NANOS / 1_000_000);
+            ep.completed(refused, EACCES, 0); // REMOTE_ACCESS, and the connection breaks (afterCompletion)
+        }
         if (end != null) {
             LOG.debug("the peer of EP {} was silent for {} ms", ep.id, RdmIa.KEEPALIVE_BOUND_NANOS / 1_000_000);
             terminate(end, null);
         }
+    }
+
+    /**
+     * shm: the context of the oldest request if it is an RDMA Write or Read that the target refused,
+     * else -1 (the EP's lock is held). shm 1.17's target checks an RMA's key, bounds and access
+     * ({@code ofi_mr_map_verify} in {@code smr_progress_cmd_rma}, prov/shm/src/smr_progress.c) and on
+     * a failure discards the command without writing its response, so the initiator's write or read
+     * (delivery-complete: the response completes it) neither completes nor fails. The target takes
+     * the commands of an endpoint in order, and a live peer answers the keepalive: an RDMA Write or
+     * Read that has been the oldest request for {@link #RMA_BOUND_NANOS} plus
+     * {@link #RMA_NANOS_PER_BYTE} per byte, while the peer was heard after it became the oldest, was
+     * refused. Only shm: other providers report a refused RMA (tcp's target ends the connection).
+     * Behaviours: LMR_05, LMR_06.
+     */
+    private long refusedRma(long now) {
+        DtoQueue q = ep.data.request;
+        int s = rdm.named && state == EpState.CONNECTED ? q.oldest() : -1;
+        if (s < 0 || q.deferred[s] != null || (q.ops[s] != DtoOperation.RDMA_WRITE && q.ops[s] != DtoOperation.RDMA_READ)) {
+            watchedRma = -1;
+            return -1;
+        }
+        long seq = q.seqOf(s);
+        if (seq != watchedRma) {
+            watchedRma = seq;
+            watchedSince = now;
+            return -1;
+        }
+        if (lastHeard - watchedSince > 0 && now - watchedSince > RMA_BOUND_NANOS + q.lengths[s] * RMA_NANOS_PER_BYTE) {
+            watchedRma = -1;
+            return q.context(seq);
+        }
+        return -1;
     }
 
     @Override

@@ -41,14 +41,6 @@ final class RdmIa implements IntSupplier {
     /** The ordering the DAT model needs of a provider's transmit side: a send after a write or read. */
     static final long DAT_ORDER = FiRdm.FI_ORDER_SAW | FiRdm.FI_ORDER_SAR | FiRdm.FI_ORDER_SAS;
 
-    /**
-     * Why an RDM IA has no SRQ: libfabric 1.17's shm completes every receive of a shared receive
-     * context on the one CQ bound to the context (not on the CQ of the endpoint that took it), so the
-     * EP a receive went to is not known, and closing a context never bound to a CQ crashes.
-     */
-    static final String NO_SRQ = "no SRQ on FI_EP_RDM endpoints: libfabric's shared receive context completes"
-            + " on the context's one CQ, which does not tell the EP that took the receive";
-
     /** The room after every shm receive: shm's inject size, the largest message it moves by SAR when CMA is available ({@link EpData}). */
     static final long OVERFLOW = 4096;
 

@@ -144,6 +144,15 @@ public final class Fi {
      * write completed SUCCESS on rxe). Without the cache ({@code ofi_mr_cache_init} fails
      * {@code -FI_ENOSPC}, "MR caching disabled") an LMR is registered with its own rights and
      * deregistered when it is freed.
+     *
+     * <p>rxm's endpoints are sized for a few endpoints per process with many peers: over tcp it shares
+     * one receive context per endpoint ({@code FI_OFI_RXM_USE_SRX} defaults to 1 there) and fills it
+     * with buffers from a pool that grows 1024 buffers of 16 KiB at a time, about 70 MB of resident
+     * memory per {@code tcp;ofi_rxm} endpoint before any message. A DAT EP over RDM owns two endpoints
+     * of one peer each (RDM_PROTOCOL.md), so 300 EPs took the JVM past 20 GB. Unless the environment
+     * sets them, {@code FI_OFI_RXM_USE_SRX=0} (receive buffers per connection: 1.4 MB per endpoint
+     * with none) and {@code FI_OFI_RXM_BUFFER_SIZE=4096} (the eager size; larger messages go by
+     * rxm's rendezvous; 6 MB per connected endpoint) are set.
      */
     private static void keepJvmSignalHandlers() throws Throwable {
         MethodHandle setenv = LINKER.downcallHandle(LINKER.defaultLookup().find("setenv").orElseThrow(),
@@ -153,6 +162,11 @@ public final class Fi {
                 int rc = (int) setenv.invokeExact(a.allocateFrom(v), a.allocateFrom("1"), 0);
                 if (rc != 0) {
                     LOG.warn("setenv {} failed", v);
+                }
+            }
+            for (String[] v : new String[][] {{"FI_OFI_RXM_USE_SRX", "0"}, {"FI_OFI_RXM_BUFFER_SIZE", "4096"}}) {
+                if ((int) setenv.invokeExact(a.allocateFrom(v[0]), a.allocateFrom(v[1]), 0) != 0) {
+                    LOG.warn("setenv {} failed", v[0]);
                 }
             }
             if ((int) setenv.invokeExact(a.allocateFrom("FI_MR_CACHE_MAX_COUNT"), a.allocateFrom("0"), 1) != 0) {

@@ -1,0 +1,108 @@
+package org.jdapl.provider.ofi;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertSame;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.util.EnumSet;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+import org.jdapl.dat.CloseFlag;
+import org.jdapl.dat.ConnectFlag;
+import org.jdapl.dat.DatEvent;
+import org.jdapl.dat.DtoStatus;
+import org.jdapl.dat.Endpoint;
+import org.jdapl.dat.EpAttributes;
+import org.jdapl.dat.EventDispatcher;
+import org.jdapl.dat.EventNumber;
+import org.jdapl.dat.EvdFlag;
+import org.jdapl.dat.InterfaceAdapter;
+import org.jdapl.dat.LmrTriplet;
+import org.jdapl.dat.LocalMemoryRegion;
+import org.jdapl.dat.MemPriv;
+import org.jdapl.dat.ProtectionZone;
+import org.jdapl.dat.PspFlag;
+import org.jdapl.dat.PublicServicePoint;
+import org.jdapl.dat.Qos;
+import org.jdapl.dat.SharedReceiveQueue;
+import org.jdapl.dat.SrqAttributes;
+import org.jdapl.dat.VaType;
+import org.jdapl.dat.spi.IaSpec;
+import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.api.Test;
+
+/**
+ * An SRQ on a shm IA (both IAs in this JVM) shared by two EPs ({@link RdmSrq}): its receives are
+ * lent two at a time to each EP; when one EP's connection ends, the receives lent to it go back to
+ * the SRQ, none is flushed, and the other EP takes every one of them.
+ */
+class OfiRdmSrqTest {
+    private static final long WAIT = 5_000_000;
+
+    @Test
+    void srq01Ep01ReceivesLentToADisconnectedEpGoToTheOtherOnShm() {
+        String missing = OfiHost.ensure("runtime");
+        Assumptions.assumeTrue(missing == null, missing);
+        OfiProvider p = new OfiProvider();
+        try (InterfaceAdapter a = p.open(new IaSpec("a", "shm", "", true, "t"), 8);
+             InterfaceAdapter b = p.open(new IaSpec("b", "shm", "", true, "t"), 8);
+             Arena arena = Arena.ofShared()) {
+            EventDispatcher aDto = a.createEvd(16, null, EnumSet.of(EvdFlag.DTO));
+            EventDispatcher aConn = a.createEvd(8, null, EnumSet.of(EvdFlag.CONNECTION));
+            EventDispatcher bDto = b.createEvd(16, null, EnumSet.of(EvdFlag.DTO));
+            EventDispatcher bConn = b.createEvd(8, null, EnumSet.of(EvdFlag.CONNECTION));
+            EventDispatcher bCr = b.createEvd(4, null, EnumSet.of(EvdFlag.CR));
+            ProtectionZone pa = a.createPz();
+            ProtectionZone pb = b.createPz();
+            PublicServicePoint psp = b.createPsp(4712, bCr, PspFlag.CONSUMER);
+            SharedReceiveQueue srq = b.createSrq(pb, new SrqAttributes(4, 1, 0));
+            Endpoint a1 = a.createEp(pa, aDto, aDto, aConn, null);
+            Endpoint a2 = a.createEp(pa, aDto, aDto, aConn, null);
+            Endpoint b1 = b.createEpWithSrq(pb, bDto, bDto, bConn, srq, EpAttributes.defaults());
+            Endpoint b2 = b.createEpWithSrq(pb, bDto, bDto, bConn, srq, EpAttributes.defaults());
+            for (Endpoint[] pair : new Endpoint[][] {{a1, b1}, {a2, b2}}) {
+                pair[0].connect(b.query().attributes().address(), 4712, WAIT, new byte[0], Qos.BEST_EFFORT,
+                        ConnectFlag.DEFAULT);
+                DatEvent.ConnectionRequest cr = assertInstanceOf(DatEvent.ConnectionRequest.class, bCr.waitEvent(WAIT, 1));
+                cr.request().accept(pair[1], new byte[0]);
+                assertEquals(EventNumber.CONNECTION_ESTABLISHED, ((DatEvent.Connection) aConn.waitEvent(WAIT, 1)).number());
+                assertEquals(EventNumber.CONNECTION_ESTABLISHED, ((DatEvent.Connection) bConn.waitEvent(WAIT, 1)).number());
+            }
+            MemorySegment ma = arena.allocate(64);
+            MemorySegment mb = arena.allocate(4 * 64);
+            LocalMemoryRegion la = a.createLmr(pa, ma, EnumSet.allOf(MemPriv.class), VaType.VA);
+            LocalMemoryRegion lb = b.createLmr(pb, mb, EnumSet.allOf(MemPriv.class), VaType.VA);
+            for (int i = 0; i < 4; i++) {
+                srq.postRecv(List.of(new LmrTriplet(lb, 64L * i, 64)), 100 + i); // two lent to b1, two to b2
+            }
+            a1.disconnect(CloseFlag.ABRUPT);
+            assertEquals(EventNumber.CONNECTION_DISCONNECTED, ((DatEvent.Connection) aConn.waitEvent(WAIT, 1)).number());
+            DatEvent.Connection end = (DatEvent.Connection) bConn.waitEvent(WAIT, 1);
+            assertEquals(EventNumber.CONNECTION_DISCONNECTED, end.number());
+            assertSame(b1, end.ep());
+            Set<Long> cookies = new HashSet<>();
+            for (int i = 0; i < 4; i++) {
+                ma.fill((byte) (10 + i));
+                a2.postSend(List.of(new LmrTriplet(la, 0, 64)), 200 + i, null);
+                DatEvent.DtoCompletion s = (DatEvent.DtoCompletion) aDto.waitEvent(WAIT, 1);
+                assertEquals(DtoStatus.SUCCESS, s.status(), "send " + i);
+                DatEvent e = bDto.waitEvent(WAIT, 1);
+                DatEvent.DtoCompletion r = assertInstanceOf(DatEvent.DtoCompletion.class, e, "receive " + i);
+                assertEquals(DtoStatus.SUCCESS, r.status(), "receive " + i + " (cookie " + r.cookie() + ")");
+                assertSame(b2, r.ep(), "receive " + i);
+                cookies.add(r.cookie());
+            }
+            assertEquals(Set.of(100L, 101L, 102L, 103L), cookies, "the SRQ's receives b2 took");
+            assertEquals(0, srq.query().availableDtoCount(), "receives left on the SRQ");
+            a2.disconnect(CloseFlag.GRACEFUL);
+            assertEquals(EventNumber.CONNECTION_DISCONNECTED, ((DatEvent.Connection) aConn.waitEvent(WAIT, 1)).number());
+            assertEquals(EventNumber.CONNECTION_DISCONNECTED, ((DatEvent.Connection) bConn.waitEvent(WAIT, 1)).number());
+            psp.free();
+        } finally {
+            p.deactivate();
+        }
+    }
+}
