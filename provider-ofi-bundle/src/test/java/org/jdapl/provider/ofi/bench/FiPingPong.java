@@ -1,0 +1,80 @@
+package org.jdapl.provider.ofi.bench;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * libfabric's own ping-pong, {@code fi_pingpong -p <provider> -e msg -d <domain>} (libfabric-bin), as
+ * two processes, the baseline of {@link OfiPingPongBench}: the server listens for its control
+ * connection on {@code port}, the client reaches it at {@code address}, as fabtests run it. When
+ * {@code clientCpu} and {@code serverCpu} are not negative, each process is bound to its CPU with
+ * {@code taskset -c}, as the DAT ping-pong binds its threads. Every wait is bounded; a failure
+ * throws with what both processes printed.
+ *
+ * @param provider the libfabric provider ({@code tcp}, {@code verbs})
+ * @param domain its domain ({@code lo}, {@code rxe0})
+ * @param address the server's address as the client reaches it
+ * @param clientCpu the client's CPU, or -1
+ * @param serverCpu the server's CPU, or -1
+ */
+record FiPingPong(String provider, String domain, String address, int clientCpu, int serverCpu) {
+    private static final long CLIENT_SECONDS = 600;
+
+    /**
+     * One run at {@code size} bytes: fi_pingpong's MB/sec (10^6 bytes per second) and usec/xfer (the
+     * half round trip).
+     */
+    double[] run(int size, int iterations, int port) throws IOException, InterruptedException {
+        List<String> common = List.of("fi_pingpong", "-p", provider, "-e", "msg", "-d", domain, "-S",
+                Integer.toString(size), "-I", Integer.toString(iterations));
+        List<String> server = new ArrayList<>(bound(serverCpu));
+        server.addAll(common);
+        server.addAll(List.of("-B", Integer.toString(port)));
+        List<String> client = new ArrayList<>(bound(clientCpu));
+        client.addAll(common);
+        client.addAll(List.of("-P", Integer.toString(port), address));
+        Path sout = Files.createTempFile("fi_pingpong", ".server");
+        Path cout = Files.createTempFile("fi_pingpong", ".client");
+        Process s = new ProcessBuilder(server).redirectErrorStream(true).redirectOutput(sout.toFile()).start();
+        Process c = null;
+        try {
+            Thread.sleep(1000); // the server's libfabric start-up; the client's control connect does not retry
+            c = new ProcessBuilder(client).redirectErrorStream(true).redirectOutput(cout.toFile()).start();
+            boolean ended = c.waitFor(CLIENT_SECONDS, TimeUnit.SECONDS);
+            String out = Files.readString(cout);
+            if (!ended || c.exitValue() != 0) {
+                s.waitFor(5, TimeUnit.SECONDS);
+                throw new IllegalStateException("fi_pingpong at " + size + " B failed ("
+                        + (ended ? "client exit " + c.exitValue() : "client still running after " + CLIENT_SECONDS
+                                + " s") + "): " + String.join(" ", client) + "\n--- client:\n" + out
+                        + "--- server:\n" + Files.readString(sout));
+            }
+            String label = size >= 1 << 20 ? (size >> 20) + "m" : size >= 1 << 10 ? (size >> 10) + "k"
+                    : Integer.toString(size);
+            for (String line : out.split("\n")) {
+                String[] f = line.trim().split("\\s+");
+                if (f.length >= 8 && f[0].equals(label)) {
+                    return new double[] {Double.parseDouble(f[5]), Double.parseDouble(f[6])};
+                }
+            }
+            throw new IllegalStateException("no result line in fi_pingpong's output:\n" + out);
+        } finally {
+            if (c != null) {
+                c.destroyForcibly();
+            }
+            s.waitFor(10, TimeUnit.SECONDS);
+            s.destroyForcibly();
+            s.waitFor(10, TimeUnit.SECONDS);
+            Files.deleteIfExists(sout);
+            Files.deleteIfExists(cout);
+        }
+    }
+
+    private static List<String> bound(int cpu) {
+        return cpu < 0 ? List.of() : List.of("taskset", "-c", Integer.toString(cpu));
+    }
+}
