@@ -68,7 +68,8 @@ if [[ " $parts " == *" ofi "* ]]; then
       $RXE_BENCH_JAVA_OPTS -cp $OFI_CLASSPATH -Dorg.slf4j.simpleLogger.defaultLogLevel=warn \
       org.jdapl.provider.ofi.bench.OfiPingPongBench ${OFI_BENCH_ITERS:-2000} ${OFI_BENCH_BIG_ITERS:-10} \
       --provider verbs --domain $JDAPL_RXE_DEVICE --address $JDAPL_RXE_ADDRESS \
-      --rounds ${OFI_BENCH_ROUNDS:-5} --big-rounds ${OFI_BENCH_BIG_ROUNDS:-3} --warmup ${OFI_BENCH_WARMUP:-12000} \
+      --rounds ${OFI_BENCH_ROUNDS:-5} --big-rounds ${OFI_BENCH_BIG_ROUNDS:-3} --warmup ${OFI_BENCH_WARMUP:-2000} \
+      --warmup-seconds ${OFI_BENCH_WARMUP_SECONDS:-150} \
       --cpus 1,0 --report $R/ofi-bench-rxe.txt 2>&1 | tee $R/ofi-bench.log
     brc=${PIPESTATUS[0]}
     if [ $brc != 0 ] || [ ! -s $R/ofi-bench-rxe.txt ]; then

@@ -4,6 +4,7 @@ import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.net.SocketAddress;
 import java.util.EnumSet;
+import java.util.concurrent.TimeUnit;
 import org.jdapl.dat.Dat;
 import org.jdapl.dat.DatEvent;
 import org.jdapl.dat.DtoStatus;
@@ -35,6 +36,8 @@ import org.jdapl.provider.ofi.OfiProvider;
 final class DatPair implements AutoCloseable {
     /** RDMA Writes outstanding in {@link #writeBandwidth}. */
     static final int WINDOW = 4;
+    /** How long a side polls for a completion before it gives up. */
+    private static final long STALL = TimeUnit.SECONDS.toNanos(120);
 
     private final OfiProvider provider = new OfiProvider();
     private final InterfaceAdapter a;
@@ -86,9 +89,17 @@ final class DatPair implements AutoCloseable {
             }
         });
         long t0 = System.nanoTime();
-        ping(sa, n);
+        try {
+            ping(sa, n);
+        } catch (RuntimeException e) {
+            ponger.join(STALL / 1_000_000 + 10_000);
+            if (failed[0] != null) {
+                e.addSuppressed(failed[0]);
+            }
+            throw e;
+        }
         long t1 = System.nanoTime();
-        ponger.join(600_000);
+        ponger.join(STALL / 1_000_000 + 10_000);
         if (ponger.isAlive() || failed[0] != null) {
             throw new IllegalStateException("the ponging side failed", failed[0]);
         }
@@ -153,10 +164,23 @@ final class DatPair implements AutoCloseable {
         }
     }
 
-    /** Takes the next completion of {@code s}'s EVD into its slot (polling); fails on an error. */
+    /**
+     * Takes the next completion of {@code s}'s EVD into its slot (polling); fails on an error, and
+     * when none came within {@link #STALL} (looking at the clock once per 1024 empty polls).
+     */
     private static void poll(Side s, EventDispatcher evd) {
-        while (!evd.dequeue(s.slot)) {
+        long since = 0;
+        for (int spins = 1; !evd.dequeue(s.slot); spins++) {
             Thread.onSpinWait();
+            if ((spins & 1023) == 0) {
+                long now = System.nanoTime();
+                if (since == 0) {
+                    since = now;
+                } else if (now - since > STALL) {
+                    throw new IllegalStateException("no completion on " + Thread.currentThread().getName()
+                            + "'s EVD for " + TimeUnit.NANOSECONDS.toSeconds(STALL) + " s");
+                }
+            }
         }
         if (s.slot.status() != DtoStatus.SUCCESS) {
             throw new IllegalStateException("DTO failed: " + s.slot);

@@ -1,10 +1,13 @@
 package org.jdapl.provider.ofi.bench;
 
+import java.lang.management.CompilationMXBean;
+import java.lang.management.ManagementFactory;
 import java.net.InetSocketAddress;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Arrays;
 import java.util.Locale;
+import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
 
 /**
@@ -25,11 +28,16 @@ import java.util.stream.Collectors;
  *
  * <pre>
  * OfiPingPongBench [iterations [1 MiB iterations]] [--provider tcp|verbs] [--domain lo|rxe0]
- *     [--address ip] [--rounds n] [--big-rounds n] [--warmup n] [--cpus client,server] [--report file]
+ *     [--address ip] [--rounds n] [--big-rounds n] [--warmup n] [--warmup-seconds s] [--cpus client,server]
+ *     [--report file]
  * </pre>
  * The IAs are {@code "<provider> <domain>"} (tcp on lo by default; verbs on rxe0 as
  * {@code OfiVerbsFixture} opens them); fi_pingpong's client reaches its server at {@code --address},
- * by default the DAT IA's own address (127.0.0.1 on lo, the rxe device's IPv4 address on rxe0).
+ * by default the DAT IA's own address (127.0.0.1 on lo, the rxe device's IPv4 address on rxe0). The
+ * ping-pong warms up over {@code --warmup} round trips (20 000, or the iterations if fewer); with
+ * {@code --warmup-seconds}, in chunks of {@value #WARM_CHUNK} for at least 10 s and then until the
+ * JIT has compiled nothing for 5 s (an emulated CPU compiles slowly), as the OFA provider's
+ * {@code DatBench} does, but no longer than that many seconds.
  * {@code --cpus} binds each end of both ping-pongs to a CPU: the pinging and writing side (and
  * fi_pingpong's client) to the first, the ponging side (and fi_pingpong's server) to the second.
  * Progress goes to the standard error, the table to the standard output and to {@code --report}. The
@@ -39,13 +47,14 @@ public final class OfiPingPongBench {
     private static final int SIZE = 64;
     private static final int BIG = 1 << 20;
     private static final int PORT = 47123;
+    private static final int WARM_CHUNK = 200;
 
     private OfiPingPongBench() {
     }
 
     /** The command line. */
     record Options(String provider, String domain, String address, int iterations, int bigIterations,
-            int rounds, int bigRounds, int warmup, int clientCpu, int serverCpu, Path report) {
+            int rounds, int bigRounds, int warmup, int warmupSeconds, int clientCpu, int serverCpu, Path report) {
         static Options parse(String... args) {
             String provider = "tcp";
             String domain = null;
@@ -55,6 +64,7 @@ public final class OfiPingPongBench {
             int rounds = 1;
             int bigRounds = -1;
             int warmup = -1;
+            int warmupSeconds = 0;
             int clientCpu = -1;
             int serverCpu = -1;
             Path report = null;
@@ -78,6 +88,7 @@ public final class OfiPingPongBench {
                     case "--rounds" -> rounds = positive(a, v);
                     case "--big-rounds" -> bigRounds = positive(a, v);
                     case "--warmup" -> warmup = Integer.parseInt(v);
+                    case "--warmup-seconds" -> warmupSeconds = positive(a, v);
                     case "--report" -> report = Path.of(v);
                     case "--cpus" -> {
                         String[] c = v.split(",");
@@ -98,7 +109,7 @@ public final class OfiPingPongBench {
             }
             return new Options(provider, domain, address, counts[0], counts[1], rounds,
                     bigRounds < 0 ? rounds : bigRounds, warmup < 0 ? Math.min(20_000, counts[0]) : warmup,
-                    clientCpu, serverCpu, report);
+                    warmupSeconds, clientCpu, serverCpu, report);
         }
 
         private static int positive(String what, String v) {
@@ -124,13 +135,14 @@ public final class OfiPingPongBench {
         double[] datBw = new double[o.bigRounds()];
         FiPingPong fi;
         int port = PORT;
-        progress("%s: DAT IAs \"%s\", %d B ping-pong, %d round(s) of %d round trips after %d to warm up",
-                heading(o), o.iaParams(), SIZE, o.rounds(), o.iterations(), o.warmup());
+        progress("%s: DAT IAs \"%s\", %d B ping-pong, %d round(s) of %d round trips after %d%s to warm up",
+                heading(o), o.iaParams(), SIZE, o.rounds(), o.iterations(), o.warmup(), o.warmupSeconds() == 0 ? ""
+                        : " or more (until the JIT is quiet, at most " + o.warmupSeconds() + " s)");
         try (DatPair pair = new DatPair("ofi-bench-lat", o.iaParams(), SIZE, o.serverCpu())) {
             fi = new FiPingPong(o.provider(), o.domain(), o.address() != null ? o.address()
                     : ((InetSocketAddress) pair.address()).getAddress().getHostAddress(), o.clientCpu(),
                     o.serverCpu());
-            pair.pingPong(o.warmup());
+            warmUp(pair, o);
             for (int r = 0; r < o.rounds(); r++) {
                 fiLat[r] = fi.run(SIZE, o.iterations(), port++)[1];
                 datLat[r] = pair.pingPong(o.iterations());
@@ -152,6 +164,41 @@ public final class OfiPingPongBench {
         System.out.flush();
         if (o.report() != null) {
             Files.writeString(o.report(), table);
+        }
+    }
+
+    /** The ping-pong's warm-up: {@code --warmup} round trips, JIT-quiet and bounded with {@code --warmup-seconds}. */
+    private static void warmUp(DatPair pair, Options o) throws InterruptedException {
+        if (o.warmupSeconds() == 0) {
+            pair.pingPong(o.warmup());
+            return;
+        }
+        CompilationMXBean jit = ManagementFactory.getCompilationMXBean();
+        boolean timed = jit != null && jit.isCompilationTimeMonitoringSupported();
+        long start = System.nanoTime();
+        long lastJit = timed ? jit.getTotalCompilationTime() : 0;
+        long lastChange = start;
+        long lastReport = start;
+        long max = TimeUnit.SECONDS.toNanos(o.warmupSeconds());
+        int done = 0;
+        while (true) {
+            pair.pingPong(WARM_CHUNK);
+            done += WARM_CHUNK;
+            long now = System.nanoTime();
+            long total = timed ? jit.getTotalCompilationTime() : 0;
+            if (total != lastJit) {
+                lastJit = total;
+                lastChange = now;
+            }
+            boolean quiet = !timed || now - lastChange >= TimeUnit.SECONDS.toNanos(5);
+            if (now - start >= max || (done >= o.warmup() && now - start >= TimeUnit.SECONDS.toNanos(10) && quiet)) {
+                progress("warm-up: %d round trips in %.1f s, JIT %d ms", done, (now - start) / 1e9, lastJit);
+                return;
+            }
+            if (now - lastReport >= TimeUnit.SECONDS.toNanos(30)) {
+                progress("warming up: %d round trips in %.1f s, JIT %d ms", done, (now - start) / 1e9, lastJit);
+                lastReport = now;
+            }
         }
     }
 

@@ -14,8 +14,19 @@ import java.lang.invoke.MethodHandle;
  */
 final class ThreadAffinity {
     private static final long SET_BYTES = 128; // cpu_set_t: 1024 CPUs
+    private static MethodHandle setAffinity;
 
     private ThreadAffinity() {
+    }
+
+    private static synchronized MethodHandle handle() {
+        if (setAffinity == null) {
+            Linker linker = Linker.nativeLinker();
+            setAffinity = linker.downcallHandle(linker.defaultLookup().find("sched_setaffinity").orElseThrow(),
+                    FunctionDescriptor.of(ValueLayout.JAVA_INT, ValueLayout.JAVA_INT, ValueLayout.JAVA_LONG,
+                            ValueLayout.ADDRESS));
+        }
+        return setAffinity;
     }
 
     /** Binds the calling thread to {@code cpu}; nothing when {@code cpu} is negative. */
@@ -26,10 +37,7 @@ final class ThreadAffinity {
         if (cpu >= SET_BYTES * 8) {
             throw new IllegalArgumentException("CPU " + cpu);
         }
-        Linker linker = Linker.nativeLinker();
-        MethodHandle set = linker.downcallHandle(linker.defaultLookup().find("sched_setaffinity").orElseThrow(),
-                FunctionDescriptor.of(ValueLayout.JAVA_INT, ValueLayout.JAVA_INT, ValueLayout.JAVA_LONG,
-                        ValueLayout.ADDRESS));
+        MethodHandle set = handle();
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment mask = arena.allocate(SET_BYTES, 8);
             mask.set(ValueLayout.JAVA_BYTE, cpu / 8, (byte) (1 << (cpu % 8)));
