@@ -28,8 +28,8 @@ import java.util.stream.Collectors;
  *
  * <pre>
  * OfiPingPongBench [iterations [1 MiB iterations]] [--provider tcp|verbs] [--domain lo|rxe0]
- *     [--address ip] [--rounds n] [--big-rounds n] [--warmup n] [--warmup-seconds s] [--cpus client,server]
- *     [--report file]
+ *     [--address ip] [--rounds n] [--big-rounds n] [--warmup n] [--warmup-seconds s] [--round-seconds s]
+ *     [--cpus client,server] [--report file]
  * </pre>
  * The IAs are {@code "<provider> <domain>"} (tcp on lo by default; verbs on rxe0 as
  * {@code OfiVerbsFixture} opens them); fi_pingpong's client reaches its server at {@code --address},
@@ -37,7 +37,10 @@ import java.util.stream.Collectors;
  * ping-pong warms up over {@code --warmup} round trips (20 000, or the iterations if fewer); with
  * {@code --warmup-seconds}, in chunks of {@value #WARM_CHUNK} for at least 10 s and then until the
  * JIT has compiled nothing for 5 s (an emulated CPU compiles slowly), as the OFA provider's
- * {@code DatBench} does, but no longer than that many seconds.
+ * {@code DatBench} does, but no longer than that many seconds. With {@code --round-seconds}, a
+ * round's iterations (of both tools) are at most what the warm-up's pace fits into that many seconds
+ * (at least 100 round trips and 3 writes): on a loaded host an emulated guest's round trip takes
+ * milliseconds, not tens of microseconds, and the rounds stay within their budget.
  * {@code --cpus} binds each end of both ping-pongs to a CPU: the pinging and writing side (and
  * fi_pingpong's client) to the first, the ponging side (and fi_pingpong's server) to the second.
  * Progress goes to the standard error, the table to the standard output and to {@code --report}. The
@@ -54,7 +57,7 @@ public final class OfiPingPongBench {
 
     /** The command line. */
     record Options(String provider, String domain, String address, int iterations, int bigIterations,
-            int rounds, int bigRounds, int warmup, int warmupSeconds, int clientCpu, int serverCpu, Path report) {
+            int rounds, int bigRounds, int warmup, int warmupSeconds, int roundSeconds, int clientCpu, int serverCpu, Path report) {
         static Options parse(String... args) {
             String provider = "tcp";
             String domain = null;
@@ -65,6 +68,7 @@ public final class OfiPingPongBench {
             int bigRounds = -1;
             int warmup = -1;
             int warmupSeconds = 0;
+            int roundSeconds = 0;
             int clientCpu = -1;
             int serverCpu = -1;
             Path report = null;
@@ -89,6 +93,7 @@ public final class OfiPingPongBench {
                     case "--big-rounds" -> bigRounds = positive(a, v);
                     case "--warmup" -> warmup = Integer.parseInt(v);
                     case "--warmup-seconds" -> warmupSeconds = positive(a, v);
+                    case "--round-seconds" -> roundSeconds = positive(a, v);
                     case "--report" -> report = Path.of(v);
                     case "--cpus" -> {
                         String[] c = v.split(",");
@@ -109,7 +114,7 @@ public final class OfiPingPongBench {
             }
             return new Options(provider, domain, address, counts[0], counts[1], rounds,
                     bigRounds < 0 ? rounds : bigRounds, warmup < 0 ? Math.min(20_000, counts[0]) : warmup,
-                    warmupSeconds, clientCpu, serverCpu, report);
+                    warmupSeconds, roundSeconds, clientCpu, serverCpu, report);
         }
 
         private static int positive(String what, String v) {
@@ -135,6 +140,8 @@ public final class OfiPingPongBench {
         double[] datBw = new double[o.bigRounds()];
         FiPingPong fi;
         int port = PORT;
+        int iterations;
+        int bigIterations;
         progress("%s: DAT IAs \"%s\", %d B ping-pong, %d round(s) of %d round trips after %d%s to warm up",
                 heading(o), o.iaParams(), SIZE, o.rounds(), o.iterations(), o.warmup(), o.warmupSeconds() == 0 ? ""
                         : " or more (until the JIT is quiet, at most " + o.warmupSeconds() + " s)");
@@ -142,24 +149,35 @@ public final class OfiPingPongBench {
             fi = new FiPingPong(o.provider(), o.domain(), o.address() != null ? o.address()
                     : ((InetSocketAddress) pair.address()).getAddress().getHostAddress(), o.clientCpu(),
                     o.serverCpu());
-            warmUp(pair, o);
+            double pace = warmUp(pair, o);
+            iterations = o.roundSeconds() == 0 ? o.iterations()
+                    : fit(o.roundSeconds() * 1e6 / (2 * pace), 100, o.iterations());
+            if (iterations != o.iterations()) {
+                progress("rounds of %d round trips (%.2f us per half round trip fit %d s)", iterations, pace,
+                        o.roundSeconds());
+            }
             for (int r = 0; r < o.rounds(); r++) {
-                fiLat[r] = fi.run(SIZE, o.iterations(), port++)[1];
-                datLat[r] = pair.pingPong(o.iterations());
+                fiLat[r] = fi.run(SIZE, iterations, port++)[1];
+                datLat[r] = pair.pingPong(iterations);
                 progress("round %d: 64 B half round trip fi_pingpong %.2f us, DAT %.2f us", r + 1, fiLat[r], datLat[r]);
             }
         }
         progress("%s: 1 MiB RDMA Writes, %d round(s) of %d after %d to warm up; fi_pingpong's client at %s",
                 heading(o), o.bigRounds(), o.bigIterations(), Math.min(20, o.bigIterations()), fi.address());
         try (DatPair pair = new DatPair("ofi-bench-bw", o.iaParams(), BIG, o.serverCpu())) {
-            pair.writeBandwidth(Math.min(20, o.bigIterations()));
+            double rate = pair.writeBandwidth(Math.min(20, o.bigIterations()));
+            bigIterations = o.roundSeconds() == 0 ? o.bigIterations()
+                    : fit(o.roundSeconds() * rate * 1e6 / BIG, 3, o.bigIterations());
+            if (bigIterations != o.bigIterations()) {
+                progress("rounds of %d writes (%.2f MB/s fit %d s)", bigIterations, rate, o.roundSeconds());
+            }
             for (int r = 0; r < o.bigRounds(); r++) {
-                fiBw[r] = fi.run(BIG, o.bigIterations(), port++)[0];
-                datBw[r] = pair.writeBandwidth(o.bigIterations());
+                fiBw[r] = fi.run(BIG, bigIterations, port++)[0];
+                datBw[r] = pair.writeBandwidth(bigIterations);
                 progress("round %d: 1 MiB fi_pingpong %.2f MB/s, DAT RDMA Write %.2f MB/s", r + 1, fiBw[r], datBw[r]);
             }
         }
-        String table = table(o, fi, fiLat, datLat, fiBw, datBw);
+        String table = table(o, fi, iterations, bigIterations, fiLat, datLat, fiBw, datBw);
         System.out.print(table);
         System.out.flush();
         if (o.report() != null) {
@@ -167,11 +185,18 @@ public final class OfiPingPongBench {
         }
     }
 
-    /** The ping-pong's warm-up: {@code --warmup} round trips, JIT-quiet and bounded with {@code --warmup-seconds}. */
-    private static void warmUp(DatPair pair, Options o) throws InterruptedException {
+    /** {@code n} between {@code min} and {@code max}. */
+    private static int fit(double n, int min, int max) {
+        return (int) Math.max(Math.min(n, max), Math.min(min, max));
+    }
+
+    /**
+     * The ping-pong's warm-up: {@code --warmup} round trips, JIT-quiet and bounded with
+     * {@code --warmup-seconds}. Returns the half round trip of its last chunk, in microseconds.
+     */
+    private static double warmUp(DatPair pair, Options o) throws InterruptedException {
         if (o.warmupSeconds() == 0) {
-            pair.pingPong(o.warmup());
-            return;
+            return pair.pingPong(o.warmup());
         }
         CompilationMXBean jit = ManagementFactory.getCompilationMXBean();
         boolean timed = jit != null && jit.isCompilationTimeMonitoringSupported();
@@ -182,7 +207,7 @@ public final class OfiPingPongBench {
         long max = TimeUnit.SECONDS.toNanos(o.warmupSeconds());
         int done = 0;
         while (true) {
-            pair.pingPong(WARM_CHUNK);
+            double pace = pair.pingPong(WARM_CHUNK);
             done += WARM_CHUNK;
             long now = System.nanoTime();
             long total = timed ? jit.getTotalCompilationTime() : 0;
@@ -192,8 +217,9 @@ public final class OfiPingPongBench {
             }
             boolean quiet = !timed || now - lastChange >= TimeUnit.SECONDS.toNanos(5);
             if (now - start >= max || (done >= o.warmup() && now - start >= TimeUnit.SECONDS.toNanos(10) && quiet)) {
-                progress("warm-up: %d round trips in %.1f s, JIT %d ms", done, (now - start) / 1e9, lastJit);
-                return;
+                progress("warm-up: %d round trips in %.1f s, JIT %d ms, the last %d at %.2f us per half round trip",
+                        done, (now - start) / 1e9, lastJit, WARM_CHUNK, pace);
+                return pace;
             }
             if (now - lastReport >= TimeUnit.SECONDS.toNanos(30)) {
                 progress("warming up: %d round trips in %.1f s, JIT %d ms", done, (now - start) / 1e9, lastJit);
@@ -211,7 +237,7 @@ public final class OfiPingPongBench {
         System.err.flush();
     }
 
-    private static String table(Options o, FiPingPong fi, double[] fiLat, double[] datLat, double[] fiBw,
+    private static String table(Options o, FiPingPong fi, int iterations, int bigIterations, double[] fiLat, double[] datLat, double[] fiBw,
             double[] datBw) {
         StringBuilder t = new StringBuilder();
         String row = "%-40s %12s %12s %8s%n";
@@ -229,7 +255,7 @@ public final class OfiPingPongBench {
             t.append(String.format(Locale.ROOT, "  1 MiB  DAT: %s | fi_pingpong: %s%n", list(datBw), list(fiBw)));
         }
         t.append(String.format(Locale.ROOT, "fi_pingpong -p %s -e msg -d %s, client to %s, %d and %d iterations%s;"
-                + " DAT IAs \"%s\"%n", o.provider(), o.domain(), fi.address(), o.iterations(), o.bigIterations(),
+                + " DAT IAs \"%s\"%n", o.provider(), o.domain(), fi.address(), iterations, bigIterations,
                 o.clientCpu() < 0 ? "" : ", client on CPU " + o.clientCpu() + " and server on CPU " + o.serverCpu()
                         + " (both ping-pongs)", o.iaParams()));
         return t.toString();
