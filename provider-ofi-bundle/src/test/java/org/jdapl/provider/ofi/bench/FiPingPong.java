@@ -22,7 +22,8 @@ import java.util.concurrent.TimeUnit;
  * @param serverCpu the server's CPU, or -1
  */
 record FiPingPong(String provider, String domain, String address, int clientCpu, int serverCpu) {
-    private static final long CLIENT_SECONDS = 600;
+    private static final long CLIENT_SECONDS = 300;
+    private static final long LISTEN_SECONDS = 60;
 
     /**
      * One run at {@code size} bytes: fi_pingpong's MB/sec (10^6 bytes per second) and usec/xfer (the
@@ -42,7 +43,7 @@ record FiPingPong(String provider, String domain, String address, int clientCpu,
         Process s = new ProcessBuilder(server).redirectErrorStream(true).redirectOutput(sout.toFile()).start();
         Process c = null;
         try {
-            Thread.sleep(1000); // the server's libfabric start-up; the client's control connect does not retry
+            awaitListener(s, port, sout); // the client's control connect does not retry
             c = new ProcessBuilder(client).redirectErrorStream(true).redirectOutput(cout.toFile()).start();
             boolean ended = c.waitFor(CLIENT_SECONDS, TimeUnit.SECONDS);
             String out = Files.readString(cout);
@@ -72,6 +73,36 @@ record FiPingPong(String provider, String domain, String address, int clientCpu,
             Files.deleteIfExists(sout);
             Files.deleteIfExists(cout);
         }
+    }
+
+    /**
+     * Waits until the server listens on its control port ({@code /proc/net/tcp}: an emulated guest
+     * takes seconds to start libfabric), at most {@value #LISTEN_SECONDS} s; elsewhere than on Linux
+     * one second.
+     */
+    private static void awaitListener(Process server, int port, Path sout) throws IOException, InterruptedException {
+        Path table = Path.of("/proc/net/tcp");
+        if (!Files.isReadable(table)) {
+            Thread.sleep(1000);
+            return;
+        }
+        String local = String.format(":%04X ", port);
+        long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(LISTEN_SECONDS);
+        while (System.nanoTime() < end) {
+            for (String line : Files.readAllLines(table)) {
+                String[] f = line.trim().split("\\s+");
+                if (f.length > 3 && (f[1] + " ").endsWith(local) && f[3].equals("0A")) {
+                    return;
+                }
+            }
+            if (!server.isAlive()) {
+                throw new IllegalStateException("fi_pingpong's server ended (exit " + server.exitValue() + "):\n"
+                        + Files.readString(sout));
+            }
+            Thread.sleep(50);
+        }
+        throw new IllegalStateException("fi_pingpong's server did not listen on port " + port + " within "
+                + LISTEN_SECONDS + " s:\n" + Files.readString(sout));
     }
 
     private static List<String> bound(int cpu) {
