@@ -168,5 +168,10 @@ C_LAT2=$(median c.lat2); C_LAT64=$(median c.lat64)
   echo "  C uDAPL 2 B: $(rounds c.lat2)| 64 B: $(rounds c.lat64)"
   echo "  64 KiB DAT: $(rounds d.bw)| perftest: $(rounds p.bw)"
 } | tee $R/bench.txt
+# The libfabric provider's rows on the same device, when part ofi ran before (guest-tests.sh).
+if [ -s $R/ofi-bench-rxe.txt ]; then
+  { echo; echo "the libfabric provider (verbs) on rxe0 against fi_pingpong, part ofi (ofi-bench-rxe.txt):"
+    cat $R/ofi-bench-rxe.txt; } | tee -a $R/bench.txt
+fi
 [ -s $B/dat.err ] && { echo "DatBench stderr:"; tail -20 $B/dat.err; }
 exit 0

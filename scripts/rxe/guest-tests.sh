@@ -58,6 +58,29 @@ if [[ " $parts " == *" ofi "* ]]; then
   orc=${PIPESTATUS[0]}
   echo "GUEST: ofi verbs conformance kit exit $orc at $(cut -d' ' -f1 /proc/uptime) s"
   [ $orc = 0 ] || rc=1
+  # The libfabric provider's benchmark rows on the same device (ofi-bench-rxe.txt, its progress in
+  # ofi-bench.log): the DAT 64 B ping-pong and 1 MiB RDMA Writes on two "verbs rxe0" IAs against
+  # fi_pingpong -p verbs -e msg -d rxe0 in alternating rounds, each end bound to a vCPU as perftest's
+  # are in part bench (client on 1, server on 0), C2 only as DatBench runs there. The warm-up runs
+  # until the JIT is quiet (at most 150 s) and a round's iterations fit 8 s at the warm-up's pace
+  # (a loaded host slows the guest's round trips from tens of microseconds to milliseconds): a few
+  # minutes in all; RXE_OFI_BENCH=0 leaves it out. A failure fails the part and says so in the report.
+  if [ "${RXE_OFI_BENCH:-1}" = 1 ]; then
+    FI_PROVIDER=verbs timeout 900 $JAVA --enable-native-access=ALL-UNNAMED -Xmx512m -XX:+UseSerialGC -XX:-TieredCompilation \
+      $RXE_BENCH_JAVA_OPTS -cp $OFI_CLASSPATH -Dorg.slf4j.simpleLogger.defaultLogLevel=warn \
+      org.jdapl.provider.ofi.bench.OfiPingPongBench ${OFI_BENCH_ITERS:-2000} ${OFI_BENCH_BIG_ITERS:-10} \
+      --provider verbs --domain $JDAPL_RXE_DEVICE --address $JDAPL_RXE_ADDRESS \
+      --rounds ${OFI_BENCH_ROUNDS:-5} --big-rounds ${OFI_BENCH_BIG_ROUNDS:-3} --warmup ${OFI_BENCH_WARMUP:-2000} \
+      --warmup-seconds ${OFI_BENCH_WARMUP_SECONDS:-150} --round-seconds ${OFI_BENCH_ROUND_SECONDS:-8} \
+      --cpus 1,0 --report $R/ofi-bench-rxe.txt 2>&1 | tee $R/ofi-bench.log
+    brc=${PIPESTATUS[0]}
+    if [ $brc != 0 ] || [ ! -s $R/ofi-bench-rxe.txt ]; then
+      { echo "ofi verbs benchmark FAILED (exit $brc); the end of ofi-bench.log:"; tail -30 $R/ofi-bench.log; } \
+        > $R/ofi-bench-rxe.txt
+      rc=1
+    fi
+    echo "GUEST: ofi verbs benchmark exit $brc at $(cut -d' ' -f1 /proc/uptime) s"
+  fi
 fi
 
 # 2b. The provider under faults: a peer JVM killed mid-stream, IA close with DTOs in flight, cycles.

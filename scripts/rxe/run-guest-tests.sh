@@ -4,7 +4,9 @@
 # system shared read-only over 9p; then the conformance kit and the benchmark next to perftest, and,
 # when asked for (part insn, a second boot with a counting TCG plugin), the DAT layer's instructions per
 # round trip (RXE_PARTS="tests kit ofi soak bench interop dapltest" by default; ofi: the conformance kit on
-# the libfabric provider's verbs MSG endpoints, ofi-verbs-rxe.txt; soak: the provider under faults,
+# the libfabric provider's verbs MSG endpoints, ofi-verbs-rxe.txt, then that provider's benchmark rows
+# against fi_pingpong -p verbs -e msg on rxe0, ofi-bench-rxe.txt (OfiPingPongBench; RXE_OFI_BENCH=0
+# leaves them out); soak: the provider under faults,
 # guest-soak.sh; interop: jdapl against OFED's uDAPL, dtest and dtestx both ways, dat-interop.c's cases, the
 # connection rate next to dtestcm when RXE_INTEROP_CASES names rate; dapltest: the application's dapltest server and clients,
 # guest-dapltest.sh; RXE_TESTS, a regular expression of class names, selects device tests, all by
@@ -200,6 +202,7 @@ RXE_PARTS="$what"
 RXE_KIT_ONLY="${RXE_KIT_ONLY:-.*}"
 RXE_TESTS="${RXE_TESTS:-}"
 RXE_SOAK_CYCLES="${RXE_SOAK_CYCLES:-1000}"
+RXE_OFI_BENCH="${RXE_OFI_BENCH:-1}"
 RXE_BENCH_JAVA_OPTS="${RXE_BENCH_JAVA_OPTS:-}"
 RXE_INTEROP_CASES="${RXE_INTEROP_CASES:-dtest dtestx peers}"
 ${rate_env}JAVA=$java_home/bin/java
@@ -226,7 +229,11 @@ ENV
 if [ -n "${guest_parts// /}" ]; then
   boot "$guest_parts" "$out/console.log"
   rc=$(cat "$share/reports/rc")
-  [ "$rc" = 0 ] || die "the device tests, the conformance kits, the soak, the interop cases or dapltest failed in the guest (see $out/tests.txt, $out/ofa-rxe.txt, $out/ofi-verbs-rxe.txt, $out/ofa-soak.txt, $out/ofa-interop.txt, $out/dapltest.log)"
+  if [ -f "$out/ofi-bench-rxe.txt" ]; then
+    log "the libfabric provider's benchmark on rxe0 (verbs), $out/ofi-bench-rxe.txt:"
+    cat "$out/ofi-bench-rxe.txt"
+  fi
+  [ "$rc" = 0 ] || die "the device tests, the conformance kits, the soak, the interop cases or dapltest failed in the guest (see $out/tests.txt, $out/ofa-rxe.txt, $out/ofi-verbs-rxe.txt, $out/ofi-bench-rxe.txt, $out/ofa-soak.txt, $out/ofa-interop.txt, $out/dapltest.log)"
   log "device tests and the conformance kit passed on rxe0; benchmark in $out/bench.txt"
 fi
 

@@ -1,220 +1,273 @@
 package org.jdapl.provider.ofi.bench;
 
-import java.lang.foreign.Arena;
-import java.lang.foreign.MemorySegment;
+import java.lang.management.CompilationMXBean;
+import java.lang.management.ManagementFactory;
+import java.net.InetSocketAddress;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
-import java.util.List;
+import java.util.Arrays;
 import java.util.Locale;
 import java.util.concurrent.TimeUnit;
-import org.jdapl.dat.Dat;
-import org.jdapl.dat.DatEvent;
-import org.jdapl.dat.DtoStatus;
-import org.jdapl.dat.Endpoint;
-import org.jdapl.dat.EpAttributes;
-import org.jdapl.dat.EventDispatcher;
-import org.jdapl.dat.EventNumber;
-import org.jdapl.dat.EventSlot;
-import org.jdapl.dat.EvdFlag;
-import org.jdapl.dat.InterfaceAdapter;
-import org.jdapl.dat.LmrTriplet;
-import org.jdapl.dat.LocalIov;
-import org.jdapl.dat.LocalMemoryRegion;
-import org.jdapl.dat.ProtectionZone;
-import org.jdapl.dat.PspFlag;
-import org.jdapl.dat.PublicServicePoint;
-import org.jdapl.dat.RmrTriplet;
-import org.jdapl.dat.VaType;
-import org.jdapl.dat.spi.IaSpec;
-import org.jdapl.provider.ofi.OfiProvider;
+import java.util.stream.Collectors;
 
 /**
- * The benchmark rows of the ofi provider, each against libfabric's own tool in the same run, with the
- * ratio: a 64-byte send/receive ping-pong through the DAT API on two IAs of libfabric's tcp provider
- * over lo (the ponger on a thread of its own, both polling their EVDs with dat_evd_dequeue into a
- * reusable event slot, after a warm-up of up to 20 000 round trips for the JIT) against {@code fi_pingpong -p tcp -e msg -d lo -S 64} (server and client
- * processes), half round trip; and 1 MiB RDMA Writes (a window of {@value #WINDOW} outstanding, each
- * delivery complete) against {@code fi_pingpong ... -S 1048576}, MB/s (10^6 bytes per second, as
- * fi_pingpong counts). Debian's libfabric-bin ships fi_pingpong only, not fabtests' fi_rma_bw, so the
- * 1 MiB baseline is fi_pingpong's send/receive throughput at that size. A program, not a test:
- * {@code scripts/ofi/bench.sh}.
+ * The benchmark rows of the ofi provider, each against libfabric's own tool with the same libfabric
+ * provider in the same run, with the ratio: a 64-byte send/receive ping-pong through the DAT API on
+ * two IAs of one libfabric provider and domain ({@link DatPair}: the ponger on a thread of its own,
+ * both polling their EVDs with dat_evd_dequeue into a reusable event slot, after a warm-up for the
+ * JIT) against {@code fi_pingpong -p <provider> -e msg -d <domain> -S 64} (server and client
+ * processes, {@link FiPingPong}), half round trip; and 1 MiB RDMA Writes (a window of
+ * {@value DatPair#WINDOW} outstanding, each delivery complete) against {@code fi_pingpong ... -S 1048576},
+ * MB/s (10^6 bytes per second, as fi_pingpong counts). Debian's libfabric-bin ships fi_pingpong
+ * only, not fabtests' fi_rma_bw, so the 1 MiB baseline is fi_pingpong's send/receive throughput at
+ * that size. With several rounds, fi_pingpong and the DAT measurement alternate (the DAT IAs stay
+ * connected) and each figure is the median of its rounds.
+ *
+ * <p>A program, not a test: {@code scripts/ofi/bench.sh} (tcp on lo) and part {@code ofi} of the
+ * Soft-RoCE harness ({@code scripts/rxe/guest-tests.sh}: verbs on rxe0).
+ *
+ * <pre>
+ * OfiPingPongBench [iterations [1 MiB iterations]] [--provider tcp|verbs] [--domain lo|rxe0]
+ *     [--address ip] [--rounds n] [--big-rounds n] [--warmup n] [--warmup-seconds s] [--round-seconds s]
+ *     [--cpus client,server] [--report file]
+ * </pre>
+ * The IAs are {@code "<provider> <domain>"} (tcp on lo by default; verbs on rxe0 as
+ * {@code OfiVerbsFixture} opens them); fi_pingpong's client reaches its server at {@code --address},
+ * by default the DAT IA's own address (127.0.0.1 on lo, the rxe device's IPv4 address on rxe0). The
+ * ping-pong warms up over {@code --warmup} round trips (20 000, or the iterations if fewer); with
+ * {@code --warmup-seconds}, in chunks of {@value #WARM_CHUNK} for at least 10 s and then until the
+ * JIT has compiled nothing for 5 s (an emulated CPU compiles slowly), as the OFA provider's
+ * {@code DatBench} does, but no longer than that many seconds. With {@code --round-seconds}, a
+ * round's iterations (of both tools) are at most what the warm-up's pace fits into that many seconds
+ * (at least 100 round trips and 3 writes): on a loaded host an emulated guest's round trip takes
+ * milliseconds, not tens of microseconds, and the rounds stay within their budget.
+ * {@code --cpus} binds each end of both ping-pongs to a CPU: the pinging and writing side (and
+ * fi_pingpong's client) to the first, the ponging side (and fi_pingpong's server) to the second.
+ * Progress goes to the standard error, the table to the standard output and to {@code --report}. The
+ * exit status is not 0 when a measurement failed.
  */
 public final class OfiPingPongBench {
     private static final int SIZE = 64;
     private static final int BIG = 1 << 20;
-    private static final int WINDOW = 4;
+    private static final int PORT = 47123;
+    private static final int WARM_CHUNK = 200;
 
     private OfiPingPongBench() {
     }
 
-    public static void main(String[] args) throws Exception {
-        int iterations = args.length > 0 ? Integer.parseInt(args[0]) : 20000;
-        int bigIterations = args.length > 1 ? Integer.parseInt(args[1]) : 200;
-        double fi = fiPingPong(SIZE, iterations)[1];
-        double dat = datPingPong(iterations);
-        double fiBig = fiPingPong(BIG, bigIterations)[0];
-        double datBig = datWriteBandwidth(bigIterations);
-        System.out.printf(Locale.ROOT, "%-40s %12s %12s %8s%n", "tcp on lo", "DAT", "fi_pingpong", "ratio");
-        System.out.printf(Locale.ROOT, "%-40s %12.2f %12.2f %8.2f%n", "64 B send/recv half round trip (us)", dat, fi,
-                dat / fi);
-        System.out.printf(Locale.ROOT, "%-40s %12.2f %12.2f %8.2f%n", "1 MiB RDMA Write bandwidth (MB/s)", datBig,
-                fiBig, datBig / fiBig);
-    }
-
-    /** fi_pingpong's MB/sec and usec/xfer for {@code size} bytes, server and client as two processes. */
-    static double[] fiPingPong(int size, int iterations) throws Exception {
-        List<String> common = List.of("fi_pingpong", "-p", "tcp", "-e", "msg", "-d", "lo", "-S", Integer.toString(size),
-                "-I", Integer.toString(iterations), "-B", "47123");
-        Path sout = Files.createTempFile("fi_pingpong", ".server");
-        Process server = new ProcessBuilder(common).redirectErrorStream(true).redirectOutput(sout.toFile()).start();
-        try {
-            Thread.sleep(500);
-            List<String> client = new ArrayList<>(common.subList(0, common.size() - 2));
-            client.addAll(List.of("-P", "47123", "127.0.0.1"));
-            Process c = new ProcessBuilder(client).redirectErrorStream(true).start();
-            String out = new String(c.getInputStream().readAllBytes());
-            if (!c.waitFor(300, TimeUnit.SECONDS) || c.exitValue() != 0) {
-                throw new IllegalStateException("fi_pingpong client failed:\n" + out);
-            }
-            for (String line : out.split("\n")) {
-                String[] f = line.trim().split("\\s+");
-                String label = size >= 1 << 20 ? (size >> 20) + "m" : size >= 1 << 10 ? (size >> 10) + "k"
-                        : Integer.toString(size);
-                if (f.length >= 8 && f[0].equals(label)) {
-                    return new double[] {Double.parseDouble(f[5]), Double.parseDouble(f[6])};
+    /** The command line. */
+    record Options(String provider, String domain, String address, int iterations, int bigIterations,
+            int rounds, int bigRounds, int warmup, int warmupSeconds, int roundSeconds, int clientCpu, int serverCpu, Path report) {
+        static Options parse(String... args) {
+            String provider = "tcp";
+            String domain = null;
+            String address = null;
+            int[] counts = {20000, 200};
+            int positional = 0;
+            int rounds = 1;
+            int bigRounds = -1;
+            int warmup = -1;
+            int warmupSeconds = 0;
+            int roundSeconds = 0;
+            int clientCpu = -1;
+            int serverCpu = -1;
+            Path report = null;
+            for (int i = 0; i < args.length; i++) {
+                String a = args[i];
+                if (!a.startsWith("--")) {
+                    if (positional == counts.length) {
+                        throw new IllegalArgumentException("unexpected argument " + a);
+                    }
+                    counts[positional++] = positive(a, a);
+                    continue;
+                }
+                if (i + 1 == args.length) {
+                    throw new IllegalArgumentException(a + " needs a value");
+                }
+                String v = args[++i];
+                switch (a) {
+                    case "--provider" -> provider = v;
+                    case "--domain" -> domain = v;
+                    case "--address" -> address = v;
+                    case "--rounds" -> rounds = positive(a, v);
+                    case "--big-rounds" -> bigRounds = positive(a, v);
+                    case "--warmup" -> warmup = Integer.parseInt(v);
+                    case "--warmup-seconds" -> warmupSeconds = positive(a, v);
+                    case "--round-seconds" -> roundSeconds = positive(a, v);
+                    case "--report" -> report = Path.of(v);
+                    case "--cpus" -> {
+                        String[] c = v.split(",");
+                        if (c.length != 2) {
+                            throw new IllegalArgumentException("--cpus client,server");
+                        }
+                        clientCpu = Integer.parseInt(c[0].trim());
+                        serverCpu = Integer.parseInt(c[1].trim());
+                    }
+                    default -> throw new IllegalArgumentException("unknown option " + a);
                 }
             }
-            throw new IllegalStateException("no result line in fi_pingpong's output:\n" + out);
-        } finally {
-            server.waitFor(10, TimeUnit.SECONDS);
-            server.destroyForcibly();
-            Files.deleteIfExists(sout);
+            if (domain == null) {
+                if (!provider.equals("tcp")) {
+                    throw new IllegalArgumentException("--domain is needed with --provider " + provider);
+                }
+                domain = "lo";
+            }
+            return new Options(provider, domain, address, counts[0], counts[1], rounds,
+                    bigRounds < 0 ? rounds : bigRounds, warmup < 0 ? Math.min(20_000, counts[0]) : warmup,
+                    warmupSeconds, roundSeconds, clientCpu, serverCpu, report);
+        }
+
+        private static int positive(String what, String v) {
+            int n = Integer.parseInt(v);
+            if (n < 1) {
+                throw new IllegalArgumentException(what + " must be at least 1: " + v);
+            }
+            return n;
+        }
+
+        /** The IA's {@code ia_params}, as dat.conf gives them. */
+        String iaParams() {
+            return provider + " " + domain;
         }
     }
 
-    /** The DAT ping-pong's half round trip in microseconds. */
-    static double datPingPong(int iterations) throws Exception {
-        OfiProvider provider = new OfiProvider();
-        try (InterfaceAdapter a = provider.open(new IaSpec("ofi-bench-a", "tcp lo", "", true, "bench"), 16);
-             InterfaceAdapter b = provider.open(new IaSpec("ofi-bench-b", "tcp lo", "", true, "bench"), 16);
-             Arena arena = Arena.ofShared()) {
-            Side sa = new Side(a, arena, SIZE);
-            Side sb = new Side(b, arena, SIZE);
-            sb.ep.postRecv(sb.recvIov, 0, Dat.COMPLETION_DEFAULT);
-            sa.ep.postRecv(sa.recvIov, 0, Dat.COMPLETION_DEFAULT);
-            connect(sa, sb, a, b);
-            int warm = Math.min(20_000, iterations);
-            Thread ponger = Thread.ofPlatform().name("pong").start(() -> pong(sb, warm + iterations));
-            ping(sa, warm);
-            long t0 = System.nanoTime();
-            ping(sa, iterations);
-            long t1 = System.nanoTime();
-            ponger.join(60_000);
-            return (t1 - t0) / 1000.0 / iterations / 2;
+    public static void main(String[] args) throws Exception {
+        Options o = Options.parse(args);
+        ThreadAffinity.pin(o.clientCpu());
+        double[] fiLat = new double[o.rounds()];
+        double[] datLat = new double[o.rounds()];
+        double[] fiBw = new double[o.bigRounds()];
+        double[] datBw = new double[o.bigRounds()];
+        FiPingPong fi;
+        int port = PORT;
+        int iterations;
+        int bigIterations;
+        progress("%s: DAT IAs \"%s\", %d B ping-pong, %d round(s) of %d round trips after %d%s to warm up",
+                heading(o), o.iaParams(), SIZE, o.rounds(), o.iterations(), o.warmup(), o.warmupSeconds() == 0 ? ""
+                        : " or more (until the JIT is quiet, at most " + o.warmupSeconds() + " s)");
+        try (DatPair pair = new DatPair("ofi-bench-lat", o.iaParams(), SIZE, o.serverCpu())) {
+            fi = new FiPingPong(o.provider(), o.domain(), o.address() != null ? o.address()
+                    : ((InetSocketAddress) pair.address()).getAddress().getHostAddress(), o.clientCpu(),
+                    o.serverCpu());
+            double pace = warmUp(pair, o);
+            iterations = o.roundSeconds() == 0 ? o.iterations()
+                    : fit(o.roundSeconds() * 1e6 / (2 * pace), 100, o.iterations());
+            if (iterations != o.iterations()) {
+                progress("rounds of %d round trips (%.2f us per half round trip fit %d s)", iterations, pace,
+                        o.roundSeconds());
+            }
+            for (int r = 0; r < o.rounds(); r++) {
+                fiLat[r] = fi.run(SIZE, iterations, port++)[1];
+                datLat[r] = pair.pingPong(iterations);
+                progress("round %d: 64 B half round trip fi_pingpong %.2f us, DAT %.2f us", r + 1, fiLat[r], datLat[r]);
+            }
+        }
+        progress("%s: 1 MiB RDMA Writes, %d round(s) of %d after %d to warm up; fi_pingpong's client at %s",
+                heading(o), o.bigRounds(), o.bigIterations(), Math.min(20, o.bigIterations()), fi.address());
+        try (DatPair pair = new DatPair("ofi-bench-bw", o.iaParams(), BIG, o.serverCpu())) {
+            double rate = pair.writeBandwidth(Math.min(20, o.bigIterations()));
+            bigIterations = o.roundSeconds() == 0 ? o.bigIterations()
+                    : fit(o.roundSeconds() * rate * 1e6 / BIG, 3, o.bigIterations());
+            if (bigIterations != o.bigIterations()) {
+                progress("rounds of %d writes (%.2f MB/s fit %d s)", bigIterations, rate, o.roundSeconds());
+            }
+            for (int r = 0; r < o.bigRounds(); r++) {
+                fiBw[r] = fi.run(BIG, bigIterations, port++)[0];
+                datBw[r] = pair.writeBandwidth(bigIterations);
+                progress("round %d: 1 MiB fi_pingpong %.2f MB/s, DAT RDMA Write %.2f MB/s", r + 1, fiBw[r], datBw[r]);
+            }
+        }
+        String table = table(o, fi, iterations, bigIterations, fiLat, datLat, fiBw, datBw);
+        System.out.print(table);
+        System.out.flush();
+        if (o.report() != null) {
+            Files.writeString(o.report(), table);
         }
     }
 
-    private static void expect(DatEvent e, EventNumber n) {
-        if (e.number() != n) {
-            throw new IllegalStateException("expected " + n + ", got " + e);
-        }
-    }
-
-    /** Takes the next completion of {@code s}'s EVD into its slot (polling); fails on an error. */
-    private static void poll(Side s, EventDispatcher evd) {
-        while (!evd.dequeue(s.slot)) {
-            Thread.onSpinWait();
-        }
-        if (s.slot.status() != DtoStatus.SUCCESS) {
-            throw new IllegalStateException("DTO failed: " + s.slot);
-        }
+    /** {@code n} between {@code min} and {@code max}. */
+    private static int fit(double n, int min, int max) {
+        return (int) Math.max(Math.min(n, max), Math.min(min, max));
     }
 
     /**
-     * 1 MiB RDMA Writes from one IA's region to the other's, {@value #WINDOW} outstanding, after a
-     * warm-up: MB/s (10^6 bytes per second).
+     * The ping-pong's warm-up: {@code --warmup} round trips, JIT-quiet and bounded with
+     * {@code --warmup-seconds}. Returns the half round trip of its last chunk, in microseconds.
      */
-    static double datWriteBandwidth(int iterations) throws Exception {
-        OfiProvider provider = new OfiProvider();
-        try (InterfaceAdapter a = provider.open(new IaSpec("ofi-bench-c", "tcp lo", "", true, "bench"), 16);
-             InterfaceAdapter b = provider.open(new IaSpec("ofi-bench-d", "tcp lo", "", true, "bench"), 16);
-             Arena arena = Arena.ofShared()) {
-            Side sa = new Side(a, arena, BIG);
-            Side sb = new Side(b, arena, BIG);
-            connect(sa, sb, a, b);
-            RmrTriplet target = new RmrTriplet(sb.lmr.rmrContext(), sb.lmr.query().registeredAddress() + BIG, BIG);
-            int warm = Math.min(20, iterations);
-            write(sa, target, warm);
-            long t0 = System.nanoTime();
-            write(sa, target, iterations);
-            long t1 = System.nanoTime();
-            return (double) iterations * BIG / ((t1 - t0) / 1e9) / 1e6;
+    private static double warmUp(DatPair pair, Options o) throws InterruptedException {
+        if (o.warmupSeconds() == 0) {
+            return pair.pingPong(o.warmup());
         }
-    }
-
-    private static void write(Side s, RmrTriplet target, int n) {
-        int posted = 0;
+        CompilationMXBean jit = ManagementFactory.getCompilationMXBean();
+        boolean timed = jit != null && jit.isCompilationTimeMonitoringSupported();
+        long start = System.nanoTime();
+        long lastJit = timed ? jit.getTotalCompilationTime() : 0;
+        long lastChange = start;
+        long lastReport = start;
+        long max = TimeUnit.SECONDS.toNanos(o.warmupSeconds());
         int done = 0;
-        while (done < n) {
-            while (posted < n && posted - done < WINDOW) {
-                s.ep.postRdmaWrite(s.sendIov, posted++, target, Dat.COMPLETION_DEFAULT);
+        while (true) {
+            double pace = pair.pingPong(WARM_CHUNK);
+            done += WARM_CHUNK;
+            long now = System.nanoTime();
+            long total = timed ? jit.getTotalCompilationTime() : 0;
+            if (total != lastJit) {
+                lastJit = total;
+                lastChange = now;
             }
-            poll(s, s.reqEvd);
-            done++;
+            boolean quiet = !timed || now - lastChange >= TimeUnit.SECONDS.toNanos(5);
+            if (now - start >= max || (done >= o.warmup() && now - start >= TimeUnit.SECONDS.toNanos(10) && quiet)) {
+                progress("warm-up: %d round trips in %.1f s, JIT %d ms, the last %d at %.2f us per half round trip",
+                        done, (now - start) / 1e9, lastJit, WARM_CHUNK, pace);
+                return pace;
+            }
+            if (now - lastReport >= TimeUnit.SECONDS.toNanos(30)) {
+                progress("warming up: %d round trips in %.1f s, JIT %d ms", done, (now - start) / 1e9, lastJit);
+                lastReport = now;
+            }
         }
     }
 
-    private static void connect(Side sa, Side sb, InterfaceAdapter a, InterfaceAdapter b) {
-        EventDispatcher cr = b.createEvd(4, null, java.util.EnumSet.of(EvdFlag.CR));
-        PublicServicePoint psp = b.createPspAny(cr, PspFlag.CONSUMER);
-        sa.ep.connect(a.query().attributes().address(), psp.query().connQual(), 5_000_000, new byte[0]);
-        DatEvent.ConnectionRequest req = (DatEvent.ConnectionRequest) cr.waitEvent(5_000_000);
-        req.request().accept(sb.ep, new byte[0]);
-        expect(sb.conn.waitEvent(5_000_000), EventNumber.CONNECTION_ESTABLISHED);
-        expect(sa.conn.waitEvent(5_000_000), EventNumber.CONNECTION_ESTABLISHED);
+    private static String heading(Options o) {
+        return o.provider() + " on " + o.domain();
     }
 
-    private static void ping(Side s, int n) {
-        for (int i = 0; i < n; i++) {
-            s.ep.postSend(s.sendIov, i, Dat.COMPLETION_DEFAULT);
-            poll(s, s.recvEvd);
-            s.ep.postRecv(s.recvIov, i, Dat.COMPLETION_DEFAULT);
-            poll(s, s.reqEvd);
-        }
+    private static void progress(String format, Object... args) {
+        System.err.printf(Locale.ROOT, "ofi-bench: " + format + "%n", args);
+        System.err.flush();
     }
 
-    private static void pong(Side s, int n) {
-        for (int i = 0; i < n; i++) {
-            poll(s, s.recvEvd);
-            s.ep.postRecv(s.recvIov, i, Dat.COMPLETION_DEFAULT);
-            s.ep.postSend(s.sendIov, i, Dat.COMPLETION_DEFAULT);
-            poll(s, s.reqEvd);
+    private static String table(Options o, FiPingPong fi, int iterations, int bigIterations, double[] fiLat, double[] datLat, double[] fiBw,
+            double[] datBw) {
+        StringBuilder t = new StringBuilder();
+        String row = "%-40s %12s %12s %8s%n";
+        String values = "%-40s %12.2f %12.2f %8.2f%n";
+        double dl = median(datLat);
+        double fl = median(fiLat);
+        double db = median(datBw);
+        double fb = median(fiBw);
+        t.append(String.format(Locale.ROOT, row, heading(o), "DAT", "fi_pingpong", "ratio"));
+        t.append(String.format(Locale.ROOT, values, "64 B send/recv half round trip (us)", dl, fl, dl / fl));
+        t.append(String.format(Locale.ROOT, values, "1 MiB RDMA Write bandwidth (MB/s)", db, fb, db / fb));
+        if (o.rounds() > 1 || o.bigRounds() > 1) {
+            t.append(String.format(Locale.ROOT, "medians of rounds (DAT and fi_pingpong alternating):%n"));
+            t.append(String.format(Locale.ROOT, "  64 B   DAT: %s | fi_pingpong: %s%n", list(datLat), list(fiLat)));
+            t.append(String.format(Locale.ROOT, "  1 MiB  DAT: %s | fi_pingpong: %s%n", list(datBw), list(fiBw)));
         }
+        t.append(String.format(Locale.ROOT, "fi_pingpong -p %s -e msg -d %s, client to %s, %d and %d iterations%s;"
+                + " DAT IAs \"%s\"%n", o.provider(), o.domain(), fi.address(), iterations, bigIterations,
+                o.clientCpu() < 0 ? "" : ", client on CPU " + o.clientCpu() + " and server on CPU " + o.serverCpu()
+                        + " (both ping-pongs)", o.iaParams()));
+        return t.toString();
     }
 
-    /** One side's objects. */
-    private static final class Side {
-        final EventDispatcher recvEvd;
-        final EventDispatcher reqEvd;
-        final EventDispatcher conn;
-        final Endpoint ep;
-        final LocalMemoryRegion lmr;
-        final LocalIov sendIov;
-        final LocalIov recvIov;
-        final EventSlot slot = new EventSlot();
+    private static double median(double[] v) {
+        double[] s = v.clone();
+        Arrays.sort(s);
+        return s.length % 2 == 1 ? s[s.length / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
+    }
 
-        /** Two regions of {@code size} bytes in one LMR: the first sends, the second receives. */
-        Side(InterfaceAdapter ia, Arena arena, int size) {
-            ProtectionZone pz = ia.createPz();
-            recvEvd = ia.createEvd(64, null, java.util.EnumSet.of(EvdFlag.DTO));
-            reqEvd = ia.createEvd(64, null, java.util.EnumSet.of(EvdFlag.DTO));
-            conn = ia.createEvd(8, null, java.util.EnumSet.of(EvdFlag.CONNECTION));
-            ep = ia.createEp(pz, recvEvd, reqEvd, conn, EpAttributes.defaults().withQueueDepths(8, 8));
-            MemorySegment m = arena.allocate(2L * size, 4096);
-            lmr = ia.createLmr(pz, m, Dat.MEM_PRIV_ALL, VaType.VA);
-            sendIov = LocalIov.of(new LmrTriplet(lmr, 0, size));
-            recvIov = LocalIov.of(new LmrTriplet(lmr, size, size));
-        }
+    private static String list(double[] v) {
+        return Arrays.stream(v).mapToObj(x -> String.format(Locale.ROOT, "%.2f", x)).collect(Collectors.joining(" "));
     }
 }
