@@ -5,8 +5,8 @@
 # when asked for (part insn, a second boot with a counting TCG plugin), the DAT layer's instructions per
 # round trip (RXE_PARTS="tests kit ofi soak bench interop dapltest" by default; ofi: the conformance kit on
 # the libfabric provider's verbs MSG endpoints, ofi-verbs-rxe.txt, then that provider's benchmark rows
-# against fi_pingpong -p verbs -e msg on rxe0, ofi-bench-rxe.txt (OfiPingPongBench; RXE_OFI_BENCH=0
-# leaves them out); soak: the provider under faults,
+# against fi_pingpong -p verbs -e msg on rxe0, ofi-bench-rxe.txt (OfiPingPongBench; when RXE_OFI_BENCH=1:
+# a measurement of a few minutes); soak: the provider under faults,
 # guest-soak.sh; interop: jdapl against OFED's uDAPL, dtest and dtestx both ways, dat-interop.c's cases, the
 # connection rate next to dtestcm when RXE_INTEROP_CASES names rate; dapltest: the application's dapltest server and clients,
 # guest-dapltest.sh; RXE_TESTS, a regular expression of class names, selects device tests, all by
@@ -202,7 +202,7 @@ RXE_PARTS="$what"
 RXE_KIT_ONLY="${RXE_KIT_ONLY:-.*}"
 RXE_TESTS="${RXE_TESTS:-}"
 RXE_SOAK_CYCLES="${RXE_SOAK_CYCLES:-1000}"
-RXE_OFI_BENCH="${RXE_OFI_BENCH:-1}"
+RXE_OFI_BENCH="${RXE_OFI_BENCH:-0}"
 RXE_BENCH_JAVA_OPTS="${RXE_BENCH_JAVA_OPTS:-}"
 RXE_INTEROP_CASES="${RXE_INTEROP_CASES:-dtest dtestx peers}"
 ${rate_env}JAVA=$java_home/bin/java
