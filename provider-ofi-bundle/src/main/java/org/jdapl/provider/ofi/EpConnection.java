@@ -107,8 +107,9 @@ class EpConnection extends Connection implements OfiIa.CmTarget {
             FiCalls.enable(f);
             fid = f;
             cmKey = key;
-            credits = new MsgCredits(ep, ep.srq == null, !OfiExtensions.nativeWriteData(ep.ia),
-                    ep.attributes().maxRecvDtos());
+            // verbs: the RC queue pair holds a send until a receive is posted (MsgCredits).
+            boolean verbs = OfiExtensions.nativeWriteData(ep.ia);
+            credits = new MsgCredits(ep, ep.srq == null && !verbs, !verbs, ep.attributes().maxRecvDtos());
             ep.data.credits = credits;
             ep.data.postDeferred(f, ep.attributes().maxRecvIov());
         } catch (FiException | DatException e) {

@@ -40,8 +40,7 @@ import org.jdapl.provider.ofi.fabric.FiException;
  * receive queue's depth is posted unannounced. No wake-up is lost: the hungry write lands during a
  * read of the receiver's CQs (its progress thread waits on their descriptors, or a consumer polls
  * them), and the receiver checks the word after each read while it owes a count
- * ({@link OfiIa#owing}); a receive posted later checks it too. Without 8 bytes of CQ data (libfabric's
- * verbs: 4) the count is written after every posted receive;</li>
+ * ({@link OfiIa#owing}); a receive posted later checks it too;</li>
  * <li>the sender counts the sends it has handed to libfabric (an RDMA Write with immediate data is
  * one: its message consumes a receive, {@link OfiExtensions}); a send with no credit (the peer's
  * largest count, written or carried, not above that) and every request after it wait in their ring
@@ -55,6 +54,12 @@ import org.jdapl.provider.ofi.fabric.FiException;
  * send was then in progress, DISC_02). A consumer's disconnect after such a send waits for the
  * peer's end of the stream before its event (DISC_15, {@link EpConnection}).</li>
  * </ul>
+ *
+ * <p>Not on libfabric's verbs provider: an RC queue pair holds a send for which the responder has no
+ * receive posted by itself (the responder answers receiver-not-ready and the requester retries
+ * without end: libfabric's verbs connects with {@code rnr_retry_count = 7}, {@code verbs_cm.c}), which is
+ * DAT's outstanding send, and an abrupt disconnect flushes it; so a verbs EP's receives are not
+ * counted (the header says so) and its peer sends freely. The closing flag below serves verbs too.
  *
  * <p>The words are written only by the peer's provider and read here; counts are cumulative, so a
  * late or repeated write is harmless. The header is {@link #HEADER} bytes: magic, version (2), flags

@@ -39,6 +39,11 @@ import org.jdapl.provider.ofi.fabric.FiInfo;
  * ({@link EpConnection}). Its queues and data path are {@link EpData}; receives posted before there is
  * an endpoint wait in their slots and are posted when it is created.
  *
+ * <p>Length (over 500 lines): the class is the whole face of DAT's {@code Endpoint} — about forty
+ * methods (query, modify, connect and its variants, disconnect, the posts, RMR bind, reset, the SRQ
+ * queries, counters) with their argument checks; the connection ({@link EpConnection}), the data path
+ * ({@link EpData}, {@link EpPosts}) and the credits ({@link MsgCredits}) are classes of their own.
+ *
  * <p>Behaviours: CONN_01, CONN_08, CONN_09, CONN_12, FREE_01, FREE_02, FREE_05, FREE_06, DISC_07.
  */
 final class OfiEp extends OfiObject implements Endpoint {

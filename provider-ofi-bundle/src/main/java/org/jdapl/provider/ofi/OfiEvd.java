@@ -33,6 +33,11 @@ import org.jdapl.dat.HandleType;
  * INSUFFICIENT_RESOURCES, and an event that finds the queue full anyway is reported as
  * ASYNC_ERROR_EVD_OVERFLOW on the async EVD.
  *
+ * <p>Length (over 500 lines): the event queue, its room reservation and its waiter share one monitor
+ * (the EVD itself): a wait's wake-up, an enqueue's CNO trigger and a free's release of the waiter are
+ * correct only under it; the queue's storage ({@link EvdRing}) and the CQ's
+ * reads ({@link CqReader}) are classes of their own.
+ *
  * <p>Behaviours: OBJ_03, OBJ_04, OBJ_09.
  */
 final class OfiEvd extends OfiObject implements EventDispatcher {

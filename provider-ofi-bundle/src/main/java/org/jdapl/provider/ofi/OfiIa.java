@@ -61,6 +61,12 @@ import org.slf4j.LoggerFactory;
  * progress thread ({@link OfiProgress}). Creation of each object is the object's own; the IA keeps
  * the live ones to free them at an abrupt close.
  *
+ * <p>Length (over 500 lines): the class is the whole face of DAT's {@code InterfaceAdapter} — the
+ * open of a MSG or an RDM IA's libfabric objects, twenty-two create, query and counter methods with
+ * their argument checks, close and shutdown — each method a few lines that hand over to the object it
+ * makes; what has state of its own lives apart ({@link OfiProgress}, {@link RdmIa}, {@link OfiCounters},
+ * {@link OfiListener}).
+ *
  * <p>Behaviours: OBJ_01, OBJ_10.
  */
 final class OfiIa extends OfiObject implements InterfaceAdapter {
