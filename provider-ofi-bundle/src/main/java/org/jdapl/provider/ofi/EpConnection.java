@@ -149,7 +149,7 @@ class EpConnection extends Connection implements OfiIa.CmTarget {
         ep.ia.progress.deadlines.remove(ep);
         queueEvent(EventNumber.CONNECTION_ESTABLISHED, pd);
         if (credits != null && !credits.established(fid, peerCredits)) {
-            ep.ia.holding(ep, true);
+            ep.ia.held.holding(ep, true);
         }
     }
 

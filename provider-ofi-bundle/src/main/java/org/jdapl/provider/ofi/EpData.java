@@ -101,7 +101,7 @@ final class EpData {
             request.remotes[slot] = remote;
             if (heldFrom < 0) {
                 heldFrom = seq;
-                ep.ia.holding(ep, true);
+                ep.ia.held.holding(ep, true);
             }
             countPost(slot);
             if (credits != null && credits.maySend()) {
@@ -127,7 +127,7 @@ final class EpData {
             request.deferred[slot] = List.copyOf(segments);
             request.remotes[slot] = remote;
             heldFrom = seq;
-            ep.ia.holding(ep, true);
+            ep.ia.held.holding(ep, true);
             countPost(slot);
             return;
         }
@@ -221,7 +221,7 @@ final class EpData {
             }
         }
         if (heldFrom < 0 && announced) {
-            ep.ia.holding(ep, false);
+            ep.ia.held.holding(ep, false);
         }
         return posted;
     }
@@ -260,7 +260,7 @@ final class EpData {
                         : FiErrors.toDat(rc, "fi_recvv");
             }
             if (credits != null && !credits.received(fid)) {
-                ep.ia.holding(ep, true);
+                ep.ia.held.holding(ep, true);
             }
         }
     }
@@ -353,7 +353,7 @@ final class EpData {
     /** Completes every live DTO FLUSHED (those waiting for a credit too), oldest first, receives after requests. */
     void flush() {
         heldFrom = -1;
-        ep.ia.holding(ep, false);
+        ep.ia.held.holding(ep, false);
         for (DtoQueue q : new DtoQueue[] {request, recv}) {
             for (int s : q.liveSlots()) {
                 emit(q, s, DtoStatus.FLUSHED, 0);
@@ -364,7 +364,7 @@ final class EpData {
     /** Gives back the EVD room of every live DTO without events (the EP is freed). */
     void discard() {
         heldFrom = -1;
-        ep.ia.holding(ep, false);
+        ep.ia.held.holding(ep, false);
         for (DtoQueue q : new DtoQueue[] {request, recv}) {
             OfiEvd evd = q.request ? ep.requestEvd() : ep.recvEvd();
             for (int s : q.liveSlots()) {

@@ -35,12 +35,12 @@ import org.jdapl.provider.ofi.fabric.FiException;
  * <li>where sends carry the count (lazy announcing), the write is needed when the sender may be
  * waiting: the sender that holds a send for lack of a credit writes, once per stall, the count it
  * needs into the receiver's <em>hungry word</em>; the receiver writes its count when it posts a receive
- * or reads its CQs (the IA's progress, a consumer's EVD poll: {@link OfiIa#pumpHeld}) and finds the
+ * or reads its CQs (the IA's progress, a consumer's EVD poll: {@link HeldRequests#pump}) and finds the
  * peer hungry for a count it has not announced while it has more posted, and whenever half of its
  * receive queue's depth is posted unannounced. No wake-up is lost: the hungry write lands during a
  * read of the receiver's CQs (its progress thread waits on their descriptors, or a consumer polls
  * them), and the receiver checks the word after each read while it owes a count
- * ({@link OfiIa#owing}); a receive posted later checks it too;</li>
+ * ({@link HeldRequests#owing}); a receive posted later checks it too;</li>
  * <li>the sender counts the sends it has handed to libfabric (an RDMA Write with immediate data is
  * one: its message consumes a receive, {@link OfiExtensions}); a send with no credit (the peer's
  * largest count, written or carried, not above that) and every request after it wait in their ring
@@ -215,7 +215,7 @@ final class MsgCredits {
             return true;
         }
         if (lazy && posted - announced < batch && !peerHungry()) {
-            ia.owing(ep, true); // the count goes with the next send, or when the peer is hungry
+            ia.held.owing(ep, true); // the count goes with the next send, or when the peer is hungry
             return true;
         }
         announceDue = true;
@@ -246,7 +246,7 @@ final class MsgCredits {
             announced = count;
         }
         if (announced >= posted) {
-            ia.owing(ep, false);
+            ia.held.owing(ep, false);
         }
     }
 
@@ -265,7 +265,7 @@ final class MsgCredits {
      */
     boolean answerHungry(long fid) {
         if (!connected || fid == 0 || posted <= announced) {
-            ia.owing(ep, false);
+            ia.held.owing(ep, false);
             return true;
         }
         if (!peerHungry()) {
@@ -381,7 +381,7 @@ final class MsgCredits {
 
     /** Closes the credit word's registration (after the endpoint is closed). */
     void close() {
-        ia.owing(ep, false);
+        ia.held.owing(ep, false);
         OfiIa.closeQuietly(mr);
         arena.close();
     }

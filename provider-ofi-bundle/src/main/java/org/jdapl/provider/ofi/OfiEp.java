@@ -48,9 +48,9 @@ import org.jdapl.provider.ofi.fabric.FiInfo;
  */
 final class OfiEp extends OfiObject implements Endpoint {
     final int id;
-    /** Requests wait for a receive credit, or a count of receives is due to the peer ({@link OfiIa#holding}). */
+    /** Requests wait for a receive credit, or a count of receives is due to the peer ({@link HeldRequests#holding}). */
     volatile boolean holding;
-    /** The EP owes its peer a count of receives ({@link OfiIa#owing}). */
+    /** The EP owes its peer a count of receives ({@link HeldRequests#owing}). */
     volatile boolean owing;
     private volatile OfiPz pz;
     private volatile OfiEvd recvEvd;
@@ -99,7 +99,7 @@ final class OfiEp extends OfiObject implements Endpoint {
             pz.users.incrementAndGet();
         }
         ia.eps.put(id, this);
-        ia.epList(this, true);
+        ia.held.ep(this, true);
         ia.added(this);
     }
 
@@ -181,7 +181,7 @@ final class OfiEp extends OfiObject implements Endpoint {
     /** Posts what waits for a receive credit ({@link EpData#pump}); the number posted. */
     synchronized int pumpHeld() {
         if (freed) {
-            ia.holding(this, false);
+            ia.held.holding(this, false);
             return 0;
         }
         return data.pump(conn.fid());
@@ -191,9 +191,9 @@ final class OfiEp extends OfiObject implements Endpoint {
     synchronized void answerHungry() {
         MsgCredits c = data.credits;
         if (freed || c == null) {
-            ia.owing(this, false);
+            ia.held.owing(this, false);
         } else if (!c.answerHungry(conn.fid())) {
-            ia.holding(this, true); // the write is tried again by the pump
+            ia.held.holding(this, true); // the write is tried again by the pump
         }
     }
 
@@ -491,7 +491,7 @@ final class OfiEp extends OfiObject implements Endpoint {
         }
         ia.progress.deadlines.remove(this);
         ia.eps.remove(id);
-        ia.epList(this, false);
+        ia.held.ep(this, false);
         for (OfiEvd e : new OfiEvd[] {recvEvd, requestEvd, connectEvd}) {
             if (e != null) {
                 e.users.decrementAndGet();

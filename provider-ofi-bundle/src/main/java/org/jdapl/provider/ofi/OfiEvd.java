@@ -35,8 +35,8 @@ import org.jdapl.dat.HandleType;
  *
  * <p>Length (over 500 lines): the event queue, its room reservation and its waiter share one monitor
  * (the EVD itself): a wait's wake-up, an enqueue's CNO trigger and a free's release of the waiter are
- * correct only under it; the queue's storage ({@link EvdRing}) and the CQ's
- * reads ({@link CqReader}) are classes of their own.
+ * correct only under it; the queue's storage ({@link EvdRing}) and the CQ's reads ({@link CqReader})
+ * are classes of their own.
  *
  * <p>Behaviours: OBJ_03, OBJ_04, OBJ_09.
  */
@@ -285,12 +285,12 @@ final class OfiEvd extends OfiObject implements EventDispatcher {
 
     /**
      * Whether a consumer polled the EVD within {@link #POLLING_NANOS} of {@code now}: the progress
-     * thread then neither reads its CQ nor waits on the CQ's file descriptor. {@code Long.MIN_VALUE}
-     * for {@code now}: never (an EP of the IA waits for a credit).
+     * thread then neither reads its CQ nor waits on the CQ's file descriptor (unless an EP of the IA
+     * holds a request for a credit, {@link HeldRequests#holds}).
      */
     boolean polledRecently(long now) {
         long at = polledAt;
-        return at != 0 && now != Long.MIN_VALUE && now - at < POLLING_NANOS;
+        return at != 0 && now - at < POLLING_NANOS;
     }
 
     /** The consumer sleeps (on a CNO): the progress thread reads the CQ again. */
@@ -308,7 +308,7 @@ final class OfiEvd extends OfiObject implements EventDispatcher {
     private void progress() {
         if (cq != 0) {
             pollCq();
-            ia.pumpHeld();
+            ia.held.pump();
         }
         if (flags.contains(EvdFlag.CONNECTION) || flags.contains(EvdFlag.CR) || async) {
             ia.progress.pollEq();

@@ -61,12 +61,6 @@ import org.slf4j.LoggerFactory;
  * progress thread ({@link OfiProgress}). Creation of each object is the object's own; the IA keeps
  * the live ones to free them at an abrupt close.
  *
- * <p>Length (over 500 lines): the class is the whole face of DAT's {@code InterfaceAdapter} — the
- * open of a MSG or an RDM IA's libfabric objects, twenty-two create, query and counter methods with
- * their argument checks, close and shutdown — each method a few lines that hand over to the object it
- * makes; what has state of its own lives apart ({@link OfiProgress}, {@link RdmIa}, {@link OfiCounters},
- * {@link OfiListener}).
- *
  * <p>Behaviours: OBJ_01, OBJ_10.
  */
 final class OfiIa extends OfiObject implements InterfaceAdapter {
@@ -103,12 +97,8 @@ final class OfiIa extends OfiObject implements InterfaceAdapter {
     /** EPs by id, for completions (the id is in each operation's context). */
     final Map<Integer, OfiEp> eps = new ConcurrentHashMap<>();
     final Set<OfiObject> objects = ConcurrentHashMap.newKeySet();
-    /** The IA's EPs as an array replaced on a change, so that {@link #pumpHeld} reads it without allocating. */
-    private volatile OfiEp[] epList = new OfiEp[0];
-    /** How many EPs have requests waiting for a receive credit, or a count of receives due to the peer ({@link MsgCredits}). */
-    private final java.util.concurrent.atomic.AtomicInteger holding = new java.util.concurrent.atomic.AtomicInteger();
-    /** How many EPs owe their peer a count of receives that goes with their next send ({@link MsgCredits}). */
-    private final java.util.concurrent.atomic.AtomicInteger owing = new java.util.concurrent.atomic.AtomicInteger();
+    /** The EPs whose receive credits need the IA's progress (set with the progress thread). */
+    final HeldRequests held;
     /** The IA's counters and its EPs' and EVDs' totals (DAT_COUNTERS). */
     final OfiCounters counters = new OfiCounters(this);
 
@@ -161,6 +151,7 @@ final class OfiIa extends OfiObject implements InterfaceAdapter {
                 FiInfo.attr(info, INFO_RX_ATTR, RX_IOV_LIMIT)));
         asyncEvd = new OfiEvd(this, Math.max(asyncQlen, 8), null, EnumSet.of(EvdFlag.ASYNC), true);
         progress = new OfiProgress(this);
+        held = new HeldRequests(progress);
         rdm = rdmEp ? new RdmIa(this) : null;
         if (rdm != null) {
             progress.readAlso(rdm);
@@ -235,73 +226,6 @@ final class OfiIa extends OfiObject implements InterfaceAdapter {
                 LOG.debug("fi_close: {}", e.getMessage());
             }
         }
-    }
-
-    /** Adds or removes an EP of this IA (its creation, its destruction). */
-    synchronized void epList(OfiEp ep, boolean add) {
-        java.util.List<OfiEp> l = new java.util.ArrayList<>(java.util.List.of(epList));
-        if (add) {
-            l.add(ep);
-        } else {
-            l.remove(ep);
-        }
-        epList = l.toArray(new OfiEp[0]);
-    }
-
-    /**
-     * Marks ({@code on}) or unmarks {@code ep} as one whose waiting requests {@link #pumpHeld} posts
-     * (the EP's lock is held).
-     */
-    void holding(OfiEp ep, boolean on) {
-        if (ep.holding != on) {
-            ep.holding = on;
-            if (holding.getAndAdd(on ? 1 : -1) == 0 && on) {
-                progress.holdingBegan();
-            }
-        }
-    }
-
-    /**
-     * Whether an EP waits for a receive credit (or owes its peer a count): the credit comes with the
-     * progress of that EP's CQs, which a consumer polling another EVD does not make, so the progress
-     * thread reads every CQ meanwhile.
-     */
-    boolean holds() {
-        return holding.get() > 0;
-    }
-
-    /**
-     * Marks ({@code on}) or unmarks {@code ep} as one that owes its peer a count of receives, to be
-     * written if the peer turns hungry ({@link MsgCredits}; the EP's lock is held). Unlike
-     * {@link #holding} it does not make the progress thread read every CQ: the peer's hungry write
-     * wakes the thread's wait on the EP's CQs, or lands during a consumer's poll of them.
-     */
-    void owing(OfiEp ep, boolean on) {
-        if (ep.owing != on) {
-            ep.owing = on;
-            owing.getAndAdd(on ? 1 : -1);
-        }
-    }
-
-    /**
-     * Posts the requests that waited for receive credits which have come (after the CQs were read:
-     * the peer's credit write or send lands during that progress), and writes the count of receives
-     * an EP owes a peer that has turned hungry; the number posted. Nothing is allocated.
-     */
-    int pumpHeld() {
-        if (holding.get() == 0 && owing.get() == 0) {
-            return 0;
-        }
-        int n = 0;
-        for (OfiEp ep : epList) { // an array: the loop allocates nothing
-            if (ep.holding) {
-                n += ep.pumpHeld();
-            }
-            if (ep.owing) {
-                ep.answerHungry();
-            }
-        }
-        return n;
     }
 
     long nextId() {

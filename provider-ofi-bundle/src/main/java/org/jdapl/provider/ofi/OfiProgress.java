@@ -25,7 +25,7 @@ import org.slf4j.LoggerFactory;
  * to 1 ms between looks. The CQ of an EVD that a consumer is polling ({@link OfiEvd#polledRecently})
  * is left to that consumer: the thread neither reads it nor waits on its descriptor, and looks again
  * every millisecond, so that a polling consumer runs alone on its CQ as an application of libfabric's
- * own does; not while an EP of the IA waits for a receive credit ({@link OfiIa#holds}).
+ * own does; not while an EP of the IA waits for a receive credit ({@link HeldRequests#holds}).
  */
 final class OfiProgress implements Runnable {
     private static final Logger LOG = LoggerFactory.getLogger(OfiProgress.class);
@@ -140,13 +140,14 @@ final class OfiProgress implements Runnable {
             int n;
             try {
                 n = pollEq();
-                long now = ia.holds() ? Long.MIN_VALUE : System.nanoTime();
+                boolean leave = !ia.held.holds();
+                long now = System.nanoTime();
                 for (OfiEvd evd : cqEvds) {
-                    if (!evd.polledRecently(now)) {
+                    if (!(leave && evd.polledRecently(now))) {
                         n += evd.pollCq();
                     }
                 }
-                n += ia.pumpHeld();
+                n += ia.held.pump();
                 n += timers();
                 for (Runnable t; (t = tasks.poll()) != null; n++) {
                     t.run();
@@ -196,18 +197,19 @@ final class OfiProgress implements Runnable {
      * back); whether any was taken out.
      */
     private boolean leaveToConsumers() {
-        long now = ia.holds() ? Long.MIN_VALUE : System.nanoTime();
+        boolean leave = !ia.held.holds();
+        long now = System.nanoTime();
         boolean any = false;
         for (int i = 0; i < waitOwners.length; i++) {
             OfiEvd owner = waitOwners[i];
-            boolean polled = owner != null && owner.polledRecently(now);
+            boolean polled = leave && owner != null && owner.polledRecently(now);
             fdWait.skip(i, polled);
             any |= polled;
         }
         return any;
     }
 
-    /** An EP of the IA began to wait for a receive credit: the thread reads every CQ until it ends ({@link OfiIa#holds}). */
+    /** An EP of the IA began to wait for a receive credit: the thread reads every CQ until it ends ({@link HeldRequests#holds}). */
     void holdingBegan() {
         fdWait.wake();
     }
