@@ -290,8 +290,7 @@ class EpConnection extends Connection implements OfiIa.CmTarget {
             if (wasConnected && credits != null && number != EventNumber.CONNECTION_BROKEN) {
                 credits.closing(fid);
             }
-            boolean inFlight = disconnecting && wasConnected
-                    && (!ep.data.requestIdle() || (credits != null && credits.mayBeInFlight()))
+            boolean inFlight = disconnecting && wasConnected && !ep.data.requestIdle()
                     && "tcp".equals(FiInfo.providerName(ep.ia.info));
             state = EpState.DISCONNECTED;
             ep.ia.progress.deadlines.remove(ep);
@@ -304,10 +303,9 @@ class EpConnection extends Connection implements OfiIa.CmTarget {
             port = localPort;
             peer = remote;
         }
-        // The consumer's disconnect cut transfers whose bytes may still be in the sockets, or sends
-        // completed when transmitted (MsgCredits.sendFlags) may not be placed yet: the peer's provider
-        // places them until it reads the end of the stream, and then shuts its side down. The event
-        // waits for that (bounded), so that no byte lands after it (DISC_15).
+        // The consumer's disconnect cut transfers whose bytes may still be in the sockets: the peer's
+        // provider places them until it reads the end of the stream, and then shuts its side down. The
+        // event waits for that (bounded), so that no byte lands after it (DISC_15).
         TcpPeerCheck.awaitPeerShutdown(port, peer, PEER_SHUTDOWN_BOUND_NANOS);
         synchronized (ep) {
             if (!ep.freed && state == EpState.DISCONNECTED) {

@@ -47,12 +47,6 @@ import org.jdapl.provider.ofi.fabric.FiException;
  * slots, in order; they leave when a count grows, which the IA's progress (and a consumer's EVD poll)
  * checks after reading the CQs that carried the peer's write or send. An abrupt disconnect flushes
  * what waits.</li>
- * <li>a send that carries the count to a peer that counts its receives asks no delivery-complete
- * ({@link #sendFlags}): on tcp its SUCCESS means the whole message was handed to the socket after
- * the peer had posted a receive for it; the peer's provider places it there before it reads what
- * follows in the stream, unless the peer's consumer disconnects or the transport breaks first (the
- * send was then in progress, DISC_02). A consumer's disconnect after such a send waits for the
- * peer's end of the stream before its event (DISC_15, {@link EpConnection}).</li>
  * </ul>
  *
  * <p>Not on libfabric's verbs provider: an RC queue pair holds a send for which the responder has no
@@ -73,7 +67,7 @@ import org.jdapl.provider.ofi.fabric.FiException;
  * reset, a refused RMA, the peer's death: {@code tcpx_ep_disable(ep, 0, ...)}); with the flag the
  * peer tells a disconnect (DISCONNECTED) from a broken transport (BROKEN).
  *
- * <p>Behaviours: DISC_02, DISC_03, DISC_05, DISC_15, DISC_17.
+ * <p>Behaviours: DISC_02, DISC_03, DISC_05, DISC_17.
  */
 final class MsgCredits {
     /** The header before the consumer's private data of a connect or accept. */
@@ -122,8 +116,6 @@ final class MsgCredits {
     private long carriedIn;
     /** The count last written into the peer's hungry word. */
     private long hungryWritten;
-    /** A send was handed over that completes when transmitted, not when delivered ({@link #sendFlags}). */
-    private boolean transmitted;
 
     /**
      * Registers the words; {@code counts} whether this EP's receives are its own (no SRQ), {@code lazy}
@@ -285,7 +277,6 @@ final class MsgCredits {
 
     /** A send that carried {@code data} ({@link #carried}, not 0) was handed to libfabric. */
     void carriedOut(long data) {
-        transmitted |= sendFlags() == 0;
         given(data & ~CREDIT);
     }
 
@@ -355,23 +346,10 @@ final class MsgCredits {
 
     /**
      * The completion flags of a send that carries a count ({@code fi_sendmsg} replaces the endpoint's
-     * default flags): none beyond FI_COMPLETION where the peer counts its receives, so the send
-     * completes once the provider has handed the whole message to the socket (tcp's transmit
-     * complete), which it does only after the peer posted a receive for it (the credit); the peer's
-     * provider places it into that receive before it reads anything that follows in the stream (the
-     * closing flag, the end of the stream). Where the peer does not count (an SRQ), FI_DELIVERY_COMPLETE,
-     * as the endpoint's default ({@link org.jdapl.provider.ofi.fabric.FiInfo#deliveryComplete}).
+     * default flags): FI_DELIVERY_COMPLETE, as the endpoint's default ({@link org.jdapl.provider.ofi.fabric.FiInfo#deliveryComplete}).
      */
     long sendFlags() {
-        return peer.valid() && peer.counts() ? 0 : Fi.FI_DELIVERY_COMPLETE;
-    }
-
-    /**
-     * Whether a send completed before the peer placed it may still be in the stream: this side's
-     * disconnect then waits for the peer's end of the stream before its event (DISC_15).
-     */
-    boolean mayBeInFlight() {
-        return transmitted;
+        return Fi.FI_DELIVERY_COMPLETE;
     }
 
     /** A send was handed to libfabric. */
