@@ -17,9 +17,8 @@ import org.jdapl.provider.ofi.fabric.FiException;
  * once, under the CQ's lock, and each is handed to a {@link Sink} by its operation context, its
  * errno (0: success; an error entry without one is taken as {@code FI_ETRUNC}; on libfabric's verbs
  * provider the work completion's status, {@link FiErrors#verbsError}) and its length, or, for a
- * receive with remote CQ data ({@code FI_REMOTE_CQ_DATA}), by its context and that data: a send's
- * count of the peer's posted receives where bit 63 is set ({@link MsgCredits#CREDIT}), else an RDMA
- * Write with immediate data's. An EVD reads its
+ * receive with remote CQ data ({@code FI_REMOTE_CQ_DATA}), by its context and that data (an RDMA
+ * Write with immediate data's message, {@link OfiExtensions}). An EVD reads its
  * CQ through one ({@link OfiEvd}), and so does an EP on an SRQ for its receive CQ ({@link EpSrq}).
  */
 final class CqReader {
@@ -40,13 +39,6 @@ final class CqReader {
             completed(context, 0, data >>> 32);
         }
 
-        /**
-         * A successful receive of a send that carried the peer's count of posted receives as its remote
-         * CQ data ({@link MsgCredits#CREDIT} set); by default a plain completion.
-         */
-        default void completedWithCredit(long context, long len, long data) {
-            completed(context, 0, len);
-        }
     }
 
     final long cq;
@@ -108,8 +100,6 @@ final class CqReader {
                         // An RDMA Write with immediate data of the verbs provider: 32 bits of data, the write's length.
                         data = FiCalls.word(e + CQE_LEN) << 32 | (data & 0xffff_ffffL);
                         sink.completedWithData(FiCalls.word(e + CQE_OP_CONTEXT), data);
-                    } else if ((data & MsgCredits.CREDIT) != 0) {
-                        sink.completedWithCredit(FiCalls.word(e + CQE_OP_CONTEXT), FiCalls.word(e + CQE_LEN), data);
                     } else {
                         sink.completedWithData(FiCalls.word(e + CQE_OP_CONTEXT), data);
                     }

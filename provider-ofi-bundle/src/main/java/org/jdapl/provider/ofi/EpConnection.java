@@ -109,10 +109,7 @@ class EpConnection extends Connection implements OfiIa.CmTarget {
             cmKey = key;
             // verbs: the RC queue pair holds a send until a receive is posted (MsgCredits).
             boolean verbs = OfiExtensions.nativeWriteData(ep.ia);
-            // Not lazy: a send that must wait for its peer's answer to a hungry write waits for a
-            // progress pass on its own CQ, which with one thread polling only the receiver took the
-            // sender's progress thread up to milliseconds (OfiZeroAllocationTest: 200 s, not 4 s).
-            credits = new MsgCredits(ep, ep.srq == null && !verbs, false, ep.attributes().maxRecvDtos());
+            credits = new MsgCredits(ep.ia, ep.srq == null && !verbs);
             ep.data.credits = credits;
             ep.data.postDeferred(f, ep.attributes().maxRecvIov());
         } catch (FiException | DatException e) {

@@ -108,17 +108,14 @@ final class EpData {
                 // The credit came between the check above and the mark: the progress that placed it
                 // may have pumped before it saw this EP holding, and nothing else would wake it.
                 pump(fid);
-            } else if (credits != null) {
-                credits.hungry(fid); // tried again by the pump if it could not be written
             }
             return;
         }
         long ctx = request.context(seq);
         int n = segments.size();
-        long carried = credits == null ? 0 : credits.carried();
-        long rc = post(fid, slot, n, remote, ctx, carried);
+        long rc = post(fid, slot, n, remote, ctx);
         if (rc == -Fi.FI_EAGAIN && ep.ia.rdm != null && !ep.ia.rdm.named) {
-            rc = ep.ia.rdm.retry(evd, () -> post(fid, slot, n, remote, ctx, 0));
+            rc = ep.ia.rdm.retry(evd, () -> post(fid, slot, n, remote, ctx));
         }
         if (rc == -Fi.FI_EAGAIN && ep.ia.rdm != null && ep.ia.rdm.named) {
             // shm: the provider takes the request once the peer's progress has read this
@@ -141,18 +138,8 @@ final class EpData {
             throw FiErrors.toDat(rc, extended != null ? "dat_ib_post_rdma_write_immed" : op.toString());
         }
         countPost(slot);
-        if (credits != null) {
-            sentWith(slot, carried);
-        }
-    }
-
-    /** A request in {@code slot} was handed to libfabric with the credit {@code carried} (0: none). */
-    private void sentWith(int slot, long carried) {
-        if (takesCredit(slot)) {
+        if (credits != null && takesCredit(slot)) {
             credits.sent();
-        }
-        if (carried != 0 && request.ops[slot] == DtoOperation.SEND && request.extended[slot] == null) {
-            credits.carriedOut(carried);
         }
     }
 
@@ -189,14 +176,12 @@ final class EpData {
             DtoOperation op = request.ops[s];
             boolean credit = credits != null && takesCredit(s);
             if (credit && !credits.maySend()) {
-                credits.hungry(fid);
                 return posted;
             }
             long rc;
-            long carried = credits == null ? 0 : credits.carried();
             try {
                 fill(segments, OfiIa.MAX_IOV, op == DtoOperation.RDMA_READ ? MemPriv.LOCAL_WRITE : MemPriv.LOCAL_READ);
-                rc = post(fid, s, segments.size(), request.remotes[s], request.context(heldFrom), carried);
+                rc = post(fid, s, segments.size(), request.remotes[s], request.context(heldFrom));
             } catch (DatException e) {
                 rc = Long.MIN_VALUE; // an LMR freed while the request waited
             }
@@ -215,8 +200,8 @@ final class EpData {
                         : FiErrors.dtoStatus((int) -rc), 0);
             } else {
                 posted++;
-                if (credits != null) {
-                    sentWith(s, carried);
+                if (credit) {
+                    credits.sent();
                 }
             }
         }
@@ -227,9 +212,9 @@ final class EpData {
     }
 
     /** Hands the request in {@code slot} (its segments filled in) to libfabric. */
-    private long post(long fid, int slot, int n, RmrTriplet remote, long ctx, long carried) {
+    private long post(long fid, int slot, int n, RmrTriplet remote, long ctx) {
         return posts.post(fid, request.ops[slot], request.extended[slot], n, request.lengths[slot], remote,
-                request.immediates[slot], ctx, carried, credits == null ? 0 : credits.sendFlags());
+                request.immediates[slot], ctx);
     }
 
     /** Posts a receive; without an endpoint ({@code fid} 0) it waits in its slot for one. */

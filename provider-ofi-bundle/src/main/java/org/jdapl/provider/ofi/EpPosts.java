@@ -35,8 +35,6 @@ final class EpPosts {
     private final MemorySegment desc;
     private final MemorySegment rmaIov;
     private final MemorySegment msgRma;
-    /** The {@code fi_msg} of a send that carries a receive credit ({@link MsgCredits#CREDIT}). */
-    private final MemorySegment msg;
     /** The provider writes with immediate data itself (verbs: {@code IBV_WR_RDMA_WRITE_WITH_IMM}). */
     private final boolean writeData;
     /**
@@ -58,9 +56,6 @@ final class EpPosts {
         msgRma.set(ValueLayout.JAVA_LONG, MSG_RMA_DESC, desc.address());
         msgRma.set(ValueLayout.JAVA_LONG, MSG_RMA_RMA_IOV, rmaIov.address());
         msgRma.set(ValueLayout.JAVA_LONG, MSG_RMA_RMA_IOV_COUNT, 1);
-        msg = arena.allocate(FI_MSG.size(), 8);
-        msg.set(ValueLayout.JAVA_LONG, MSG_MSG_IOV, iov.address());
-        msg.set(ValueLayout.JAVA_LONG, MSG_DESC, desc.address());
         overflow = ia.rdm != null && ia.rdm.named && (ia.mrMode & Fi.FI_MR_LOCAL) == 0
                 ? arena.allocate(RdmIa.OVERFLOW, 64) : null;
     }
@@ -120,20 +115,12 @@ final class EpPosts {
 
     /**
      * Hands a request whose {@code n} segments are filled in to libfabric; {@code extended} is
-     * RDMA_WRITE_IMMED for an RDMA Write with immediate data, else null; {@code credit}, if not 0, the
-     * remote CQ data a send carries ({@link MsgCredits#carried}: {@code fi_sendmsg} with
-     * FI_REMOTE_CQ_DATA). The call's return code.
+     * RDMA_WRITE_IMMED for an RDMA Write with immediate data, else null. The call's return code.
      */
     long post(long fid, DtoOperation op, ExtensionType extended, int n, long total, RmrTriplet remote,
-              int immediateData, long ctx, long credit, long sendFlags) {
+              int immediateData, long ctx) {
         if (extended == ExtensionType.RDMA_WRITE_IMMED) {
             return writeImmediate(fid, n, total, remote, immediateData, ctx);
-        }
-        if (op == DtoOperation.SEND && credit != 0) {
-            msg.set(ValueLayout.JAVA_LONG, MSG_IOV_COUNT, n);
-            msg.set(ValueLayout.JAVA_LONG, MSG_CONTEXT, ctx);
-            msg.set(ValueLayout.JAVA_LONG, MSG_DATA, credit);
-            return FiCalls.sendmsg(fid, msg.address(), Fi.FI_COMPLETION | Fi.FI_REMOTE_CQ_DATA | sendFlags);
         }
         return switch (op) {
             case SEND -> FiCalls.sendv(fid, iov.address(), desc.address(), n, ctx);

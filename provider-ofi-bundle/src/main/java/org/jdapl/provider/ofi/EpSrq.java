@@ -52,11 +52,6 @@ final class EpSrq {
             public void completedWithData(long context, long data) {
                 ep.srqCompletedWithData(context, data);
             }
-
-            @Override
-            public void completedWithCredit(long context, long len, long data) {
-                ep.srqCompletedWithCredit(context, len, data);
-            }
         };
         this.cq = reader.cq;
         this.waitFd = reader.waitFd;

@@ -6,19 +6,16 @@ import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * The IA's EPs whose receive credits need the IA's progress ({@link MsgCredits}): those holding
- * requests for a credit (or a count write that must be tried again), and those owing their peer a
- * count of posted receives. After every read of the IA's CQs (its progress thread and a consumer's EVD
- * poll) {@link #pump} posts the held requests whose credit came and writes the counts a hungry peer
- * waits for. The EPs are an array replaced on a change, so that the pump reads it without allocating;
- * with no EP holding or owing it reads nothing.
+ * requests for a credit (or a count write that must be tried again). After every read of the IA's CQs
+ * (its progress thread and a consumer's EVD poll) {@link #pump} posts the held requests whose credit
+ * came. The EPs are an array replaced on a change, so that the pump reads it without allocating; with
+ * no EP holding it reads nothing.
  */
 final class HeldRequests {
     private final OfiProgress progress;
     private volatile OfiEp[] eps = new OfiEp[0];
     /** How many EPs hold requests for a receive credit, or a count write to try again. */
     private final AtomicInteger holding = new AtomicInteger();
-    /** How many EPs owe their peer a count of receives that goes with their next send. */
-    private final AtomicInteger owing = new AtomicInteger();
 
     HeldRequests(OfiProgress progress) {
         this.progress = progress;
@@ -59,34 +56,18 @@ final class HeldRequests {
     }
 
     /**
-     * Marks ({@code on}) or unmarks {@code ep} as one that owes its peer a count of receives, to be
-     * written if the peer turns hungry (the EP's lock is held). Unlike {@link #holding} it does not make
-     * the progress thread read every CQ: the peer's hungry write wakes the thread's wait on the EP's
-     * CQs, or lands during a consumer's poll of them.
-     */
-    void owing(OfiEp ep, boolean on) {
-        if (ep.owing != on) {
-            ep.owing = on;
-            owing.getAndAdd(on ? 1 : -1);
-        }
-    }
-
-    /**
      * Posts the requests that waited for receive credits which have come (after the CQs were read:
-     * the peer's credit write or send lands during that progress), and writes the count of receives
-     * an EP owes a peer that has turned hungry; the number posted. Nothing is allocated.
+     * the peer's credit write lands during that progress), and the count writes to try again; the
+     * number posted. Nothing is allocated.
      */
     int pump() {
-        if (holding.get() == 0 && owing.get() == 0) {
+        if (holding.get() == 0) {
             return 0;
         }
         int n = 0;
         for (OfiEp ep : eps) { // an array: the loop allocates nothing
             if (ep.holding) {
                 n += ep.pumpHeld();
-            }
-            if (ep.owing) {
-                ep.answerHungry();
             }
         }
         return n;

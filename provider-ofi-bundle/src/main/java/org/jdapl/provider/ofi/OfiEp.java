@@ -50,8 +50,6 @@ final class OfiEp extends OfiObject implements Endpoint {
     final int id;
     /** Requests wait for a receive credit, or a count of receives is due to the peer ({@link HeldRequests#holding}). */
     volatile boolean holding;
-    /** The EP owes its peer a count of receives ({@link HeldRequests#owing}). */
-    volatile boolean owing;
     private volatile OfiPz pz;
     private volatile OfiEvd recvEvd;
     private volatile OfiEvd requestEvd;
@@ -150,15 +148,6 @@ final class OfiEp extends OfiObject implements Endpoint {
         }
     }
 
-    /** A receive of the EP's SRQ that a send carrying the peer's count of posted receives consumed. */
-    synchronized void srqCompletedWithCredit(long context, long len, long cqData) {
-        MsgCredits c = data.credits;
-        if (c != null) {
-            c.carriedIn(cqData);
-        }
-        srqCompleted(context, 0, len);
-    }
-
     /** A receive of the EP's SRQ that an RDMA Write with immediate data consumed. */
     synchronized void srqCompletedWithData(long context, long cqData) {
         conn.completionBeforeConnected();
@@ -185,25 +174,6 @@ final class OfiEp extends OfiObject implements Endpoint {
             return 0;
         }
         return data.pump(conn.fid());
-    }
-
-    /** The EP owes its peer a count of receives: it is written if the peer is hungry ({@link MsgCredits#answerHungry}). */
-    synchronized void answerHungry() {
-        MsgCredits c = data.credits;
-        if (freed || c == null) {
-            ia.held.owing(this, false);
-        } else if (!c.answerHungry(conn.fid())) {
-            ia.held.holding(this, true); // the write is tried again by the pump
-        }
-    }
-
-    /** A completion of a send of the peer that carried its count of posted receives ({@link MsgCredits#CREDIT}). */
-    synchronized void completedWithCredit(long context, long len, long cqData) {
-        MsgCredits c = data.credits;
-        if (c != null) {
-            c.carriedIn(cqData);
-        }
-        completed(context, 0, len);
     }
 
     /** A receive completion with remote CQ data (an RDMA Write with immediate data took it). */

@@ -66,14 +66,6 @@ final class OfiEvd extends OfiObject implements EventDispatcher {
         public void completedWithData(long context, long data) {
             completeWithData(context, data);
         }
-
-        @Override
-        public void completedWithCredit(long context, long len, long data) {
-            OfiEp ep = ia.eps.get(DtoQueue.epId(context));
-            if (ep != null) {
-                ep.completedWithCredit(context, len, data);
-            }
-        }
     };
     /** The EVD's counters (DAT_COUNTERS): dequeues. */
     final OfiCounts counts = new OfiCounts(EvdCounter.values().length);

@@ -32,8 +32,7 @@ import org.jdapl.dat.ProviderAttributes;
  * consume one; a message does consume the sink's next receive, in order with the sends (FI_ORDER_SAS),
  * and after the write's data is placed (FI_ORDER_SAW). The 64 bits of CQ data carry the immediate data
  * (low half) and the write's length (high half), which the sink's completion reports; the length is
- * below 2^31 ({@link #maxWriteImmediate}, LENGTH_ERROR beyond), so bit 63 is clear, which tells the
- * message from a send that carries a count of receives ({@link MsgCredits#CREDIT}). The request
+ * below 2^32 ({@link #maxWriteImmediate}, LENGTH_ERROR beyond). The request
  * completes once, as RDMA_WRITE_IMMED: with the message's completion, or with the write's error; the
  * write's completion carries the DTO's context with {@link #WRITE_HALF} set and is otherwise dropped.
  *
@@ -69,12 +68,11 @@ final class OfiExtensions {
     }
 
     /**
-     * The longest RDMA Write with immediate data: 2^32 - 1 bytes on verbs (its length is the work
-     * completion's), 2^31 - 1 elsewhere, so that its message's CQ data (the length in the high half)
-     * has bit 63 clear, which tells it from a send's count of receives ({@link MsgCredits#CREDIT}).
+     * The longest RDMA Write with immediate data: 2^32 - 1 bytes (on verbs the work completion's
+     * length, elsewhere the high half of its message's CQ data).
      */
     static long maxWriteImmediate(OfiIa ia) {
-        return nativeWriteData(ia) ? 0xffff_ffffL : 0x7fff_ffffL;
+        return 0xffff_ffffL;
     }
 
     /** The extensions' entries of the provider attributes. */

@@ -32,12 +32,11 @@ import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 
 /**
- * A one-way stream on ofi tcp, where the receiver never sends (so no send of its carries its count of
- * posted receives) and posts its receives late, fewer at a time than half its receive queue: each
- * send waits at the sender for a credit, the sender writes that it is hungry, and the receiver, having
- * posted the receive before the sender stalled, must announce its count from its progress alone
- * ({@link MsgCredits}). No send may stall: each receive completes within the bound, in order, and
- * each send completes SUCCESS (DISC_02: a send leaves only for a posted receive, and then it leaves).
+ * A one-way stream on ofi tcp, where the receiver never sends and posts its receives late, a few at a
+ * time: a send waits at the sender for a credit, which comes only with the receiver's count written
+ * after each posted receive ({@link MsgCredits}). No send may stall: each receive completes within
+ * the bound, in order, and each send completes SUCCESS (DISC_02: a send leaves only for a posted
+ * receive, and then it leaves).
  */
 class OfiCreditStreamTest {
     private static final long WAIT_MICROS = 5_000_000L;
@@ -86,7 +85,7 @@ class OfiCreditStreamTest {
 
             long cookie = 0;
             for (int round = 0; round < ROUNDS; round++) {
-                int k = 1 + round % 3; // fewer than half the receive queue (4): no count is due without a hungry peer
+                int k = 1 + round % 3; // fewer than the receive queue (8) holds
                 for (int i = 0; i < k; i++) {
                     eb.postRecv(List.of(new LmrTriplet(lb, 64L * i, 64)), cookie + i, Dat.COMPLETION_DEFAULT);
                 }

@@ -295,14 +295,6 @@ public final class FiCalls {
         }
     }
 
-    /** {@code fi_sendmsg(ep, msg, flags)}; -FI_EAGAIN when the queue is full. */
-    public static long sendmsg(long ep, long msg, long flags) {
-        try {
-            return (long) J_JJJ.invokeExact(op(word(ep + EP_MSG), OPS_MSG_SENDMSG, "fi_sendmsg"), ep, msg, flags);
-        } catch (Throwable t) {
-            throw fail(t);
-        }
-    }
 
     /** {@code fi_senddata(ep, buf, len, desc, data, dest_addr, context)}: a message with remote CQ data. */
     public static long senddata(long ep, long buf, long len, long desc, long data, long context) {
