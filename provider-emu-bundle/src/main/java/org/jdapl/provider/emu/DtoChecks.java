@@ -2,14 +2,14 @@ package org.jdapl.provider.emu;
 
 import java.util.List;
 import java.util.Set;
+import java.util.function.Supplier;
 
 import org.jdapl.dat.CompletionFlag;
 import org.jdapl.dat.DatException;
 import org.jdapl.dat.DatReturnType;
 import org.jdapl.dat.EpAttributes;
-import org.jdapl.dat.HandleType;
+import org.jdapl.dat.InterfaceAdapter;
 import org.jdapl.dat.LmrTriplet;
-import org.jdapl.dat.LocalMemoryRegion;
 import org.jdapl.dat.MemPriv;
 import org.jdapl.dat.RmrTriplet;
 import org.jdapl.dat.VaType;
@@ -20,7 +20,7 @@ import org.jdapl.dat.VaType;
  * request they become. A check that fails throws the DAT return the post reports; nothing is queued.
  * One per EP, made with what the checks need: the EP (its PZ and attributes, which
  * {@code dat_ep_modify} changes), its IA (whose LMRs the segments must be) and the IA's contexts, the
- * EP's queues (their spare requests); and it keeps the memo of the last lists that passed.
+ * spare requests of the EP's queues; and it keeps the memo of the last lists that passed.
  *
  * <p>A consumer that posts the same immutable list again (a pre-registered buffer, a ping-pong) is
  * not checked again while the EP's PZ and attributes stand and no LMR of the IA was unregistered since
@@ -29,20 +29,25 @@ import org.jdapl.dat.VaType;
  */
 final class DtoChecks {
     private final EmuEp ep;
-    private final EmuIa ia;
+    /** The EP's IA, whose LMRs the segments must be. */
+    private final InterfaceAdapter ia;
     private final Contexts contexts;
-    private final EpQueues queues;
+    /** The EP's spare send and RDMA requests to reuse ({@link EpQueues#recycle}): one each, or null. */
+    private final Supplier<WorkRequest.Send> spareSends;
+    private final Supplier<WorkRequest.Rdma> spareRdmas;
     /** The last send, receive, RDMA Write and RDMA Read segment lists that passed (LMR_04). */
     private Checked sent;
     private Checked received;
     private Checked rdmaWritten;
     private Checked rdmaRead;
 
-    DtoChecks(EmuEp ep, EmuIa ia, EpQueues queues) {
+    DtoChecks(EmuEp ep, InterfaceAdapter ia, Contexts contexts, Supplier<WorkRequest.Send> spareSends,
+              Supplier<WorkRequest.Rdma> spareRdmas) {
         this.ep = ep;
         this.ia = ia;
-        this.contexts = ia.contexts();
-        this.queues = queues;
+        this.contexts = contexts;
+        this.spareSends = spareSends;
+        this.spareRdmas = spareRdmas;
     }
 
     /**
@@ -61,7 +66,7 @@ final class DtoChecks {
     WorkRequest.Send send(List<LmrTriplet> iov, long cookie, Set<CompletionFlag> flags, boolean invalidate,
                           int rmrContext) {
         Checked c = message(iov, true);
-        WorkRequest.Send spare = queues.takeSpareSend();
+        WorkRequest.Send spare = spareSends.get();
         return spare != null ? spare.reuse(c.iov, c.length, cookie, flags, invalidate, rmrContext)
                 : new WorkRequest.Send(c.iov, c.length, cookie, flags, invalidate, rmrContext);
     }
@@ -123,7 +128,7 @@ final class DtoChecks {
                           Set<CompletionFlag> flags) {
         if (localTarget == null) {
             Checked c = rdmaLocal(read, iov, remote);
-            WorkRequest.Rdma spare = queues.takeSpareRdma();
+            WorkRequest.Rdma spare = spareRdmas.get();
             return spare != null ? spare.reuse(read, c.iov, null, remote, c.length, cookie, flags)
                     : new WorkRequest.Rdma(read, c.iov, null, remote, c.length, cookie, flags);
         }
@@ -184,11 +189,11 @@ final class DtoChecks {
     }
 
     /**
-     * The binding {@code dat_rmr_bind} makes of {@code [offset, offset + length)} of {@code lmr}: an
-     * LMR of the EP's PZ, the range inside it, privileges the LMR grants; with a fresh rmr_context.
+     * The binding {@code dat_rmr_bind} makes of {@code [offset, offset + length)} of {@code region}, an
+     * LMR of the EP's IA: an LMR of the EP's PZ, the range inside it, privileges the LMR grants; with a
+     * fresh rmr_context.
      */
-    EmuRmr.Binding binding(LocalMemoryRegion lmr, long offset, long length, Set<MemPriv> privileges, VaType vaType) {
-        EmuLmr region = ia.own(lmr, EmuLmr.class, HandleType.LMR);
+    EmuRmr.Binding binding(EmuLmr region, long offset, long length, Set<MemPriv> privileges, VaType vaType) {
         if (region.pz() != ep.pz()) {
             throw new DatException(DatReturnType.PROTECTION_VIOLATION, "the LMR and the RMR are of different PZs");
         }

@@ -60,7 +60,8 @@ public class EmuEp extends EmuObject implements Endpoint {
     private EpAttributes attributes;
     private final EpConnection connection;
     private final EpQueues queues;
-    private final DtoChecks checks;
+    /** The checks of the EP's posts (a datagram EP's too). */
+    final DtoChecks checks;
     private boolean pumpScheduled;
 
     EmuEp(EmuIa ia, EmuPz pz, EmuEvd recvEvd, EmuEvd requestEvd, EmuEvd connectEvd, EmuSrq srq,
@@ -72,7 +73,7 @@ public class EmuEp extends EmuObject implements Endpoint {
         this.attributes = attributes;
         this.connection = new EpConnection(this, ia, initial);
         this.queues = new EpQueues(this, ia, srq, attributes.maxRecvDtos(), attributes.srqSoftHighWatermark());
-        this.checks = new DtoChecks(this, ia, queues);
+        this.checks = new DtoChecks(this, ia, ia.contexts(), queues::takeSpareSend, queues::takeSpareRdma);
         this.providerCreated = providerCreated;
         this.evds = new EpEvds(this, ia);
         evds.set(recvEvd, requestEvd, connectEvd);
@@ -214,11 +215,6 @@ public class EmuEp extends EmuObject implements Endpoint {
     /** The EP's work queues. */
     public EpQueues queues() {
         return queues;
-    }
-
-    /** The checks of the EP's posts (a datagram EP's posts use them too). */
-    DtoChecks checks() {
-        return checks;
     }
 
     EpAttributes attributes() {
@@ -431,7 +427,7 @@ public class EmuEp extends EmuObject implements Endpoint {
         }
         requireConnected("dat_rmr_bind");
         EmuRmr.Binding binding = length == 0 ? null
-                : checks.binding(lmr, offset, length, privileges, vaType);
+                : checks.binding(ia.own(lmr, EmuLmr.class, HandleType.LMR), offset, length, privileges, vaType);
         requireRequestSlot();
         rmr.apply(binding);
         queues.addRequest(new WorkRequest.Bind(rmr, binding, cookie, flags));
