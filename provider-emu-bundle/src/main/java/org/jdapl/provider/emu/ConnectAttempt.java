@@ -1,16 +1,17 @@
 package org.jdapl.provider.emu;
 
 import java.util.concurrent.ScheduledFuture;
-import org.jdapl.provider.emu.loopback.LoopbackLink;
+import org.jdapl.dat.EpState;
+import org.jdapl.dat.EventNumber;
 
 /**
  * One {@code dat_ep_connect} of an active EP, from the call until it is established, rejected,
  * timed out or abandoned. A connection request delivered to a peer names its attempt, so a late
- * accept can tell that the active side no longer waits. On the loopback fabric the attempt is the
- * request's {@link Inbound}: the passive IA answers the active EP directly (both IAs share a lock
- * domain).
+ * accept can tell that the active side no longer waits. On the loopback fabric the request's
+ * {@link Inbound} hands the passive IA's answer to the attempt directly (both IAs share a lock
+ * domain): {@link #establish}, {@link #reject}, {@link #refuse}.
  */
-public final class ConnectAttempt implements Inbound {
+public final class ConnectAttempt {
     public final EmuEp ep;
     final byte[] privateData;
     private boolean done;
@@ -32,31 +33,33 @@ public final class ConnectAttempt implements Inbound {
         timer = t;
     }
 
-    @Override
+    /** The request reached a listener: the attempt can now time out rather than be unreachable. */
     public void delivered() {
         delivered = true;
     }
 
-    /** Establishes a {@link LoopbackLink} between the active EP and {@code passive} (CONN_03, CONN_13). */
-    @Override
-    public boolean accept(EmuEp passive, byte[] privateData) {
-        if (!isLive() || ep.state() != org.jdapl.dat.EpState.ACTIVE_CONNECTION_PENDING) {
-            return false;
-        }
-        Link link = new LoopbackLink(ep, passive);
-        passive.connection().established(link, null);
-        ep.connection().established(link, privateData);
-        return true;
+    /** Whether the active EP still waits for the answer to this attempt (ACTIVE_CONNECTION_PENDING). */
+    public boolean awaitsAnswer() {
+        return isLive() && ep.state() == EpState.ACTIVE_CONNECTION_PENDING;
     }
 
-    @Override
+    /**
+     * {@code passive} accepted on {@code link}: the connection is established at both ends at once
+     * (CONN_03, CONN_13). Only while {@link #awaitsAnswer}.
+     */
+    public void establish(EmuEp passive, Link link, byte[] privateData) {
+        passive.connection().established(link, null);
+        ep.connection().established(link, privateData);
+    }
+
+    /** {@code dat_cr_reject}: PEER_REJECTED with the data at the active EP (CONN_04, CONN_13). */
     public void reject(byte[] privateData) {
         ep.connection().rejectedBy(this, privateData);
     }
 
-    @Override
+    /** The provider refused the request: NON_PEER_REJECTED at the active EP (CONN_05). */
     public void refuse(String reason) {
-        ep.connection().failAttempt(this, org.jdapl.dat.EventNumber.CONNECTION_NON_PEER_REJECTED);
+        ep.connection().failAttempt(this, EventNumber.CONNECTION_NON_PEER_REJECTED);
     }
 
     /** Ends the attempt: nothing more happens for it. */

@@ -20,7 +20,7 @@ public final class Contexts {
 
     private final Map<Integer, RemoteTarget> remote = new HashMap<>();
     private final Set<Integer> local = new HashSet<>();
-    /** How many lmr_contexts were released: what a memo of checked segments depends on ({@link DtoChecks.Memo}). */
+    /** How many lmr_contexts were released: what a memo of checked segments depends on ({@link DtoChecks}). */
     private volatile int released;
     /** The last context {@link #target} found and what it names, so that a repeated lookup boxes nothing. */
     private volatile Found last;

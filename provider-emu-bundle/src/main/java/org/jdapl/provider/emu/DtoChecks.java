@@ -2,14 +2,14 @@ package org.jdapl.provider.emu;
 
 import java.util.List;
 import java.util.Set;
+import java.util.function.Supplier;
 
 import org.jdapl.dat.CompletionFlag;
 import org.jdapl.dat.DatException;
 import org.jdapl.dat.DatReturnType;
 import org.jdapl.dat.EpAttributes;
-import org.jdapl.dat.HandleType;
+import org.jdapl.dat.InterfaceAdapter;
 import org.jdapl.dat.LmrTriplet;
-import org.jdapl.dat.LocalMemoryRegion;
 import org.jdapl.dat.MemPriv;
 import org.jdapl.dat.RmrTriplet;
 import org.jdapl.dat.VaType;
@@ -18,9 +18,36 @@ import org.jdapl.dat.VaType;
  * The synchronous checks of a post on an EP (domain lock held): the local segments (registered, of
  * the EP's PZ, with the needed privilege, LMR_04), the sizes against the EP's attributes, and the work
  * request they become. A check that fails throws the DAT return the post reports; nothing is queued.
+ * One per EP, made with what the checks need: the EP (its PZ and attributes, which
+ * {@code dat_ep_modify} changes), its IA (whose LMRs the segments must be) and the IA's contexts, the
+ * spare requests of the EP's queues; and it keeps the memo of the last lists that passed.
+ *
+ * <p>A consumer that posts the same immutable list again (a pre-registered buffer, a ping-pong) is
+ * not checked again while the EP's PZ and attributes stand and no LMR of the IA was unregistered since
+ * ({@link Contexts#lmrsReleased}). A mutable list is checked at every post. Posting threads may race
+ * on the memo harmlessly: each entry is immutable and replaced whole.
  */
 final class DtoChecks {
-    private DtoChecks() {
+    private final EmuEp ep;
+    /** The EP's IA, whose LMRs the segments must be. */
+    private final InterfaceAdapter ia;
+    private final Contexts contexts;
+    /** The EP's spare send and RDMA requests to reuse ({@link EpQueues#recycle}): one each, or null. */
+    private final Supplier<WorkRequest.Send> spareSends;
+    private final Supplier<WorkRequest.Rdma> spareRdmas;
+    /** The last send, receive, RDMA Write and RDMA Read segment lists that passed (LMR_04). */
+    private Checked sent;
+    private Checked received;
+    private Checked rdmaWritten;
+    private Checked rdmaRead;
+
+    DtoChecks(EmuEp ep, InterfaceAdapter ia, Contexts contexts, Supplier<WorkRequest.Send> spareSends,
+              Supplier<WorkRequest.Rdma> spareRdmas) {
+        this.ep = ep;
+        this.ia = ia;
+        this.contexts = contexts;
+        this.spareSends = spareSends;
+        this.spareRdmas = spareRdmas;
     }
 
     /**
@@ -36,42 +63,40 @@ final class DtoChecks {
      * A send (OBJ_07) of the local segments {@code iov}, at most the EP's maximum message size: the EP's
      * spare send reused if it has one ({@link EpQueues#recycle}).
      */
-    static WorkRequest.Send send(EmuEp ep, List<LmrTriplet> iov, long cookie, Set<CompletionFlag> flags,
-                                 boolean invalidate, int rmrContext) {
-        Checked c = message(ep, iov, true);
-        WorkRequest.Send spare = ep.queues().takeSpareSend();
+    WorkRequest.Send send(List<LmrTriplet> iov, long cookie, Set<CompletionFlag> flags, boolean invalidate,
+                          int rmrContext) {
+        Checked c = message(iov, true);
+        WorkRequest.Send spare = spareSends.get();
         return spare != null ? spare.reuse(c.iov, c.length, cookie, flags, invalidate, rmrContext)
                 : new WorkRequest.Send(c.iov, c.length, cookie, flags, invalidate, rmrContext);
     }
 
     /** A receive into the local segments {@code iov}, at most the EP's maximum message size. */
-    static WorkRequest.Recv recv(EmuEp ep, List<LmrTriplet> iov, long cookie, Set<CompletionFlag> flags) {
-        return recv(ep, iov, cookie, flags, null);
+    WorkRequest.Recv recv(List<LmrTriplet> iov, long cookie, Set<CompletionFlag> flags) {
+        return recv(iov, cookie, flags, null);
     }
 
-    /** {@link #recv(EmuEp, List, long, Set)} made in {@code spare}, a recycled receive, if not null. */
-    static WorkRequest.Recv recv(EmuEp ep, List<LmrTriplet> iov, long cookie, Set<CompletionFlag> flags,
-                                 WorkRequest.Recv spare) {
-        Checked c = message(ep, iov, false);
+    /** {@link #recv(List, long, Set)} made in {@code spare}, a recycled receive, if not null. */
+    WorkRequest.Recv recv(List<LmrTriplet> iov, long cookie, Set<CompletionFlag> flags, WorkRequest.Recv spare) {
+        Checked c = message(iov, false);
         return spare != null ? spare.reuse(c.iov, c.length, cookie, flags)
                 : new WorkRequest.Recv(c.iov, c.length, cookie, flags);
     }
 
     /**
      * The checked segments of a send or receive, at most the EP's maximum message size in all: the
-     * EP's memo of its last ones if {@code iov} is that same immutable list and nothing it depends on
+     * memo of the last ones if {@code iov} is that same immutable list and nothing it depends on
      * changed, else checked now (and remembered if immutable).
      */
-    static Checked message(EmuEp ep, List<LmrTriplet> iov, boolean send) {
-        Memo memo = ep.queues().checkedLists();
-        Checked last = send ? memo.send : memo.recv;
+    Checked message(List<LmrTriplet> iov, boolean send) {
+        Checked last = send ? sent : received;
         EmuPz pz = ep.pz();
         EpAttributes a = ep.attributes();
-        int released = ep.ia().contexts().lmrsReleased();
+        int released = contexts.lmrsReleased();
         if (last != null && last.iov == iov && last.pz == pz && last.attributes == a && last.lmrsReleased == released) {
             return last;
         }
-        List<LmrTriplet> checked = Segments.check(ep.ia(), pz, iov, send ? MemPriv.LOCAL_READ : MemPriv.LOCAL_WRITE,
+        List<LmrTriplet> checked = Segments.check(ia, pz, iov, send ? MemPriv.LOCAL_READ : MemPriv.LOCAL_WRITE,
                 send ? a.maxRequestIov() : a.maxRecvIov(), 2);
         long length = Segments.total(checked);
         if (length > a.maxMessageSize()) {
@@ -81,26 +106,12 @@ final class DtoChecks {
         Checked c = new Checked(checked, length, pz, a, released);
         if (checked == iov) {
             if (send) {
-                memo.send = c;
+                sent = c;
             } else {
-                memo.recv = c;
+                received = c;
             }
         }
         return c;
-    }
-
-    /**
-     * An EP's last send and receive segment lists that passed the checks (LMR_04), with what the checks
-     * depended on. A consumer that posts the same immutable list again (a pre-registered buffer, a
-     * ping-pong) is not checked again while the EP's PZ and attributes stand and no LMR of the IA was
-     * unregistered since ({@link Contexts#lmrsReleased}). A mutable list is checked at every post.
-     * Posting threads may race on a memo harmlessly: each entry is immutable and replaced whole.
-     */
-    static final class Memo {
-        private Checked send;
-        private Checked recv;
-        private Checked rdmaWrite;
-        private Checked rdmaRead;
     }
 
     /** A checked segment list, its length, and what its check depended on. */
@@ -113,11 +124,11 @@ final class DtoChecks {
      * than the remote triplet holds (LENGTH_ERROR). The remote side is checked when the request
      * executes (LMR_06).
      */
-    static WorkRequest.Rdma rdma(EmuEp ep, boolean read, List<LmrTriplet> iov, RmrTriplet localTarget, long cookie,
-                                 RmrTriplet remote, Set<CompletionFlag> flags) {
+    WorkRequest.Rdma rdma(boolean read, List<LmrTriplet> iov, RmrTriplet localTarget, long cookie, RmrTriplet remote,
+                          Set<CompletionFlag> flags) {
         if (localTarget == null) {
-            Checked c = rdmaLocal(ep, read, iov, remote);
-            WorkRequest.Rdma spare = ep.queues().takeSpareRdma();
+            Checked c = rdmaLocal(read, iov, remote);
+            WorkRequest.Rdma spare = spareRdmas.get();
             return spare != null ? spare.reuse(read, c.iov, null, remote, c.length, cookie, flags)
                     : new WorkRequest.Rdma(read, c.iov, null, remote, c.length, cookie, flags);
         }
@@ -140,30 +151,29 @@ final class DtoChecks {
     /**
      * The checked local segments of an RDMA Read or Write (OBJ_08) with {@code remote}: at most the
      * EP's maximum RDMA size and no more than the remote triplet holds (LENGTH_ERROR); the EP's memo of
-     * its last ones (a {@link Memo}, one per direction) if {@code iov} is that same immutable list.
+     * its last ones (one per direction) if {@code iov} is that same immutable list.
      */
-    static Checked rdmaLocal(EmuEp ep, boolean read, List<LmrTriplet> iov, RmrTriplet remote) {
+    Checked rdmaLocal(boolean read, List<LmrTriplet> iov, RmrTriplet remote) {
         if (remote == null) {
             throw DatException.invalidParameter(4, "no remote RMR triplet");
         }
-        Memo memo = ep.queues().checkedLists();
-        Checked last = read ? memo.rdmaRead : memo.rdmaWrite;
+        Checked last = read ? rdmaRead : rdmaWritten;
         EmuPz pz = ep.pz();
         EpAttributes a = ep.attributes();
-        int released = ep.ia().contexts().lmrsReleased();
+        int released = contexts.lmrsReleased();
         Checked c;
         if (last != null && last.iov == iov && last.pz == pz && last.attributes == a
                 && last.lmrsReleased == released) {
             c = last;
         } else {
-            List<LmrTriplet> checked = Segments.check(ep.ia(), pz, iov, read ? MemPriv.LOCAL_WRITE : MemPriv.LOCAL_READ,
+            List<LmrTriplet> checked = Segments.check(ia, pz, iov, read ? MemPriv.LOCAL_WRITE : MemPriv.LOCAL_READ,
                     a.maxRequestIov(), 2);
             c = new Checked(checked, Segments.total(checked), pz, a, released);
             if (checked == iov) {
                 if (read) {
-                    memo.rdmaRead = c;
+                    rdmaRead = c;
                 } else {
-                    memo.rdmaWrite = c;
+                    rdmaWritten = c;
                 }
             }
         }
@@ -179,12 +189,11 @@ final class DtoChecks {
     }
 
     /**
-     * The binding {@code dat_rmr_bind} makes of {@code [offset, offset + length)} of {@code lmr}: an
-     * LMR of the EP's PZ, the range inside it, privileges the LMR grants; with a fresh rmr_context.
+     * The binding {@code dat_rmr_bind} makes of {@code [offset, offset + length)} of {@code region}, an
+     * LMR of the EP's IA: an LMR of the EP's PZ, the range inside it, privileges the LMR grants; with a
+     * fresh rmr_context.
      */
-    static EmuRmr.Binding binding(EmuEp ep, LocalMemoryRegion lmr, long offset, long length, Set<MemPriv> privileges,
-                                  VaType vaType) {
-        EmuLmr region = ep.ia().own(lmr, EmuLmr.class, HandleType.LMR);
+    EmuRmr.Binding binding(EmuLmr region, long offset, long length, Set<MemPriv> privileges, VaType vaType) {
         if (region.pz() != ep.pz()) {
             throw new DatException(DatReturnType.PROTECTION_VIOLATION, "the LMR and the RMR are of different PZs");
         }
@@ -200,6 +209,6 @@ final class DtoChecks {
             throw new DatException(DatReturnType.PRIVILEGES_VIOLATION, "the LMR grants " + region.privileges()
                     + ", not " + privileges);
         }
-        return new EmuRmr.Binding(region, offset, length, privileges, vaType, ep, ep.ia().contexts().newRmrContext());
+        return new EmuRmr.Binding(region, offset, length, privileges, vaType, ep, contexts.newRmrContext());
     }
 }

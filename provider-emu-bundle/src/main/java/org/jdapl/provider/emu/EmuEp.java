@@ -60,6 +60,8 @@ public class EmuEp extends EmuObject implements Endpoint {
     private EpAttributes attributes;
     private final EpConnection connection;
     private final EpQueues queues;
+    /** The checks of the EP's posts (a datagram EP's too). */
+    final DtoChecks checks;
     private boolean pumpScheduled;
 
     EmuEp(EmuIa ia, EmuPz pz, EmuEvd recvEvd, EmuEvd requestEvd, EmuEvd connectEvd, EmuSrq srq,
@@ -71,6 +73,7 @@ public class EmuEp extends EmuObject implements Endpoint {
         this.attributes = attributes;
         this.connection = new EpConnection(this, ia, initial);
         this.queues = new EpQueues(this, ia, srq, attributes.maxRecvDtos(), attributes.srqSoftHighWatermark());
+        this.checks = new DtoChecks(this, ia, ia.contexts(), queues::takeSpareSend, queues::takeSpareRdma);
         this.providerCreated = providerCreated;
         this.evds = new EpEvds(this, ia);
         evds.set(recvEvd, requestEvd, connectEvd);
@@ -279,7 +282,7 @@ public class EmuEp extends EmuObject implements Endpoint {
                                        boolean invalidate, int rmrContext) {
         Link l = connection.link();
         if (l != null && flags != null && !invalidate && connection.state == EpState.CONNECTED && !isFreed()) {
-            DtoChecks.Checked c = DtoChecks.message(this, iov, true);
+            DtoChecks.Checked c = checks.message(iov, true);
             if (l.trySend(this, c.iov(), c.length(), cookie, WorkRequest.bitsOf(flags))) {
                 return;
             }
@@ -289,7 +292,7 @@ public class EmuEp extends EmuObject implements Endpoint {
             checkLive();
             DtoChecks.flags(flags, 3);
             requireConnected("dat_ep_post_send");
-            WorkRequest.Send send = DtoChecks.send(this, iov, cookie, flags, invalidate, rmrContext);
+            WorkRequest.Send send = checks.send(iov, cookie, flags, invalidate, rmrContext);
             requireRequestSlot();
             queues.addRequest(send);
             kick();
@@ -307,7 +310,7 @@ public class EmuEp extends EmuObject implements Endpoint {
         Link l = connection.link();
         if (l != null && l.postsReceivesWithoutLock() && flags != null && srq == null
                 && connection.state == EpState.CONNECTED && !isFreed()) {
-            EpQueues.Posted posted = queues.addRecvIfConnected(iov, cookie, flags, attributes.maxRecvDtos(), l);
+            EpQueues.Posted posted = queues.addRecvIfConnected(checks, iov, cookie, flags, attributes.maxRecvDtos(), l);
             if (posted == EpQueues.Posted.QUEUED_PEER_WAITS) {
                 ia.locked(this::receiveAvailable);
             }
@@ -323,7 +326,7 @@ public class EmuEp extends EmuObject implements Endpoint {
                 throw DatException.invalidState(DatReturnSubtype.NO_SUBTYPE,
                         "the EP takes its receives from an SRQ; post them there");
             }
-            WorkRequest.Recv r = DtoChecks.recv(this, iov, cookie, flags, queues.takeSpareRecv());
+            WorkRequest.Recv r = checks.recv(iov, cookie, flags, queues.takeSpareRecv());
             if (connection.state == EpState.DISCONNECTED) {
                 completeRecv(r, DtoStatus.FLUSHED, 0, DtoOperation.RECEIVE, 0);
                 return;
@@ -372,14 +375,14 @@ public class EmuEp extends EmuObject implements Endpoint {
             DtoChecks.flags(flags, 5);
             requireConnected(read ? "dat_ep_post_rdma_read" : "dat_ep_post_rdma_write");
             if (localTarget == null) {
-                DtoChecks.Checked c = DtoChecks.rdmaLocal(this, read, iov, remote);
+                DtoChecks.Checked c = checks.rdmaLocal(read, iov, remote);
                 Link l = connection.link();
                 if (l != null && connection.linkOpen() && queues.requests().isEmpty()
                         && l.tryRdma(this, read, c.iov(), c.length(), cookie, remote, WorkRequest.bitsOf(flags))) {
                     return;
                 }
             }
-            WorkRequest.Rdma rdma = DtoChecks.rdma(this, read, iov, localTarget, cookie, remote, flags);
+            WorkRequest.Rdma rdma = checks.rdma(read, iov, localTarget, cookie, remote, flags);
             requireRequestSlot();
             queues.addRequest(rdma);
             kick();
@@ -405,7 +408,7 @@ public class EmuEp extends EmuObject implements Endpoint {
     @Override
     public void postRdmaWriteWithImmediate(List<LmrTriplet> iov, long cookie, RmrTriplet remote, int immediateData,
                                            Set<CompletionFlag> flags) {
-        ExtPosts.writeImmediate(this, iov, cookie, remote, immediateData, flags);
+        ExtPosts.writeImmediate(this, checks, iov, cookie, remote, immediateData, flags);
     }
 
     /** Behaviours: EXT_09. */
@@ -424,7 +427,7 @@ public class EmuEp extends EmuObject implements Endpoint {
         }
         requireConnected("dat_rmr_bind");
         EmuRmr.Binding binding = length == 0 ? null
-                : DtoChecks.binding(this, lmr, offset, length, privileges, vaType);
+                : checks.binding(ia.own(lmr, EmuLmr.class, HandleType.LMR), offset, length, privileges, vaType);
         requireRequestSlot();
         rmr.apply(binding);
         queues.addRequest(new WorkRequest.Bind(rmr, binding, cookie, flags));

@@ -144,7 +144,7 @@ public final class EmuUdEp extends EmuEp implements DatagramEndpoint {
             if (!(ah instanceof EmuAh target)) {
                 throw new DatException(DatReturnType.INVALID_HANDLE, "an address handle of another provider");
             }
-            DtoChecks.Checked c = DtoChecks.message(this, iov, true);
+            DtoChecks.Checked c = checks.message(iov, true);
             if (c.length() > MAX_DATAGRAM) {
                 throw DatException.invalidParameter(3, "a datagram of " + c.length() + " bytes is over "
                         + MAX_DATAGRAM);

@@ -31,7 +31,6 @@ public final class EpQueues {
     private final RecvRing recvs;
     private final ArrayDeque<WorkRequest> requests = new ArrayDeque<>();
     private final SendLock sendLock = new SendLock();
-    private final DtoChecks.Memo checkedLists = new DtoChecks.Memo();
     /** A completed send and RDMA for the next post to reuse (domain lock held), or null. */
     private WorkRequest.Send spareSend;
     private WorkRequest.Rdma spareRdma;
@@ -59,11 +58,6 @@ public final class EpQueues {
     /** The lock of the EP's sending side (see {@link SendLock}). */
     public SendLock sendLock() {
         return sendLock;
-    }
-
-    /** The memo of the segment lists the EP's last posts checked. */
-    DtoChecks.Memo checkedLists() {
-        return checkedLists;
     }
 
     /** Whether the EP takes its receives from an SRQ. */
@@ -193,13 +187,14 @@ public final class EpQueues {
      * the peer's head send waits for a receive is read under the claim too, which such a send holds while
      * it looks at the ring and says that it waits ({@link #awaitReceive}): one of the two sees the other.
      */
-    Posted addRecvIfConnected(List<LmrTriplet> iov, long cookie, Set<CompletionFlag> flags, int max, Link link) {
+    Posted addRecvIfConnected(DtoChecks checks, List<LmrTriplet> iov, long cookie, Set<CompletionFlag> flags, int max,
+                              Link link) {
         recvs.lockProducer();
         try {
             if (ep.state() != EpState.CONNECTED) {
                 return Posted.NOT_CONNECTED;
             }
-            addRecvClaimed(DtoChecks.recv(ep, iov, cookie, flags, recvs.takeSpare()), max);
+            addRecvClaimed(checks.recv(iov, cookie, flags, recvs.takeSpare()), max);
             return link.awaitsReceive(ep) ? Posted.QUEUED_PEER_WAITS : Posted.QUEUED;
         } finally {
             recvs.unlockProducer();

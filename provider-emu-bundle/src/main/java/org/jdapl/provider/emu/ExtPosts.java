@@ -74,15 +74,15 @@ final class ExtPosts {
     }
 
     /** An RDMA Write with immediate data: the checks of an RDMA Write. Behaviours: EXT_05. */
-    static void writeImmediate(EmuEp ep, List<LmrTriplet> iov, long cookie, RmrTriplet remote, int immediateData,
-                               Set<CompletionFlag> flags) {
+    static void writeImmediate(EmuEp ep, DtoChecks checks, List<LmrTriplet> iov, long cookie, RmrTriplet remote,
+                               int immediateData, Set<CompletionFlag> flags) {
         EmuIa ia = ep.ia();
         ReentrantLock lock = ia.domain().acquire();
         try {
             ep.checkLive();
             DtoChecks.flags(flags, 6);
             ep.requireConnected("dat_ib_post_rdma_write_immed");
-            DtoChecks.Checked c = DtoChecks.rdmaLocal(ep, false, iov, remote);
+            DtoChecks.Checked c = checks.rdmaLocal(false, iov, remote);
             ep.requireRequestSlot();
             ep.queues().addRequest(new WorkRequest.Ext(ExtensionType.RDMA_WRITE_IMMED, c.iov(), remote, c.length(),
                     0, 0, immediateData, cookie, flags));

@@ -2,7 +2,7 @@ package org.jdapl.provider.emu;
 
 /**
  * The active side of a connection request as the passive IA answers it ({@link EmuCr}): on the
- * loopback fabric the active EP's {@link ConnectAttempt} itself, on the tcp fabric the
+ * loopback fabric a request that answers the active EP's {@link ConnectAttempt} directly, on the tcp fabric the
  * {@link Link} the request arrived on. Every method runs under the passive IA's domain lock.
  */
 public interface Inbound {

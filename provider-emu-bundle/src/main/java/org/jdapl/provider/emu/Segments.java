@@ -8,6 +8,7 @@ import org.jdapl.dat.DatException;
 import org.jdapl.dat.DatReturnSubtype;
 import org.jdapl.dat.DatReturnType;
 import org.jdapl.dat.HandleType;
+import org.jdapl.dat.InterfaceAdapter;
 import org.jdapl.dat.LmrTriplet;
 import org.jdapl.dat.MemPriv;
 
@@ -20,13 +21,14 @@ public final class Segments {
     }
 
     /**
-     * Checks a scatter/gather list of a DTO and returns a copy of it.
+     * Checks a scatter/gather list of a DTO posted on an EP of {@code ia} (whose LMRs the segments
+     * must be) and returns a copy of it.
      *
      * @throws DatException INVALID_PARAMETER for a null list or entry or too many entries;
      *         INVALID_HANDLE (LMR) for a foreign LMR; PROTECTION_VIOLATION for a freed LMR, an LMR of
      *         another PZ or a range outside the LMR; PRIVILEGES_VIOLATION if the LMR lacks {@code needed}
      */
-    static List<LmrTriplet> check(EmuIa ia, EmuPz pz, List<LmrTriplet> iov, MemPriv needed, int maxIov, int arg) {
+    static List<LmrTriplet> check(InterfaceAdapter ia, EmuPz pz, List<LmrTriplet> iov, MemPriv needed, int maxIov, int arg) {
         if (iov == null) {
             throw DatException.invalidParameter(arg, "no segment list");
         }

@@ -34,7 +34,7 @@ import org.junit.jupiter.api.Timeout;
 class LoopbackFastPathTest {
 
     private static WorkRequest.Send send(EmuEp ep, List<LmrTriplet> iov, long cookie) {
-        return DtoChecks.send(ep, iov, cookie, none(), false, 0);
+        return ep.checks.send(iov, cookie, none(), false, 0);
     }
 
     /** The link's common send of {@code iov} from {@code ep}, with no completion flags. */

@@ -44,7 +44,7 @@ final class ActiveConnect {
             return;
         }
         try {
-            spare = CmIds.bound(ia, 0, "dat_ep_create");
+            spare = CmIds.bound(ia.cmChannel(), ia.inetAddress(), 0, "dat_ep_create");
         } catch (RuntimeException e) {
             LOG.debug("EP {}: no rdma_cm ID ahead of a connect; the connect makes one", ep, e);
         }
@@ -58,7 +58,7 @@ final class ActiveConnect {
             return id;
         }
         try {
-            return CmIds.bound(ia, 0, "dat_ep_connect");
+            return CmIds.bound(ia.cmChannel(), ia.inetAddress(), 0, "dat_ep_connect");
         } catch (VerbsException e) {
             throw NativeErrors.resources(DatReturnSubtype.NO_SUBTYPE, "dat_ep_connect (rdma_bind_addr)", e);
         }

@@ -37,7 +37,7 @@ import org.slf4j.LoggerFactory;
  * <p>Behaviours: CONN_01, CONN_02, CONN_03, CONN_04, CONN_05, CONN_06, CONN_07, CONN_08, CONN_09, CONN_10,
  * CONN_11, CONN_12, CONN_13, DISC_01, DISC_02, DISC_03, DISC_04, DISC_05, DISC_06, DISC_15.
  */
-final class EpConnection {
+final class EpConnection implements OfaRouter.CmEvents {
     private static final Logger LOG = LoggerFactory.getLogger(EpConnection.class);
     /** How long rdma_resolve_addr and rdma_resolve_route may take. */
     private static final int RESOLVE_MILLIS = 2000;
@@ -46,7 +46,7 @@ final class EpConnection {
     private final EpLock lock;
     /** The EP's binding, queue pair and queues. */
     private final EpWork work;
-    private final CmIds.ConnParam connParam = new CmIds.ConnParam();
+    private final ConnParam connParam;
 
     private final OfaRouter router;
     private final PrivateData wire;
@@ -64,11 +64,13 @@ final class EpConnection {
     /** The event that ends the connection, and when it is queued. */
     private final TerminalEvent terminal;
 
-    /** The EP's work, the IA's router (rdma_cm IDs to EPs), private data convention and event loop (timers). */
-    EpConnection(OfaEp ep, EpState initial, EpWork work, OfaRouter router, PrivateData wire, OfaEventLoop loop) {
+    /** The EP's work, the IA's router (rdma_cm IDs to EPs), private data convention, event loop (timers), device. */
+    EpConnection(OfaEp ep, EpState initial, EpWork work, OfaRouter router, PrivateData wire, OfaEventLoop loop,
+                 OfaDevice device) {
         this.ep = ep;
         this.lock = ep.lock;
         this.work = work;
+        this.connParam = new ConnParam(device, work);
         this.router = router;
         this.wire = wire;
         this.loop = loop;
@@ -117,7 +119,7 @@ final class EpConnection {
         int failure = 0;
         // Registered before rdma_resolve_addr: the event thread may see ADDR_RESOLVED before it returns.
         cmId = id;
-        router.addCmId(id, ep);
+        router.addCmId(id, this);
         try {
             cm.resolveAddr(id, connParam.destination(destination),
                     (int) Math.min(RESOLVE_MILLIS, Math.max(1, timeoutMicros / 1000)));
@@ -161,7 +163,8 @@ final class EpConnection {
     }
 
     /** An rdma_cm event of this EP's ID (event thread). */
-    void cmEvent(RdmaCm.CmEvent e) {
+    @Override
+    public void cmEvent(RdmaCm.CmEvent e) {
         if (e.event() == RdmaCm.EVENT_DISCONNECTED) {
             // A fatal completion that is already in a CQ says BROKEN, not DISCONNECTED: see it first.
             ep.pollCqs();
@@ -195,7 +198,7 @@ final class EpConnection {
                 if (active) {
                     try {
                         EpAttributes a = work.binding().attributes();
-                        cm.connect(cmId, connParam.fill(ep, nextConnect.wire(), a.maxRdmaReadIn(), a.maxRdmaReadOut()));
+                        cm.connect(cmId, connParam.fill(nextConnect.wire(), a.maxRdmaReadIn(), a.maxRdmaReadOut()));
                     } catch (VerbsException x) {
                         LOG.debug("rdma_connect failed", x);
                         fail(EventNumber.CONNECTION_NON_PEER_REJECTED, new byte[0]);
@@ -285,7 +288,7 @@ final class EpConnection {
         MemorySegment id = cr.takeId();
         cmId = id;
         reservation.requestAccepted();
-        router.addCmId(id, ep);
+        router.addCmId(id, this);
         ends = new ConnectionEnds(cr.localPort(), cr.remoteAddress(), cr.remotePort());
         ep.state = EpState.COMPLETION_PENDING;
         try {
@@ -293,7 +296,7 @@ final class EpConnection {
             int resp = Math.min(a.maxRdmaReadIn(), Math.max(0, cr.initiatorDepth()));
             int init = Math.min(a.maxRdmaReadOut(), Math.max(0, cr.responderResources()));
             work.queuePair().toRtrRts(id, resp, init);
-            RdmaCm.get().accept(id, connParam.fill(ep, wire.connect(data), resp, init));
+            RdmaCm.get().accept(id, connParam.fill(wire.connect(data), resp, init));
         } catch (VerbsException x) {
             LOG.debug("accept failed", x);
             fail(EventNumber.CONNECTION_ACCEPT_COMPLETION_ERROR, new byte[0]);
@@ -390,6 +393,11 @@ final class EpConnection {
         if (!isBroken) {
             terminal.awaitTimewait(cmId);
         }
+    }
+
+    /** {@link #broken} on the event thread, after what it is handling now (a device event). */
+    void brokenLater(String why) {
+        loop.schedule(0, () -> broken(why));
     }
 
     /**

@@ -1,5 +1,7 @@
 package org.jdapl.provider.ofa;
 
+import org.jdapl.dat.DatException;
+
 /**
  * An EP's work: the queue pair and the send and receive queues on it, made on the EP's
  * {@link EpBinding}; for a provider-created EP all three are replaced at {@code dat_ep_modify} and
@@ -46,8 +48,19 @@ final class EpWork {
         recvs = new RecvQueue(ep, binding);
     }
 
-    /** The queue pair of a provider-created EP, made when its request is accepted (IA and EP lock held). */
+    /**
+     * The queue pair of a provider-created EP, made when its request is accepted, on the PZ and EVDs
+     * {@code dat_ep_modify} gave it (IA and EP lock held): nothing if it has one; without a PZ or a
+     * connect EVD INVALID_PARAMETER.
+     */
     void attachForAccept(String what) {
+        if (qp != null) {
+            return;
+        }
+        if (binding.pz() == null || binding.pz().isFreed() || binding.connectEvd() == null) {
+            throw DatException.invalidParameter(2, what + ": the provider-created EP needs a PZ and a"
+                    + " connect EVD (dat_ep_modify) before its request is accepted");
+        }
         attachQp(QueuePair.create(ep, binding, what));
         coverAndUse();
     }
@@ -84,6 +97,11 @@ final class EpWork {
 
     RecvQueue recvs() {
         return recvs;
+    }
+
+    /** Whether the EP takes its receives from an SRQ. */
+    boolean onSrq() {
+        return binding.srq() != null;
     }
 
     QueuePair queuePair() {

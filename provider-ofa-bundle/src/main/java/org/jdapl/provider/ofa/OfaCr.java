@@ -43,7 +43,7 @@ final class OfaCr extends OfaHandle implements ConnectionRequest, IaObjects.Owne
                          int responderResources, int initiatorDepth, OfaEp localEp) {
         OfaCr cr = new OfaCr(ia, id, remote, localPort, privateData, responderResources, initiatorDepth, localEp);
         ia.objects().add(HandleType.CR, cr);
-        ia.router().addCr(id, cr);
+        ia.router().addCr(id, cr::withdrawn);
         return cr;
     }
 

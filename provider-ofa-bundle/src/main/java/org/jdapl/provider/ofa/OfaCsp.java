@@ -33,7 +33,8 @@ final class OfaCsp extends OfaServicePoint implements CommonServicePoint {
             OfaEvd evd = ia.crEvd(crEvd, 3);
             MemorySegment id;
             try {
-                id = CmIds.listening(ia, isa.getPort(), isa.getPort(), "dat_csp_create");
+                id = CmIds.listening(ia.cmChannel(), ia.inetAddress(), isa.getPort(), isa.getPort(),
+                        "dat_csp_create");
             } catch (DatException e) {
                 if (e.type() == DatReturnType.CONN_QUAL_IN_USE) {
                     throw new DatException(DatReturnType.PORT_IN_USE, e.getMessage());

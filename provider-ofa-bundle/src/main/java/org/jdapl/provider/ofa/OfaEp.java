@@ -40,7 +40,7 @@ import org.jdapl.provider.ofa.verbs.Verbs;
  *
  * <p>Behaviours: DISC_11, FREE_02, FREE_07.
  */
-final class OfaEp extends OfaHandle implements Endpoint, IaObjects.Owned {
+final class OfaEp extends OfaHandle implements Endpoint, IaObjects.Owned, OfaRouter.QueuePairOwner {
     final OfaIa ia;
     final EpLock lock = new EpLock();
     private final EpConnection connection;
@@ -65,7 +65,7 @@ final class OfaEp extends OfaHandle implements Endpoint, IaObjects.Owned {
         super(HandleType.EP);
         this.ia = ia;
         this.work = new EpWork(this, lock, new EpBinding(pz, recvEvd, requestEvd, connectEvd, srq, attributes));
-        this.connection = new EpConnection(this, initial, work, ia.router(), ia.wire, ia.loop());
+        this.connection = new EpConnection(this, initial, work, ia.router(), ia.wire, ia.loop(), ia.device());
     }
 
     /**
@@ -81,14 +81,14 @@ final class OfaEp extends OfaHandle implements Endpoint, IaObjects.Owned {
         }
     }
 
-    /** A provider-created EP's PZ, EVDs and attributes before it has a queue pair (IA and EP lock held). */
-    void configure(OfaPz p, OfaEvd r, OfaEvd q, OfaEvd c, EpAttributes a) {
-        work.configure(work.binding().replaced(p, r, q, c, a));
-    }
-
-    /** The queue pair of a provider-created EP, made when its request is accepted (IA and EP lock held). */
+    /** The queue pair of a provider-created EP, made when its request is accepted ({@link EpWork#attachForAccept}). */
     void attachForAccept(String what) {
         work.attachForAccept(what);
+    }
+
+    /** The EP's PZ, null for a provider-created EP before {@code dat_ep_modify} (IA lock or EP lock held). */
+    OfaPz pz() {
+        return work.binding().pz();
     }
 
     /** The PZ, EVDs, SRQ and attributes the EP is made on (IA lock or EP lock held). */
@@ -100,8 +100,20 @@ final class OfaEp extends OfaHandle implements Endpoint, IaObjects.Owned {
         return connection;
     }
 
-    SendQueue sendQueue() {
-        return work.sends();
+    @Override
+    public void brokenLater(String what) {
+        connection.brokenLater(what);
+    }
+
+    /** The reserved service point holding the EP, or the request it was reserved or created for. */
+    EpReservation reservation() {
+        return connection.reservation();
+    }
+
+    /** Binds or unbinds a window of {@code rmr} through the EP's send queue ({@link SendQueue#bindWindow}). */
+    int bindWindow(OfaRmr rmr, OfaLmr lmr, long offset, long length, int access, long cookie,
+                   Set<CompletionFlag> flags) {
+        return work.sends().bindWindow(rmr, lmr, offset, length, access, cookie, flags);
     }
 
     RecvQueue recvQueue() {
@@ -123,7 +135,8 @@ final class OfaEp extends OfaHandle implements Endpoint, IaObjects.Owned {
         return work.queuePair();
     }
 
-    int qpNum() {
+    @Override
+    public int qpNum() {
         return work.qpNum();
     }
 
@@ -163,7 +176,7 @@ final class OfaEp extends OfaHandle implements Endpoint, IaObjects.Owned {
                 live();
                 EpState state = this.state;
                 if (state == EpState.TENTATIVE_CONNECTION_PENDING && work.queuePair() == null) {
-                    ProviderEps.configure(this, newPz, attrs, recv, request, connect);
+                    work.configure(ProviderEps.configured(ia, work.binding(), newPz, attrs, recv, request, connect));
                     return;
                 }
                 if (state != EpState.UNCONNECTED) {
@@ -329,7 +342,8 @@ final class OfaEp extends OfaHandle implements Endpoint, IaObjects.Owned {
     }
 
     /** A work completion of this EP's queue pair (poll lock held): to the queue its {@code wr_id} names. */
-    void completed(OfaEvd evd, long wc, long wrId) {
+    @Override
+    public void completed(OfaEvd evd, long wc, long wrId) {
         work.completed(evd, wc, wrId);
     }
 

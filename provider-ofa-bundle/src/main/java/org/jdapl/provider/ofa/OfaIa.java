@@ -58,7 +58,7 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Behaviours: OBJ_01.
  */
-final class OfaIa extends OfaHandle implements InterfaceAdapter {
+final class OfaIa extends OfaHandle implements InterfaceAdapter, OfaRouter.Owner {
     private static final Logger LOG = LoggerFactory.getLogger(OfaIa.class);
     private final OfaProvider provider;
     private final String name;
@@ -111,7 +111,7 @@ final class OfaIa extends OfaHandle implements InterfaceAdapter {
         }
         compChannel = ch;
         cmChannel = cm;
-        router = new OfaRouter(this, device);
+        router = new OfaRouter(this, name, device, ch, cm, wire);
         asyncEvd = new OfaEvd(this, asyncEvdMinQlen, null, EnumSet.of(EvdFlag.ASYNC), true);
         loop = new OfaEventLoop(name, IbvCompChannel.FD.getInt(ch), device.context.asyncFd(),
                 cm.equals(MemorySegment.NULL) ? -1 : RdmaCm.channelFd(cm), router);
@@ -149,7 +149,8 @@ final class OfaIa extends OfaHandle implements InterfaceAdapter {
         return objects;
     }
 
-    OfaEvd asyncEvd() {
+    @Override
+    public OfaEvd asyncEvd() {
         return asyncEvd;
     }
 

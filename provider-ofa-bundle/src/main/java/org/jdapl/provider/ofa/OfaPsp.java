@@ -41,7 +41,7 @@ final class OfaPsp extends OfaServicePoint implements PublicServicePoint {
         return ia.locked(() -> {
             OfaEvd evd = ia.crEvd(crEvd, 3);
             int port = connQual < 0 ? 0 : PrivateData.port(connQual);
-            MemorySegment id = CmIds.listening(ia, port, connQual, "dat_psp_create");
+            MemorySegment id = CmIds.listening(ia.cmChannel(), ia.inetAddress(), port, connQual, "dat_psp_create");
             long qual = connQual < 0 ? RdmaCm.sourceAddress(id).getPort() : connQual;
             OfaPsp psp = new OfaPsp(ia, id, qual, evd, flag);
             psp.udId = UdExchange.listening(ia, RdmaCm.sourceAddress(id).getPort());
@@ -79,7 +79,7 @@ final class OfaPsp extends OfaServicePoint implements PublicServicePoint {
             OfaCr cr = OfaCr.arrived(ia, e.id(), from, localPort, data, e.responderResources(), e.initiatorDepth(),
                     ep);
             if (ep != null) {
-                ep.connection().reservation().requestArrived(cr);
+                ep.reservation().requestArrived(cr);
             }
             evd.enqueue(new DatEvent.ConnectionRequest(evd, this, ia.address(), connQual, cr, false));
             return true;

@@ -2,6 +2,7 @@ package org.jdapl.provider.ofa;
 
 import java.lang.foreign.MemorySegment;
 import java.util.Set;
+import java.util.concurrent.locks.ReentrantLock;
 import org.jdapl.dat.CompletionFlag;
 import org.jdapl.dat.DatEvent;
 import org.jdapl.dat.DatException;
@@ -46,6 +47,10 @@ import org.jdapl.provider.ofa.verbs.VerbsException;
  */
 final class OfaRmr extends OfaHandle implements RemoteMemoryRegion, IaObjects.Owned {
     final OfaIa ia;
+    /** The IA's device, lock and registry of objects, given at creation. */
+    private final OfaDevice device;
+    private final ReentrantLock iaLock;
+    private final IaObjects objects;
     final OfaPz pz;
     /** The device's memory window, or NULL for an RMR backed by a registration of its own. */
     final MemorySegment mw;
@@ -64,9 +69,13 @@ final class OfaRmr extends OfaHandle implements RemoteMemoryRegion, IaObjects.Ow
     /** The registration of the bound range (registration-backed RMRs), or NULL. Guarded by the IA lock. */
     private MemorySegment rangeMr = MemorySegment.NULL;
 
-    private OfaRmr(OfaIa ia, OfaPz pz, MemorySegment mw, RmrScope scope) {
+    private OfaRmr(OfaIa ia, OfaDevice device, ReentrantLock iaLock, IaObjects objects, OfaPz pz, MemorySegment mw,
+                   RmrScope scope) {
         super(HandleType.RMR);
         this.ia = ia;
+        this.device = device;
+        this.iaLock = iaLock;
+        this.objects = objects;
         this.pz = pz;
         this.mw = mw;
         this.scope = scope;
@@ -93,9 +102,9 @@ final class OfaRmr extends OfaHandle implements RemoteMemoryRegion, IaObjects.Ow
                     // A device that lists windows and refuses them: registrations of their own.
                 }
             }
-            OfaRmr rmr = new OfaRmr(ia, pz, mw, scope);
+            OfaRmr rmr = new OfaRmr(ia, device, ia.lock(), ia.objects(), pz, mw, scope);
             pz.users++;
-            ia.objects().add(HandleType.RMR, rmr);
+            rmr.objects.add(HandleType.RMR, rmr);
             return rmr;
         });
     }
@@ -123,7 +132,7 @@ final class OfaRmr extends OfaHandle implements RemoteMemoryRegion, IaObjects.Ow
                     Endpoint ep, long cookie, Set<CompletionFlag> flags) {
         OfaEp e;
         OfaLmr l = null;
-        ia.lock().lock();
+        iaLock.lock();
         try {
             live();
             e = ia.ownEp(ep);
@@ -136,7 +145,7 @@ final class OfaRmr extends OfaHandle implements RemoteMemoryRegion, IaObjects.Ow
                 if (offset < 0 || length < 0 || offset + length > l.segment().byteSize()) {
                     throw DatException.invalidParameter(3, "bind range exceeds the LMR");
                 }
-                if (l.pz != pz || e.binding().pz() != pz) {
+                if (l.pz != pz || e.pz() != pz) {
                     throw new DatException(DatReturnType.PROTECTION_VIOLATION, "RMR, LMR and EP are of different PZs");
                 }
                 if (privileges == null || !l.privileges().containsAll(privileges)) {
@@ -154,9 +163,9 @@ final class OfaRmr extends OfaHandle implements RemoteMemoryRegion, IaObjects.Ow
                 return context;
             }
         } finally {
-            ia.lock().unlock();
+            iaLock.unlock();
         }
-        int context = e.sendQueue().bindWindow(this, l, offset, length, remoteAccess(privileges), cookie, flags);
+        int context = e.bindWindow(this, l, offset, length, remoteAccess(privileges), cookie, flags);
         bound(l, offset, length, privileges, va, context);
         return context;
     }
@@ -169,7 +178,7 @@ final class OfaRmr extends OfaHandle implements RemoteMemoryRegion, IaObjects.Ow
         if (privileges != null && privileges.contains(MemPriv.REMOTE_WRITE)) {
             access |= Verbs.ACCESS_REMOTE_WRITE;
         }
-        if (privileges != null && privileges.contains(MemPriv.REMOTE_ATOMIC) && ia.device().atomicCap != 0) {
+        if (privileges != null && privileges.contains(MemPriv.REMOTE_ATOMIC) && device.atomicCap != 0) {
             access |= Verbs.ACCESS_REMOTE_ATOMIC;
         }
         return access;
@@ -249,7 +258,7 @@ final class OfaRmr extends OfaHandle implements RemoteMemoryRegion, IaObjects.Ow
                 // A zero-length bind unbinds; rdma_rxe's provider needs an MR there (it reads its lkey).
                 IbvMwBindInfo.MR.setPointer(info, previous.mr);
             }
-            int r = ia.device().context.bindMw(qp.qp(), mw, mwBind);
+            int r = device.context.bindMw(qp.qp(), mw, mwBind);
             postedKey = IbvMw.RKEY.getInt(mw);
             return r;
         }
@@ -271,7 +280,7 @@ final class OfaRmr extends OfaHandle implements RemoteMemoryRegion, IaObjects.Ow
             IbvSendWr.OPCODE.setInt(sendWr, Verbs.WR_LOCAL_INV);
             IbvSendWr.INVALIDATE_RKEY.setInt(sendWr, windowKey);
         }
-        return ia.device().context.postSend(qp.address(), sendWr.address(), badWrArg);
+        return device.context.postSend(qp.address(), sendWr.address(), badWrArg);
     }
 
     /** The bind {@link #postBind} posted is on the queue: its key is the window's (EP lock held). */
@@ -298,12 +307,12 @@ final class OfaRmr extends OfaHandle implements RemoteMemoryRegion, IaObjects.Ow
     /** Unbinds and frees the window or the range's registration (IA lock held). */
     @Override
     public void destroy() {
-        if (ia.objects().release(this)) {
+        if (objects.release(this)) {
             pz.users--;
         }
         bindFailed();
         if (isWindow()) {
-            NativeErrors.quietly("ibv_dealloc_mw", () -> ia.device().context.deallocMw(mw));
+            NativeErrors.quietly("ibv_dealloc_mw", () -> device.context.deallocMw(mw));
         } else if (!rangeMr.equals(MemorySegment.NULL)) {
             MemorySegment mr = rangeMr;
             rangeMr = MemorySegment.NULL;

@@ -8,6 +8,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import org.jdapl.dat.DatEvent;
+import org.jdapl.dat.DatHandle;
 import org.jdapl.dat.EventNumber;
 import org.jdapl.provider.ofa.rdmacm.RdmaCm;
 import org.jdapl.provider.ofa.verbs.Structs.IbvAsyncEvent;
@@ -20,31 +21,42 @@ import org.slf4j.LoggerFactory;
  * The demultiplexing of one IA: which EVD a CQ event is for, which EP a work completion or a QP
  * event names, which EP, request or service point an rdma_cm event is for; and the event thread's
  * handlers that use these maps ({@link OfaEventLoop.Handler}). Objects register and unregister
- * themselves here as they create and destroy their verbs and rdma_cm resources.
+ * themselves here as they create and destroy their verbs and rdma_cm resources. It is made with what
+ * it needs from its IA (name, device, channels, private data convention) and knows the IA and the
+ * objects it dispatches to only as the small interfaces below ({@link Owner}, {@link QueuePairOwner},
+ * {@link DatagramQueuePair}, {@link CmEvents}, {@link ServicePoint}).
  */
 final class OfaRouter implements OfaEventLoop.Handler, CmProgress.Taker {
     private static final Logger LOG = LoggerFactory.getLogger(OfaRouter.class);
-    /** The IAs of each device context (shared by the IAs of a process), for the context's async events. */
-    private static final Map<Long, Set<OfaIa>> BY_CONTEXT = new ConcurrentHashMap<>();
+    /** The routers of each device context (one per IA of a process), for the context's async events. */
+    private static final Map<Long, Set<OfaRouter>> BY_CONTEXT = new ConcurrentHashMap<>();
 
-    private final OfaIa ia;
+    private final Owner ia;
+    /** The IA's name, for the log. */
+    private final String name;
     private final OfaDevice device;
+    /** The IA's completion channel, whose CQ events {@link #completions} takes. */
+    private final MemorySegment compChannel;
+    /** The IA's rdma_cm event channel, or NULL without librdmacm. */
+    private final MemorySegment cmChannel;
+    /** The IA's private data convention, for connect requests nobody takes. */
+    private final PrivateData wire;
     /** CQ address to EVD, for completion events. */
     private final Map<Long, OfaEvd> evdByCq = new ConcurrentHashMap<>();
     /** QP number to EP, for work completions. */
-    private final Map<Integer, OfaEp> epByQpNum = new ConcurrentHashMap<>();
+    private final Map<Integer, QueuePairOwner> epByQpNum = new ConcurrentHashMap<>();
     /** QP address to EP, for QP async events. */
-    private final Map<Long, OfaEp> epByQp = new ConcurrentHashMap<>();
-    /** rdma_cm ID address to the EP that owns it, for rdma_cm events. */
-    private final Map<Long, OfaEp> epByCmId = new ConcurrentHashMap<>();
-    /** rdma_cm ID address to an unanswered request. */
-    private final Map<Long, OfaCr> crByCmId = new ConcurrentHashMap<>();
+    private final Map<Long, QueuePairOwner> epByQp = new ConcurrentHashMap<>();
+    /** rdma_cm ID address to the connection of the EP that owns it, for rdma_cm events. */
+    private final Map<Long, CmEvents> connectionByCmId = new ConcurrentHashMap<>();
+    /** rdma_cm ID address to an unanswered request: what it does when the active side withdraws it. */
+    private final Map<Long, Runnable> crByCmId = new ConcurrentHashMap<>();
     /** QP number to datagram endpoint, for work completions. */
-    private final Map<Integer, OfaUdEp> udByQpNum = new ConcurrentHashMap<>();
+    private final Map<Integer, DatagramQueuePair> udByQpNum = new ConcurrentHashMap<>();
     /** rdma_cm ID address to a UD exchange under way. */
-    private final Map<Long, UdExchange> udByCmId = new ConcurrentHashMap<>();
-    /** SRQ address to SRQ, for SRQ async events. */
-    private final Map<Long, OfaSrq> srqBySrq = new ConcurrentHashMap<>();
+    private final Map<Long, CmEvents> udByCmId = new ConcurrentHashMap<>();
+    /** SRQ address to what the SRQ does when its limit is reached (SRQ async events). */
+    private final Map<Long, Runnable> srqBySrq = new ConcurrentHashMap<>();
     /** Listening rdma_cm ID address to its service point. */
     private final Map<Long, ServicePoint> listeners = new ConcurrentHashMap<>();
     /** Native buffers of the event thread, freed at close. */
@@ -61,21 +73,63 @@ final class OfaRouter implements OfaEventLoop.Handler, CmProgress.Taker {
         boolean request(RdmaCm.CmEvent e, InetSocketAddress from, int localPort, byte[] data);
     }
 
-    OfaRouter(OfaIa ia, OfaDevice device) {
+    /** The IA as its device events need it: whether it is closed, and its async EVD. */
+    interface Owner extends DatHandle {
+        boolean isFreed();
+
+        /** The EVD of the IA's asynchronous errors. */
+        OfaEvd asyncEvd();
+    }
+
+    /** An EP's connection or a UD exchange, as its rdma_cm ID's events reach it (event thread, or a poller). */
+    interface CmEvents {
+        void cmEvent(RdmaCm.CmEvent e);
+    }
+
+    /** An RC EP as its queue pair's work completions and device events reach it. */
+    interface QueuePairOwner {
+        int qpNum();
+
+        boolean isFreed();
+
+        /** A work completion of the queue pair, polled from {@code evd}'s CQ (poll lock held). */
+        void completed(OfaEvd evd, long wc, long wrId);
+
+        /** The device broke the queue pair or its port: the connection breaks on the event thread (DISC_17). */
+        void brokenLater(String what);
+    }
+
+    /** A datagram EP as its queue pair's work completions reach it. */
+    interface DatagramQueuePair {
+        /** A work completion of the queue pair, polled from {@code evd}'s CQ (poll lock held). */
+        void completed(OfaEvd evd, long wc);
+    }
+
+    /**
+     * The router of {@code ia}, named {@code name}, on {@code device}, whose CQ events come on
+     * {@code compChannel} and rdma_cm events on {@code cmChannel} (NULL: none); requests nobody takes
+     * are refused with the private data of {@code wire}.
+     */
+    OfaRouter(Owner ia, String name, OfaDevice device, MemorySegment compChannel, MemorySegment cmChannel,
+              PrivateData wire) {
         this.ia = ia;
+        this.name = name;
         this.device = device;
+        this.compChannel = compChannel;
+        this.cmChannel = cmChannel;
+        this.wire = wire;
     }
 
     void start() {
-        BY_CONTEXT.computeIfAbsent(device.context.pointer().address(), k -> ConcurrentHashMap.newKeySet()).add(ia);
+        BY_CONTEXT.computeIfAbsent(device.context.pointer().address(), k -> ConcurrentHashMap.newKeySet()).add(this);
     }
 
     /** After the event thread has stopped. */
     void stop() {
         cmProgress.close();
-        Set<OfaIa> peers = BY_CONTEXT.get(device.context.pointer().address());
+        Set<OfaRouter> peers = BY_CONTEXT.get(device.context.pointer().address());
         if (peers != null) {
-            peers.remove(ia);
+            peers.remove(this);
         }
         buffers.close();
     }
@@ -88,25 +142,25 @@ final class OfaRouter implements OfaEventLoop.Handler, CmProgress.Taker {
         evdByCq.remove(cq.address());
     }
 
-    void addQp(OfaEp ep, MemorySegment qp, int qpNum) {
+    void addQp(QueuePairOwner ep, MemorySegment qp, int qpNum) {
         epByQpNum.put(qpNum, ep);
         epByQp.put(qp.address(), ep);
     }
 
-    void removeQp(OfaEp ep, MemorySegment qp, int qpNum) {
+    void removeQp(QueuePairOwner ep, MemorySegment qp, int qpNum) {
         epByQpNum.remove(qpNum, ep);
         epByQp.remove(qp.address(), ep);
     }
 
-    void addUdQp(OfaUdEp ep, int qpNum) {
+    void addUdQp(DatagramQueuePair ep, int qpNum) {
         udByQpNum.put(qpNum, ep);
     }
 
-    void removeUdQp(OfaUdEp ep, int qpNum) {
+    void removeUdQp(DatagramQueuePair ep, int qpNum) {
         udByQpNum.remove(qpNum, ep);
     }
 
-    void addUdCm(MemorySegment cmId, UdExchange x) {
+    void addUdCm(MemorySegment cmId, CmEvents x) {
         udByCmId.put(cmId.address(), x);
     }
 
@@ -114,28 +168,28 @@ final class OfaRouter implements OfaEventLoop.Handler, CmProgress.Taker {
         udByCmId.remove(cmId.address());
     }
 
-    java.util.Collection<UdExchange> udExchanges() {
+    java.util.Collection<CmEvents> udExchanges() {
         return List.copyOf(udByCmId.values());
     }
 
-    void addSrq(MemorySegment srq, OfaSrq s) {
-        srqBySrq.put(srq.address(), s);
+    void addSrq(MemorySegment srq, Runnable limitReached) {
+        srqBySrq.put(srq.address(), limitReached);
     }
 
     void removeSrq(MemorySegment srq) {
         srqBySrq.remove(srq.address());
     }
 
-    void addCmId(MemorySegment cmId, OfaEp ep) {
-        epByCmId.put(cmId.address(), ep);
+    void addCmId(MemorySegment cmId, CmEvents connection) {
+        connectionByCmId.put(cmId.address(), connection);
     }
 
     void removeCmId(MemorySegment cmId) {
-        epByCmId.remove(cmId.address());
+        connectionByCmId.remove(cmId.address());
     }
 
-    void addCr(MemorySegment cmId, OfaCr cr) {
-        crByCmId.put(cmId.address(), cr);
+    void addCr(MemorySegment cmId, Runnable withdrawn) {
+        crByCmId.put(cmId.address(), withdrawn);
     }
 
     void removeCr(MemorySegment cmId) {
@@ -155,7 +209,7 @@ final class OfaRouter implements OfaEventLoop.Handler, CmProgress.Taker {
     @Override
     public void completions() {
         Verbs v = Verbs.get();
-        MemorySegment channel = ia.compChannel();
+        MemorySegment channel = compChannel;
         while (true) {
             MemorySegment cq = v.getCqEvent(channel);
             if (cq.address() == 0) {
@@ -183,7 +237,7 @@ final class OfaRouter implements OfaEventLoop.Handler, CmProgress.Taker {
     private final class Route implements EvdCq.Completions {
         private final OfaEvd evd;
         /** The EP of the last completion polled. Guarded by the CQ's poll lock. */
-        private OfaEp lastEp;
+        private QueuePairOwner lastEp;
 
         Route(OfaEvd evd) {
             this.evd = evd;
@@ -192,13 +246,13 @@ final class OfaRouter implements OfaEventLoop.Handler, CmProgress.Taker {
         @Override
         public void completion(long wc) {
             int qpNum = WorkCompletion.qpNum(wc);
-            OfaEp ep = lastEp;
+            QueuePairOwner ep = lastEp;
             if (ep == null || ep.qpNum() != qpNum || ep.isFreed()) {
                 ep = epByQpNum.get(qpNum);
                 lastEp = ep;
             }
             if (ep == null) {
-                OfaUdEp ud = udByQpNum.get(qpNum);
+                DatagramQueuePair ud = udByQpNum.get(qpNum);
                 if (ud != null) {
                     ud.completed(evd, wc);
                 }
@@ -219,9 +273,9 @@ final class OfaRouter implements OfaEventLoop.Handler, CmProgress.Taker {
             long element = IbvAsyncEvent.ELEMENT.getLong(asyncEvent);
             String what = v.eventTypeStr(type);
             v.ackAsyncEvent(asyncEvent);
-            LOG.debug("IA {}: device event {}", ia.name(), what);
-            for (OfaIa other : BY_CONTEXT.getOrDefault(device.context.pointer().address(), Set.of(ia))) {
-                other.router().deviceEvent(type, element, what);
+            LOG.debug("IA {}: device event {}", name, what);
+            for (OfaRouter other : BY_CONTEXT.getOrDefault(device.context.pointer().address(), Set.of(this))) {
+                other.deviceEvent(type, element, what);
             }
         }
     }
@@ -239,22 +293,22 @@ final class OfaRouter implements OfaEventLoop.Handler, CmProgress.Taker {
         OfaEvd async = ia.asyncEvd();
         switch (type) {
             case 1, 2, 3 -> { // IBV_EVENT_QP_FATAL, QP_REQ_ERR, QP_ACCESS_ERR: that connection is broken
-                OfaEp ep = epByQp.get(element);
+                QueuePairOwner ep = epByQp.get(element);
                 if (ep != null) {
-                    ia.loop().schedule(0, () -> ep.connection().broken(what));
+                    ep.brokenLater(what);
                 }
             }
-            case 4 -> LOG.debug("IA {}: communication established on a queue pair", ia.name()); // IBV_EVENT_COMM_EST
+            case 4 -> LOG.debug("IA {}: communication established on a queue pair", name); // IBV_EVENT_COMM_EST
             case 15 -> { // IBV_EVENT_SRQ_LIMIT_REACHED: the SRQ's low watermark (the device disarmed it)
-                OfaSrq srq = srqBySrq.get(element);
-                if (srq != null) {
-                    srq.limitReached();
+                Runnable limitReached = srqBySrq.get(element);
+                if (limitReached != null) {
+                    limitReached.run();
                 }
             }
             case 10 -> { // IBV_EVENT_PORT_ERR: the link is down, every connection of the port is broken
                 if ((int) element == device.port) {
-                    for (OfaEp ep : List.copyOf(epByQp.values())) {
-                        ia.loop().schedule(0, () -> ep.connection().broken("port " + device.port + " down"));
+                    for (QueuePairOwner ep : List.copyOf(epByQp.values())) {
+                        ep.brokenLater("port " + device.port + " down");
                     }
                     async.enqueue(new DatEvent.AsyncError(async, EventNumber.ASYNC_ERROR_PROVIDER_INTERNAL_ERROR,
                             ia, type, what + " (port " + device.port + ")"));
@@ -301,11 +355,11 @@ final class OfaRouter implements OfaEventLoop.Handler, CmProgress.Taker {
      */
     @Override
     public boolean takeCmEvent() {
-        if (ia.cmChannel().address() == 0) {
+        if (cmChannel.address() == 0) {
             return false;
         }
         RdmaCm cm = RdmaCm.get();
-        RdmaCm.Pending p = cm.getCmEvent(ia.cmChannel(), cmEventSlot);
+        RdmaCm.Pending p = cm.getCmEvent(cmChannel, cmEventSlot);
         if (p == null) {
             return false;
         }
@@ -314,7 +368,7 @@ final class OfaRouter implements OfaEventLoop.Handler, CmProgress.Taker {
         try {
             dispatch(e);
         } catch (RuntimeException x) {
-            LOG.warn("IA {}: handling rdma_cm event {} failed", ia.name(), e.name(), x);
+            LOG.warn("IA {}: handling rdma_cm event {} failed", name, e.name(), x);
         }
         return true;
     }
@@ -324,24 +378,24 @@ final class OfaRouter implements OfaEventLoop.Handler, CmProgress.Taker {
             connectRequest(e);
             return;
         }
-        UdExchange ud = udByCmId.get(e.id().address());
+        CmEvents ud = udByCmId.get(e.id().address());
         if (ud != null) {
             ud.cmEvent(e);
             return;
         }
-        OfaEp ep = epByCmId.get(e.id().address());
-        if (ep != null) {
-            ep.connection().cmEvent(e);
+        CmEvents connection = connectionByCmId.get(e.id().address());
+        if (connection != null) {
+            connection.cmEvent(e);
             return;
         }
-        OfaCr cr = crByCmId.get(e.id().address());
-        if (cr != null) {
+        Runnable withdrawn = crByCmId.get(e.id().address());
+        if (withdrawn != null) {
             if (e.event() != RdmaCm.EVENT_ESTABLISHED && e.event() != RdmaCm.EVENT_TIMEWAIT_EXIT) {
-                cr.withdrawn();
+                withdrawn.run();
             }
             return;
         }
-        LOG.debug("IA {}: rdma_cm event {} (status {}) for no object", ia.name(), e.name(), e.status());
+        LOG.debug("IA {}: rdma_cm event {} (status {}) for no object", name, e.name(), e.status());
     }
 
     /** A connect request at a PSP, RSP or CSP: a CR event on its EVD, or a provider reject if nobody takes it. */
@@ -349,9 +403,9 @@ final class OfaRouter implements OfaEventLoop.Handler, CmProgress.Taker {
         ServicePoint sp = listeners.get(e.listenId().address());
         InetSocketAddress from = RdmaCm.destinationAddress(e.id());
         int localPort = RdmaCm.sourceAddress(e.id()).getPort();
-        byte[] data = ia.wire.received(e.privateData());
+        byte[] data = wire.received(e.privateData());
         if (sp == null || !sp.request(e, from, localPort, data)) {
-            rejectQuietly(e.id(), ia.wire);
+            rejectQuietly(e.id(), wire);
         }
     }
 

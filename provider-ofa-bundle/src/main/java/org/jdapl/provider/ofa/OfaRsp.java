@@ -33,10 +33,11 @@ final class OfaRsp extends OfaServicePoint implements ReservedServicePoint {
             OfaEp e = ia.ownEp(ep);
             e.lock.lock();
             try {
-                e.connection().reservation().checkReservable();
-                MemorySegment id = CmIds.listening(ia, PrivateData.port(connQual), connQual, "dat_rsp_create");
+                e.reservation().checkReservable();
+                MemorySegment id = CmIds.listening(ia.cmChannel(), ia.inetAddress(),
+                        PrivateData.port(connQual), connQual, "dat_rsp_create");
                 OfaRsp rsp = new OfaRsp(ia, id, connQual, evd, e);
-                e.connection().reservation().reserve(rsp);
+                e.reservation().reserve(rsp);
                 rsp.listen();
                 return rsp;
             } finally {
@@ -52,12 +53,12 @@ final class OfaRsp extends OfaServicePoint implements ReservedServicePoint {
         try {
             ep.lock.lock();
             try {
-                if (isFreed() || ep.isFreed() || !ep.connection().reservation().isReserved()) {
+                if (isFreed() || ep.isFreed() || !ep.reservation().isReserved()) {
                     return false;
                 }
                 OfaCr cr = OfaCr.arrived(ia, e.id(), from, localPort, data, e.responderResources(),
                         e.initiatorDepth(), ep);
-                ep.connection().reservation().requestArrived(cr);
+                ep.reservation().requestArrived(cr);
                 destroy();
                 evd.enqueue(new DatEvent.ConnectionRequest(evd, null, ia.address(), connQual, cr, false));
                 return true;
@@ -85,7 +86,7 @@ final class OfaRsp extends OfaServicePoint implements ReservedServicePoint {
             destroy();
             ep.lock.lock();
             try {
-                ep.connection().reservation().unreserve();
+                ep.reservation().unreserve();
             } finally {
                 ep.lock.unlock();
             }

@@ -90,7 +90,7 @@ final class OfaSrq extends OfaHandle implements SharedReceiveQueue, IaObjects.Ow
                     attributes.lowWatermark());
             p.users++;
             ia.objects().add(HandleType.SRQ, q);
-            ia.router().addSrq(srq, q);
+            ia.router().addSrq(srq, q::limitReached);
             if (attributes.lowWatermark() > 0) {
                 // Some devices ignore the limit of ibv_create_srq: armed again as dat_srq_set_lw arms it,
                 // to fire when an EP takes a receive (the SRQ starts empty: no event at creation).

@@ -58,7 +58,7 @@ import org.jdapl.provider.ofa.verbs.Verbs;
  *
  * <p>Behaviours: EXT_08, EXT_10, EXT_11, EXT_12.
  */
-final class OfaUdEp extends UdRefusals implements IaObjects.Owned {
+final class OfaUdEp extends UdRefusals implements IaObjects.Owned, OfaRouter.DatagramQueuePair {
     private static final long SGE = IbvSge.S.size();
 
     final OfaIa ia;
@@ -356,7 +356,8 @@ final class OfaUdEp extends UdRefusals implements IaObjects.Owned {
     }
 
     /** A work completion of the queue pair (poll lock held): UD_SEND or UD_RECV on its EVD ({@link UdWorkRequests}). */
-    void completed(OfaEvd cqEvd, long wc) {
+    @Override
+    public void completed(OfaEvd cqEvd, long wc) {
         DatEvent event;
         lock.lock();
         try {

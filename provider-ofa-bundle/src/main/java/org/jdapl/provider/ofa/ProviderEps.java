@@ -1,6 +1,5 @@
 package org.jdapl.provider.ofa;
 
-import org.jdapl.dat.DatException;
 import org.jdapl.dat.DatReturnSubtype;
 import org.jdapl.dat.EpAttributes;
 import org.jdapl.dat.EpState;
@@ -12,7 +11,7 @@ import org.jdapl.dat.ProtectionZone;
 /**
  * The EPs a PSP with {@code PspFlag.PROVIDER} creates, as OFED's cma provider does: one per arriving
  * request, without a PZ or a queue pair, in TENTATIVE_CONNECTION_PENDING ({@link #create});
- * {@code dat_ep_modify} gives it a PZ, EVDs and attributes ({@link #configure}); accepting its
+ * {@code dat_ep_modify} gives it a PZ, EVDs and attributes ({@link #configured}); accepting its
  * request creates the queue pair on them ({@link #attachForAccept}); rejecting or handing off the
  * request frees it ({@link #requestReleased}). Disconnect and free fail INVALID_STATE while it is
  * tentative; after the reject it is freed.
@@ -45,11 +44,12 @@ final class ProviderEps {
         }
     }
 
-    /** {@code dat_ep_modify} of a tentative EP: its PZ, EVDs and attributes (IA and EP lock held). */
-    static void configure(OfaEp ep, ProtectionZone newPz, EpAttributes attrs, EventDispatcher recv,
-                          EventDispatcher request, EventDispatcher connect) {
-        OfaIa ia = ep.ia;
-        EpBinding b = ep.binding();
+    /**
+     * {@code dat_ep_modify} of a tentative EP of {@code ia} made on {@code b}: the binding with its new PZ,
+     * EVDs and attributes (IA and EP lock held).
+     */
+    static EpBinding configured(OfaIa ia, EpBinding b, ProtectionZone newPz, EpAttributes attrs,
+                                EventDispatcher recv, EventDispatcher request, EventDispatcher connect) {
         OfaPz p = newPz == null ? b.pz() : ia.ownPz(newPz, 1);
         OfaEvd r = recv == null ? b.recvEvd()
                 : ia.ownEvd(recv, DatReturnSubtype.INVALID_HANDLE_EVD_RECV, EvdFlag.DTO);
@@ -59,7 +59,7 @@ final class ProviderEps {
                 : ia.ownEvd(connect, DatReturnSubtype.INVALID_HANDLE_EVD_CONN, EvdFlag.CONNECTION);
         EpAttributes a = attrs == null ? b.attributes() : EpLimits.withinRdmaLimit(ia.device(), attrs);
         EpLimits.check(ia.device(), a);
-        ep.configure(p, r, q, c, a);
+        return b.replaced(p, r, q, c, a);
     }
 
     /**
@@ -73,15 +73,9 @@ final class ProviderEps {
             ep.lock.lock();
             try {
                 ep.live();
-                if (ep.queuePair() != null || ep.state != EpState.TENTATIVE_CONNECTION_PENDING) {
-                    return;
+                if (ep.state == EpState.TENTATIVE_CONNECTION_PENDING) {
+                    ep.attachForAccept("dat_cr_accept");
                 }
-                EpBinding b = ep.binding();
-                if (b.pz() == null || b.pz().isFreed() || b.connectEvd() == null) {
-                    throw DatException.invalidParameter(2, "dat_cr_accept: the provider-created EP needs a PZ and a"
-                            + " connect EVD (dat_ep_modify) before its request is accepted");
-                }
-                ep.attachForAccept("dat_cr_accept");
             } finally {
                 ep.lock.unlock();
             }
@@ -104,8 +98,9 @@ final class ProviderEps {
             }
             ep.lock.lock();
             try {
-                if (ep.connection().reservation().pendingCr() == cr) {
-                    ep.connection().reservation().requestReleased();
+                EpReservation reservation = ep.reservation();
+                if (reservation.pendingCr() == cr) {
+                    reservation.requestReleased();
                 }
             } finally {
                 ep.lock.unlock();

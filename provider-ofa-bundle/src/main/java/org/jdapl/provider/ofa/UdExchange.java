@@ -40,7 +40,7 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Behaviours: EXT_08, EXT_10.
  */
-final class UdExchange {
+final class UdExchange implements OfaRouter.CmEvents {
     private static final Logger LOG = LoggerFactory.getLogger(UdExchange.class);
     /** IB_SIDR_REJECT: the status of a SIDR reply that rejects. */
     private static final int SIDR_REJECT = 2;
@@ -88,7 +88,8 @@ final class UdExchange {
     }
 
     /** An rdma_cm event of the exchange's ID (event thread, or a consumer taking rdma_cm events). */
-    void cmEvent(RdmaCm.CmEvent e) {
+    @Override
+    public void cmEvent(RdmaCm.CmEvent e) {
         RdmaCm cm = RdmaCm.get();
         try {
             switch (e.event()) {
@@ -152,8 +153,8 @@ final class UdExchange {
 
     /** The endpoint is freed: its exchanges under way end without an event. */
     static void forget(OfaUdEp ep) {
-        for (UdExchange x : ep.ia.router().udExchanges()) {
-            if (x.ep == ep) {
+        for (OfaRouter.CmEvents c : ep.ia.router().udExchanges()) {
+            if (c instanceof UdExchange x && x.ep == ep) {
                 synchronized (x) {
                     if (x.done) {
                         continue;

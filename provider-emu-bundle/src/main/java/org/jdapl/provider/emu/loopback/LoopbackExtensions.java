@@ -5,6 +5,7 @@ import java.lang.foreign.ValueLayout;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.jdapl.provider.emu.EmuEp;
+import org.jdapl.provider.emu.EmuIa;
 import org.jdapl.provider.emu.EmuLimits;
 import org.jdapl.provider.emu.RcRules;
 import org.jdapl.provider.emu.Segments;
@@ -36,17 +37,19 @@ final class LoopbackExtensions {
     /**
      * Executes the head request {@code x}; false if it must wait for a receive at the peer.
      *
+     * @param fromIa the requester's IA (its timers)
+     * @param peerIa the peer's IA (its rmr_contexts)
      * @param waits marks the requester's head as waiting for a receive of the peer
      */
-    static boolean execute(EmuEp from, WorkRequest.Ext x, EmuEp peer, Runnable waits) {
+    static boolean execute(EmuEp from, EmuIa fromIa, WorkRequest.Ext x, EmuEp peer, EmuIa peerIa, Runnable waits) {
         if (!Segments.usable(x.iov)) {
             return from.fail(x, DtoStatus.LOCAL_PROTECTION);
         }
         long ctx = x.remote.rmrContext() & 0xffff_ffffL;
         if (x.type == ExtensionType.RDMA_WRITE_IMMED) {
-            return writeImmediate(from, x, peer, ctx, waits);
+            return writeImmediate(from, fromIa, x, peer, ctx, waits);
         }
-        MemorySegment target = peer.ia().contexts().resolve((int) ctx, peer, x.remote.targetAddress(), 8,
+        MemorySegment target = peerIa.contexts().resolve((int) ctx, peer, x.remote.targetAddress(), 8,
                 MemPriv.REMOTE_ATOMIC);
         if (target == null) {
             return from.fail(x, DtoStatus.REMOTE_ACCESS);
@@ -63,7 +66,8 @@ final class LoopbackExtensions {
         return true;
     }
 
-    private static boolean writeImmediate(EmuEp from, WorkRequest.Ext x, EmuEp peer, long ctx, Runnable waits) {
+    private static boolean writeImmediate(EmuEp from, EmuIa fromIa, WorkRequest.Ext x, EmuEp peer, long ctx,
+                                          Runnable waits) {
         WorkRequest.Recv recv = peer.queues().nextReceive();
         if (recv == null) {
             if (!peer.queues().awaitReceive(waits)) {
@@ -77,7 +81,7 @@ final class LoopbackExtensions {
             }
             if (!x.rnrTimerArmed) {
                 x.rnrTimerArmed = true;
-                from.ia().schedule(x.rnrDeadline - now + TimeUnit.MILLISECONDS.toNanos(1), () -> {
+                fromIa.schedule(x.rnrDeadline - now + TimeUnit.MILLISECONDS.toNanos(1), () -> {
                     x.rnrTimerArmed = false;
                     if (!from.isFreed()) {
                         from.pumpRequests();

@@ -71,7 +71,7 @@ public final class LoopbackFabric implements Fabric {
         EmuIa target = resolve(remote);
         if (target == null) {
             from.later(() -> attempt.ep.connection().failAttempt(attempt, EventNumber.CONNECTION_UNREACHABLE));
-        } else if (!target.deliverRequest(attempt, qual, common, data, from.address(), portQual)) {
+        } else if (!target.deliverRequest(new LoopbackRequest(attempt, from, target), qual, common, data, from.address(), portQual)) {
             from.later(() -> attempt.ep.connection().failAttempt(attempt, EventNumber.CONNECTION_NON_PEER_REJECTED));
         }
     }

@@ -5,6 +5,7 @@ import java.util.ArrayDeque;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.jdapl.provider.emu.EmuEp;
+import org.jdapl.provider.emu.EmuIa;
 import org.jdapl.provider.emu.EpQueues;
 import org.jdapl.provider.emu.Link;
 import org.jdapl.provider.emu.RcRules;
@@ -45,6 +46,9 @@ import org.jdapl.dat.RmrTriplet;
 public final class LoopbackLink extends Link {
     private final EmuEp active;
     private final EmuEp passive;
+    /** The IAs of the two ends: whether one is held, and their rmr_contexts and timers. */
+    private final EmuIa activeIa;
+    private final EmuIa passiveIa;
     /**
      * Whether the head send of the active (passive) end waits for a receive of its peer: only then
      * does a receive posted by the peer kick that end's queue. Written only when it changes, so that
@@ -53,14 +57,27 @@ public final class LoopbackLink extends Link {
     private volatile boolean activeWaits;
     private volatile boolean passiveWaits;
 
-    public LoopbackLink(EmuEp active, EmuEp passive) {
+    /** The link between {@code active} of {@code activeIa} and {@code passive} of {@code passiveIa}, open. */
+    LoopbackLink(EmuEp active, EmuIa activeIa, EmuEp passive, EmuIa passiveIa) {
         this.active = active;
+        this.activeIa = activeIa;
         this.passive = passive;
+        this.passiveIa = passiveIa;
         this.open = true;
     }
 
     EmuEp other(EmuEp ep) {
         return ep == active ? passive : active;
+    }
+
+    /** The IA of {@code ep}, an end of this link. */
+    private EmuIa ia(EmuEp ep) {
+        return ep == active ? activeIa : passiveIa;
+    }
+
+    /** Whether either end's IA is held: requests wait in the queue until it is released. */
+    private boolean held() {
+        return activeIa.held() || passiveIa.held();
     }
 
     /**
@@ -128,7 +145,7 @@ public final class LoopbackLink extends Link {
         lock.lock();
         try {
             if (!open || from.state() != EpState.CONNECTED || !from.requests().isEmpty()
-                    || from.ia().held() || peer.ia().held()) {
+                    || held()) {
                 return false;
             }
             long capacity = ring.headCapacity();
@@ -163,11 +180,11 @@ public final class LoopbackLink extends Link {
         SendLock lock = from.queues().sendLock();
         lock.lock();
         try {
-            if (!open || !from.requests().isEmpty() || from.ia().held() || peer.ia().held()
+            if (!open || !from.requests().isEmpty() || held()
                     || !Segments.usable(iov)) {
                 return false;
             }
-            RemoteTarget target = peer.ia().contexts().target(remote.rmrContext());
+            RemoteTarget target = ia(peer).contexts().target(remote.rmrContext());
             long at = target == null ? -1 : target.locate(peer, remote.targetAddress(), remote.length(),
                     read ? MemPriv.REMOTE_READ : MemPriv.REMOTE_WRITE);
             if (at < 0) {
@@ -219,7 +236,7 @@ public final class LoopbackLink extends Link {
             waitsForReceive(from, false);
             ArrayDeque<WorkRequest> requests = from.requests();
             while (!requests.isEmpty()) {
-                if (!from.connection().linkOpen() || from.ia().held() || peer.ia().held()) {
+                if (!from.connection().linkOpen() || held()) {
                     return;
                 }
                 if (!execute(from, requests.peekFirst(), peer)) {
@@ -237,7 +254,7 @@ public final class LoopbackLink extends Link {
         return switch (wr) {
             case WorkRequest.Send send -> send(from, send, peer);
             case WorkRequest.Rdma rdma -> rdma(from, rdma, peer);
-            case WorkRequest.Ext ext -> LoopbackExtensions.execute(from, ext, peer, () -> waitsForReceive(from, true));
+            case WorkRequest.Ext ext -> LoopbackExtensions.execute(from, ia(from), ext, peer, ia(peer), () -> waitsForReceive(from, true));
             case WorkRequest.Bind bind -> {
                 from.requests().pollFirst();
                 from.completeRequest(bind, DtoStatus.SUCCESS, 0);
@@ -286,7 +303,7 @@ public final class LoopbackLink extends Link {
             }
             local = Segments.slices(rdma.iov);
         } else {
-            MemorySegment sink = from.ia().contexts().resolve(rdma.localTarget.rmrContext(), from,
+            MemorySegment sink = ia(from).contexts().resolve(rdma.localTarget.rmrContext(), from,
                     rdma.localTarget.targetAddress(), rdma.length, MemPriv.REMOTE_WRITE);
             if (sink == null) {
                 return from.fail(rdma, DtoStatus.LOCAL_PROTECTION);
