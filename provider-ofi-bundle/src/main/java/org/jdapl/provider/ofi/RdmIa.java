@@ -51,6 +51,14 @@ final class RdmIa implements IntSupplier {
     final boolean named;
     /** The provider orders a send after an RDMA Write or Read ({@code msg_order}); else delivery-complete only. */
     final boolean ordered;
+    /**
+     * The provider is rxm ({@code <core>;ofi_rxm}). Its sends leave with receive credits
+     * ({@link MsgCredits}): rxm completes an eager send once it is transmitted, whether or not the peer
+     * has a receive for it, although the endpoint asks {@code FI_DELIVERY_COMPLETE} (1.17,
+     * {@code prov/rxm}: the flag is accepted and not acted on). Its LMRs are registered without
+     * {@code FI_SEND}/{@code FI_RECV} where it does not ask {@code FI_MR_LOCAL} ({@link OfiLmr#access}).
+     */
+    final boolean rxm;
     final List<RdmChannel> channels = new CopyOnWriteArrayList<>();
     /** The open connections by their connection id. */
     final Map<Long, RdmConnection> connections = new ConcurrentHashMap<>();
@@ -61,6 +69,8 @@ final class RdmIa implements IntSupplier {
         this.ia = ia;
         this.named = FiRdm.addrFormat(ia.info) == FiRdm.FI_ADDR_STR;
         this.ordered = (FiRdm.txOrder(ia.info) & DAT_ORDER) == DAT_ORDER;
+        String p = FiInfo.providerName(ia.info);
+        this.rxm = p != null && p.contains("ofi_rxm");
     }
 
     /** Whether {@code info} is of an RDM endpoint. */
