@@ -142,6 +142,15 @@ final class RdmConnection extends Connection implements RdmChannel.Owner {
 
     /** Closes the data endpoint and its address vector. The EP's lock is held. */
     private void closeData() {
+        closeData(false);
+    }
+
+    /**
+     * Closes the data endpoint and its address vector, or ({@code now} false, shm) holds the close until
+     * the peer's endpoint closes where the peer is an endpoint of this process ({@link #closeAfterPeer}).
+     * The EP's lock is held.
+     */
+    private void closeData(boolean now) {
         if (fid != 0) {
             if (rdm.named) {
                 RdmLocal.closing(dataName);
@@ -154,16 +163,56 @@ final class RdmConnection extends Connection implements RdmChannel.Owner {
             };
             if (ep.srq != null) {
                 ep.srq.closing(close); // the SRQ's receives lent to the endpoint go back to the SRQ
-            } else {
+                if (rdm.named) {
+                    RdmLocal.closed(dataName);
+                }
+            } else if (!rdm.named) {
                 close.run();
-            }
-            if (rdm.named) {
+            } else if (now || !closeAfterPeer(f, close)) {
+                close.run();
                 RdmLocal.closed(dataName);
             }
             fid = 0;
             av = 0;
         }
         dropCredits();
+    }
+
+    /**
+     * shm: holds the data endpoint's close until its peer endpoint closes, if that is an open endpoint
+     * of this process ({@link RdmLocal#closeAfter}: the peer's progress may still touch this endpoint's
+     * region); the receives posted to it are cancelled first, so that nothing lands in them after the
+     * DTOs are flushed, and its DTO completions read later name retired slots. The IA's close closes
+     * it at the latest ({@link RdmIa#heldCloses}). False if the peer is not such an endpoint.
+     */
+    private boolean closeAfterPeer(long f, Runnable close) {
+        if (peerData == null || !RdmLocal.open(peerData)) {
+            return false;
+        }
+        DtoQueue recv = ep.data.recv;
+        for (int s : recv.liveSlots()) {
+            if (recv.deferred[s] == null) {
+                FiCalls.cancel(f, recv.context(recv.seqOf(s)));
+            }
+        }
+        OfiEvd r = ep.recvEvd();
+        OfiEvd q = ep.requestEvd();
+        byte[] name = dataName;
+        java.util.concurrent.atomic.AtomicBoolean done = new java.util.concurrent.atomic.AtomicBoolean();
+        Runnable[] self = new Runnable[1];
+        Runnable later = () -> {
+            if (done.compareAndSet(false, true)) {
+                underCqLocks(r, q, close);
+                RdmLocal.closed(name);
+                rdm.heldCloses.remove(self[0]);
+            }
+        };
+        self[0] = later;
+        if (!RdmLocal.closeAfter(peerData, later)) {
+            return false;
+        }
+        rdm.heldCloses.add(later);
+        return true;
     }
 
     /** Closes the receive credits' registration (after the data endpoint). */
@@ -567,7 +616,7 @@ final class RdmConnection extends Connection implements RdmChannel.Owner {
      */
     void closeWithIa() {
         synchronized (ep) {
-            closeData();
+            closeData(true);
             closeControl();
         }
     }

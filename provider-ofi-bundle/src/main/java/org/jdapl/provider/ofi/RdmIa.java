@@ -62,6 +62,8 @@ final class RdmIa implements IntSupplier {
     final List<RdmChannel> channels = new CopyOnWriteArrayList<>();
     /** The open connections by their connection id. */
     final Map<Long, RdmConnection> connections = new ConcurrentHashMap<>();
+    /** shm: data endpoints of this IA whose close waits for their peer of this process ({@link RdmLocal#closeAfter}); each closes once. */
+    final List<Runnable> heldCloses = new CopyOnWriteArrayList<>();
     private RdmHub hub;
     private boolean closed;
 
@@ -187,6 +189,14 @@ final class RdmIa implements IntSupplier {
         return n;
     }
 
+    /** Closes the data endpoints whose close waits for their peer of this process ({@link RdmLocal#closeAfter}). */
+    void closeHeld() {
+        for (Runnable r : heldCloses) {
+            r.run();
+        }
+        heldCloses.clear();
+    }
+
     /** The IA's hub, opened at the first connect or accept. */
     synchronized RdmHub hub() {
         if (closed) {
@@ -208,6 +218,7 @@ final class RdmIa implements IntSupplier {
         for (RdmConnection c : connections.values()) {
             c.closeWithIa();
         }
+        closeHeld();
         if (hub != null) {
             hub.close();
             hub = null;
