@@ -54,6 +54,14 @@ abstract class Connection {
 
     abstract void connect(InetSocketAddress target, long timeoutMicros, byte[] privateData);
 
+    /**
+     * A request completed {@code FI_ECANCELED} (the EP's lock is held): true if the connection keeps it
+     * outstanding while it finds out why ({@link RdmConnection#cancelled}); by default false, a flush.
+     */
+    boolean cancelled(long context) {
+        return false;
+    }
+
     /** A completion of the EP was read before the connection was reported established (the EP's lock is held). */
     abstract void completionBeforeConnected();
 

@@ -39,6 +39,12 @@ final class EpData {
     MsgCredits credits;
     /** The sequence number of the first request waiting for a credit, -1 if none waits. */
     private long heldFrom = -1;
+    /**
+     * New requests wait in their slots and none is posted: the transport under an RDM connection ended
+     * and the connection is about to end (rxm would open a new transport connection for them,
+     * {@link RdmConnection#cancelled}).
+     */
+    boolean stalled;
 
     EpData(OfiEp ep, int id, int recvDepth, int requestDepth) {
         this.ep = ep;
@@ -96,7 +102,7 @@ final class EpData {
         int slot = request.slot(seq);
         request.extended[slot] = extended;
         request.immediates[slot] = immediateData;
-        if (heldFrom >= 0 || (credits != null && takesCredit(slot) && !credits.maySend())) {
+        if (heldFrom >= 0 || stalled || (credits != null && takesCredit(slot) && !credits.maySend())) {
             request.deferred[slot] = List.copyOf(segments); // a LocalIov's list is not copied
             request.remotes[slot] = remote;
             if (heldFrom < 0) {
@@ -165,7 +171,7 @@ final class EpData {
     int pump(long fid) {
         int posted = 0;
         boolean announced = credits == null || fid == 0 || credits.announce(fid);
-        while (heldFrom >= 0 && fid != 0) {
+        while (heldFrom >= 0 && fid != 0 && !stalled) {
             int s = request.slot(heldFrom);
             if (s < 0 || !(request.deferred[s] instanceof List<?> l)) {
                 heldFrom = -1;
@@ -205,7 +211,7 @@ final class EpData {
                 }
             }
         }
-        if (heldFrom < 0 && announced) {
+        if ((heldFrom < 0 || stalled) && announced) {
             ep.ia.held.holding(ep, false);
         }
         return posted;
@@ -338,6 +344,7 @@ final class EpData {
     /** Completes every live DTO FLUSHED (those waiting for a credit too), oldest first, receives after requests. */
     void flush() {
         heldFrom = -1;
+        stalled = false;
         ep.ia.held.holding(ep, false);
         for (DtoQueue q : new DtoQueue[] {request, recv}) {
             for (int s : q.liveSlots()) {
@@ -349,6 +356,7 @@ final class EpData {
     /** Gives back the EVD room of every live DTO without events (the EP is freed). */
     void discard() {
         heldFrom = -1;
+        stalled = false;
         ep.ia.held.holding(ep, false);
         for (DtoQueue q : new DtoQueue[] {request, recv}) {
             OfiEvd evd = q.request ? ep.requestEvd() : ep.recvEvd();

@@ -30,6 +30,7 @@ import org.jdapl.dat.ProtectionZone;
 import org.jdapl.dat.Qos;
 import org.jdapl.dat.RmrTriplet;
 import org.jdapl.dat.VaType;
+import org.jdapl.provider.ofi.fabric.Fi;
 import org.jdapl.provider.ofi.fabric.FiException;
 import org.jdapl.provider.ofi.fabric.FiInfo;
 
@@ -161,6 +162,9 @@ final class OfiEp extends OfiObject implements Endpoint {
         conn.completionBeforeConnected();
         if (err == 0 && OfiExtensions.isWriteHalf(context)) {
             return; // the message half completes the DTO
+        }
+        if (err == Fi.FI_ECANCELED && conn.cancelled(context)) {
+            return; // outstanding until the connection knows why the provider cancelled it
         }
         if (data.completed(context, err, len)) {
             conn.afterCompletion(err);

@@ -342,6 +342,9 @@ final class OfiIa extends OfiObject implements InterfaceAdapter {
         progress.stop();
         for (HandleType t : List.of(HandleType.CR, HandleType.PSP, HandleType.RSP, HandleType.EP, HandleType.SRQ, HandleType.RMR,
                 HandleType.LMR, HandleType.EVD, HandleType.CNO, HandleType.PZ)) {
+            if (t == HandleType.RMR && rdm != null) {
+                rdm.closeHeld(); // the data endpoints closed after the EPs' peers, before their CQs
+            }
             for (OfiObject o : objects) {
                 if (o.kind() == t) {
                     try {

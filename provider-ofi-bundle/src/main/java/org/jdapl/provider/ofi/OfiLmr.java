@@ -70,7 +70,8 @@ final class OfiLmr extends OfiObject implements LocalMemoryRegion {
         }
         long address = segment.address();
         try {
-            mr = FiCalls.mrReg(ia.domain, address, segment.byteSize(), access(this.privileges, true), 0,
+            mr = FiCalls.mrReg(ia.domain, address, segment.byteSize(), access(this.privileges, true,
+                            ia.rdm != null && ia.rdm.rxm && (ia.mrMode & Fi.FI_MR_LOCAL) == 0), 0,
                     KEYS.getAndIncrement(), 0);
         } catch (FiException e) {
             throw FiErrors.toDat(e);
@@ -90,7 +91,20 @@ final class OfiLmr extends OfiObject implements LocalMemoryRegion {
 
     /** The libfabric access bits for DAT privileges (local access always, as verbs registers it). */
     static long access(Set<MemPriv> p, boolean local) {
-        long a = local ? Fi.FI_SEND | Fi.FI_RECV | Fi.FI_READ | Fi.FI_WRITE : 0;
+        return access(p, local, false);
+    }
+
+    /**
+     * The libfabric access bits for DAT privileges; {@code noMessages}: without {@code FI_SEND} and
+     * {@code FI_RECV}. rxm registers a region of {@code FI_SEND} with {@code FI_REMOTE_READ} too (and
+     * one of {@code FI_RECV} with {@code FI_REMOTE_WRITE} when it rendezvouses by writes) at its core
+     * provider, for its rendezvous protocol ({@code rxm_mr_get_msg_access}, 1.17
+     * {@code prov/rxm/src/rxm_domain.c}), so an LMR without remote read was read by a peer's RDMA Read
+     * (LMR_06); where rxm does not ask {@code FI_MR_LOCAL} it registers the buffers of a rendezvous
+     * itself and the LMR needs neither bit. Behaviours: LMR_06.
+     */
+    static long access(Set<MemPriv> p, boolean local, boolean noMessages) {
+        long a = local ? (noMessages ? 0 : Fi.FI_SEND | Fi.FI_RECV) | Fi.FI_READ | Fi.FI_WRITE : 0;
         if (p.contains(MemPriv.REMOTE_READ)) {
             a |= Fi.FI_REMOTE_READ;
         }

@@ -31,8 +31,11 @@ import org.slf4j.LoggerFactory;
  * exactly once, and only then the one terminal event is queued. A peer silent for
  * {@link RdmIa#KEEPALIVE_BOUND_NANOS} breaks the connection (BROKEN).
  *
+ * <p>Over 500 lines: the state machine's transitions (establishment, disconnect, keepalive, the refused
+ * RMA of shm and of rxm) are kept in one class, so that each message's effect reads in one place.
+ *
  * <p>Behaviours: CONN_02, CONN_03, CONN_04, CONN_05, CONN_06, CONN_07, CONN_10, CONN_13, DISC_01, DISC_04,
- * DISC_06, DISC_08, DISC_10, DISC_11, DISC_12, DISC_13, DISC_14, DISC_16, DISC_18, LMR_05, LMR_06.
+ * DISC_06, DISC_08, DISC_10, DISC_11, DISC_12, DISC_13, DISC_14, DISC_16, DISC_18, LMR_05, LMR_06, DISC_02, DISC_03, OBJ_07.
  */
 final class RdmConnection extends Connection implements RdmChannel.Owner {
     private static final Logger LOG = LoggerFactory.getLogger(RdmConnection.class);
@@ -46,6 +49,8 @@ final class RdmConnection extends Connection implements RdmChannel.Owner {
     private long peerConn;
     private long peerCtl = -1;
     private byte[] peerData;
+    /** The connection's receive credits where the provider needs them ({@link RdmIa#rxm}), null without. */
+    private MsgCredits credits;
     /** A shm connection's local port qualifier: a number of this process's, unique among its connections. */
     private long localPort;
     private static final java.util.concurrent.atomic.AtomicInteger PORTS = new java.util.concurrent.atomic.AtomicInteger(
@@ -55,6 +60,10 @@ final class RdmConnection extends Connection implements RdmChannel.Owner {
     /** shm: the oldest request, an RDMA Write or Read, watched since {@link #watchedSince} ({@link #refusedRma}); -1: none. */
     private long watchedRma = -1;
     private long watchedSince;
+    /** The provider cancelled a request while CONNECTED: the peer was probed ({@link #cancelled}). */
+    private boolean transportEnded;
+    /** The context of the oldest RDMA Write or Read the provider cancelled while CONNECTED, -1: none. */
+    private long cancelledRma = -1;
 
     /** An RDMA Write or Read that shm neither completes nor fails for this long (plus its bytes' time) was refused by the target. */
     static final long RMA_BOUND_NANOS = 1_000_000_000L;
@@ -83,6 +92,8 @@ final class RdmConnection extends Connection implements RdmChannel.Owner {
 
     /** Opens the data endpoint and the control endpoint; posts the receives that waited. The EP's lock is held. */
     private void open() {
+        transportEnded = false;
+        cancelledRma = -1;
         long info = rdm.endpointInfo(null, true);
         long f = 0;
         long a = 0;
@@ -103,6 +114,10 @@ final class RdmConnection extends Connection implements RdmChannel.Owner {
             }
             fid = f;
             av = a;
+            if (rdm.rxm) {
+                credits = new MsgCredits(ep, ep.srq == null, false, ep.attributes().maxRecvDtos());
+                ep.data.credits = credits;
+            }
             if (ctl == null) {
                 ctl = new RdmChannel(ep.ia, null, this);
                 localPort = 1024 + Math.floorMod(PORTS.incrementAndGet(), 64000);
@@ -116,6 +131,7 @@ final class RdmConnection extends Connection implements RdmChannel.Owner {
             av = 0;
             OfiIa.closeQuietly(f);
             OfiIa.closeQuietly(a);
+            dropCredits();
             throw e instanceof FiException fe ? FiErrors.toDat(fe) : (DatException) e;
         } finally {
             Fi.get().freeinfo(info);
@@ -126,6 +142,15 @@ final class RdmConnection extends Connection implements RdmChannel.Owner {
 
     /** Closes the data endpoint and its address vector. The EP's lock is held. */
     private void closeData() {
+        closeData(false);
+    }
+
+    /**
+     * Closes the data endpoint and its address vector, or ({@code now} false, shm) holds the close until
+     * the peer's endpoint closes where the peer is an endpoint of this process ({@link #closeAfterPeer}).
+     * The EP's lock is held.
+     */
+    private void closeData(boolean now) {
         if (fid != 0) {
             if (rdm.named) {
                 RdmLocal.closing(dataName);
@@ -138,14 +163,76 @@ final class RdmConnection extends Connection implements RdmChannel.Owner {
             };
             if (ep.srq != null) {
                 ep.srq.closing(close); // the SRQ's receives lent to the endpoint go back to the SRQ
-            } else {
+                if (rdm.named) {
+                    RdmLocal.closed(dataName);
+                }
+            } else if (!rdm.named) {
                 close.run();
-            }
-            if (rdm.named) {
+            } else if (now || !closeAfterPeer(f, close)) {
+                close.run();
                 RdmLocal.closed(dataName);
             }
             fid = 0;
             av = 0;
+        }
+        dropCredits();
+    }
+
+    /**
+     * shm: holds the data endpoint's close until its peer endpoint closes, if that is an open endpoint
+     * of this process ({@link RdmLocal#closeAfter}: the peer's progress may still touch this endpoint's
+     * region); the receives posted to it are cancelled first, so that nothing lands in them after the
+     * DTOs are flushed, and its DTO completions read later name retired slots. The IA's close closes
+     * it at the latest ({@link RdmIa#heldCloses}). False if the peer is not such an endpoint.
+     */
+    private boolean closeAfterPeer(long f, Runnable close) {
+        if (peerData == null || !RdmLocal.open(peerData)) {
+            return false;
+        }
+        DtoQueue recv = ep.data.recv;
+        for (int s : recv.liveSlots()) {
+            if (recv.deferred[s] == null) {
+                FiCalls.cancel(f, recv.context(recv.seqOf(s)));
+            }
+        }
+        OfiEvd r = ep.recvEvd();
+        OfiEvd q = ep.requestEvd();
+        byte[] name = dataName;
+        java.util.concurrent.atomic.AtomicBoolean done = new java.util.concurrent.atomic.AtomicBoolean();
+        Runnable[] self = new Runnable[1];
+        Runnable later = () -> {
+            if (done.compareAndSet(false, true)) {
+                underCqLocks(r, q, close);
+                RdmLocal.closed(name);
+                rdm.heldCloses.remove(self[0]);
+            }
+        };
+        self[0] = later;
+        if (!RdmLocal.closeAfter(peerData, later)) {
+            return false;
+        }
+        rdm.heldCloses.add(later);
+        return true;
+    }
+
+    /** Closes the receive credits' registration (after the data endpoint). */
+    private void dropCredits() {
+        if (credits != null) {
+            ep.data.credits = null;
+            credits.close();
+            credits = null;
+        }
+    }
+
+    /** The private data of a REQ or ACCEPT: the credits' header first where the connection has them. */
+    private byte[] wire(byte[] pd) {
+        return credits != null ? credits.wire(pd) : pd;
+    }
+
+    /** The connection is established with the peer whose REQ or ACCEPT carried {@code pd}: the count of receives posted goes to it. */
+    private void creditsEstablished(byte[] pd) {
+        if (credits != null && !credits.established(fid, MsgCredits.peerOf(pd))) {
+            ep.ia.held.holding(ep, true); // the count's write is tried again by the pump
         }
     }
 
@@ -201,7 +288,7 @@ final class RdmConnection extends Connection implements RdmChannel.Owner {
             } else {
                 try {
                     RdmHub hub = rdm.hub();
-                    hub.send(pspName, message(RdmMessage.REQ, 0, privateData, (int) localPort(), hub.channel.name));
+                    hub.send(pspName, message(RdmMessage.REQ, 0, wire(privateData), (int) localPort(), hub.channel.name));
                 } catch (DatException e) {
                     LOG.debug("REQ to {}: {}", target, e.getMessage());
                     refused = true;
@@ -244,9 +331,10 @@ final class RdmConnection extends Connection implements RdmChannel.Owner {
             remotePort = req.port();
             state = EpState.COMPLETION_PENDING;
             lastHeard = System.nanoTime();
+            creditsEstablished(req.pd());
             RdmHub hub = rdm.hub();
             try {
-                hub.send(req.from(), message(RdmMessage.ACCEPT, 0, privateData, (int) localPort(), hub.channel.name));
+                hub.send(req.from(), message(RdmMessage.ACCEPT, 0, wire(privateData), (int) localPort(), hub.channel.name));
                 lastSent = System.nanoTime();
             } catch (DatException e) {
                 LOG.debug("ACCEPT to {}: {}", FiRdm.toString(req.from()), e.getMessage());
@@ -374,10 +462,48 @@ final class RdmConnection extends Connection implements RdmChannel.Owner {
         return -1;
     }
 
+    /**
+     * rxm: the provider cancelled a request of this CONNECTED connection ({@code FI_ECANCELED}): the
+     * transport connection under it ended. tcp's target ends it on an RDMA Write or Read it refuses
+     * ({@code ofi_mr_verify} fails in {@code tcpx_op_write}/{@code tcpx_op_read_req}, then
+     * {@code tcpx_ep_disable}, 1.17 {@code prov/tcp/src/tcpx_progress.c}), and the initiator's tcp
+     * cancels every transfer in flight ({@code tcpx_ep_flush_all_queues}), which rxm passes on: the
+     * error entry says {@code FI_ECANCELED}, its {@code prov_errno} a stale errno; nothing tells a
+     * refusal from the peer's disconnect (its data endpoint closed) or its death. So the request stays
+     * outstanding, requests posted meanwhile wait ({@link EpData#stalled}: rxm would connect anew for
+     * them), and the peer is asked with a KEEPALIVE that it answers at once while its side is
+     * connected. A peer that disconnected sent DISC before it closed its data endpoint, on the
+     * control endpoints' ordered stream, so DISC arrives before any answer: DISCONNECTED, every
+     * request FLUSHED. An answer means the peer is connected and its side ended the transport: the
+     * oldest cancelled RDMA Write or Read was refused and completes REMOTE_ACCESS, the connection
+     * breaks (BROKEN, the rest FLUSHED); with none, the connection breaks. A silent peer is the
+     * keepalive's (BROKEN). The EP's lock is held. Behaviours: LMR_05, LMR_06.
+     */
+    @Override
+    boolean cancelled(long context) {
+        DtoQueue q = ep.data.request;
+        int s = DtoQueue.isRequest(context) && !OfiExtensions.isWriteHalf(context) ? q.slot(DtoQueue.seq(context)) : -1;
+        if (rdm.named || s < 0 || (state != EpState.CONNECTED && state != EpState.DISCONNECT_PENDING)) {
+            return false;
+        }
+        if ((q.ops[s] == DtoOperation.RDMA_WRITE || q.ops[s] == DtoOperation.RDMA_READ)
+                && (cancelledRma < 0 || DtoQueue.seq(context) < DtoQueue.seq(cancelledRma))) {
+            cancelledRma = context;
+        }
+        if (!transportEnded) {
+            transportEnded = true;
+            ep.data.stalled = true;
+            LOG.debug("EP {}: the provider cancelled a request while connected; the peer is asked", ep.id);
+            sendPeer(message(RdmMessage.KEEPALIVE, RdmMessage.PROBE, null, 0));
+        }
+        return true;
+    }
+
     @Override
     public void received(RdmChannel channel, RdmMessage m) {
         EventNumber end = null;
         byte[] pd = null;
+        long refused = -1;
         synchronized (ep) {
             if (m.type() == RdmMessage.ACCEPT && (state != EpState.ACTIVE_CONNECTION_PENDING || m.dst() != connId)) {
                 // The active side no longer waits for this accept: the passive side's accept fails.
@@ -399,7 +525,8 @@ final class RdmConnection extends Connection implements RdmChannel.Owner {
                         peerCtl = ctl.insert(m.ctl());
                         peerConn = m.src();
                         sendPeer(message(RdmMessage.RTU, 0, null, 0));
-                        established(m.pd());
+                        creditsEstablished(m.pd());
+                        established(credits != null ? MsgCredits.consumerData(m.pd()) : m.pd());
                     } catch (FiException | DatException e) {
                         LOG.debug("accept of EP {}: {}", ep.id, e.getMessage());
                         end = EventNumber.CONNECTION_NON_PEER_REJECTED;
@@ -420,6 +547,17 @@ final class RdmConnection extends Connection implements RdmChannel.Owner {
                         established(new byte[0]);
                     }
                 }
+                case RdmMessage.KEEPALIVE -> {
+                    boolean linked = state == EpState.CONNECTED || state == EpState.DISCONNECT_PENDING;
+                    if ((m.flags() & RdmMessage.PROBE) != 0 && linked) {
+                        sendPeer(message(RdmMessage.KEEPALIVE, RdmMessage.ANSWER, null, 0));
+                    }
+                    if ((m.flags() & RdmMessage.ANSWER) != 0 && transportEnded && linked) {
+                        refused = cancelledRma;
+                        cancelledRma = -1;
+                        end = EventNumber.CONNECTION_BROKEN;
+                    }
+                }
                 case RdmMessage.DISC, RdmMessage.ABORT -> {
                     if (state == EpState.COMPLETION_PENDING) {
                         end = EventNumber.CONNECTION_ACCEPT_COMPLETION_ERROR;
@@ -431,6 +569,10 @@ final class RdmConnection extends Connection implements RdmChannel.Owner {
                 default -> {
                 }
             }
+        }
+        if (refused >= 0) {
+            LOG.debug("EP {}: the peer is connected and its side ended the transport: an RDMA Write or Read was refused", ep.id);
+            ep.completed(refused, EACCES, 0); // REMOTE_ACCESS, and the connection breaks (afterCompletion)
         }
         if (end != null) {
             terminate(end, pd);
@@ -474,7 +616,7 @@ final class RdmConnection extends Connection implements RdmChannel.Owner {
      */
     void closeWithIa() {
         synchronized (ep) {
-            closeData();
+            closeData(true);
             closeControl();
         }
     }

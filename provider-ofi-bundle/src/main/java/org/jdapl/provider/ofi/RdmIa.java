@@ -51,9 +51,19 @@ final class RdmIa implements IntSupplier {
     final boolean named;
     /** The provider orders a send after an RDMA Write or Read ({@code msg_order}); else delivery-complete only. */
     final boolean ordered;
+    /**
+     * The provider is rxm ({@code <core>;ofi_rxm}). Its sends leave with receive credits
+     * ({@link MsgCredits}): rxm completes an eager send once it is transmitted, whether or not the peer
+     * has a receive for it, although the endpoint asks {@code FI_DELIVERY_COMPLETE} (1.17,
+     * {@code prov/rxm}: the flag is accepted and not acted on). Its LMRs are registered without
+     * {@code FI_SEND}/{@code FI_RECV} where it does not ask {@code FI_MR_LOCAL} ({@link OfiLmr#access}).
+     */
+    final boolean rxm;
     final List<RdmChannel> channels = new CopyOnWriteArrayList<>();
     /** The open connections by their connection id. */
     final Map<Long, RdmConnection> connections = new ConcurrentHashMap<>();
+    /** shm: data endpoints of this IA whose close waits for their peer of this process ({@link RdmLocal#closeAfter}); each closes once. */
+    final List<Runnable> heldCloses = new CopyOnWriteArrayList<>();
     private RdmHub hub;
     private boolean closed;
 
@@ -61,6 +71,8 @@ final class RdmIa implements IntSupplier {
         this.ia = ia;
         this.named = FiRdm.addrFormat(ia.info) == FiRdm.FI_ADDR_STR;
         this.ordered = (FiRdm.txOrder(ia.info) & DAT_ORDER) == DAT_ORDER;
+        String p = FiInfo.providerName(ia.info);
+        this.rxm = p != null && p.contains("ofi_rxm");
     }
 
     /** Whether {@code info} is of an RDM endpoint. */
@@ -177,6 +189,14 @@ final class RdmIa implements IntSupplier {
         return n;
     }
 
+    /** Closes the data endpoints whose close waits for their peer of this process ({@link RdmLocal#closeAfter}). */
+    void closeHeld() {
+        for (Runnable r : heldCloses) {
+            r.run();
+        }
+        heldCloses.clear();
+    }
+
     /** The IA's hub, opened at the first connect or accept. */
     synchronized RdmHub hub() {
         if (closed) {
@@ -198,6 +218,7 @@ final class RdmIa implements IntSupplier {
         for (RdmConnection c : connections.values()) {
             c.closeWithIa();
         }
+        closeHeld();
         if (hub != null) {
             hub.close();
             hub = null;

@@ -4,6 +4,10 @@ import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import org.slf4j.Logger;
@@ -34,6 +38,8 @@ final class RdmLocal {
 
     private static final Set<String> OPEN = ConcurrentHashMap.newKeySet();
     private static final Set<String> CLOSED = ConcurrentHashMap.newKeySet();
+    /** The closes of endpoints that wait for a peer endpoint of this process to close first, by the peer's name. */
+    private static final Map<String, List<Runnable>> AFTER = new HashMap<>();
 
     static {
         Runtime.getRuntime().addShutdownHook(Thread.ofPlatform().name("jdapl-ofi-shm-regions").unstarted(() -> {
@@ -57,11 +63,43 @@ final class RdmLocal {
         OPEN.add(k);
     }
 
-    /** Marks the endpoint closed, before its {@code fi_close}. */
+    /**
+     * Marks the endpoint closed, before its {@code fi_close}, and first runs the closes that waited for
+     * it ({@link #closeAfter}).
+     */
     static void closing(byte[] name) {
         String k = key(name);
-        if (OPEN.remove(k)) {
-            CLOSED.add(k);
+        List<Runnable> waiting;
+        synchronized (AFTER) {
+            if (OPEN.remove(k)) {
+                CLOSED.add(k);
+            }
+            waiting = AFTER.remove(k);
+        }
+        if (waiting != null) {
+            waiting.forEach(Runnable::run);
+        }
+    }
+
+    /**
+     * Holds {@code close} (an endpoint's {@code fi_close}) until the endpoint {@code peer} of this
+     * process closes, if it is open; false (nothing held) if it is not. shm writes a response into the
+     * sender's region and the sender returns the receiver's buffers by its responses
+     * ({@code smr_progress_resp_entry} locks the peer's region, 1.17 {@code prov/shm/src/smr_progress.c}):
+     * with a peer of this process that region is the peer endpoint's own mapping, which its close
+     * unmaps, so an endpoint that closed while its local peer was still open made the peer's progress
+     * touch unmapped memory (the one-JVM shm kit's progress thread died in {@code pthread_spin_trylock}
+     * after DISC_02). The endpoint whose close is held is unusable for jdapl ({@link #gone}) and its
+     * receives are cancelled; it closes first when its peer closes.
+     */
+    static boolean closeAfter(byte[] peer, Runnable close) {
+        String k = key(peer);
+        synchronized (AFTER) {
+            if (!OPEN.contains(k)) {
+                return false;
+            }
+            AFTER.computeIfAbsent(k, x -> new ArrayList<>()).add(close);
+            return true;
         }
     }
 
@@ -79,6 +117,11 @@ final class RdmLocal {
         } catch (IOException | SecurityException e) {
             LOG.debug("removing shm region {}: {}", k, e.toString());
         }
+    }
+
+    /** Whether {@code name} is an open endpoint of this process. */
+    static boolean open(byte[] name) {
+        return name != null && OPEN.contains(key(name));
     }
 
     /** Whether {@code name} was an endpoint of this process that is closed now. */

@@ -36,12 +36,18 @@ record RdmMessage(int type, int flags, long src, long dst, int ip, int port, byt
     static final int KEEPALIVE = 7;
     /** REJECT flag: the consumer's reject (PEER_REJECTED), not the provider's (NON_PEER_REJECTED). */
     static final int PEER = 1;
+    /** KEEPALIVE flag: the peer answers at once with {@link #ANSWER} while its side is connected. */
+    static final int PROBE = 1;
+    /** KEEPALIVE flag: the answer to a {@link #PROBE}. */
+    static final int ANSWER = 2;
     static final int HEADER = 4 + 1 + 1 + 2 + 8 + 8 + 4 + 4 + 2 + 2 + 2 + 2;
     /** The private data a connect, accept or reject carries at most. */
     static final int MAX_PRIVATE_DATA = 256;
     static final int MAX_ADDRESS = 256;
+    /** The private data field at most: the consumer's and the receive credits' header before it ({@link MsgCredits}). */
+    static final int MAX_PD_FIELD = MAX_PRIVATE_DATA + MsgCredits.HEADER;
     /** The size of every control buffer. */
-    static final int BUFFER = HEADER + 3 * MAX_ADDRESS + MAX_PRIVATE_DATA;
+    static final int BUFFER = HEADER + 3 * MAX_ADDRESS + MAX_PD_FIELD;
 
     private static final byte[] NONE = new byte[0];
 
@@ -76,7 +82,7 @@ record RdmMessage(int type, int flags, long src, long dst, int ip, int port, byt
         int d = b.getShort() & 0xffff;
         int p = b.getShort() & 0xffff;
         int f = b.getShort() & 0xffff;
-        if (c > MAX_ADDRESS || d > MAX_ADDRESS || p > MAX_PRIVATE_DATA || f > MAX_ADDRESS || HEADER + c + d + p + f > len) {
+        if (c > MAX_ADDRESS || d > MAX_ADDRESS || p > MAX_PD_FIELD || f > MAX_ADDRESS || HEADER + c + d + p + f > len) {
             return null;
         }
         byte[] ctl = new byte[c];

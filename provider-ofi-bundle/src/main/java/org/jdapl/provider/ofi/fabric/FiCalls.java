@@ -44,6 +44,7 @@ public final class FiCalls {
     private static final MethodHandle I_JIJ = h(FunctionDescriptor.of(JAVA_INT, JAVA_LONG, JAVA_INT, JAVA_LONG));
     private static final MethodHandle I_JIIJJ = h(FunctionDescriptor.of(JAVA_INT, JAVA_LONG, JAVA_INT, JAVA_INT,
             JAVA_LONG, JAVA_LONG));
+    private static final MethodHandle J_JJ = h(FunctionDescriptor.of(JAVA_LONG, JAVA_LONG, JAVA_LONG));
     private static final MethodHandle I_JJI = h(FunctionDescriptor.of(JAVA_INT, JAVA_LONG, JAVA_LONG, JAVA_INT));
     private static final MethodHandle I_MR_REG = h(FunctionDescriptor.of(JAVA_INT, JAVA_LONG, JAVA_LONG, JAVA_LONG,
             JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_LONG));
@@ -213,6 +214,15 @@ public final class FiCalls {
         try {
             return (int) I_JIIJJ.invokeExact(op(word(ep + EP_OPS), OPS_EP_GETOPT, "fi_getopt"), ep, level, name,
                     optval, optlen);
+        } catch (Throwable t) {
+            throw fail(t);
+        }
+    }
+
+    /** {@code fi_cancel(fid, context)} of an EP: its operation of {@code context} completes {@code FI_ECANCELED}. */
+    public static long cancel(long ep, long context) {
+        try {
+            return (long) J_JJ.invokeExact(op(word(ep + EP_OPS), OPS_EP_CANCEL, "fi_cancel"), ep, context);
         } catch (Throwable t) {
             throw fail(t);
         }

@@ -114,6 +114,7 @@ public final class FiLayouts {
     public static final long PEP_CM = FID_PEP.field("cm", 32, P);
 
     public static final FiStruct FI_OPS_EP = new FiStruct("fi_ops_ep", 64);
+    public static final long OPS_EP_CANCEL = FI_OPS_EP.field("cancel", 8, P);
     public static final long OPS_EP_GETOPT = FI_OPS_EP.field("getopt", 16, P);
     public static final long OPS_EP_SETOPT = FI_OPS_EP.field("setopt", 24, P);
 
