@@ -69,10 +69,14 @@ if [[ " $parts " == *" ofi "* ]]; then
   if [[ " ${RXE_OFI_KITS:-verbs} " == *" rxm "* ]]; then
     FI_PROVIDER=verbs,ofi_rxm fi_info -p "verbs;ofi_rxm" -t FI_EP_RDM -v > $R/fi_info-verbs-rxm.txt 2>&1 \
       || echo "GUEST: fi_info -p 'verbs;ofi_rxm' found nothing"
-    env FI_PROVIDER=verbs,ofi_rxm FI_UNIVERSE_SIZE=64 ${RXE_FI_LOG_LEVEL:+FI_LOG_LEVEL=$RXE_FI_LOG_LEVEL} $JAVA --enable-native-access=ALL-UNNAMED -Xmx1g -XX:+UseSerialGC -XX:TieredStopAtLevel=1 -cp $OFI_CLASSPATH \
+    env FI_PROVIDER=verbs,ofi_rxm FI_UNIVERSE_SIZE=64 ${RXE_FI_LOG_LEVEL:+FI_LOG_LEVEL=$RXE_FI_LOG_LEVEL} $JAVA --enable-native-access=ALL-UNNAMED -Xmx1g -XX:+UseSerialGC -XX:TieredStopAtLevel=1 \
+      -XX:ErrorFile=$R/hs_err-ofi-rxm-%p.log -cp $OFI_CLASSPATH \
       -Dorg.slf4j.simpleLogger.defaultLogLevel=warn org.jdapl.provider.ofi.kit.OfiVerbsKit \
       $R/ofi-verbs-rxm-rxe.txt "${RXE_KIT_ONLY:-.*}" rxm 2>&1 | tee $R/ofi-rxm-kit.log
     xrc=${PIPESTATUS[0]}
+    if [ $xrc -gt 1 ]; then # the JVM did not end by itself (a crash: its hs_err file is in the reports)
+      echo "# the kit's JVM ended with exit $xrc after the cases above (ofi-rxm-kit.log, hs_err-ofi-rxm-*.log)" >> $R/ofi-verbs-rxm-rxe.txt
+    fi
     echo "GUEST: ofi verbs;ofi_rxm conformance kit exit $xrc at $(cut -d' ' -f1 /proc/uptime) s"
     [ $xrc = 0 ] || rc=1
   fi

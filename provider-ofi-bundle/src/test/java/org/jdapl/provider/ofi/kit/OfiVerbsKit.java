@@ -46,6 +46,7 @@ public final class OfiVerbsKit {
                     r.failure().printStackTrace(System.out);
                 }
                 System.out.flush();
+                ConformanceKit.writeReport(report, results); // what ran so far, should the JVM not survive the next case
             }
         }
         ConformanceKit.writeReport(report, results);
