@@ -50,14 +50,36 @@ fi
 # 2a. The conformance kit against the libfabric provider's verbs MSG endpoints on the same device
 #     (ofi-verbs-rxe.txt); what libfabric's verbs provider offers there in fi_info-verbs.txt. libfabric
 #     is limited to its verbs provider (FI_PROVIDER): the others' probes cost seconds under TCG.
+#     RXE_OFI_KITS names the kits: verbs (the default) and rxm, the kit on verbs;ofi_rxm (reliable
+#     datagrams over verbs, jdapl's connection protocol over RDM: ofi-verbs-rxm-rxe.txt, what the
+#     provider offers in fi_info-verbs-rxm.txt; libfabric limited to verbs and ofi_rxm, its log level
+#     RXE_FI_LOG_LEVEL when set, e.g. warn, into ofi-rxm-kit.log). FI_UNIVERSE_SIZE=64: rxm sizes the
+#     verbs CQ of each endpoint (receive + transmit queue) x the universe size, 256 by default: 65536
+#     entries, over rxe0's max_cqe of 32767 (ibv_create_cq fails, fi_enable returns EINVAL).
 if [[ " $parts " == *" ofi "* ]]; then
-  fi_info -p verbs -t FI_EP_MSG -v > $R/fi_info-verbs.txt 2>&1 || echo "GUEST: fi_info -p verbs found nothing"
-  FI_PROVIDER=verbs $JAVA --enable-native-access=ALL-UNNAMED -Xmx512m -XX:+UseSerialGC -XX:TieredStopAtLevel=1 -cp $OFI_CLASSPATH \
-    -Dorg.slf4j.simpleLogger.defaultLogLevel=warn org.jdapl.provider.ofi.kit.OfiVerbsKit \
-    $R/ofi-verbs-rxe.txt "${RXE_KIT_ONLY:-.*}" 2>&1 | tee $R/ofi-kit.log
-  orc=${PIPESTATUS[0]}
-  echo "GUEST: ofi verbs conformance kit exit $orc at $(cut -d' ' -f1 /proc/uptime) s"
-  [ $orc = 0 ] || rc=1
+  if [[ " ${RXE_OFI_KITS:-verbs} " == *" verbs "* ]]; then
+    fi_info -p verbs -t FI_EP_MSG -v > $R/fi_info-verbs.txt 2>&1 || echo "GUEST: fi_info -p verbs found nothing"
+    FI_PROVIDER=verbs $JAVA --enable-native-access=ALL-UNNAMED -Xmx512m -XX:+UseSerialGC -XX:TieredStopAtLevel=1 -cp $OFI_CLASSPATH \
+      -Dorg.slf4j.simpleLogger.defaultLogLevel=warn org.jdapl.provider.ofi.kit.OfiVerbsKit \
+      $R/ofi-verbs-rxe.txt "${RXE_KIT_ONLY:-.*}" 2>&1 | tee $R/ofi-kit.log
+    orc=${PIPESTATUS[0]}
+    echo "GUEST: ofi verbs conformance kit exit $orc at $(cut -d' ' -f1 /proc/uptime) s"
+    [ $orc = 0 ] || rc=1
+  fi
+  if [[ " ${RXE_OFI_KITS:-verbs} " == *" rxm "* ]]; then
+    FI_PROVIDER=verbs,ofi_rxm fi_info -p "verbs;ofi_rxm" -t FI_EP_RDM -v > $R/fi_info-verbs-rxm.txt 2>&1 \
+      || echo "GUEST: fi_info -p 'verbs;ofi_rxm' found nothing"
+    env FI_PROVIDER=verbs,ofi_rxm FI_UNIVERSE_SIZE=64 ${RXE_FI_LOG_LEVEL:+FI_LOG_LEVEL=$RXE_FI_LOG_LEVEL} $JAVA --enable-native-access=ALL-UNNAMED -Xmx1g -XX:+UseSerialGC -XX:TieredStopAtLevel=1 \
+      -XX:ErrorFile=$R/hs_err-ofi-rxm-%p.log -cp $OFI_CLASSPATH \
+      -Dorg.slf4j.simpleLogger.defaultLogLevel=warn org.jdapl.provider.ofi.kit.OfiVerbsKit \
+      $R/ofi-verbs-rxm-rxe.txt "${RXE_KIT_ONLY:-.*}" rxm 2>&1 | tee $R/ofi-rxm-kit.log
+    xrc=${PIPESTATUS[0]}
+    if [ $xrc -gt 1 ]; then # the JVM did not end by itself (a crash: its hs_err file is in the reports)
+      echo "# the kit's JVM ended with exit $xrc after the cases above (ofi-rxm-kit.log, hs_err-ofi-rxm-*.log)" >> $R/ofi-verbs-rxm-rxe.txt
+    fi
+    echo "GUEST: ofi verbs;ofi_rxm conformance kit exit $xrc at $(cut -d' ' -f1 /proc/uptime) s"
+    [ $xrc = 0 ] || rc=1
+  fi
   # The libfabric provider's benchmark rows on the same device (ofi-bench-rxe.txt, its progress in
   # ofi-bench.log): the DAT 64 B ping-pong and 1 MiB RDMA Writes on two "verbs rxe0" IAs against
   # fi_pingpong -p verbs -e msg -d rxe0 in alternating rounds, each end bound to a vCPU as perftest's

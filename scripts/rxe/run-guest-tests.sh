@@ -4,7 +4,8 @@
 # system shared read-only over 9p; then the conformance kit and the benchmark next to perftest, and,
 # when asked for (part insn, a second boot with a counting TCG plugin), the DAT layer's instructions per
 # round trip (RXE_PARTS="tests kit ofi soak bench interop dapltest" by default; ofi: the conformance kit on
-# the libfabric provider's verbs MSG endpoints, ofi-verbs-rxe.txt, then that provider's benchmark rows
+# the libfabric provider's verbs MSG endpoints, ofi-verbs-rxe.txt, and with RXE_OFI_KITS="verbs rxm" (or "rxm")
+# on verbs;ofi_rxm too (or only), ofi-verbs-rxm-rxe.txt; then that provider's benchmark rows
 # against fi_pingpong -p verbs -e msg on rxe0, ofi-bench-rxe.txt (OfiPingPongBench; when RXE_OFI_BENCH=1:
 # a measurement of a few minutes); soak: the provider under faults,
 # guest-soak.sh; interop: jdapl against OFED's uDAPL, dtest and dtestx both ways, dat-interop.c's cases, the
@@ -203,6 +204,8 @@ RXE_KIT_ONLY="${RXE_KIT_ONLY:-.*}"
 RXE_TESTS="${RXE_TESTS:-}"
 RXE_SOAK_CYCLES="${RXE_SOAK_CYCLES:-1000}"
 RXE_OFI_BENCH="${RXE_OFI_BENCH:-0}"
+RXE_OFI_KITS="${RXE_OFI_KITS:-verbs}"
+RXE_FI_LOG_LEVEL="${RXE_FI_LOG_LEVEL:-}"
 RXE_BENCH_JAVA_OPTS="${RXE_BENCH_JAVA_OPTS:-}"
 RXE_INTEROP_CASES="${RXE_INTEROP_CASES:-dtest dtestx peers}"
 ${rate_env}JAVA=$java_home/bin/java

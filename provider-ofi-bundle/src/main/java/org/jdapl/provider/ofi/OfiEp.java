@@ -445,19 +445,34 @@ final class OfiEp extends OfiObject implements Endpoint {
                 || s == EpState.TENTATIVE_CONNECTION_PENDING) {
             throw DatException.invalidState(Connection.subtype(s), "dat_ep_free in " + s);
         }
-        destroy();
+        destroy(true);
         ia.removed(this);
     }
 
+    /** At the IA's close: the EP goes, its outstanding DTOs without events (their EVDs go too). */
     @Override
     void destroy() {
+        destroy(false);
+    }
+
+    /**
+     * The EP goes: its connection and endpoint, then its outstanding DTOs: at {@code dat_ep_free}
+     * ({@code flush}) each completes FLUSHED before free returns, as the emulated provider's do, so
+     * that every posted DTO completes exactly once and none after free (soak's {@code epfree});
+     * at the IA's close they go without events. Behaviours: FREE_06.
+     */
+    private void destroy(boolean flush) {
         synchronized (this) {
             if (freed) {
                 return;
             }
             freed = true;
             conn.release();
-            data.discard();
+            if (flush) {
+                data.flush();
+            } else {
+                data.discard();
+            }
             if (srq != null) {
                 srq.close();
                 srq.srq.users.decrementAndGet();

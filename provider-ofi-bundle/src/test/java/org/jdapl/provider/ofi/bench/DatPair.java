@@ -33,7 +33,7 @@ import org.jdapl.provider.ofi.OfiProvider;
  * calling thread; its ponging side a thread started for each measurement, bound to
  * {@code serverCpu} when that is not negative.
  */
-final class DatPair implements AutoCloseable {
+final class DatPair implements BenchPair {
     /** RDMA Writes outstanding in {@link #writeBandwidth}. */
     static final int WINDOW = 4;
     /** How long a side polls for a completion before it gives up. */
@@ -69,13 +69,13 @@ final class DatPair implements AutoCloseable {
         b = ib;
     }
 
-    /** The IAs' address (both are on the same domain): where fi_pingpong's client finds its server. */
-    SocketAddress address() {
+    @Override
+    public SocketAddress address() {
         return a.query().attributes().address();
     }
 
-    /** {@code n} round trips of {@code size} bytes: the half round trip in microseconds. */
-    double pingPong(int n) throws InterruptedException {
+    @Override
+    public double pingPong(int n) throws InterruptedException {
         if (n == 0) {
             return 0;
         }
@@ -106,20 +106,25 @@ final class DatPair implements AutoCloseable {
         return (t1 - t0) / 1000.0 / n / 2;
     }
 
+    @Override
+    public double writeBandwidth(int n) {
+        return writeBandwidth(sa, new RmrTriplet(sb.lmr.rmrContext(), sb.lmr.query().registeredAddress() + size, size), n);
+    }
+
     /**
-     * {@code n} RDMA Writes of {@code size} bytes from the first IA's region to the second's,
-     * {@value #WINDOW} outstanding: MB/s (10^6 bytes per second).
+     * {@code n} RDMA Writes of {@code s}'s send region to {@code target}, {@value #WINDOW} outstanding:
+     * MB/s (10^6 bytes per second).
      */
-    double writeBandwidth(int n) {
-        RmrTriplet target = new RmrTriplet(sb.lmr.rmrContext(), sb.lmr.query().registeredAddress() + size, size);
+    static double writeBandwidth(Side s, RmrTriplet target, int n) {
+        long size = target.length();
         long t0 = System.nanoTime();
         int posted = 0;
         int done = 0;
         while (done < n) {
             while (posted < n && posted - done < WINDOW) {
-                sa.ep.postRdmaWrite(sa.sendIov, posted++, target, Dat.COMPLETION_DEFAULT);
+                s.ep.postRdmaWrite(s.sendIov, posted++, target, Dat.COMPLETION_DEFAULT);
             }
-            poll(sa, sa.reqEvd);
+            poll(s, s.reqEvd);
             done++;
         }
         long t1 = System.nanoTime();
@@ -168,7 +173,7 @@ final class DatPair implements AutoCloseable {
      * Takes the next completion of {@code s}'s EVD into its slot (polling); fails on an error, and
      * when none came within {@link #STALL} (looking at the clock once per 1024 empty polls).
      */
-    private static void poll(Side s, EventDispatcher evd) {
+    static void poll(Side s, EventDispatcher evd) {
         long since = 0;
         for (int spins = 1; !evd.dequeue(s.slot); spins++) {
             Thread.onSpinWait();
@@ -187,7 +192,7 @@ final class DatPair implements AutoCloseable {
         }
     }
 
-    private static void ping(Side s, int n) {
+    static void ping(Side s, int n) {
         for (int i = 0; i < n; i++) {
             s.ep.postSend(s.sendIov, i, Dat.COMPLETION_DEFAULT);
             poll(s, s.recvEvd);
@@ -196,7 +201,7 @@ final class DatPair implements AutoCloseable {
         }
     }
 
-    private static void pong(Side s, int n) {
+    static void pong(Side s, int n) {
         for (int i = 0; i < n; i++) {
             poll(s, s.recvEvd);
             s.ep.postRecv(s.recvIov, i, Dat.COMPLETION_DEFAULT);
@@ -206,7 +211,7 @@ final class DatPair implements AutoCloseable {
     }
 
     /** One side's objects. */
-    private static final class Side {
+    static final class Side {
         final EventDispatcher recvEvd;
         final EventDispatcher reqEvd;
         final EventDispatcher conn;

@@ -8,7 +8,7 @@ import java.util.List;
 import java.util.concurrent.TimeUnit;
 
 /**
- * libfabric's own ping-pong, {@code fi_pingpong -p <provider> -e msg -d <domain>} (libfabric-bin), as
+ * libfabric's own ping-pong, {@code fi_pingpong -p <provider> -e <endpoint> [-d <domain>]} (libfabric-bin), as
  * two processes, the baseline of {@link OfiPingPongBench}: the server listens for its control
  * connection on {@code port}, the client reaches it at {@code address}, as fabtests run it. When
  * {@code clientCpu} and {@code serverCpu} are not negative, each process is bound to its CPU with
@@ -17,13 +17,14 @@ import java.util.concurrent.TimeUnit;
  * client stuck at its end after every transfer, seen on the emulated guest), the server's. Every
  * wait is bounded; a failure throws with what both processes printed.
  *
- * @param provider the libfabric provider ({@code tcp}, {@code verbs})
- * @param domain its domain ({@code lo}, {@code rxe0})
+ * @param provider the libfabric provider ({@code tcp}, {@code verbs}, {@code shm})
+ * @param endpoint the endpoint type ({@code msg}, {@code rdm})
+ * @param domain its domain ({@code lo}, {@code rxe0}), or null for the provider's first
  * @param address the server's address as the client reaches it
  * @param clientCpu the client's CPU, or -1
  * @param serverCpu the server's CPU, or -1
  */
-record FiPingPong(String provider, String domain, String address, int clientCpu, int serverCpu) {
+record FiPingPong(String provider, String endpoint, String domain, String address, int clientCpu, int serverCpu) {
     private static final long CLIENT_SECONDS = 300;
     private static final long LISTEN_SECONDS = 60;
     private static final long GRACE_SECONDS = 20;
@@ -33,8 +34,11 @@ record FiPingPong(String provider, String domain, String address, int clientCpu,
      * half round trip).
      */
     double[] run(int size, int iterations, int port) throws IOException, InterruptedException {
-        List<String> common = List.of("fi_pingpong", "-p", provider, "-e", "msg", "-d", domain, "-S",
-                Integer.toString(size), "-I", Integer.toString(iterations));
+        List<String> common = new ArrayList<>(List.of("fi_pingpong", "-p", provider, "-e", endpoint));
+        if (domain != null) {
+            common.addAll(List.of("-d", domain));
+        }
+        common.addAll(List.of("-S", Integer.toString(size), "-I", Integer.toString(iterations)));
         List<String> server = new ArrayList<>(bound(serverCpu));
         server.addAll(common);
         server.addAll(List.of("-B", Integer.toString(port)));

@@ -16,23 +16,27 @@ import java.util.stream.Collectors;
  * two IAs of one libfabric provider and domain ({@link DatPair}: the ponger on a thread of its own,
  * both polling their EVDs with dat_evd_dequeue into a reusable event slot, after a warm-up for the
  * JIT) against {@code fi_pingpong -p <provider> -e msg -d <domain> -S 64} (server and client
- * processes, {@link FiPingPong}), half round trip; and 1 MiB RDMA Writes (a window of
+ * processes, {@link FiPingPong}), half round trip; on a reliable-datagram provider ({@code shm},
+ * {@code tcp;ofi_rxm}) the ponging IA is in a second JVM ({@link TwoJvmPair}, {@link BenchPeer}) and
+ * the baseline is {@code fi_pingpong -p <provider> -e rdm}; and 1 MiB RDMA Writes (a window of
  * {@value DatPair#WINDOW} outstanding, each delivery complete) against {@code fi_pingpong ... -S 1048576},
  * MB/s (10^6 bytes per second, as fi_pingpong counts). Debian's libfabric-bin ships fi_pingpong
  * only, not fabtests' fi_rma_bw, so the 1 MiB baseline is fi_pingpong's send/receive throughput at
  * that size. With several rounds, fi_pingpong and the DAT measurement alternate (the DAT IAs stay
  * connected) and each figure is the median of its rounds.
  *
- * <p>A program, not a test: {@code scripts/ofi/bench.sh} (tcp on lo) and part {@code ofi} of the
- * Soft-RoCE harness ({@code scripts/rxe/guest-tests.sh}: verbs on rxe0).
+ * <p>A program, not a test: {@code scripts/ofi/bench.sh} (tcp on lo; {@code --provider shm}: shm between
+ * two JVMs) and part {@code ofi} of the Soft-RoCE harness ({@code scripts/rxe/guest-tests.sh}: verbs on rxe0).
  *
  * <pre>
- * OfiPingPongBench [iterations [1 MiB iterations]] [--provider tcp|verbs] [--domain lo|rxe0]
- *     [--address ip] [--rounds n] [--big-rounds n] [--warmup n] [--warmup-seconds s] [--round-seconds s]
+ * OfiPingPongBench [iterations [1 MiB iterations]] [--provider tcp|verbs|shm|tcp;ofi_rxm] [--domain lo|rxe0]
+ *     [--peer jvm|thread] [--address ip] [--rounds n] [--big-rounds n] [--warmup n] [--warmup-seconds s] [--round-seconds s]
  *     [--cpus client,server] [--report file]
  * </pre>
  * The IAs are {@code "<provider> <domain>"} (tcp on lo by default; verbs on rxe0 as
- * {@code OfiVerbsFixture} opens them); fi_pingpong's client reaches its server at {@code --address},
+ * {@code OfiVerbsFixture} opens them; {@code "shm"} without a domain); {@code --peer} puts the ponging
+ * IA in this JVM ({@code thread}, the default on MSG providers) or in a second one ({@code jvm}, the
+ * default on RDM providers); fi_pingpong's client reaches its server at {@code --address},
  * by default the DAT IA's own address (127.0.0.1 on lo, the rxe device's IPv4 address on rxe0). The
  * ping-pong warms up over {@code --warmup} round trips (20 000, or the iterations if fewer); with
  * {@code --warmup-seconds}, in chunks of {@value #WARM_CHUNK} for at least 10 s and then until the
@@ -56,11 +60,12 @@ public final class OfiPingPongBench {
     }
 
     /** The command line. */
-    record Options(String provider, String domain, String address, int iterations, int bigIterations,
+    record Options(String provider, String domain, boolean twoJvms, String address, int iterations, int bigIterations,
             int rounds, int bigRounds, int warmup, int warmupSeconds, int roundSeconds, int clientCpu, int serverCpu, Path report) {
         static Options parse(String... args) {
             String provider = "tcp";
             String domain = null;
+            String peer = null;
             String address = null;
             int[] counts = {20000, 200};
             int positional = 0;
@@ -88,6 +93,7 @@ public final class OfiPingPongBench {
                 switch (a) {
                     case "--provider" -> provider = v;
                     case "--domain" -> domain = v;
+                    case "--peer" -> peer = v;
                     case "--address" -> address = v;
                     case "--rounds" -> rounds = positive(a, v);
                     case "--big-rounds" -> bigRounds = positive(a, v);
@@ -106,13 +112,19 @@ public final class OfiPingPongBench {
                     default -> throw new IllegalArgumentException("unknown option " + a);
                 }
             }
-            if (domain == null) {
+            if (domain == null && !rdm(provider)) {
                 if (!provider.equals("tcp")) {
                     throw new IllegalArgumentException("--domain is needed with --provider " + provider);
                 }
                 domain = "lo";
             }
-            return new Options(provider, domain, address, counts[0], counts[1], rounds,
+            if (peer == null) {
+                peer = rdm(provider) ? "jvm" : "thread";
+            }
+            if (!peer.equals("jvm") && !peer.equals("thread")) {
+                throw new IllegalArgumentException("--peer jvm|thread: " + peer);
+            }
+            return new Options(provider, domain, peer.equals("jvm"), address, counts[0], counts[1], rounds,
                     bigRounds < 0 ? rounds : bigRounds, warmup < 0 ? Math.min(20_000, counts[0]) : warmup,
                     warmupSeconds, roundSeconds, clientCpu, serverCpu, report);
         }
@@ -125,9 +137,19 @@ public final class OfiPingPongBench {
             return n;
         }
 
+        /** Whether {@code provider} offers reliable-datagram endpoints only ({@code shm}, {@code ...;ofi_rxm}). */
+        static boolean rdm(String provider) {
+            return provider.equals("shm") || provider.endsWith(";ofi_rxm");
+        }
+
+        /** fi_pingpong's endpoint type. */
+        String endpoint() {
+            return rdm(provider) ? "rdm" : "msg";
+        }
+
         /** The IA's {@code ia_params}, as dat.conf gives them. */
         String iaParams() {
-            return provider + " " + domain;
+            return domain == null ? provider : provider + " " + domain;
         }
     }
 
@@ -145,8 +167,8 @@ public final class OfiPingPongBench {
         progress("%s: DAT IAs \"%s\", %d B ping-pong, %d round(s) of %d round trips after %d%s to warm up",
                 heading(o), o.iaParams(), SIZE, o.rounds(), o.iterations(), o.warmup(), o.warmupSeconds() == 0 ? ""
                         : " or more (until the JIT is quiet, at most " + o.warmupSeconds() + " s)");
-        try (DatPair pair = new DatPair("ofi-bench-lat", o.iaParams(), SIZE, o.serverCpu())) {
-            fi = new FiPingPong(o.provider(), o.domain(), o.address() != null ? o.address()
+        try (BenchPair pair = pair(o, "ofi-bench-lat", SIZE)) {
+            fi = new FiPingPong(o.provider(), o.endpoint(), o.domain(), o.address() != null ? o.address()
                     : ((InetSocketAddress) pair.address()).getAddress().getHostAddress(), o.clientCpu(),
                     o.serverCpu());
             double pace = warmUp(pair, o);
@@ -164,7 +186,7 @@ public final class OfiPingPongBench {
         }
         progress("%s: 1 MiB RDMA Writes, %d round(s) of %d after %d to warm up; fi_pingpong's client at %s",
                 heading(o), o.bigRounds(), o.bigIterations(), Math.min(20, o.bigIterations()), fi.address());
-        try (DatPair pair = new DatPair("ofi-bench-bw", o.iaParams(), BIG, o.serverCpu())) {
+        try (BenchPair pair = pair(o, "ofi-bench-bw", BIG)) {
             double rate = pair.writeBandwidth(Math.min(20, o.bigIterations()));
             bigIterations = o.roundSeconds() == 0 ? o.bigIterations()
                     : fit(o.roundSeconds() * rate * 1e6 / BIG, 3, o.bigIterations());
@@ -185,6 +207,12 @@ public final class OfiPingPongBench {
         }
     }
 
+    /** The two EPs, the ponging side in this JVM or in a peer JVM. */
+    private static BenchPair pair(Options o, String name, int size) {
+        return o.twoJvms() ? new TwoJvmPair(name, o.iaParams(), size, o.serverCpu())
+                : new DatPair(name, o.iaParams(), size, o.serverCpu());
+    }
+
     /** {@code n} between {@code min} and {@code max}. */
     private static int fit(double n, int min, int max) {
         return (int) Math.max(Math.min(n, max), Math.min(min, max));
@@ -194,7 +222,7 @@ public final class OfiPingPongBench {
      * The ping-pong's warm-up: {@code --warmup} round trips, JIT-quiet and bounded with
      * {@code --warmup-seconds}. Returns the half round trip of its last chunk, in microseconds.
      */
-    private static double warmUp(DatPair pair, Options o) throws InterruptedException {
+    private static double warmUp(BenchPair pair, Options o) throws InterruptedException {
         if (o.warmupSeconds() == 0) {
             return pair.pingPong(o.warmup());
         }
@@ -229,7 +257,7 @@ public final class OfiPingPongBench {
     }
 
     private static String heading(Options o) {
-        return o.provider() + " on " + o.domain();
+        return o.provider() + (o.domain() == null ? "" : " on " + o.domain()) + (o.twoJvms() ? ", two JVMs" : "");
     }
 
     private static void progress(String format, Object... args) {
@@ -254,10 +282,11 @@ public final class OfiPingPongBench {
             t.append(String.format(Locale.ROOT, "  64 B   DAT: %s | fi_pingpong: %s%n", list(datLat), list(fiLat)));
             t.append(String.format(Locale.ROOT, "  1 MiB  DAT: %s | fi_pingpong: %s%n", list(datBw), list(fiBw)));
         }
-        t.append(String.format(Locale.ROOT, "fi_pingpong -p %s -e msg -d %s, client to %s, %d and %d iterations%s;"
-                + " DAT IAs \"%s\"%n", o.provider(), o.domain(), fi.address(), iterations, bigIterations,
+        t.append(String.format(Locale.ROOT, "fi_pingpong -p %s -e %s%s, client to %s, %d and %d iterations%s;"
+                + " DAT IAs \"%s\"%s%n", o.provider(), o.endpoint(), o.domain() == null ? "" : " -d " + o.domain(),
+                fi.address(), iterations, bigIterations,
                 o.clientCpu() < 0 ? "" : ", client on CPU " + o.clientCpu() + " and server on CPU " + o.serverCpu()
-                        + " (both ping-pongs)", o.iaParams()));
+                        + " (both ping-pongs)", o.iaParams(), o.twoJvms() ? ", the ponging one in a second JVM" : ""));
         return t.toString();
     }
 

@@ -24,8 +24,8 @@ import org.opentest4j.AssertionFailedError;
  * The conformance kit against the ofi provider on libfabric's shm provider (reliable datagrams over
  * shared memory) with the peer IA in a second JVM: one dynamic test per conformance ID, the report in
  * {@code target/conformance/ofi-shm.txt}. Subclasses run it on {@code tcp;ofi_rxm}. Without libfabric
- * every case is skipped with the reason. The RDM kits run when {@code -Djdapl.ofi.rdmKit=true} is
- * given (the README's RDM table says what fails and why).
+ * every case is skipped with the reason. This kit runs in every build; the subclasses' when
+ * {@code -Djdapl.ofi.rdmKit=true} is given (the README's RDM table says what fails and why).
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class OfiShmConformanceTest {
@@ -35,14 +35,22 @@ class OfiShmConformanceTest {
 
     @BeforeAll
     void open() {
-        if (!Boolean.getBoolean("jdapl.ofi.rdmKit")) {
-            missing = "the RDM conformance kits run with -Djdapl.ofi.rdmKit=true (see the provider README)";
+        if (!byDefault() && !Boolean.getBoolean("jdapl.ofi.rdmKit")) {
+            missing = "this RDM conformance kit runs with -Djdapl.ofi.rdmKit=true (see the provider README)";
             return;
         }
         missing = OfiHost.ensure("runtime");
         if (missing == null) {
             fixture = openFixture();
         }
+    }
+
+    /**
+     * Whether the kit runs in every build: the shm kit between two JVMs does; its subclasses (shm in
+     * one JVM, {@code tcp;ofi_rxm}) run with {@code -Djdapl.ofi.rdmKit=true}.
+     */
+    private boolean byDefault() {
+        return getClass() == OfiShmConformanceTest.class;
     }
 
     /** The provider under the kit: the peer IA in a second JVM. */

@@ -1,0 +1,62 @@
+package org.jdapl.provider.ofi.kit;
+
+import java.net.SocketAddress;
+import java.util.List;
+import org.jdapl.conformance.ConformanceFixture;
+import org.jdapl.conformance.IaPair;
+import org.jdapl.conformance.Timing;
+import org.jdapl.dat.Endpoint;
+
+/**
+ * The ofi provider on libfabric's {@code verbs;ofi_rxm} (reliable datagrams over verbs RC queue pairs,
+ * the connection protocol over RDM) under the kit in the Soft-RoCE guest ({@code scripts/rxe/guest-tests.sh},
+ * part {@code ofi} with {@code RXE_OFI_KITS} naming {@code rxm}): two IAs {@code "verbs;ofi_rxm <device>"}
+ * in one JVM ({@link OfiRdmFixture}), the device from {@code JDAPL_RXE_DEVICE} (rxe0), the verbs
+ * fixture's bounds for an emulated CPU. The report is {@code ofi-verbs-rxm-rxe.txt}.
+ */
+public final class OfiVerbsRxmFixture implements ConformanceFixture {
+    private static final String DEVICE = System.getenv().getOrDefault("JDAPL_RXE_DEVICE", "rxe0");
+
+    private final OfiRdmFixture rdm = new OfiRdmFixture("verbs-rxm-" + DEVICE, "verbs;ofi_rxm " + DEVICE);
+    private final OfiVerbsFixture verbs = new OfiVerbsFixture();
+
+    @Override
+    public String name() {
+        return "ofi-verbs-rxm-rxe";
+    }
+
+    @Override
+    public IaPair openPair() {
+        return rdm.openPair();
+    }
+
+    @Override
+    public List<SocketAddress> invalidAddresses() {
+        return rdm.invalidAddresses();
+    }
+
+    /** None, as on {@code tcp;ofi_rxm} (CONN_06 SKIPs): {@link OfiRdmFixture#unreachableAddress}. */
+    @Override
+    public SocketAddress unreachableAddress() {
+        return rdm.unreachableAddress();
+    }
+
+    @Override
+    public void breakTransport(Endpoint ep) {
+        rdm.breakTransport(ep);
+    }
+
+    @Override
+    public Timing timing() {
+        return verbs.timing();
+    }
+
+    @Override
+    public void close() {
+        try {
+            rdm.close();
+        } finally {
+            verbs.close();
+        }
+    }
+}
