@@ -180,6 +180,14 @@ final class EpData {
         }
     }
 
+    /**
+     * Whether the request queue is full on a MSG endpoint, where unsignalled requests may hold it
+     * until a completion in the request EVD's CQ is read ({@link OfiEp#postRequest}).
+     */
+    boolean requestsFullUnread() {
+        return posts.selective && request.full(requestLimit);
+    }
+
     /** Whether the request in {@code slot} consumes a receive at the peer: a send, an RDMA Write with immediate data. */
     private boolean takesCredit(int slot) {
         return request.ops[slot] == DtoOperation.SEND || request.extended[slot] == ExtensionType.RDMA_WRITE_IMMED;

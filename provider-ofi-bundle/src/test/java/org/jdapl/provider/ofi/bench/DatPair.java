@@ -201,6 +201,7 @@ final class DatPair implements AutoCloseable {
             s.ep.postSend(s.sendIov, i, SUPPRESS);
             poll(s, s.recvEvd);
             s.ep.postRecv(s.recvIov, i, Dat.COMPLETION_DEFAULT);
+            reap(s);
         }
     }
 
@@ -209,6 +210,18 @@ final class DatPair implements AutoCloseable {
             poll(s, s.recvEvd);
             s.ep.postRecv(s.recvIov, i, Dat.COMPLETION_DEFAULT);
             s.ep.postSend(s.sendIov, i, SUPPRESS);
+            reap(s);
+        }
+    }
+
+    /**
+     * One poll of the request EVD: it reports nothing (every send is unsignalled) unless a send
+     * failed, but the consumer's poll keeps the IA's progress thread off its CQ, as the consumer of a
+     * polled EVD should (a CQ nobody polls is the progress thread's, woken by every message).
+     */
+    private static void reap(Side s) {
+        if (s.reqEvd.dequeue(s.slot) && s.slot.status() != DtoStatus.SUCCESS) {
+            throw new IllegalStateException("DTO failed: " + s.slot);
         }
     }
 
