@@ -113,6 +113,8 @@ abstract class Connection {
             ep.ia.progress.later(() -> terminate(EventNumber.CONNECTION_BROKEN, null));
         } else if (state == EpState.DISCONNECT_PENDING && ep.data.requestIdle()) {
             ep.ia.progress.later(() -> terminate(EventNumber.CONNECTION_DISCONNECTED, null));
+        } else if (state == EpState.DISCONNECT_PENDING) {
+            ep.data.drainSilentTail(fid());
         }
     }
 
@@ -132,6 +134,7 @@ abstract class Connection {
                 case CONNECTED -> {
                     if (flag == CloseFlag.GRACEFUL && !ep.data.requestIdle()) {
                         state = EpState.DISCONNECT_PENDING;
+                        ep.data.drainSilentTail(fid());
                         return;
                     }
                 }

@@ -28,6 +28,15 @@ final class DtoQueue {
     final DtoOperation[] ops;
     final long[] lengths;
     final boolean[] suppressed;
+    /**
+     * Posted unsignalled (no completion of its own: {@link EpPosts#selective}); a later completion
+     * retires it ({@link #oldestSilentBefore}).
+     */
+    final boolean[] silent;
+    /** The provider's own request (the drain of a graceful disconnect): it has no event, not even an error. */
+    final boolean[] internal;
+    /** Unsignalled requests posted since the last signalled one. */
+    int silentRun;
     /** The extended type of a DTO that completes as an extended one (RDMA Write with immediate data), else null. */
     final ExtensionType[] extended;
     /** The immediate data of an RDMA Write with immediate data (posted, or waiting for a credit). */
@@ -54,6 +63,8 @@ final class DtoQueue {
         ops = new DtoOperation[size];
         lengths = new long[size];
         suppressed = new boolean[size];
+        silent = new boolean[size];
+        internal = new boolean[size];
         extended = new ExtensionType[size];
         immediates = new int[size];
         live = new boolean[size];
@@ -90,6 +101,8 @@ final class DtoQueue {
         ops[s] = op;
         lengths[s] = length;
         suppressed[s] = suppress;
+        silent[s] = false;
+        internal[s] = false;
         extended[s] = null;
         deferred[s] = defer;
         live[s] = true;
@@ -133,6 +146,31 @@ final class DtoQueue {
         while (tail < head && !live[(int) (tail & mask)]) {
             tail++;
         }
+    }
+
+    /**
+     * The slot of the oldest live unsignalled DTO posted before the one in slot {@code s}, or -1. On a
+     * MSG endpoint requests complete in the order they were posted, so such a DTO has succeeded once
+     * a later one completes (a failure is reported with its own completion, first).
+     */
+    int oldestSilentBefore(int s) {
+        long stop = seqs[s];
+        for (long q = tail; q < head; q++) {
+            int t = (int) (q & mask);
+            if (live[t] && seqs[t] == stop) {
+                return -1;
+            }
+            if (live[t] && silent[t]) {
+                return t;
+            }
+        }
+        return -1;
+    }
+
+    /** Whether the newest live DTO is unsignalled. */
+    boolean newestSilent() {
+        int t = (int) ((head - 1) & mask);
+        return head > tail && live[t] && silent[t];
     }
 
     /** The live slots, oldest first (for a flush), as slot numbers. */

@@ -94,15 +94,13 @@ class EpConnection extends Connection implements OfiIa.CmTarget {
                 FiCalls.bind(f, ep.srq.cq, Fi.FI_RECV);
                 FiCalls.bind(f, ep.srq.srq.srx, 0);
             }
-            if (r != null && r == q) {
-                FiCalls.bind(f, r.cq, Fi.FI_TRANSMIT | Fi.FI_RECV);
-            } else {
-                if (r != null) {
-                    FiCalls.bind(f, r.cq, Fi.FI_RECV);
-                }
-                if (q != null) {
-                    FiCalls.bind(f, q.cq, Fi.FI_TRANSMIT);
-                }
+            // Requests complete only when posted with FI_COMPLETION (EpPosts): an unsignalled one and a
+            // count write cost no completion; errors are reported either way.
+            if (r != null) {
+                FiCalls.bind(f, r.cq, Fi.FI_RECV);
+            }
+            if (q != null) {
+                FiCalls.bind(f, q.cq, Fi.FI_TRANSMIT | Fi.FI_SELECTIVE_COMPLETION);
             }
             FiCalls.enable(f);
             fid = f;

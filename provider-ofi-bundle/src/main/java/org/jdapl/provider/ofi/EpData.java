@@ -10,6 +10,7 @@ import org.jdapl.dat.DatReturnType;
 import org.jdapl.dat.DtoOperation;
 import org.jdapl.dat.DtoStatus;
 import org.jdapl.dat.EpCounter;
+import org.jdapl.dat.EpState;
 import org.jdapl.dat.ExtensionType;
 import org.jdapl.dat.LmrTriplet;
 import org.jdapl.dat.MemPriv;
@@ -98,8 +99,11 @@ final class EpData {
             throw new DatException(DatReturnType.INSUFFICIENT_RESOURCES, DatReturnSubtype.RESOURCE_TEVD,
                     "the request EVD could overflow");
         }
-        long seq = request.add(cookie, op, total, suppress(flags), null);
+        boolean suppress = suppress(flags);
+        long seq = request.add(cookie, op, total, suppress, null);
         int slot = request.slot(seq);
+        request.silent[slot] = silent(suppress, op, extended);
+        request.silentRun = request.silent[slot] ? request.silentRun + 1 : 0;
         request.extended[slot] = extended;
         request.immediates[slot] = immediateData;
         if (heldFrom >= 0 || stalled || (credits != null && takesCredit(slot) && !credits.maySend())) {
@@ -147,6 +151,47 @@ final class EpData {
         if (credits != null && takesCredit(slot)) {
             credits.sent();
         }
+    }
+
+    /**
+     * Whether a request is posted unsignalled: a send or an RDMA Write (not with immediate data) with
+     * DAT_COMPLETION_SUPPRESS_FLAG on a MSG endpoint ({@link EpPosts#selective}) whose graceful
+     * disconnect can drain it ({@link MsgCredits#drains}), unless half the request queue is
+     * unsignalled already: then it is signalled (and still reports no success), so that its completion
+     * retires the ones before it, as the verbs provider forces one every half queue.
+     */
+    private boolean silent(boolean suppress, DtoOperation op, ExtensionType extended) {
+        return suppress && posts.selective && extended == null && op != DtoOperation.RDMA_READ
+                && credits != null && credits.drains() && request.silentRun < requestLimit / 2;
+    }
+
+    /**
+     * A graceful disconnect waits for every request, and an unsignalled one at the end of the queue
+     * has no completion of its own: a signalled write of no consequence to the peer goes after it
+     * ({@link MsgCredits#drain}), whose completion retires it and every one before it and reports
+     * nothing itself. Not while requests wait for a credit (the last of them goes first: this is
+     * called again at every completion) or the queue is full (a signalled request is in its last
+     * half). The EP's lock is held. Behaviours: DISC_04.
+     */
+    void drainSilentTail(long fid) {
+        if (fid == 0 || heldFrom >= 0 || !request.newestSilent() || request.full(requestLimit)) {
+            return;
+        }
+        long seq = request.add(0, DtoOperation.RDMA_WRITE, 0, true, null);
+        int s = request.slot(seq);
+        request.internal[s] = true;
+        request.silentRun = 0;
+        if (credits.drain(fid, request.context(seq), posts.placed()) < 0) {
+            request.undo(seq); // tried again at the next completion
+        }
+    }
+
+    /**
+     * Whether the request queue is full on a MSG endpoint, where unsignalled requests may hold it
+     * until a completion in the request EVD's CQ is read ({@link OfiEp#postRequest}).
+     */
+    boolean requestsFullUnread() {
+        return posts.selective && request.full(requestLimit);
     }
 
     /** Whether the request in {@code slot} consumes a receive at the peer: a send, an RDMA Write with immediate data. */
@@ -214,13 +259,16 @@ final class EpData {
         if ((heldFrom < 0 || stalled) && announced) {
             ep.ia.held.holding(ep, false);
         }
+        if (heldFrom < 0 && posted > 0 && ep.conn.state() == EpState.DISCONNECT_PENDING) {
+            drainSilentTail(fid); // the last of them may be unsignalled
+        }
         return posted;
     }
 
     /** Hands the request in {@code slot} (its segments filled in) to libfabric. */
     private long post(long fid, int slot, int n, RmrTriplet remote, long ctx) {
         return posts.post(fid, request.ops[slot], request.extended[slot], n, request.lengths[slot], remote,
-                request.immediates[slot], ctx);
+                request.immediates[slot], ctx, !request.silent[slot]);
     }
 
     /** Posts a receive; without an endpoint ({@code fid} 0) it waits in its slot for one. */
@@ -297,6 +345,11 @@ final class EpData {
         if (!q.request && err == 0) {
             ep.counts.inc(EpCounter.RECV, len);
         }
+        if (q.request) {
+            for (int t; (t = q.oldestSilentBefore(s)) >= 0; ) {
+                emit(q, t, DtoStatus.SUCCESS, q.lengths[t]); // it succeeded, unsignalled: no event
+            }
+        }
         emit(q, s, status, length);
         return true;
     }
@@ -328,6 +381,10 @@ final class EpData {
         DtoOperation op = q.ops[s];
         ExtensionType extended = q.extended[s];
         boolean quiet = status == DtoStatus.SUCCESS && q.suppressed[s];
+        if (q.internal[s]) {
+            q.retire(s); // the drain of a graceful disconnect: no event, and it took no room on the EVD
+            return;
+        }
         q.retire(s);
         if (evd == null) {
             return;
@@ -361,8 +418,9 @@ final class EpData {
         for (DtoQueue q : new DtoQueue[] {request, recv}) {
             OfiEvd evd = q.request ? ep.requestEvd() : ep.recvEvd();
             for (int s : q.liveSlots()) {
+                boolean internal = q.internal[s];
                 q.retire(s);
-                if (evd != null) {
+                if (evd != null && !internal) {
                     evd.unreserve();
                 }
             }

@@ -17,13 +17,19 @@ import org.jdapl.dat.MemPriv;
 import org.jdapl.dat.RmrTriplet;
 import org.jdapl.provider.ofi.fabric.Fi;
 import org.jdapl.provider.ofi.fabric.FiCalls;
+import org.jdapl.provider.ofi.fabric.FiInfo;
 
 /**
  * The native side of one EP's posts ({@link EpData} keeps the rings, the credit hold and the
  * completions): the iovec and descriptor arrays and the {@code fi_msg_rma} (native memory the EP
  * allocates once), the checks that fill them from a DTO's segments, and the calls through the
- * endpoint's ops table ({@code fi_sendv}, {@code fi_recvv}, {@code fi_writemsg}, {@code fi_readv},
- * {@code fi_senddata}) with the DTO's context. On shm every receive ends with an overflow buffer.
+ * endpoint's ops table with the DTO's context. On MSG endpoints, whose CQ reports only what asks for
+ * it ({@link #selective}), every request names its completion flags itself ({@code fi_sendmsg},
+ * {@code fi_writemsg}, {@code fi_readmsg}): a signalled one {@code FI_COMPLETION} and, where the
+ * provider has it, {@code FI_DELIVERY_COMPLETE}; an unsignalled one (DAT_COMPLETION_SUPPRESS_FLAG,
+ * {@link EpData}) neither, so that its success costs the provider no completion and tcp no
+ * acknowledgement. On RDM endpoints the endpoint's defaults ({@code fi_sendv}, {@code fi_readv},
+ * {@code fi_senddata}) complete every request. On shm every receive ends with an overflow buffer.
  * Callers hold the EP's (or the SRQ's) lock.
  *
  * <p>Behaviours: OBJ_07, LMR_04, EXT_05, EXT_06.
@@ -35,6 +41,17 @@ final class EpPosts {
     private final MemorySegment desc;
     private final MemorySegment rmaIov;
     private final MemorySegment msgRma;
+    /** The {@code fi_msg} of a send on a MSG endpoint. */
+    private final MemorySegment msg;
+    /**
+     * MSG endpoints: the transmit CQ is bound with {@code FI_SELECTIVE_COMPLETION} and a request
+     * completes only if posted with {@code FI_COMPLETION} (its errors are reported either way).
+     */
+    final boolean selective;
+    /** The flags of a signalled request that must complete once placed at the peer. */
+    private final long placed;
+    /** The functions of the endpoint posted to last ({@link #fns}). */
+    private FiCalls.EpFunctions fns;
     /** The provider writes with immediate data itself (verbs: {@code IBV_WR_RDMA_WRITE_WITH_IMM}). */
     private final boolean writeData;
     /**
@@ -56,6 +73,11 @@ final class EpPosts {
         msgRma.set(ValueLayout.JAVA_LONG, MSG_RMA_DESC, desc.address());
         msgRma.set(ValueLayout.JAVA_LONG, MSG_RMA_RMA_IOV, rmaIov.address());
         msgRma.set(ValueLayout.JAVA_LONG, MSG_RMA_RMA_IOV_COUNT, 1);
+        msg = arena.allocate(FI_MSG.size(), 8);
+        msg.set(ValueLayout.JAVA_LONG, MSG_MSG_IOV, iov.address());
+        msg.set(ValueLayout.JAVA_LONG, MSG_DESC, desc.address());
+        selective = ia.rdm == null;
+        placed = Fi.FI_COMPLETION | FiInfo.deliveryCompleteFlag(ia.info);
         overflow = ia.rdm != null && ia.rdm.named && (ia.mrMode & Fi.FI_MR_LOCAL) == 0
                 ? arena.allocate(RdmIa.OVERFLOW, 64) : null;
     }
@@ -115,25 +137,68 @@ final class EpPosts {
 
     /**
      * Hands a request whose {@code n} segments are filled in to libfabric; {@code extended} is
-     * RDMA_WRITE_IMMED for an RDMA Write with immediate data, else null. The call's return code.
+     * RDMA_WRITE_IMMED for an RDMA Write with immediate data (always signalled), else null;
+     * {@code signal} false for an unsignalled send or RDMA Write on a {@link #selective} endpoint. The
+     * call's return code.
      */
     long post(long fid, DtoOperation op, ExtensionType extended, int n, long total, RmrTriplet remote,
-              int immediateData, long ctx) {
+              int immediateData, long ctx, boolean signal) {
         if (extended == ExtensionType.RDMA_WRITE_IMMED) {
             return writeImmediate(fid, n, total, remote, immediateData, ctx);
         }
+        if (!selective) {
+            return switch (op) {
+                case SEND -> FiCalls.sendv(fid, iov.address(), desc.address(), n, ctx);
+                case RDMA_WRITE -> write(fid, n, total, remote, ctx);
+                case RDMA_READ -> FiCalls.readv(fid, iov.address(), desc.address(), n, remote.targetAddress(),
+                        remote.rmrContext() & 0xffffffffL, ctx);
+                default -> throw new IllegalArgumentException(op.toString());
+            };
+        }
         return switch (op) {
-            case SEND -> FiCalls.sendv(fid, iov.address(), desc.address(), n, ctx);
-            case RDMA_WRITE -> write(fid, n, total, remote, ctx);
-            case RDMA_READ -> FiCalls.readv(fid, iov.address(), desc.address(), n, remote.targetAddress(),
-                    remote.rmrContext() & 0xffffffffL, ctx);
+            case SEND -> send(fid, n, ctx, signal ? placed : 0, 0);
+            case RDMA_WRITE -> write(fid, n, total, remote, ctx, signal ? placed : 0);
+            case RDMA_READ -> read(fid, n, total, remote, ctx);
             default -> throw new IllegalArgumentException(op.toString());
         };
     }
 
+    /** The flags of a signalled request that must complete once placed at the peer. */
+    long placed() {
+        return placed;
+    }
+
+    /** The data-path functions of the endpoint {@code fid}, resolved when it is new to this EP. */
+    private FiCalls.EpFunctions fns(long fid) {
+        FiCalls.EpFunctions f = fns;
+        if (f == null || f.ep != fid) {
+            fns = f = new FiCalls.EpFunctions(fid);
+        }
+        return f;
+    }
+
+    /** A send through {@code fi_sendmsg} with {@code flags} (and {@code data} with FI_REMOTE_CQ_DATA). */
+    private long send(long fid, int n, long ctx, long flags, long data) {
+        msg.set(ValueLayout.JAVA_LONG, MSG_IOV_COUNT, n);
+        msg.set(ValueLayout.JAVA_LONG, MSG_CONTEXT, ctx);
+        msg.set(ValueLayout.JAVA_LONG, MSG_DATA, data);
+        return fns(fid).sendmsg(msg.address(), flags);
+    }
+
+    /** An RDMA Read through {@code fi_readmsg}, signalled. */
+    private long read(long fid, int n, long total, RmrTriplet remote, long ctx) {
+        rmaIov.set(ValueLayout.JAVA_LONG, RMA_IOV_ADDR, remote.targetAddress());
+        rmaIov.set(ValueLayout.JAVA_LONG, RMA_IOV_LEN, total);
+        rmaIov.set(ValueLayout.JAVA_LONG, RMA_IOV_KEY, remote.rmrContext() & 0xffffffffL);
+        msgRma.set(ValueLayout.JAVA_LONG, MSG_RMA_IOV_COUNT, n);
+        msgRma.set(ValueLayout.JAVA_LONG, MSG_RMA_CONTEXT, ctx);
+        return fns(fid).readmsg(msgRma.address(), Fi.FI_COMPLETION);
+    }
+
     /** Posts a receive of the {@code n} segments filled in (and the overflow buffer on shm); the return code. */
     long recv(long fid, int n, long ctx) {
-        return FiCalls.recvv(fid, iov.address(), desc.address(), withOverflow(n), ctx);
+        return selective ? fns(fid).recvv(iov.address(), desc.address(), n, ctx)
+                : FiCalls.recvv(fid, iov.address(), desc.address(), withOverflow(n), ctx);
     }
 
     /** Appends the overflow buffer to the {@code n} receive segments filled in, if there is room: the count. */
@@ -165,7 +230,9 @@ final class EpPosts {
         if (rc < 0) {
             return rc;
         }
-        return FiCalls.senddata(fid, 0, 0, 0, (total << 32) | (immediateData & 0xffff_ffffL), ctx);
+        long data = (total << 32) | (immediateData & 0xffff_ffffL);
+        return selective ? send(fid, 0, ctx, placed | Fi.FI_REMOTE_CQ_DATA, data)
+                : FiCalls.senddata(fid, 0, 0, 0, data, ctx);
     }
 
     /**
@@ -183,6 +250,6 @@ final class EpPosts {
         rmaIov.set(ValueLayout.JAVA_LONG, RMA_IOV_KEY, remote.rmrContext() & 0xffffffffL);
         msgRma.set(ValueLayout.JAVA_LONG, MSG_RMA_IOV_COUNT, n);
         msgRma.set(ValueLayout.JAVA_LONG, MSG_RMA_CONTEXT, ctx);
-        return FiCalls.writemsg(fid, msgRma.address(), flags);
+        return selective ? fns(fid).writemsg(msgRma.address(), flags) : FiCalls.writemsg(fid, msgRma.address(), flags);
     }
 }

@@ -89,6 +89,8 @@ final class MsgCredits {
     private long posted;
     private long sent;
     private boolean announceDue;
+    /** The functions of the endpoint written on last. */
+    private FiCalls.EpFunctions fns;
 
     /** Registers the words; {@code counts} whether this EP's receives are its own (no SRQ). */
     MsgCredits(OfiIa ia, boolean counts) {
@@ -186,12 +188,46 @@ final class MsgCredits {
         mem.set(ValueLayout.JAVA_LONG, 8, count);
         iov.set(ValueLayout.JAVA_LONG, IOV_BASE, mem.address() + 8);
         rmaIov.set(ValueLayout.JAVA_LONG, RMA_IOV_ADDR, peer.address());
-        long rc = FiCalls.writemsg(fid, msg.address(), INJECT);
+        long rc = write(fid, INJECT);
         if (rc == -Fi.FI_EAGAIN) {
             return false;
         }
         announceDue = false;
         return true;
+    }
+
+    /** {@code fi_writemsg} of {@link #msg} on the endpoint {@code fid}, its functions resolved once per endpoint. */
+    private long write(long fid, long flags) {
+        FiCalls.EpFunctions f = fns;
+        if (f == null || f.ep != fid) {
+            fns = f = new FiCalls.EpFunctions(fid);
+        }
+        return f.writemsg(msg.address(), flags);
+    }
+
+    /**
+     * Whether a signalled write to the peer can follow unsignalled requests ({@link #drain}): the
+     * connection is established with a peer that named its words.
+     */
+    boolean drains() {
+        return connected && peer.valid();
+    }
+
+    /**
+     * The drain of a graceful disconnect after unsignalled requests ({@link EpData#drainSilentTail}):
+     * writes 1 into the peer's word [24], which holds 1 whenever it is read (the source of its
+     * closing write), with {@code flags} ({@code FI_COMPLETION} and delivery-complete where the
+     * provider has it) and the context {@code ctx}; on a MSG endpoint its completion comes after
+     * every request posted before it. The call's return code (the EP's lock is held).
+     */
+    long drain(long fid, long ctx, long flags) {
+        mem.set(ValueLayout.JAVA_LONG, 24, 1);
+        iov.set(ValueLayout.JAVA_LONG, IOV_BASE, mem.address() + 24);
+        rmaIov.set(ValueLayout.JAVA_LONG, RMA_IOV_ADDR, peer.address() + 24);
+        msg.set(ValueLayout.JAVA_LONG, MSG_RMA_CONTEXT, ctx);
+        long rc = write(fid, flags);
+        msg.set(ValueLayout.JAVA_LONG, MSG_RMA_CONTEXT, 0);
+        return rc;
     }
 
     /**
@@ -203,7 +239,7 @@ final class MsgCredits {
             mem.set(ValueLayout.JAVA_LONG, 24, 1);
             iov.set(ValueLayout.JAVA_LONG, IOV_BASE, mem.address() + 24);
             rmaIov.set(ValueLayout.JAVA_LONG, RMA_IOV_ADDR, peer.address() + 16);
-            FiCalls.writemsg(fid, msg.address(), INJECT);
+            write(fid, INJECT);
         }
         connected = false;
     }

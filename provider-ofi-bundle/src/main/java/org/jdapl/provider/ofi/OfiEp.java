@@ -411,13 +411,26 @@ final class OfiEp extends OfiObject implements Endpoint {
         postRequest(DtoOperation.RDMA_WRITE, iov, cookie, remote, flags);
     }
 
+    /**
+     * Posts a request; on a MSG endpoint whose request queue is full, the request EVD's CQ is read
+     * first, once, outside the EP's lock (the CQ's lock comes before it): the signalled completion
+     * that retires the unsignalled requests holding the queue may be there ({@link EpData}).
+     */
     private void postRequest(DtoOperation op, List<LmrTriplet> iov, long cookie, RmrTriplet remote,
                              Set<CompletionFlag> flags) {
         live();
-        synchronized (this) {
-            live();
-            conn.checkCanPost();
-            data.postRequest(conn.fid(), op, iov, cookie, remote, flags, attributes.maxRequestIov());
+        for (boolean read = false; ; read = true) {
+            OfiEvd evd;
+            synchronized (this) {
+                live();
+                conn.checkCanPost();
+                evd = requestEvd;
+                if (read || evd == null || !data.requestsFullUnread()) {
+                    data.postRequest(conn.fid(), op, iov, cookie, remote, flags, attributes.maxRequestIov());
+                    return;
+                }
+            }
+            evd.readForPost();
         }
     }
 

@@ -244,6 +244,23 @@ final class OfiEvd extends OfiObject implements EventDispatcher {
         }
     }
 
+    /**
+     * A post found its request queue full ({@link OfiEp#postRequest}): the CQ is read once (after a
+     * reader that holds it), so that a signalled completion there retires the unsignalled requests
+     * before it. Called without the EP's lock: a reader holding the CQ's lock may be waiting for it.
+     */
+    void readForPost() {
+        if (reader == null) {
+            return;
+        }
+        reader.lock();
+        try {
+            pollOwnCq();
+        } finally {
+            reader.unlock();
+        }
+    }
+
     /** Reads the CQ until it is empty (before an EP flushes what is left). */
     void drainCq() {
         if (reader == null) {

@@ -67,6 +67,8 @@ public final class Fi {
     public static final int FI_CLASS_PEP = 9;
     // completion flags
     public static final long FI_COMPLETION = 1L << 24;
+    /** A CQ bound with it reports only the operations posted with {@link #FI_COMPLETION}, and every error. */
+    public static final long FI_SELECTIVE_COMPLETION = 1L << 59;
     public static final long FI_DELIVERY_COMPLETE = 1L << 28;
     // errno values (fi_errno.h equals errno where one exists)
     public static final int FI_EAGAIN = 11;

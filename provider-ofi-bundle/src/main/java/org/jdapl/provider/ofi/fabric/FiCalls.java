@@ -88,8 +88,18 @@ public final class FiCalls {
         return word(fid + FID_OPS);
     }
 
-    private static AssertionError fail(Throwable t) {
-        return new AssertionError(t);
+    /**
+     * What a failed call throws: a missing function's {@link FiException} as it is (the caller maps it
+     * to a DatException), an Error as it is; a downcall throws nothing else.
+     */
+    private static RuntimeException fail(Throwable t) {
+        if (t instanceof RuntimeException r) {
+            return r;
+        }
+        if (t instanceof Error e) {
+            throw e;
+        }
+        return new IllegalStateException(t);
     }
 
     /** {@code fi_close(fid)}. */
@@ -307,6 +317,80 @@ public final class FiCalls {
 
 
     /** {@code fi_senddata(ep, buf, len, desc, data, dest_addr, context)}: a message with remote CQ data. */
+    /**
+     * A MSG endpoint's data-path functions ({@code fi_sendmsg}, {@code fi_recvv}, {@code fi_writemsg},
+     * {@code fi_readmsg}), resolved once from its ops tables (checked as {@code FI_CHECK_OP} does): a
+     * call through them reads no table and allocates nothing. A function the provider lacks fails
+     * when it is called, not when it is resolved.
+     */
+    public static final class EpFunctions {
+        /** The endpoint. */
+        public final long ep;
+        private final MemorySegment sendmsg;
+        private final MemorySegment recvv;
+        private final MemorySegment writemsg;
+        private final MemorySegment readmsg;
+
+        public EpFunctions(long ep) {
+            this.ep = ep;
+            sendmsg = resolve(word(ep + EP_MSG), OPS_MSG_SENDMSG, "fi_sendmsg");
+            recvv = resolve(word(ep + EP_MSG), OPS_MSG_RECVV, "fi_recvv");
+            writemsg = resolve(word(ep + EP_RMA), OPS_RMA_WRITEMSG, "fi_writemsg");
+            readmsg = resolve(word(ep + EP_RMA), OPS_RMA_READMSG, "fi_readmsg");
+        }
+
+        private static MemorySegment resolve(long ops, long offset, String name) {
+            try {
+                return op(ops, offset, name);
+            } catch (FiException e) {
+                return MemorySegment.NULL;
+            }
+        }
+
+        private static MemorySegment present(MemorySegment fn, String name) {
+            if (fn.address() == 0) {
+                throw new FiException(-38, name + " (not offered by the provider)");
+            }
+            return fn;
+        }
+
+        /** {@code fi_sendmsg(ep, msg, flags)}; -FI_EAGAIN when the queue is full. */
+        public long sendmsg(long msg, long flags) {
+            try {
+                return (long) J_JJJ.invokeExact(present(sendmsg, "fi_sendmsg"), ep, msg, flags);
+            } catch (Throwable t) {
+                throw fail(t);
+            }
+        }
+
+        /** {@code fi_recvv(ep, iov, desc, count, 0, context)}. */
+        public long recvv(long iov, long desc, long count, long context) {
+            try {
+                return (long) J_JJJJJJ.invokeExact(present(recvv, "fi_recvv"), ep, iov, desc, count, 0L, context);
+            } catch (Throwable t) {
+                throw fail(t);
+            }
+        }
+
+        /** {@code fi_writemsg(ep, msg, flags)}. */
+        public long writemsg(long msg, long flags) {
+            try {
+                return (long) J_JJJ.invokeExact(present(writemsg, "fi_writemsg"), ep, msg, flags);
+            } catch (Throwable t) {
+                throw fail(t);
+            }
+        }
+
+        /** {@code fi_readmsg(ep, msg, flags)}. */
+        public long readmsg(long msg, long flags) {
+            try {
+                return (long) J_JJJ.invokeExact(present(readmsg, "fi_readmsg"), ep, msg, flags);
+            } catch (Throwable t) {
+                throw fail(t);
+            }
+        }
+    }
+
     public static long senddata(long ep, long buf, long len, long desc, long data, long context) {
         try {
             return (long) J_JJJJJJJ.invokeExact(op(word(ep + EP_MSG), OPS_MSG_SENDDATA, "fi_senddata"), ep, buf, len,

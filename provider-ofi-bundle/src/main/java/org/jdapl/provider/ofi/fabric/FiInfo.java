@@ -145,11 +145,20 @@ public final class FiInfo {
      * answers RNR and the requester retries).
      */
     public static void deliveryComplete(long info) {
-        if ("verbs".equals(providerName(info))) {
+        if (deliveryCompleteFlag(info) == 0) {
             return;
         }
         long tx = word(info + INFO_TX_ATTR);
         MEM.set(ValueLayout.JAVA_LONG, tx + TX_OP_FLAGS, word(tx + TX_OP_FLAGS) | Fi.FI_DELIVERY_COMPLETE);
+    }
+
+    /**
+     * The flag a request that must complete only once its data is placed at the peer names in its
+     * own flags ({@code fi_sendmsg}, {@code fi_writemsg}): {@code FI_DELIVERY_COMPLETE}, 0 on verbs
+     * ({@link #deliveryComplete}).
+     */
+    public static long deliveryCompleteFlag(long info) {
+        return "verbs".equals(providerName(info)) ? 0 : Fi.FI_DELIVERY_COMPLETE;
     }
 
     /**

@@ -135,6 +135,7 @@ public final class FiLayouts {
 
     public static final FiStruct FI_OPS_RMA = new FiStruct("fi_ops_rma", 80);
     public static final long OPS_RMA_READV = FI_OPS_RMA.field("readv", 16, P);
+    public static final long OPS_RMA_READMSG = FI_OPS_RMA.field("readmsg", 24, P);
     public static final long OPS_RMA_WRITEV = FI_OPS_RMA.field("writev", 40, P);
 
     public static final long OPS_RMA_WRITEMSG = FI_OPS_RMA.field("writemsg", 48, P);
