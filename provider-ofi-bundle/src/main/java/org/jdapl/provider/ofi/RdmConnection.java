@@ -115,7 +115,7 @@ final class RdmConnection extends Connection implements RdmChannel.Owner {
             fid = f;
             av = a;
             if (rdm.rxm) {
-                credits = new MsgCredits(ep, ep.srq == null, false, ep.attributes().maxRecvDtos());
+                credits = new MsgCredits(ep.ia, ep.srq == null);
                 ep.data.credits = credits;
             }
             if (ctl == null) {
