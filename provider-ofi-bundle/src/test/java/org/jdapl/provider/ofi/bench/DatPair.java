@@ -93,7 +93,7 @@ final class DatPair implements BenchPair {
         });
         long t0 = System.nanoTime();
         try {
-            ping(sa, n);
+            ping(sa, n, false);
         } catch (RuntimeException e) {
             ponger.join(STALL / 1_000_000 + 10_000);
             if (failed[0] != null) {
@@ -196,16 +196,25 @@ final class DatPair implements BenchPair {
     }
 
     /*
-     * The sends are unsignalled (DAT_COMPLETION_SUPPRESS_FLAG), as fi_pingpong's fi_inject asks for no
-     * completion and the verbs provider's benchmark posts them against perftest: on a MSG IA the
-     * provider retires them with the signalled send it makes every half request queue.
+     * On a MSG IA the sends are unsignalled (DAT_COMPLETION_SUPPRESS_FLAG), as fi_pingpong's fi_inject
+     * asks for no completion and the verbs provider's benchmark posts them against perftest: the
+     * provider retires them with the signalled send it makes every half request queue. Between two
+     * JVMs on an RDM IA ({@link TwoJvmPair}) each send is signalled and its completion taken, as the
+     * peer's are ({@code signalled}).
      */
-    static void ping(Side s, int n) {
+    static void ping(Side s, int n, boolean signalled) {
         for (int i = 0; i < n; i++) {
-            s.ep.postSend(s.sendIov, i, SUPPRESS);
-            poll(s, s.recvEvd);
-            s.ep.postRecv(s.recvIov, i, Dat.COMPLETION_DEFAULT);
-            reap(s);
+            if (signalled) {
+                s.ep.postSend(s.sendIov, i, Dat.COMPLETION_DEFAULT);
+                poll(s, s.recvEvd);
+                s.ep.postRecv(s.recvIov, i, Dat.COMPLETION_DEFAULT);
+                poll(s, s.reqEvd);
+            } else {
+                s.ep.postSend(s.sendIov, i, SUPPRESS);
+                poll(s, s.recvEvd);
+                s.ep.postRecv(s.recvIov, i, Dat.COMPLETION_DEFAULT);
+                reap(s);
+            }
         }
     }
 

@@ -99,7 +99,7 @@ final class TwoJvmPair implements BenchPair {
             return 0;
         }
         long t0 = System.nanoTime();
-        DatPair.ping(side, n);
+        DatPair.ping(side, n, true);
         return (System.nanoTime() - t0) / 1000.0 / n / 2;
     }
 
