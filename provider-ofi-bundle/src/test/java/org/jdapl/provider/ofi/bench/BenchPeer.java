@@ -95,10 +95,13 @@ public final class BenchPeer {
      * peer takes no CPU from fi_pingpong's rounds. False when none came within {@value #IDLE_SECONDS} s
      * or the JVM that started this one has ended.
      */
+    /** The JVM that started this one (looked up once: each lookup reads {@code /proc}). */
+    private static final ProcessHandle PARENT = ProcessHandle.current().parent().orElse(null);
+
     private static boolean poll(DatPair.Side s, EventDispatcher evd) throws InterruptedException {
         long since = 0;
         boolean idle = false;
-        ProcessHandle parent = ProcessHandle.current().parent().orElse(null);
+        ProcessHandle parent = PARENT;
         for (int spins = 1; !evd.dequeue(s.slot); spins++) {
             if (idle) {
                 Thread.sleep(1);
