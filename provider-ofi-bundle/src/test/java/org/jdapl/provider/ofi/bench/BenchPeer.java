@@ -15,6 +15,8 @@ import org.jdapl.dat.InterfaceAdapter;
 import org.jdapl.dat.PspFlag;
 import org.jdapl.dat.PublicServicePoint;
 import org.jdapl.dat.spi.IaSpec;
+import org.jdapl.dat.spi.DatProvider;
+import org.jdapl.provider.emu.EmuProvider;
 import org.jdapl.provider.ofi.OfiProvider;
 
 /**
@@ -38,7 +40,7 @@ public final class BenchPeer {
     public static void main(String[] args) throws Exception {
         String iaParams = args[0];
         int size = Integer.parseInt(args[1]);
-        OfiProvider provider = new OfiProvider();
+        DatProvider provider = args.length > 2 && args[2].equals("emu") ? new EmuProvider() : new OfiProvider();
         int status = 1;
         try (InterfaceAdapter ia = provider.open(new IaSpec("ofi-bench-peer", iaParams, "", true, "bench"), 16);
              Arena arena = Arena.ofShared()) {
@@ -65,10 +67,17 @@ public final class BenchPeer {
         } catch (RuntimeException e) {
             e.printStackTrace();
         } finally {
-            provider.deactivate();
+            deactivate(provider);
         }
         System.out.flush();
         System.exit(status);
+    }
+
+    /** Ends a libfabric provider as its bundle's deactivation does (the emulated one's IAs are closed). */
+    static void deactivate(DatProvider provider) {
+        if (provider instanceof OfiProvider o) {
+            o.deactivate();
+        }
     }
 
     /** Answers messages until a receive does not succeed (true) or a wait ran out (false). */

@@ -200,11 +200,50 @@ public final class OfiPingPongBench {
             }
         }
         String table = table(o, fi, iterations, bigIterations, fiLat, datLat, fiBw, datBw);
+        if (o.twoJvms()) {
+            table += emuRows(o, iterations, bigIterations, median(datLat), median(datBw));
+        }
         System.out.print(table);
         System.out.flush();
         if (o.report() != null) {
             Files.writeString(o.report(), table);
         }
+    }
+
+    /**
+     * The same two measurements between two JVMs on the emulated provider's tcp fabric
+     * ({@code tcp 127.0.0.1:0}, the kernel's loopback), what two JVMs on one host use without
+     * libfabric, with the factor by which the libfabric IAs' figures ({@code lat}, {@code bw}) beat it.
+     */
+    private static String emuRows(Options o, int iterations, int bigIterations, double lat, double bw)
+            throws InterruptedException {
+        String ia = "tcp 127.0.0.1:0";
+        progress("emulated tcp, two JVMs: the same ping-pong and RDMA Writes on IAs \"%s\"", ia);
+        double[] emuLat = new double[o.rounds()];
+        double[] emuBw = new double[o.bigRounds()];
+        try (BenchPair pair = new TwoJvmPair("emu-bench-lat", ia, SIZE, o.serverCpu(), true)) {
+            warmUp(pair, o);
+            for (int r = 0; r < o.rounds(); r++) {
+                emuLat[r] = pair.pingPong(iterations);
+                progress("round %d: 64 B half round trip, emulated tcp %.2f us", r + 1, emuLat[r]);
+            }
+        }
+        try (BenchPair pair = new TwoJvmPair("emu-bench-bw", ia, BIG, o.serverCpu(), true)) {
+            pair.writeBandwidth(Math.min(20, bigIterations));
+            for (int r = 0; r < o.bigRounds(); r++) {
+                emuBw[r] = pair.writeBandwidth(bigIterations);
+                progress("round %d: 1 MiB RDMA Write, emulated tcp %.2f MB/s", r + 1, emuBw[r]);
+            }
+        }
+        double el = median(emuLat);
+        double eb = median(emuBw);
+        String row = "%-40s %12s %12s %8s%n";
+        String values = "%-40s %12.2f %12s %8.2f%n";
+        return String.format(Locale.ROOT, row, "emulated tcp, two JVMs", "DAT", "", "gain")
+                + String.format(Locale.ROOT, values, "64 B send/recv half round trip (us)", el, "", el / lat)
+                + String.format(Locale.ROOT, values, "1 MiB RDMA Write bandwidth (MB/s)", eb, "", bw / eb)
+                + String.format(Locale.ROOT, "the emulated provider's IAs \"%s\", the ponging one in a second JVM;"
+                        + " gain = how many times the %s IAs' figure above beats it%n", ia, o.provider());
     }
 
     /** The two EPs, the ponging side in this JVM or in a peer JVM. */

@@ -23,6 +23,8 @@ import org.jdapl.dat.EventNumber;
 import org.jdapl.dat.InterfaceAdapter;
 import org.jdapl.dat.RmrTriplet;
 import org.jdapl.dat.spi.IaSpec;
+import org.jdapl.dat.spi.DatProvider;
+import org.jdapl.provider.emu.EmuProvider;
 import org.jdapl.provider.ofi.OfiProvider;
 import org.jdapl.provider.ofi.OfiShmRegions;
 
@@ -36,7 +38,7 @@ import org.jdapl.provider.ofi.OfiShmRegions;
 final class TwoJvmPair implements BenchPair {
     private static final long LINE_SECONDS = 60;
 
-    private final OfiProvider provider = new OfiProvider();
+    private final DatProvider provider;
     private final Arena arena = Arena.ofShared();
     private final Process peer;
     private final BlockingQueue<String> lines = new LinkedBlockingQueue<>();
@@ -45,13 +47,19 @@ final class TwoJvmPair implements BenchPair {
     private RmrTriplet target;
 
     TwoJvmPair(String name, String iaParams, int size, int serverCpu) {
+        this(name, iaParams, size, serverCpu, false);
+    }
+
+    /** With {@code emu}, the IAs are the emulated provider's ({@code iaParams} such as {@code tcp 127.0.0.1:0}). */
+    TwoJvmPair(String name, String iaParams, int size, int serverCpu, boolean emu) {
+        provider = emu ? new EmuProvider() : new OfiProvider();
         List<String> command = new ArrayList<>();
         if (serverCpu >= 0) {
             command.addAll(List.of("taskset", "-c", Integer.toString(serverCpu)));
         }
         command.addAll(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
                 "--enable-native-access=ALL-UNNAMED", "-Xmx256m", "-cp", System.getProperty("java.class.path"),
-                BenchPeer.class.getName(), iaParams, Integer.toString(size)));
+                BenchPeer.class.getName(), iaParams, Integer.toString(size), emu ? "emu" : "ofi"));
         try {
             peer = new ProcessBuilder(command).redirectError(ProcessBuilder.Redirect.INHERIT).start();
         } catch (IOException e) {
@@ -144,7 +152,7 @@ final class TwoJvmPair implements BenchPair {
                 }
             } finally {
                 arena.close();
-                provider.deactivate();
+                BenchPeer.deactivate(provider);
                 stopPeer();
             }
         }
