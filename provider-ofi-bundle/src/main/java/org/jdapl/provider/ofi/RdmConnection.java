@@ -4,7 +4,6 @@ import java.net.InetSocketAddress;
 import java.util.concurrent.ThreadLocalRandom;
 import org.jdapl.dat.Dat;
 import org.jdapl.dat.DatException;
-import org.jdapl.dat.DtoOperation;
 import org.jdapl.dat.EpState;
 import org.jdapl.dat.EventNumber;
 import org.jdapl.provider.ofi.fabric.Fi;
@@ -57,20 +56,8 @@ final class RdmConnection extends Connection implements RdmChannel.Owner {
             (int) (ProcessHandle.current().pid() * 7919 % 30000));
     private volatile long lastHeard;
     private volatile long lastSent;
-    /** shm: the oldest request, an RDMA Write or Read, watched since {@link #watchedSince} ({@link #refusedRma}); -1: none. */
-    private long watchedRma = -1;
-    private long watchedSince;
-    /** The provider cancelled a request while CONNECTED: the peer was probed ({@link #cancelled}). */
-    private boolean transportEnded;
-    /** The context of the oldest RDMA Write or Read the provider cancelled while CONNECTED, -1: none. */
-    private long cancelledRma = -1;
-
-    /** An RDMA Write or Read that shm neither completes nor fails for this long (plus its bytes' time) was refused by the target. */
-    static final long RMA_BOUND_NANOS = 1_000_000_000L;
-    /** The time a byte of an RDMA Write or Read is given on top of {@link #RMA_BOUND_NANOS}: 100 MB/s. */
-    static final long RMA_NANOS_PER_BYTE = 10;
-    /** {@code EACCES}: the error a refused RDMA Write or Read completes with (REMOTE_ACCESS). */
-    private static final int EACCES = 13;
+    /** What tells a refused RDMA Write or Read on this connection. */
+    private final RdmRefusedRma refusals = new RdmRefusedRma();
 
     RdmConnection(OfiEp ep) {
         super(ep);
@@ -92,8 +79,7 @@ final class RdmConnection extends Connection implements RdmChannel.Owner {
 
     /** Opens the data endpoint and the control endpoint; posts the receives that waited. The EP's lock is held. */
     private void open() {
-        transportEnded = false;
-        cancelledRma = -1;
+        refusals.reset();
         long info = rdm.endpointInfo(null, true);
         long f = 0;
         long a = 0;
@@ -400,8 +386,8 @@ final class RdmConnection extends Connection implements RdmChannel.Owner {
 
     /**
      * The keepalive: a message after a second of silence, BROKEN after the bound; on shm, an RDMA Write
-     * or Read the target refused ({@link #refusedRma}) completes REMOTE_ACCESS and breaks the
-     * connection (progress thread).
+     * or Read the target refused ({@link RdmRefusedRma#watch}) completes REMOTE_ACCESS and breaks the
+     * connection (progress thread). Behaviours: LMR_05, LMR_06.
      */
     void tick(long now) {
         EventNumber end = null;
@@ -411,7 +397,7 @@ final class RdmConnection extends Connection implements RdmChannel.Owner {
                     && state != EpState.COMPLETION_PENDING) {
                 return;
             }
-            refused = refusedRma(now);
+            refused = refusals.watch(ep.data.request, rdm.named && state == EpState.CONNECTED, now, lastHeard);
             if (now - lastHeard > RdmIa.KEEPALIVE_BOUND_NANOS) {
                 end = state == EpState.COMPLETION_PENDING ? EventNumber.CONNECTION_ACCEPT_COMPLETION_ERROR
                         : EventNumber.CONNECTION_BROKEN;
@@ -421,8 +407,8 @@ final class RdmConnection extends Connection implements RdmChannel.Owner {
         }
         if (refused >= 0) {
             LOG.debug("EP {}: the peer took no step of an RDMA Write or Read for {} ms while it answered: refused",
-                    ep.id, RMA_BOUND_NANOS / 1_000_000);
-            ep.completed(refused, EACCES, 0); // REMOTE_ACCESS, and the connection breaks (afterCompletion)
+                    ep.id, RdmRefusedRma.RMA_BOUND_NANOS / 1_000_000);
+            ep.completed(refused, RdmRefusedRma.EACCES, 0); // REMOTE_ACCESS, and the connection breaks (afterCompletion)
         }
         if (end != null) {
             LOG.debug("the peer of EP {} was silent for {} ms", ep.id, RdmIa.KEEPALIVE_BOUND_NANOS / 1_000_000);
@@ -431,53 +417,12 @@ final class RdmConnection extends Connection implements RdmChannel.Owner {
     }
 
     /**
-     * shm: the context of the oldest request if it is an RDMA Write or Read that the target refused,
-     * else -1 (the EP's lock is held). shm 1.17's target checks an RMA's key, bounds and access
-     * ({@code ofi_mr_map_verify} in {@code smr_progress_cmd_rma}, prov/shm/src/smr_progress.c) and on
-     * a failure discards the command without writing its response, so the initiator's write or read
-     * (delivery-complete: the response completes it) neither completes nor fails. The target takes
-     * the commands of an endpoint in order, and a live peer answers the keepalive: an RDMA Write or
-     * Read that has been the oldest request for {@link #RMA_BOUND_NANOS} plus
-     * {@link #RMA_NANOS_PER_BYTE} per byte, while the peer was heard after it became the oldest, was
-     * refused. Only shm: other providers report a refused RMA (tcp's target ends the connection).
-     * Behaviours: LMR_05, LMR_06.
-     */
-    private long refusedRma(long now) {
-        DtoQueue q = ep.data.request;
-        int s = rdm.named && state == EpState.CONNECTED ? q.oldest() : -1;
-        if (s < 0 || q.deferred[s] != null || (q.ops[s] != DtoOperation.RDMA_WRITE && q.ops[s] != DtoOperation.RDMA_READ)) {
-            watchedRma = -1;
-            return -1;
-        }
-        long seq = q.seqOf(s);
-        if (seq != watchedRma) {
-            watchedRma = seq;
-            watchedSince = now;
-            return -1;
-        }
-        if (lastHeard - watchedSince > 0 && now - watchedSince > RMA_BOUND_NANOS + q.lengths[s] * RMA_NANOS_PER_BYTE) {
-            watchedRma = -1;
-            return q.context(seq);
-        }
-        return -1;
-    }
-
-    /**
-     * rxm: the provider cancelled a request of this CONNECTED connection ({@code FI_ECANCELED}): the
-     * transport connection under it ended. tcp's target ends it on an RDMA Write or Read it refuses
-     * ({@code ofi_mr_verify} fails in {@code tcpx_op_write}/{@code tcpx_op_read_req}, then
-     * {@code tcpx_ep_disable}, 1.17 {@code prov/tcp/src/tcpx_progress.c}), and the initiator's tcp
-     * cancels every transfer in flight ({@code tcpx_ep_flush_all_queues}), which rxm passes on: the
-     * error entry says {@code FI_ECANCELED}, its {@code prov_errno} a stale errno; nothing tells a
-     * refusal from the peer's disconnect (its data endpoint closed) or its death. So the request stays
-     * outstanding, requests posted meanwhile wait ({@link EpData#stalled}: rxm would connect anew for
-     * them), and the peer is asked with a KEEPALIVE that it answers at once while its side is
-     * connected. A peer that disconnected sent DISC before it closed its data endpoint, on the
-     * control endpoints' ordered stream, so DISC arrives before any answer: DISCONNECTED, every
-     * request FLUSHED. An answer means the peer is connected and its side ended the transport: the
-     * oldest cancelled RDMA Write or Read was refused and completes REMOTE_ACCESS, the connection
-     * breaks (BROKEN, the rest FLUSHED); with none, the connection breaks. A silent peer is the
-     * keepalive's (BROKEN). The EP's lock is held. Behaviours: LMR_05, LMR_06.
+     * rxm: the provider cancelled a request of this connection while connected ({@code FI_ECANCELED};
+     * {@link RdmRefusedRma#cancelled}): the request stays outstanding, requests posted meanwhile wait
+     * ({@link EpData#stalled}: rxm would connect anew for them), and the peer is asked. Its DISC
+     * first: DISCONNECTED, every request FLUSHED; its answer: the oldest cancelled RDMA Write or Read
+     * completes REMOTE_ACCESS and the connection breaks (BROKEN, the rest FLUSHED). The EP's lock is
+     * held. Behaviours: LMR_05, LMR_06.
      */
     @Override
     boolean cancelled(long context) {
@@ -486,12 +431,7 @@ final class RdmConnection extends Connection implements RdmChannel.Owner {
         if (rdm.named || s < 0 || (state != EpState.CONNECTED && state != EpState.DISCONNECT_PENDING)) {
             return false;
         }
-        if ((q.ops[s] == DtoOperation.RDMA_WRITE || q.ops[s] == DtoOperation.RDMA_READ)
-                && (cancelledRma < 0 || DtoQueue.seq(context) < DtoQueue.seq(cancelledRma))) {
-            cancelledRma = context;
-        }
-        if (!transportEnded) {
-            transportEnded = true;
+        if (refusals.cancelled(q, s, context)) {
             ep.data.stalled = true;
             LOG.debug("EP {}: the provider cancelled a request while connected; the peer is asked", ep.id);
             sendPeer(message(RdmMessage.KEEPALIVE, RdmMessage.PROBE, null, 0));
@@ -552,9 +492,8 @@ final class RdmConnection extends Connection implements RdmChannel.Owner {
                     if ((m.flags() & RdmMessage.PROBE) != 0 && linked) {
                         sendPeer(message(RdmMessage.KEEPALIVE, RdmMessage.ANSWER, null, 0));
                     }
-                    if ((m.flags() & RdmMessage.ANSWER) != 0 && transportEnded && linked) {
-                        refused = cancelledRma;
-                        cancelledRma = -1;
+                    if ((m.flags() & RdmMessage.ANSWER) != 0 && refusals.asked() && linked) {
+                        refused = refusals.answered();
                         end = EventNumber.CONNECTION_BROKEN;
                     }
                 }
@@ -572,7 +511,7 @@ final class RdmConnection extends Connection implements RdmChannel.Owner {
         }
         if (refused >= 0) {
             LOG.debug("EP {}: the peer is connected and its side ended the transport: an RDMA Write or Read was refused", ep.id);
-            ep.completed(refused, EACCES, 0); // REMOTE_ACCESS, and the connection breaks (afterCompletion)
+            ep.completed(refused, RdmRefusedRma.EACCES, 0); // REMOTE_ACCESS, and the connection breaks (afterCompletion)
         }
         if (end != null) {
             terminate(end, pd);
