@@ -170,11 +170,7 @@ final class EpPosts {
 
     /** The data-path functions of the endpoint {@code fid}, resolved when it is new to this EP. */
     private FiCalls.EpFunctions fns(long fid) {
-        FiCalls.EpFunctions f = fns;
-        if (f == null || f.ep != fid) {
-            fns = f = new FiCalls.EpFunctions(fid);
-        }
-        return f;
+        return fns = FiCalls.EpFunctions.of(fns, fid);
     }
 
     /** A send through {@code fi_sendmsg} with {@code flags} (and {@code data} with FI_REMOTE_CQ_DATA). */

@@ -198,11 +198,8 @@ final class MsgCredits {
 
     /** {@code fi_writemsg} of {@link #msg} on the endpoint {@code fid}, its functions resolved once per endpoint. */
     private long write(long fid, long flags) {
-        FiCalls.EpFunctions f = fns;
-        if (f == null || f.ep != fid) {
-            fns = f = new FiCalls.EpFunctions(fid);
-        }
-        return f.writemsg(msg.address(), flags);
+        fns = FiCalls.EpFunctions.of(fns, fid);
+        return fns.writemsg(msg.address(), flags);
     }
 
     /**

@@ -337,6 +337,7 @@ final class OfiEp extends OfiObject implements Endpoint {
     public void postRdmaWriteWithImmediate(List<LmrTriplet> iov, long cookie, RmrTriplet remote, int immediateData,
                                            Set<CompletionFlag> flags) {
         live();
+        makeRoom();
         synchronized (this) {
             live();
             OfiExtensions.requireOffered(ia, "dat_ib_post_rdma_write_immed");
@@ -411,25 +412,27 @@ final class OfiEp extends OfiObject implements Endpoint {
         postRequest(DtoOperation.RDMA_WRITE, iov, cookie, remote, flags);
     }
 
-    /**
-     * Posts a request; on a MSG endpoint whose request queue is full, the request EVD's CQ is read
-     * first, once, outside the EP's lock (the CQ's lock comes before it): the signalled completion
-     * that retires the unsignalled requests holding the queue may be there ({@link EpData}).
-     */
     private void postRequest(DtoOperation op, List<LmrTriplet> iov, long cookie, RmrTriplet remote,
                              Set<CompletionFlag> flags) {
         live();
-        for (boolean read = false; ; read = true) {
-            OfiEvd evd;
-            synchronized (this) {
-                live();
-                conn.checkCanPost();
-                evd = requestEvd;
-                if (read || evd == null || !data.requestsFullUnread()) {
-                    data.postRequest(conn.fid(), op, iov, cookie, remote, flags, attributes.maxRequestIov());
-                    return;
-                }
-            }
+        makeRoom();
+        synchronized (this) {
+            live();
+            conn.checkCanPost();
+            data.postRequest(conn.fid(), op, iov, cookie, remote, flags, attributes.maxRequestIov());
+        }
+    }
+
+    /**
+     * Before a request is posted: on a MSG endpoint whose request queue looks full, the request EVD's
+     * CQ is read once, outside the EP's lock (the CQ's lock comes before it), since the signalled
+     * completion that retires the unsignalled requests holding the queue may be there
+     * ({@link EpData#requestsFullUnread}). The look is without the lock: at worst a read too many or
+     * too few, and the post under the lock decides.
+     */
+    private void makeRoom() {
+        OfiEvd evd = requestEvd;
+        if (evd != null && data.requestsFullUnread()) {
             evd.readForPost();
         }
     }

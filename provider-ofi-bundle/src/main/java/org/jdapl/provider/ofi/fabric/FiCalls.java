@@ -331,6 +331,11 @@ public final class FiCalls {
         private final MemorySegment writemsg;
         private final MemorySegment readmsg;
 
+        /** {@code cached} if it is the endpoint {@code ep}'s, else its functions resolved now. */
+        public static EpFunctions of(EpFunctions cached, long ep) {
+            return cached != null && cached.ep == ep ? cached : new EpFunctions(ep);
+        }
+
         public EpFunctions(long ep) {
             this.ep = ep;
             sendmsg = resolve(word(ep + EP_MSG), OPS_MSG_SENDMSG, "fi_sendmsg");
