@@ -4,8 +4,6 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.lang.foreign.Arena;
-import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.util.EnumSet;
 import java.util.List;
@@ -19,22 +17,9 @@ import org.jdapl.dat.DatException;
 import org.jdapl.dat.DatReturnType;
 import org.jdapl.dat.DtoOperation;
 import org.jdapl.dat.DtoStatus;
-import org.jdapl.dat.Endpoint;
-import org.jdapl.dat.EpAttributes;
-import org.jdapl.dat.EventDispatcher;
 import org.jdapl.dat.EventNumber;
-import org.jdapl.dat.EvdFlag;
-import org.jdapl.dat.InterfaceAdapter;
 import org.jdapl.dat.LmrTriplet;
-import org.jdapl.dat.LocalMemoryRegion;
-import org.jdapl.dat.MemPriv;
-import org.jdapl.dat.ProtectionZone;
-import org.jdapl.dat.PspFlag;
-import org.jdapl.dat.PublicServicePoint;
 import org.jdapl.dat.RmrTriplet;
-import org.jdapl.dat.VaType;
-import org.jdapl.dat.spi.IaSpec;
-import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -47,11 +32,10 @@ import org.junit.jupiter.api.Test;
 class OfiUnsignalledTest {
     private static final long WAIT_MICROS = 5_000_000L;
     private static final Set<CompletionFlag> SUPPRESS = EnumSet.of(CompletionFlag.SUPPRESS);
-    private static final int DEPTH = 8;
 
     @Test
     void obj07disc04UnsignalledSendsArriveRetireAndDrainAtGracefulDisconnect() throws Exception {
-        try (Pair p = new Pair()) {
+        try (OfiTcpPair p = new OfiTcpPair()) {
             long cookie = 0;
             for (int round = 0; round < 30; round++) { // 120 sends through a request queue of 8
                 for (int i = 0; i < 4; i++) {
@@ -92,7 +76,7 @@ class OfiUnsignalledTest {
 
     @Test
     void obj08UnsignalledRdmaWritesPlaceTheirBytesBeforeASignalledOne() throws Exception {
-        try (Pair p = new Pair()) {
+        try (OfiTcpPair p = new OfiTcpPair()) {
             RmrTriplet target = new RmrTriplet(p.lb.rmrContext(), p.lb.query().registeredAddress(), 64 * 4);
             for (int round = 0; round < 25; round++) {
                 for (int i = 0; i < 3; i++) {
@@ -123,7 +107,7 @@ class OfiUnsignalledTest {
      * Posts an unsignalled send, waiting (bounded) while the request queue is full: its slots come
      * back only when a later signalled send's completion retires them, which the IA's progress reads.
      */
-    private static void sendRetired(Pair p, int i, long cookie) throws InterruptedException {
+    private static void sendRetired(OfiTcpPair p, int i, long cookie) throws InterruptedException {
         long deadline = System.nanoTime() + WAIT_MICROS * 1000;
         while (true) {
             try {
@@ -135,60 +119,6 @@ class OfiUnsignalledTest {
                 }
                 Thread.sleep(1);
             }
-        }
-    }
-
-    /** Two tcp IAs on lo, an EP of each connected to the other, request queues of {@link #DEPTH}. */
-    private static final class Pair implements AutoCloseable {
-        final InterfaceAdapter a;
-        final InterfaceAdapter b;
-        final Arena arena = Arena.ofShared();
-        final EventDispatcher aReq;
-        final EventDispatcher aConn;
-        final EventDispatcher bRecv;
-        final Endpoint ea;
-        final Endpoint eb;
-        final MemorySegment ma;
-        final MemorySegment mb;
-        final LocalMemoryRegion la;
-        final LocalMemoryRegion lb;
-
-        Pair() {
-            String missing = OfiHost.ensure("runtime");
-            Assumptions.assumeTrue(missing == null, missing);
-            OfiProvider p = new OfiProvider();
-            a = p.open(new IaSpec("a", "tcp lo", "", true, "t"), 8);
-            b = p.open(new IaSpec("b", "tcp lo", "", true, "t"), 8);
-            aReq = a.createEvd(16, null, EnumSet.of(EvdFlag.DTO));
-            EventDispatcher aRecv = a.createEvd(16, null, EnumSet.of(EvdFlag.DTO));
-            aConn = a.createEvd(4, null, EnumSet.of(EvdFlag.CONNECTION));
-            EventDispatcher bReq = b.createEvd(16, null, EnumSet.of(EvdFlag.DTO));
-            bRecv = b.createEvd(16, null, EnumSet.of(EvdFlag.DTO));
-            EventDispatcher bConn = b.createEvd(4, null, EnumSet.of(EvdFlag.CONNECTION));
-            EventDispatcher bCr = b.createEvd(4, null, EnumSet.of(EvdFlag.CR));
-            ProtectionZone pa = a.createPz();
-            ProtectionZone pb = b.createPz();
-            PublicServicePoint psp = b.createPspAny(bCr, PspFlag.CONSUMER);
-            EpAttributes depths = EpAttributes.defaults().withQueueDepths(DEPTH, DEPTH);
-            ea = a.createEp(pa, aRecv, aReq, aConn, depths);
-            eb = b.createEp(pb, bRecv, bReq, bConn, depths);
-            ma = arena.allocate(64 * 4);
-            mb = arena.allocate(64 * 4);
-            la = a.createLmr(pa, ma, EnumSet.allOf(MemPriv.class), VaType.VA);
-            lb = b.createLmr(pb, mb, EnumSet.allOf(MemPriv.class), VaType.VA);
-            ea.connect(b.query().attributes().address(), psp.query().connQual(), 5_000_000, new byte[0]);
-            DatEvent.ConnectionRequest cr = assertInstanceOf(DatEvent.ConnectionRequest.class,
-                    bCr.waitEvent(WAIT_MICROS));
-            cr.request().accept(eb, new byte[0]);
-            assertEquals(EventNumber.CONNECTION_ESTABLISHED, ((DatEvent.Connection) aConn.waitEvent(WAIT_MICROS)).number());
-            assertEquals(EventNumber.CONNECTION_ESTABLISHED, ((DatEvent.Connection) bConn.waitEvent(WAIT_MICROS)).number());
-        }
-
-        @Override
-        public void close() {
-            a.close(CloseFlag.ABRUPT);
-            b.close(CloseFlag.ABRUPT);
-            arena.close();
         }
     }
 }
