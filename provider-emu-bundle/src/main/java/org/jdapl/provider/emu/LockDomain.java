@@ -1,5 +1,6 @@
 package org.jdapl.provider.emu;
 
+import java.util.concurrent.locks.LockSupport;
 import java.util.concurrent.locks.ReentrantLock;
 
 /**
@@ -90,12 +91,17 @@ public final class LockDomain {
     private static final int SPINS = 128;
     /** Tries to take it this many times more, yielding the CPU between (its holder may be off one). */
     private static final int YIELDS = 32;
+    /** Past the yields, the longest a thread parks between two tries (it starts at a tenth of it). */
+    private static final long MAX_PARK_NANOS = 50_000;
 
     /**
-     * Locks {@code lock}, trying a while before queueing: its holder keeps it for microseconds, and a
+     * Locks {@code lock} without ever queueing on it: its holder keeps it for microseconds, and a
      * {@link ReentrantLock} that queues a thread allocates a node for it, which the data path, whose
-     * steady state allocates nothing, would pay whenever two threads meet at the lock. The tries are
-     * bounded; past them the thread queues as {@link ReentrantLock#lock} does.
+     * steady state allocates nothing, would pay whenever two threads meet at the lock on a loaded
+     * machine. The thread tries while spinning, then while yielding the CPU, then parks for short and
+     * growing intervals (at most {@value #MAX_PARK_NANOS} ns) between tries until it has the lock,
+     * as {@link SendLock} does: it waits as long as {@link ReentrantLock#lock} would, plus at most
+     * one interval, and, like it, ignores interrupts.
      */
     public static void lockSpinning(ReentrantLock lock) {
         for (int i = 0; i < SPINS + YIELDS; i++) {
@@ -108,7 +114,11 @@ public final class LockDomain {
                 Thread.yield();
             }
         }
-        lock.lock();
+        long park = MAX_PARK_NANOS / 10;
+        while (!lock.tryLock()) {
+            LockSupport.parkNanos(park);
+            park = Math.min(MAX_PARK_NANOS, park * 2);
+        }
     }
 
     /** The lock of a domain that is never merged (a tcp IA's), for its own I/O thread. */

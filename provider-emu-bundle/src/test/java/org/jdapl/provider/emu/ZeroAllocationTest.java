@@ -36,8 +36,9 @@ class ZeroAllocationTest {
     private static final int OPS = 100_000;
     private static final int ROUNDS = 5;
     /**
-     * Rounds on the tcp fabric: its threads meet at locks, and one that queues past its bounded tries
-     * (its holder off the CPU, on a loaded machine) costs a node of the JDK's in that round only.
+     * Rounds on the tcp fabric: three threads take part in each round trip, and the least of more
+     * rounds keeps a round that a busy machine stretched (a warm-up that the JIT finished late) out
+     * of the figure; a lock that its threads meet at never queues them ({@code LockDomain#lockSpinning}).
      */
     private static final int TCP_ROUNDS = 12;
     private static final int SIZE = 64;
