@@ -37,18 +37,31 @@ public final class EventSlot {
      */
     public void setDtoCompletion(EventDispatcher evd, Endpoint ep, long cookie, DtoStatus status,
                                  long transferredLength, DtoOperation operation, int rmrContext) {
-        this.number = EventNumber.DTO_COMPLETION;
-        this.evd = evd;
-        this.ep = ep;
+        // A reference field is stored only when it changes: each reference store costs the collector's
+        // write barrier, and a slot refilled with completions of one EVD and EP changes none of them.
+        if (this.number != EventNumber.DTO_COMPLETION) {
+            // The slot held another kind of event (or none): what only that kind has goes.
+            this.number = EventNumber.DTO_COMPLETION;
+            this.extensionType = null;
+            this.immediateData = 0;
+            this.remoteAh = null;
+            this.event = null;
+        }
+        if (this.evd != evd) {
+            this.evd = evd;
+        }
+        if (this.ep != ep) {
+            this.ep = ep;
+        }
+        if (this.status != status) {
+            this.status = status;
+        }
+        if (this.operation != operation) {
+            this.operation = operation;
+        }
         this.cookie = cookie;
-        this.status = status;
         this.transferredLength = transferredLength;
-        this.operation = operation;
         this.rmrContext = rmrContext;
-        this.extensionType = null;
-        this.immediateData = 0;
-        this.remoteAh = null;
-        this.event = null;
     }
 
     /**
