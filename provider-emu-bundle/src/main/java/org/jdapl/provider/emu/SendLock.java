@@ -21,7 +21,7 @@ public final class SendLock extends SendLockFields {
 
     static {
         try {
-            OWNER = MethodHandles.lookup().findVarHandle(SendLockFields.class, "owner", Thread.class);
+            OWNER = MethodHandles.lookup().findVarHandle(SendLockFields.class, "owner", long.class);
         } catch (ReflectiveOperationException e) {
             throw new ExceptionInInitializerError(e);
         }
@@ -48,13 +48,13 @@ public final class SendLock extends SendLockFields {
     }
 
     public void lock() {
-        Thread self = Thread.currentThread();
+        long self = Thread.currentThread().threadId();
         if (owner == self) {
             holds++;
             return;
         }
         int spins = 0;
-        while (!OWNER.compareAndSet(this, null, self)) {
+        while (!OWNER.compareAndSet(this, 0L, self)) {
             if (++spins < 100) {
                 Thread.onSpinWait();
             } else if (spins < 1_000) {
@@ -68,17 +68,17 @@ public final class SendLock extends SendLockFields {
     }
 
     public void unlock() {
-        if (owner != Thread.currentThread()) {
+        if (owner != Thread.currentThread().threadId()) {
             throw new IllegalMonitorStateException("the send lock is not held by this thread");
         }
         if (--holds == 0) {
-            OWNER.setRelease(this, null);
+            OWNER.setRelease(this, 0L);
             assert count(-1);
         }
     }
 
     boolean isHeldByCurrentThread() {
-        return owner == Thread.currentThread();
+        return owner == Thread.currentThread().threadId();
     }
 }
 
@@ -89,8 +89,12 @@ abstract class SendLockPad {
 }
 
 abstract class SendLockFields extends SendLockPad {
-    /** The holder, or null; set by compare-and-set, cleared by a release store. */
-    volatile Thread owner;
+    /**
+     * The holder's {@link Thread#threadId} (positive), or 0; set by compare-and-set, cleared by a
+     * release store. An id rather than the {@code Thread}: neither store is a reference store, which
+     * would cost the collector's write barriers on every send.
+     */
+    volatile long owner;
     /** How often the owner holds it (written by the owner only). */
     int holds;
 }
