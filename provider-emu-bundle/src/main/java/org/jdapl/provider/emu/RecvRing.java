@@ -122,25 +122,55 @@ public final class RecvRing extends RecvRingShared {
      * and its words are read, not the receive object.
      */
     public long headCapacity() {
+        int i = headSlot();
+        return i < 0 ? -1 : capacityAt(i);
+    }
+
+    /**
+     * The slot of the oldest receive, or -1 if none (by the one consumer of the moment): {@code head}
+     * and the slot are read once, and the receive's values beside the slot are then read by that index
+     * ({@link #capacityAt} and the like) until the consumer takes it.
+     */
+    public int headSlot() {
         WorkRequest.Recv[] s = slots;
         int i = (int) head & (s.length - 1);
-        return SLOT.getAcquire(s, i) == null ? -1 : words[i * WORDS];
+        return SLOT.getAcquire(s, i) == null ? -1 : i;
+    }
+
+    /** The capacity of the receive in slot {@code i} (see {@link #headSlot}). */
+    public long capacityAt(int i) {
+        return words[i * WORDS];
+    }
+
+    /** The segments of the receive in slot {@code i}. */
+    @SuppressWarnings("unchecked")
+    public List<LmrTriplet> iovAt(int i) {
+        return (List<LmrTriplet>) iovs[i];
+    }
+
+    /** The cookie of the receive in slot {@code i}. */
+    public long cookieAt(int i) {
+        return words[i * WORDS + 1];
+    }
+
+    /** The completion flags of the receive in slot {@code i}, as {@link WorkRequest#flagBits}. */
+    public int flagsAt(int i) {
+        return (int) words[i * WORDS + 2];
     }
 
     /** The segments of the oldest receive (one is queued; by its consumer). */
-    @SuppressWarnings("unchecked")
     public List<LmrTriplet> headIov() {
-        return (List<LmrTriplet>) iovs[headIndex()];
+        return iovAt(headIndex());
     }
 
     /** The cookie of the oldest receive (one is queued; by its consumer). */
     public long headCookie() {
-        return words[headIndex() * WORDS + 1];
+        return cookieAt(headIndex());
     }
 
     /** The completion flags of the oldest receive, as {@link WorkRequest#flagBits} (one is queued). */
     public int headFlags() {
-        return (int) words[headIndex() * WORDS + 2];
+        return flagsAt(headIndex());
     }
 
     private int headIndex() {

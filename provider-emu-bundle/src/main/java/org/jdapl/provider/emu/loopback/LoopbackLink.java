@@ -148,13 +148,16 @@ public final class LoopbackLink extends Link {
                     || held()) {
                 return false;
             }
-            long capacity = ring.headCapacity();
-            List<LmrTriplet> into = capacity < 0 ? null : ring.headIov();
-            if (into == null || !RcRules.acceptsAtOnce(iov, length, capacity, into)) {
+            int slot = ring.headSlot();
+            if (slot < 0) {
                 return false;
             }
-            long recvCookie = ring.headCookie();
-            int recvFlags = ring.headFlags();
+            List<LmrTriplet> into = ring.iovAt(slot);
+            if (!RcRules.acceptsAtOnce(iov, length, ring.capacityAt(slot), into)) {
+                return false;
+            }
+            long recvCookie = ring.cookieAt(slot);
+            int recvFlags = ring.flagsAt(slot);
             ring.takeRecycling();
             Segments.copy(iov, into, length);
             peer.completeTakenRecv(recvCookie, recvFlags, DtoStatus.SUCCESS, length, DtoOperation.RECEIVE, 0);
