@@ -82,6 +82,28 @@ class ReusableDescriptorsTest {
         assertThrows(IllegalStateException.class, () -> new EventSlot().event());
     }
 
+    /**
+     * A slot refilled with DTO completions holds the last one whole, whatever it held before (another
+     * kind of event, another EVD, status or operation): it stores a field only when it changes.
+     */
+    @Test
+    void aRefilledSlotHoldsTheLastCompletionWhole() {
+        EventDispatcher a = evdOf(new ArrayDeque<>());
+        EventDispatcher b = evdOf(new ArrayDeque<>());
+        EventSlot slot = new EventSlot();
+        slot.set(new DatEvent.Software(a, "x"));
+        slot.setDtoCompletion(a, null, 1, DtoStatus.SUCCESS, 64, DtoOperation.SEND, 3);
+        assertEquals(new DatEvent.DtoCompletion(a, null, 1, DtoStatus.SUCCESS, 64, DtoOperation.SEND, 3),
+                slot.event(), "no trace of the software event");
+        slot.setDtoCompletion(b, null, 2, DtoStatus.FLUSHED, 0, DtoOperation.RECEIVE, 0);
+        assertSame(b, slot.evd());
+        assertEquals(new DatEvent.DtoCompletion(b, null, 2, DtoStatus.FLUSHED, 0, DtoOperation.RECEIVE, 0),
+                slot.event());
+        slot.setDtoCompletion(b, null, 3, DtoStatus.SUCCESS, 8, DtoOperation.RECEIVE, 0);
+        assertEquals(new DatEvent.DtoCompletion(b, null, 3, DtoStatus.SUCCESS, 8, DtoOperation.RECEIVE, 0),
+                slot.event());
+    }
+
     @Test
     void batchDequeueTakesUpToMaxInOrder() {
         ArrayDeque<DatEvent> q = new ArrayDeque<>();
