@@ -25,18 +25,21 @@ import org.jdapl.dat.HandleType;
  * {@link #waitEvent} read the CQ (and, for connection streams, the IA's EQ) in the caller's thread, so
  * a consumer that polls never depends on the progress thread; a waiter parks between looks and is
  * woken by the progress thread when it queues an event. Each operation's context names its EP and
- * queue slot ({@link DtoQueue}); the completion goes to that EP, which queues its event here.
+ * queue slot ({@link DtoQueue}); the completion goes to that EP ({@link EpCompletions}), which queues
+ * its event here.
  * While a consumer polls the EVD with {@link #dequeue} the IA's progress thread leaves its CQ to that
- * consumer ({@link #polledRecently}): two readers of one CQ would fight over libfabric's locks, and the
- * thread, woken by every completion, would take the CPU the polling consumer needs.
+ * consumer ({@link #pollMark}: each dequeue marks it without reading a clock, a wait clears it): two
+ * readers of one CQ would fight over libfabric's locks, and the thread, woken by every completion,
+ * would take the CPU the polling consumer needs.
  * Posting DTOs reserves room here ({@link #reserve}): a post that could overflow the EVD fails
  * INSUFFICIENT_RESOURCES, and an event that finds the queue full anyway is reported as
  * ASYNC_ERROR_EVD_OVERFLOW on the async EVD.
  *
  * <p>Length (over 500 lines): the event queue, its room reservation and its waiter share one monitor
  * (the EVD itself): a wait's wake-up, an enqueue's CNO trigger and a free's release of the waiter are
- * correct only under it; the queue's storage ({@link EvdRing}) and the CQ's reads ({@link CqReader})
- * are classes of their own.
+ * correct only under it; the queue's storage ({@link EvdRing}), the CQ's reads ({@link CqReader}), the
+ * hand-over of completions to EPs ({@link EpCompletions}) and the poll mark ({@link PollMark}) are
+ * classes of their own.
  *
  * <p>Behaviours: OBJ_03, OBJ_04, OBJ_09.
  */
@@ -56,27 +59,15 @@ final class OfiEvd extends OfiObject implements EventDispatcher {
     private final AtomicInteger reserved = new AtomicInteger();
     /** The DTO stream's CQ, null without that stream. */
     private final CqReader reader;
-    private final CqReader.Sink sink = new CqReader.Sink() {
-        @Override
-        public void completed(long context, int err, long len) {
-            complete(context, err, len);
-        }
-
-        @Override
-        public void completedWithData(long context, long data) {
-            completeWithData(context, data);
-        }
-    };
+    private final CqReader.Sink sink = new EpCompletions(ia);
     /** The EVD's counters (DAT_COUNTERS): dequeues. */
     final OfiCounts counts = new OfiCounts(EvdCounter.values().length);
     final long cq;
     /** The CQ's wait file descriptor ({@code FI_WAIT_FD}), -1 without one. */
     final int waitFd;
     private final int cqSize;
-    /** When a consumer last polled the EVD ({@link #dequeue}, {@link System#nanoTime}); 0 after a wait began. */
-    private volatile long polledAt;
-    /** How long after a consumer's poll the progress thread leaves the EVD's CQ to it: 1 ms. */
-    static final long POLLING_NANOS = 1_000_000;
+    /** Whether a consumer is polling the EVD, as the progress thread sees it: dequeues mark it, a wait clears it. */
+    final PollMark pollMark = new PollMark();
 
     OfiEvd(OfiIa ia, int qlen, OfiCno cno, Set<EvdFlag> flags, boolean async) {
         super(ia, HandleType.EVD);
@@ -174,7 +165,7 @@ final class OfiEvd extends OfiObject implements EventDispatcher {
             if (freed) {
                 return;
             }
-            if (!hadRoom && !reserveNow()) {
+            if (!hadRoom && !reserve()) {
                 overflow = !overflowReported;
                 overflowReported = true;
             } else {
@@ -198,10 +189,6 @@ final class OfiEvd extends OfiObject implements EventDispatcher {
         }
     }
 
-    private boolean reserveNow() {
-        return reserve();
-    }
-
     /** Reads up to a batch of completions from the CQ and hands them to their EPs; the number read. */
     int pollCq() {
         int m = 0;
@@ -213,8 +200,7 @@ final class OfiEvd extends OfiObject implements EventDispatcher {
 
     /** Adds ({@code add}) or removes an SRQ EP's receive CQ from those this EVD reads. */
     synchronized void srqCq(EpSrq s, boolean add) {
-        EpSrq[] a = srqCqs;
-        java.util.List<EpSrq> l = new java.util.ArrayList<>(java.util.List.of(a));
+        java.util.List<EpSrq> l = new java.util.ArrayList<>(java.util.List.of(srqCqs));
         if (add) {
             l.add(s);
         } else {
@@ -277,40 +263,10 @@ final class OfiEvd extends OfiObject implements EventDispatcher {
         }
     }
 
-    /** A receive that an RDMA Write with immediate data consumed ({@link OfiExtensions}). */
-    private void completeWithData(long context, long cqData) {
-        OfiEp ep = ia.eps.get(DtoQueue.epId(context));
-        if (ep != null) {
-            ep.completedWithData(context, cqData);
-        }
-    }
-
-    private void complete(long context, int err, long len) {
-        OfiEp ep = ia.eps.get(DtoQueue.epId(context));
-        if (ep != null) {
-            ep.completed(context, err, len);
-        }
-    }
-
-    /**
-     * Whether a consumer polled the EVD within {@link #POLLING_NANOS} of {@code now}: the progress
-     * thread then neither reads its CQ nor waits on the CQ's file descriptor (unless an EP of the IA
-     * holds a request for a credit, {@link HeldRequests#holds}).
-     */
-    boolean polledRecently(long now) {
-        long at = polledAt;
-        return at != 0 && now - at < POLLING_NANOS;
-    }
-
-    /** The consumer sleeps (on a CNO): the progress thread reads the CQ again. */
-    void consumerSleeps() {
-        polledAt = 0;
-    }
-
     /** A consumer's poll: its thread reads the CQ, the progress thread leaves it alone meanwhile. */
     private void polled() {
         if (cq != 0) {
-            polledAt = System.nanoTime();
+            pollMark.polled();
         }
     }
 
@@ -477,7 +433,7 @@ final class OfiEvd extends OfiObject implements EventDispatcher {
             }
             waiter = Thread.currentThread();
         }
-        polledAt = 0; // the waiter depends on the progress thread once it sleeps
+        pollMark.consumerSleeps(); // the waiter depends on the progress thread once it sleeps
         try {
             while (true) {
                 progress();

@@ -22,10 +22,13 @@ import org.slf4j.LoggerFactory;
  * EQ and the EVD's CQ), so that it never depends on this thread. Idle, the thread blocks in
  * {@link FdWait} on the wait file descriptors of the EQ and the CQs ({@code FI_WAIT_FD}), woken by the
  * provider's sockets or by {@link #later}; where an object has no wait file descriptor it parks for up
- * to 1 ms between looks. The CQ of an EVD that a consumer is polling ({@link OfiEvd#polledRecently})
- * is left to that consumer: the thread neither reads it nor waits on its descriptor, and looks again
- * every millisecond, so that a polling consumer runs alone on its CQ as an application of libfabric's
- * own does; not while an EP of the IA waits for a receive credit ({@link HeldRequests#holds}).
+ * to 1 ms between looks. The CQ of an EVD that a consumer is polling is left to that consumer: the
+ * consumer's dequeues bump the EVD's poll counter without reading a clock, and the thread, looking
+ * at the counter with the clock it reads for its loop, takes the EVD as polled while the counter
+ * changed within the last millisecond and no wait began since ({@link PollMark#polledRecently}); it then
+ * neither reads the CQ nor waits on its descriptor, and looks again every millisecond, so that a
+ * polling consumer runs alone on its CQ as an application of libfabric's own does; not while an EP
+ * of the IA waits for a receive credit ({@link HeldRequests#holds}).
  */
 final class OfiProgress implements Runnable {
     private static final Logger LOG = LoggerFactory.getLogger(OfiProgress.class);
@@ -143,7 +146,8 @@ final class OfiProgress implements Runnable {
                 boolean leave = !ia.held.holds();
                 long now = System.nanoTime();
                 for (OfiEvd evd : cqEvds) {
-                    if (!(leave && evd.polledRecently(now))) {
+                    // the mark first: each loop's look at the counter dates its changes
+                    if (!(evd.pollMark.polledRecently(now) && leave)) {
                         n += evd.pollCq();
                     }
                 }
@@ -202,7 +206,7 @@ final class OfiProgress implements Runnable {
         boolean any = false;
         for (int i = 0; i < waitOwners.length; i++) {
             OfiEvd owner = waitOwners[i];
-            boolean polled = leave && owner != null && owner.polledRecently(now);
+            boolean polled = owner != null && owner.pollMark.polledRecently(now) && leave;
             fdWait.skip(i, polled);
             any |= polled;
         }
@@ -217,7 +221,7 @@ final class OfiProgress implements Runnable {
     /** A consumer goes to sleep on a CNO: every EVD's CQ is the thread's again at once. */
     void consumersSleep() {
         for (OfiEvd evd : cqEvds) {
-            evd.consumerSleeps();
+            evd.pollMark.consumerSleeps();
         }
         fdWait.wake();
     }
