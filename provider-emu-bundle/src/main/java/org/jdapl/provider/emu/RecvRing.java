@@ -158,25 +158,6 @@ public final class RecvRing extends RecvRingShared {
         return (int) words[i * WORDS + 2];
     }
 
-    /** The segments of the oldest receive (one is queued; by its consumer). */
-    public List<LmrTriplet> headIov() {
-        return iovAt(headIndex());
-    }
-
-    /** The cookie of the oldest receive (one is queued; by its consumer). */
-    public long headCookie() {
-        return cookieAt(headIndex());
-    }
-
-    /** The completion flags of the oldest receive, as {@link WorkRequest#flagBits} (one is queued). */
-    public int headFlags() {
-        return flagsAt(headIndex());
-    }
-
-    private int headIndex() {
-        return (int) head & (slots.length - 1);
-    }
-
     /** Takes the oldest receive, or returns null if none (by the one consumer of the moment). */
     WorkRequest.Recv take() {
         WorkRequest.Recv[] s = slots;

@@ -30,9 +30,9 @@ class RecvRingTest {
     /** What the ring keeps beside its head slot is the head receive's: capacity, cookie, flags, segments. */
     private static void assertHeadIs(WorkRequest.Recv r, RecvRing ring) {
         assertEquals(r.capacity, ring.headCapacity());
-        assertEquals(r.cookie, ring.headCookie());
-        assertEquals(r.flagBits(), ring.headFlags());
-        assertSame(r.iov, ring.headIov());
+        assertEquals(r.cookie, ring.cookieAt(ring.headSlot()));
+        assertEquals(r.flagBits(), ring.flagsAt(ring.headSlot()));
+        assertSame(r.iov, ring.iovAt(ring.headSlot()));
     }
 
     private static void add(RecvRing ring, WorkRequest.Recv r) {
@@ -105,7 +105,7 @@ class RecvRingTest {
                 }
                 int take = 1 + lap % max;
                 for (int k = 0; k < take; k++) {
-                    assertEquals(expected, ring.headCookie(), "the words of a reused slot are the new receive's");
+                    assertEquals(expected, ring.cookieAt(ring.headSlot()), "the words of a reused slot are the new receive's");
                     assertEquals(expected++, ring.take().cookie);
                 }
             }
@@ -130,7 +130,7 @@ class RecvRingTest {
             ring.unlockProducer();
         }
         for (int i = 0; i < 100; i++) {
-            assertEquals(i, ring.headCookie(), "the words move with their slots");
+            assertEquals(i, ring.cookieAt(ring.headSlot()), "the words move with their slots");
             assertEquals(64 + i % 7, ring.headCapacity());
             assertEquals(i, ring.take().cookie);
         }
@@ -167,8 +167,8 @@ class RecvRingTest {
             }
             // the words are visible once the slot is: they were written before its release store
             assertEquals(64 + expected % 7, capacity);
-            assertEquals(expected, ring.headCookie());
-            int flags = ring.headFlags();
+            assertEquals(expected, ring.cookieAt(ring.headSlot()));
+            int flags = ring.flagsAt(ring.headSlot());
             WorkRequest.Recv r = ring.take();
             assertEquals(r.flagBits(), flags);
             assertEquals(expected++, r.cookie);
