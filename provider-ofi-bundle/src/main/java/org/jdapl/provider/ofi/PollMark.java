@@ -51,7 +51,7 @@ final class PollMark {
      * thread's next look counts as a poll, clock aside.
      */
     boolean pollingSinceSleep() {
-        long slept = sleptAt;
+        long slept = sleptAt; // before the counter: a waiter's own polls are seen up to its sleep
         return (long) POLLS.getOpaque(this) != slept;
     }
 
@@ -61,12 +61,11 @@ final class PollMark {
      * since its last look counts as a poll now), and not before a wait that began since.
      */
     boolean polledRecently(long now) {
-        long slept = sleptAt; // before the counter: a waiter's own polls are seen up to its sleep
         long p = (long) POLLS.getOpaque(this);
         if (p != seen) {
             seen = p;
             changedAt = now;
         }
-        return p != slept && now - changedAt < POLLING_NANOS;
+        return now - changedAt < POLLING_NANOS && pollingSinceSleep();
     }
 }
