@@ -7,7 +7,6 @@ import org.jdapl.dat.DatException;
 import org.jdapl.dat.EpState;
 import org.jdapl.dat.EventNumber;
 import org.jdapl.provider.ofi.fabric.Fi;
-import org.jdapl.provider.ofi.fabric.FiCalls;
 import org.jdapl.provider.ofi.fabric.FiException;
 import org.jdapl.provider.ofi.fabric.FiRdm;
 import org.slf4j.Logger;
@@ -30,8 +29,9 @@ import org.slf4j.LoggerFactory;
  * exactly once, and only then the one terminal event is queued. A peer silent for
  * {@link RdmIa#KEEPALIVE_BOUND_NANOS} breaks the connection (BROKEN).
  *
- * <p>Over 500 lines: the state machine's transitions (establishment, disconnect, keepalive, the refused
- * RMA of shm and of rxm) are kept in one class, so that each message's effect reads in one place.
+ * <p>Over 500 lines: the state machine's transitions (establishment, disconnect, keepalive) are kept
+ * in one class, so that each message's effect reads in one place; telling a refused RMA
+ * ({@link RdmRefusedRma}) and closing the data endpoint ({@link RdmDataClose}) are classes of their own.
  *
  * <p>Behaviours: CONN_02, CONN_03, CONN_04, CONN_05, CONN_06, CONN_07, CONN_10, CONN_13, DISC_01, DISC_04,
  * DISC_06, DISC_08, DISC_10, DISC_11, DISC_12, DISC_13, DISC_14, DISC_16, DISC_18, LMR_05, LMR_06, DISC_02, DISC_03, OBJ_07.
@@ -133,72 +133,16 @@ final class RdmConnection extends Connection implements RdmChannel.Owner {
 
     /**
      * Closes the data endpoint and its address vector, or ({@code now} false, shm) holds the close until
-     * the peer's endpoint closes where the peer is an endpoint of this process ({@link #closeAfterPeer}).
+     * the peer's endpoint closes where the peer is an endpoint of this process ({@link RdmDataClose}).
      * The EP's lock is held.
      */
     private void closeData(boolean now) {
         if (fid != 0) {
-            if (rdm.named) {
-                RdmLocal.closing(dataName);
-            }
-            long f = fid;
-            long a = av;
-            Runnable close = () -> {
-                OfiIa.closeQuietly(f);
-                OfiIa.closeQuietly(a);
-            };
-            if (ep.srq != null) {
-                ep.srq.closing(close); // the SRQ's receives lent to the endpoint go back to the SRQ
-                if (rdm.named) {
-                    RdmLocal.closed(dataName);
-                }
-            } else if (!rdm.named) {
-                close.run();
-            } else if (now || !closeAfterPeer(f, close)) {
-                close.run();
-                RdmLocal.closed(dataName);
-            }
+            RdmDataClose.close(ep, rdm, fid, av, dataName, peerData, now);
             fid = 0;
             av = 0;
         }
         dropCredits();
-    }
-
-    /**
-     * shm: holds the data endpoint's close until its peer endpoint closes, if that is an open endpoint
-     * of this process ({@link RdmLocal#closeAfter}: the peer's progress may still touch this endpoint's
-     * region); the receives posted to it are cancelled first, so that nothing lands in them after the
-     * DTOs are flushed, and its DTO completions read later name retired slots. The IA's close closes
-     * it at the latest ({@link RdmIa#heldCloses}). False if the peer is not such an endpoint.
-     */
-    private boolean closeAfterPeer(long f, Runnable close) {
-        if (peerData == null || !RdmLocal.open(peerData)) {
-            return false;
-        }
-        DtoQueue recv = ep.data.recv;
-        for (int s : recv.liveSlots()) {
-            if (recv.deferred[s] == null) {
-                FiCalls.cancel(f, recv.context(recv.seqOf(s)));
-            }
-        }
-        OfiEvd r = ep.recvEvd();
-        OfiEvd q = ep.requestEvd();
-        byte[] name = dataName;
-        java.util.concurrent.atomic.AtomicBoolean done = new java.util.concurrent.atomic.AtomicBoolean();
-        Runnable[] self = new Runnable[1];
-        Runnable later = () -> {
-            if (done.compareAndSet(false, true)) {
-                underCqLocks(r, q, close);
-                RdmLocal.closed(name);
-                rdm.heldCloses.remove(self[0]);
-            }
-        };
-        self[0] = later;
-        if (!RdmLocal.closeAfter(peerData, later)) {
-            return false;
-        }
-        rdm.heldCloses.add(later);
-        return true;
     }
 
     /** Closes the receive credits' registration (after the data endpoint). */
