@@ -11,6 +11,7 @@ import org.jdapl.dat.Endpoint;
 import org.jdapl.dat.InterfaceAdapter;
 import org.jdapl.dat.spi.IaSpec;
 import org.jdapl.provider.ofi.OfiProvider;
+import org.jdapl.provider.ofi.OfiTransportBreak;
 
 /**
  * The ofi provider under the kit on a libfabric provider with reliable-datagram endpoints only
@@ -50,12 +51,13 @@ public final class OfiRdmFixture implements ConformanceFixture {
 
     /**
      * shm reaches this host only: an address of no interface here (TEST-NET-1, RFC 5737) is
-     * unreachable. A socket-address provider (rxm) names none: its traffic would leave the host.
+     * unreachable. A socket-address provider (rxm) is given the tcp fixture's: an address of the
+     * tests' network namespace, which has no route ({@link OfiTcpFixture#unreachableAddress}).
      */
     @Override
     public SocketAddress unreachableAddress() {
         if (!iaParams.equals("shm")) {
-            return ConformanceFixture.super.unreachableAddress();
+            return new OfiTcpFixture().unreachableAddress();
         }
         try {
             java.net.InetAddress a = java.net.InetAddress.getByAddress(new byte[] {(byte) 192, 0, 2, 1});
@@ -68,11 +70,16 @@ public final class OfiRdmFixture implements ConformanceFixture {
         }
     }
 
-    /** An RDM connection has no transport connection of its own to destroy (its peer's death is the keepalive's). */
+    /**
+     * An RDM connection has no transport connection of its own: the control path of the EP's
+     * connection is cut both ways ({@link OfiTransportBreak#silence}), as a dead peer or a cut path
+     * leaves it, and each side's keepalive reports BROKEN within its bound (RDM_PROTOCOL.md).
+     */
     @Override
     public void breakTransport(Endpoint ep) {
-        throw new Skip("an RDM connection has no transport connection of its own to break: peer death is detected"
-                + " by the keepalive within 6 s (RDM_PROTOCOL.md; OfiRdmPeerDeathTest kills a peer JVM)");
+        if (!OfiTransportBreak.silence(ep)) {
+            throw new Skip("the EP is not connected over RDM");
+        }
     }
 
     @Override

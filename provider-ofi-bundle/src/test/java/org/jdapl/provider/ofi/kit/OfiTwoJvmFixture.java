@@ -22,7 +22,7 @@ import org.jdapl.provider.ofi.OfiProvider;
  * here through proxies, as the emulated provider's {@code EmuTcpFixture} does. Memory the kit gives
  * either IA is a shared file mapping, so the kit reads and writes the peer's registered memory
  * directly; invalid addresses and breaking a transport are the same-JVM fixture's ({@link OfiTcpFixture}:
- * {@code ss -K} on the connection's port; {@link OfiRdmFixture}: none).
+ * {@code ss -K} on the connection's port; {@link OfiRdmFixture}: the control path of the EP's connection cut both ways).
  */
 public final class OfiTwoJvmFixture implements ConformanceFixture {
     private final OfiProvider provider = new OfiProvider();
@@ -52,9 +52,15 @@ public final class OfiTwoJvmFixture implements ConformanceFixture {
     public static OfiTwoJvmFixture rdm(String name, String iaParams) {
         return new OfiTwoJvmFixture(name, "ofi-v2-" + name, iaParams, new OfiRdmFixture(name, iaParams));
     }
+
+    /** The peer JVM, with this JVM's RDM keepalive bound where the tests set one. */
     private PeerProcess startPeer() {
-        return PeerProcess.start(memory, List.of(), Map.of(), OfiPeerControl.class);
+        String keepalive = System.getProperty(KEEPALIVE);
+        return PeerProcess.start(memory, List.of(), keepalive == null ? Map.of() : Map.of(KEEPALIVE, keepalive),
+                OfiPeerControl.class);
     }
+
+    private static final String KEEPALIVE = "jdapl.ofi.rdm.keepaliveMillis";
 
     @Override
     public String name() {
