@@ -222,6 +222,8 @@ final class RdmConnection extends Connection implements RdmChannel.Owner {
                 } catch (DatException e) {
                     LOG.debug("REQ to {}: {}", target, e.getMessage());
                     refused = true;
+                    // rxm's fi_send fails at once where the kernel has no route to the host (CONN_06)
+                    unreachable = e.getCause() instanceof FiException f && (f.errno() == 101 || f.errno() == 113);
                 }
             }
             lastHeard = lastSent = System.nanoTime();
