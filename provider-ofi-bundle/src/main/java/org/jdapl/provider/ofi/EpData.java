@@ -127,9 +127,10 @@ final class EpData {
         if (rc == -Fi.FI_EAGAIN && ep.ia.rdm != null && !ep.ia.rdm.named) {
             rc = ep.ia.rdm.retry(evd, () -> post(fid, slot, n, remote, ctx));
         }
-        if (rc == -Fi.FI_EAGAIN && ep.ia.rdm != null && ep.ia.rdm.named) {
+        if (rc == -Fi.FI_EAGAIN && ep.ia.rdm != null) {
             // shm: the provider takes the request once the peer's progress has read this
-            // endpoint's name, or its one segmented transfer to the peer at a time has been received:
+            // endpoint's name, or its one segmented transfer to the peer at a time has been received;
+            // rxm: once its connection to the peer is up, which the peer's progress completes too:
             // the post is accepted, the request waits in order and the progress posts it (pump).
             request.deferred[slot] = List.copyOf(segments);
             request.remotes[slot] = remote;

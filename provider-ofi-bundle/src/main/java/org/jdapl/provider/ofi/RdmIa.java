@@ -158,9 +158,9 @@ final class RdmIa implements IntSupplier {
     /**
      * Retries a post that a socket-address RDM provider (rxm) answered {@code -FI_EAGAIN} (while its
      * connection to the peer is set up, or a queue is full), driving this side's progress (the EVD's
-     * CQ) between tries, for up to {@link #RETRY_NANOS}; the last return code. shm's requests wait in
-     * order instead ({@link EpData}); on rxm that is not done yet: the kit's rxm run with requests
-     * left waiting ran out of memory (not understood yet).
+     * CQ) between tries, for up to {@link #RETRY_NANOS}; the last return code. The connection's setup
+     * needs the peer's progress too, which a loaded host may not run that soon: a request still
+     * refused then waits in order for the IA's progress ({@link EpData}), as shm's do.
      */
     long retry(OfiEvd evd, java.util.function.LongSupplier post) {
         long end = System.nanoTime() + RETRY_NANOS;
