@@ -23,9 +23,9 @@ import org.opentest4j.AssertionFailedError;
 /**
  * The conformance kit against the ofi provider on libfabric's shm provider (reliable datagrams over
  * shared memory) with the peer IA in a second JVM: one dynamic test per conformance ID, the report in
- * {@code target/conformance/ofi-shm.txt}. Subclasses run it on {@code tcp;ofi_rxm}. Without libfabric
- * every case is skipped with the reason. This kit runs in every build; the subclasses' when
- * {@code -Djdapl.ofi.rdmKit=true} is given (the README's RDM table says what fails and why).
+ * {@code target/conformance/ofi-shm.txt}. Subclasses run it on {@code tcp;ofi_rxm} (every build) and on
+ * shm in one JVM (with {@code -Djdapl.ofi.rdmKit=true}). Without libfabric every case is skipped with
+ * the reason.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class OfiShmConformanceTest {
@@ -46,11 +46,11 @@ class OfiShmConformanceTest {
     }
 
     /**
-     * Whether the kit runs in every build: the shm kit between two JVMs does; its subclasses (shm in
-     * one JVM, {@code tcp;ofi_rxm}) run with {@code -Djdapl.ofi.rdmKit=true}.
+     * Whether the kit runs in every build: the kits between two JVMs (shm, {@code tcp;ofi_rxm}) do;
+     * shm in one JVM runs with {@code -Djdapl.ofi.rdmKit=true} (the provider README says why).
      */
-    private boolean byDefault() {
-        return getClass() == OfiShmConformanceTest.class;
+    boolean byDefault() {
+        return true;
     }
 
     /** The provider under the kit: the peer IA in a second JVM. */
