@@ -35,7 +35,7 @@ public final class OfiVerbsRxmFixture implements ConformanceFixture {
         return rdm.invalidAddresses();
     }
 
-    /** None, as on {@code tcp;ofi_rxm} (CONN_06 SKIPs): {@link OfiRdmFixture#unreachableAddress}. */
+    /** As on {@code tcp;ofi_rxm} ({@link OfiRdmFixture#unreachableAddress}): none outside the tests' network namespace (CONN_06 SKIPs). */
     @Override
     public SocketAddress unreachableAddress() {
         return rdm.unreachableAddress();
