@@ -33,6 +33,25 @@ final class RdmChannel {
      */
     static final long SEND_NANOS = 1_000_000_000L;
 
+    /**
+     * How many more times a REQ on rxm waits {@link #SEND_NANOS} for the provider while a tcp
+     * connection to the PSP's address is established ({@link TcpPeerCheck#establishedTo}).
+     */
+    static final int REQ_EXTENSIONS = 4;
+
+    /** A socket-address name ({@code sockaddr_in}) as an address, null for any other name. */
+    private static java.net.InetSocketAddress socket(byte[] name) {
+        if (name == null || name.length < 8 || name[0] != 2 || name[1] != 0) {
+            return null;
+        }
+        try {
+            return new java.net.InetSocketAddress(java.net.InetAddress.getByAddress(java.util.Arrays.copyOfRange(name, 4, 8)),
+                    ((name[2] & 0xff) << 8) | (name[3] & 0xff));
+        } catch (java.net.UnknownHostException e) {
+            return null;
+        }
+    }
+
     /** The channel's owner: a listener or a connection. */
     interface Owner {
         void received(RdmChannel channel, RdmMessage m);
@@ -194,12 +213,20 @@ final class RdmChannel {
             MemorySegment b = buffer(RECVS + s);
             int len = m.encode(b.asByteBuffer());
             end = System.nanoTime() + SEND_NANOS;
+            int extended = 0;
             while (true) {
                 long rc = FiRdm.send(ep, b.address(), len, desc, dest, SEND_CONTEXT + s);
                 if (rc == 0) {
                     sendBusy[s] = true;
                     sendSrc[s] = m.src();
                     return;
+                }
+                if (rc == -Fi.FI_EAGAIN && System.nanoTime() - end > 0 && m.type() == RdmMessage.REQ
+                        && !ia.rdm.named && extended < REQ_EXTENSIONS && TcpPeerCheck.establishedTo(socket(peers.get(dest)))) {
+                    // rxm connects to a PSP that listens (the kernel has the connection) and waits for
+                    // the PSP's progress to take it: a loaded host's peer process may be that late.
+                    extended++;
+                    end = System.nanoTime() + SEND_NANOS;
                 }
                 if (rc == -Fi.FI_EAGAIN && System.nanoTime() - end > 0) {
                     // Its process is gone or does not progress: later messages to it fail at once.
