@@ -22,6 +22,7 @@ import org.jdapl.provider.ofi.fabric.FiException;
  * CQ through one ({@link OfiEvd}), and so does an EP on an SRQ for its receive CQ ({@link EpSrq}).
  */
 final class CqReader {
+    private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(CqReader.class);
     private static final int BATCH = 16;
     /** The errno of an error entry that gives none: {@code FI_ETRUNC} (a receive too small gives none on tcp). */
     private static final int UNKNOWN_ERROR = 265;
@@ -78,7 +79,7 @@ final class CqReader {
      * meanwhile (or a closed CQ) reads nothing.
      */
     int read(Sink sink) {
-        if (!lock.tryLock()) {
+        if (lock.hasQueuedThreads() || !lock.tryLock()) { // a thread waiting to bind, enable or close goes first
             return 0;
         }
         try {
@@ -142,12 +143,22 @@ final class CqReader {
      */
     void withLocked(Runnable r) {
         boolean locked = false;
-        try {
-            locked = lock.tryLock(1, TimeUnit.SECONDS);
-        } catch (InterruptedException e) {
+        boolean interrupted = false;
+        long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(1);
+        while (!locked && System.nanoTime() - end < 0) {
+            try {
+                locked = lock.tryLock(end - System.nanoTime(), TimeUnit.NANOSECONDS);
+            } catch (InterruptedException e) {
+                // An interrupt (a kit case past its time) does not shorten the wait: r must not run
+                // beside a read of the CQ.
+                interrupted = true;
+            }
+        }
+        if (interrupted) {
             Thread.currentThread().interrupt();
         }
         if (!locked) {
+            LOG.warn("the CQ's lock was not free within 1 s: an endpoint is bound, enabled or closed while the CQ may be read");
             r.run();
             return;
         }
