@@ -52,12 +52,16 @@ final class CqReader {
     private boolean closed;
     /** The CQ's {@code fi_cq_read}, resolved once ({@link FiCalls#cqReadFn}). */
     private final MemorySegment readFn;
-    /** The IA's provider is libfabric's verbs: an error entry's {@code prov_errno} is the work completion's status. */
+    /** The IA's provider is libfabric's verbs: an RDMA Write's immediate data carries 32 bits ({@link #readLocked}). */
     private final boolean verbs;
+    /** The IA's provider is verbs or rxm over verbs: an error entry's {@code prov_errno} is the work completion's status. */
+    private final boolean verbsCore;
 
     /** Opens a CQ of {@code size} entries on the IA's domain. */
     CqReader(OfiIa ia, int size) {
-        verbs = "verbs".equals(org.jdapl.provider.ofi.fabric.FiInfo.providerName(ia.info));
+        String provider = org.jdapl.provider.ofi.fabric.FiInfo.providerName(ia.info);
+        verbs = "verbs".equals(provider);
+        verbsCore = verbs || provider != null && provider.startsWith("verbs;");
         try {
             MemorySegment attr = arena.allocate(FI_CQ_ATTR.size(), 8);
             attr.set(ValueLayout.JAVA_LONG, CQ_ATTR_SIZE, size);
@@ -114,7 +118,8 @@ final class CqReader {
             errBuf.fill((byte) 0);
             if (FiCalls.cqReaderr(cq, errBuf.address(), 0) > 0) {
                 int err = errBuf.get(ValueLayout.JAVA_INT, CQ_ERR_ERR);
-                if (verbs) {
+                if (verbsCore) {
+                    // rxm passes its core CQ's error entry on: an RDMA Write to a bad key is IBV_WC_REM_ACCESS_ERR
                     err = FiErrors.verbsError(err, errBuf.get(ValueLayout.JAVA_INT, CQ_ERR_PROV_ERRNO));
                 }
                 sink.completed(errBuf.get(ValueLayout.JAVA_LONG, CQ_ERR_OP_CONTEXT), err == 0 ? UNKNOWN_ERROR : err,

@@ -40,6 +40,11 @@ final class RdmChannel {
      * waits in the channel ({@link #retryWaiting}, from {@link #poll}), not in the sender's thread.
      */
     static final long RXM_TAKE_NANOS = 3_000_000_000L;
+    /**
+     * As {@link #RXM_TAKE_NANOS} where rxm's core is verbs: an RDMA CM connection between two hubs that
+     * had not met took more than 3 s on Soft-RoCE under an emulated CPU (LMR_04's REQ).
+     */
+    static final long RXM_VERBS_TAKE_NANOS = 10_000_000_000L;
     /** The least time between two tries of a waiting message (rxm connects anew after a refusal). */
     private static final long RETRY_NANOS = 5_000_000L;
     private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(RdmChannel.class);
@@ -71,6 +76,8 @@ final class RdmChannel {
     /** rxm: messages the provider did not take yet, oldest first; each holds its send buffer. */
     private final java.util.ArrayDeque<Waiting> waiting = new java.util.ArrayDeque<>();
     private long nextRetry;
+    /** How long a message waits for rxm to take it ({@link #RXM_TAKE_NANOS}, {@link #RXM_VERBS_TAKE_NANOS}). */
+    private final long takeNanos;
 
     /** A message in send buffer {@code slot} of {@code len} bytes to {@code dest}, given up at {@code deadline}. */
     private record Waiting(long dest, int slot, int len, long src, long deadline) {
@@ -90,6 +97,8 @@ final class RdmChannel {
     RdmChannel(OfiIa ia, byte[] src, Owner owner) {
         this.ia = ia;
         this.owner = owner;
+        String provider = org.jdapl.provider.ofi.fabric.FiInfo.providerName(ia.info);
+        this.takeNanos = provider != null && provider.startsWith("verbs") ? RXM_VERBS_TAKE_NANOS : RXM_TAKE_NANOS;
         long info = ia.rdm.endpointInfo(src, false);
         long e = 0;
         long a = 0;
@@ -251,7 +260,7 @@ final class RdmChannel {
         }
         long rc = behind ? -Fi.FI_EAGAIN : FiRdm.send(ep, buffer(RECVS + s).address(), len, desc, dest, SEND_CONTEXT + s);
         if (rc == -Fi.FI_EAGAIN) {
-            waiting.add(new Waiting(dest, s, len, src, System.nanoTime() + RXM_TAKE_NANOS));
+            waiting.add(new Waiting(dest, s, len, src, System.nanoTime() + takeNanos));
         } else if (rc != 0) {
             sendBusy[s] = false;
             throw FiErrors.toDat(rc, "fi_send");
@@ -297,7 +306,7 @@ final class RdmChannel {
                 }
                 sendBusy[w.slot()] = false;
                 LOG.debug("a message to {} not taken within {} ms: {}", FiRdm.toString(peers.get(w.dest())),
-                        (t - w.deadline() + RXM_TAKE_NANOS) / 1_000_000, rc);
+                        (t - w.deadline() + takeNanos) / 1_000_000, rc);
                 failed.add(new long[] {w.src(), rc == -Fi.FI_EAGAIN ? Fi.FI_EAGAIN : -rc});
             }
         }
