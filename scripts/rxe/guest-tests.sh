@@ -53,9 +53,11 @@ fi
 #     RXE_OFI_KITS names the kits: verbs (the default) and rxm, the kit on verbs;ofi_rxm (reliable
 #     datagrams over verbs, jdapl's connection protocol over RDM: ofi-verbs-rxm-rxe.txt, what the
 #     provider offers in fi_info-verbs-rxm.txt; libfabric limited to verbs and ofi_rxm, its log level
-#     RXE_FI_LOG_LEVEL when set, e.g. warn, into ofi-rxm-kit.log). FI_UNIVERSE_SIZE=64: rxm sizes the
-#     verbs CQ of each endpoint (receive + transmit queue) x the universe size, 256 by default: 65536
-#     entries, over rxe0's max_cqe of 32767 (ibv_create_cq fails, fi_enable returns EINVAL).
+#     RXE_FI_LOG_LEVEL when set, e.g. warn, into ofi-rxm-kit.log; RXE_OFI_JAVA_OPTS adds JVM options,
+#     e.g. -Dorg.slf4j.simpleLogger.log.org.jdapl.provider.ofi.RdmChannel=debug). The universe size is
+#     the provider's own (FI_UNIVERSE_SIZE=8, Fi.java: rxm sizes each endpoint's verbs CQ by it) unless
+#     RXE_FI_UNIVERSE_SIZE sets one. The guest's free memory every 5 s goes to meminfo-rxm.txt, the
+#     kernel's last messages to dmesg-rxm.txt.
 if [[ " $parts " == *" ofi "* ]]; then
   if [[ " ${RXE_OFI_KITS:-verbs} " == *" verbs "* ]]; then
     fi_info -p verbs -t FI_EP_MSG -v > $R/fi_info-verbs.txt 2>&1 || echo "GUEST: fi_info -p verbs found nothing"
@@ -69,11 +71,14 @@ if [[ " $parts " == *" ofi "* ]]; then
   if [[ " ${RXE_OFI_KITS:-verbs} " == *" rxm "* ]]; then
     FI_PROVIDER=verbs,ofi_rxm fi_info -p "verbs;ofi_rxm" -t FI_EP_RDM -v > $R/fi_info-verbs-rxm.txt 2>&1 \
       || echo "GUEST: fi_info -p 'verbs;ofi_rxm' found nothing"
-    env FI_PROVIDER=verbs,ofi_rxm FI_UNIVERSE_SIZE=64 ${RXE_FI_LOG_LEVEL:+FI_LOG_LEVEL=$RXE_FI_LOG_LEVEL} $JAVA --enable-native-access=ALL-UNNAMED -Xmx1g -XX:+UseSerialGC -XX:TieredStopAtLevel=1 \
+    ( while sleep 5; do echo "$(cut -d' ' -f1 /proc/uptime) $(grep -E 'MemFree|MemAvailable|VmallocUsed|Committed_AS' /proc/meminfo | tr -s ' ' | tr '\n' ' ')"; done > $R/meminfo-rxm.txt ) &
+    memmon=$!
+    env FI_PROVIDER=verbs,ofi_rxm ${RXE_FI_UNIVERSE_SIZE:+FI_UNIVERSE_SIZE=$RXE_FI_UNIVERSE_SIZE} ${RXE_FI_LOG_LEVEL:+FI_LOG_LEVEL=$RXE_FI_LOG_LEVEL} $JAVA --enable-native-access=ALL-UNNAMED -Xmx1g -XX:+UseSerialGC -XX:TieredStopAtLevel=1 \
       -XX:ErrorFile=$R/hs_err-ofi-rxm-%p.log -cp $OFI_CLASSPATH \
-      -Dorg.slf4j.simpleLogger.defaultLogLevel=warn org.jdapl.provider.ofi.kit.OfiVerbsKit \
+      -Dorg.slf4j.simpleLogger.defaultLogLevel=warn $RXE_OFI_JAVA_OPTS org.jdapl.provider.ofi.kit.OfiVerbsKit \
       $R/ofi-verbs-rxm-rxe.txt "${RXE_KIT_ONLY:-.*}" rxm 2>&1 | tee $R/ofi-rxm-kit.log
     xrc=${PIPESTATUS[0]}
+    kill $memmon; dmesg | tail -80 > $R/dmesg-rxm.txt
     if [ $xrc -gt 1 ]; then # the JVM did not end by itself (a crash: its hs_err file is in the reports)
       echo "# the kit's JVM ended with exit $xrc after the cases above (ofi-rxm-kit.log, hs_err-ofi-rxm-*.log)" >> $R/ofi-verbs-rxm-rxe.txt
     fi

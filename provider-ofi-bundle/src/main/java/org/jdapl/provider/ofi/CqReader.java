@@ -22,6 +22,7 @@ import org.jdapl.provider.ofi.fabric.FiException;
  * CQ through one ({@link OfiEvd}), and so does an EP on an SRQ for its receive CQ ({@link EpSrq}).
  */
 final class CqReader {
+    private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(CqReader.class);
     private static final int BATCH = 16;
     /** The errno of an error entry that gives none: {@code FI_ETRUNC} (a receive too small gives none on tcp). */
     private static final int UNKNOWN_ERROR = 265;
@@ -51,12 +52,16 @@ final class CqReader {
     private boolean closed;
     /** The CQ's {@code fi_cq_read}, resolved once ({@link FiCalls#cqReadFn}). */
     private final MemorySegment readFn;
-    /** The IA's provider is libfabric's verbs: an error entry's {@code prov_errno} is the work completion's status. */
+    /** The IA's provider is libfabric's verbs: an RDMA Write's immediate data carries 32 bits ({@link #readLocked}). */
     private final boolean verbs;
+    /** The IA's provider is verbs or rxm over verbs: an error entry's {@code prov_errno} is the work completion's status. */
+    private final boolean verbsCore;
 
     /** Opens a CQ of {@code size} entries on the IA's domain. */
     CqReader(OfiIa ia, int size) {
-        verbs = "verbs".equals(org.jdapl.provider.ofi.fabric.FiInfo.providerName(ia.info));
+        String provider = org.jdapl.provider.ofi.fabric.FiInfo.providerName(ia.info);
+        verbs = "verbs".equals(provider);
+        verbsCore = verbs || provider != null && provider.startsWith("verbs;");
         try {
             MemorySegment attr = arena.allocate(FI_CQ_ATTR.size(), 8);
             attr.set(ValueLayout.JAVA_LONG, CQ_ATTR_SIZE, size);
@@ -78,7 +83,7 @@ final class CqReader {
      * meanwhile (or a closed CQ) reads nothing.
      */
     int read(Sink sink) {
-        if (!lock.tryLock()) {
+        if (lock.hasQueuedThreads() || !lock.tryLock()) { // a thread waiting to bind, enable or close goes first
             return 0;
         }
         try {
@@ -113,7 +118,8 @@ final class CqReader {
             errBuf.fill((byte) 0);
             if (FiCalls.cqReaderr(cq, errBuf.address(), 0) > 0) {
                 int err = errBuf.get(ValueLayout.JAVA_INT, CQ_ERR_ERR);
-                if (verbs) {
+                if (verbsCore) {
+                    // rxm passes its core CQ's error entry on: an RDMA Write to a bad key is IBV_WC_REM_ACCESS_ERR
                     err = FiErrors.verbsError(err, errBuf.get(ValueLayout.JAVA_INT, CQ_ERR_PROV_ERRNO));
                 }
                 sink.completed(errBuf.get(ValueLayout.JAVA_LONG, CQ_ERR_OP_CONTEXT), err == 0 ? UNKNOWN_ERROR : err,
@@ -142,12 +148,22 @@ final class CqReader {
      */
     void withLocked(Runnable r) {
         boolean locked = false;
-        try {
-            locked = lock.tryLock(1, TimeUnit.SECONDS);
-        } catch (InterruptedException e) {
+        boolean interrupted = false;
+        long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(1);
+        while (!locked && System.nanoTime() - end < 0) {
+            try {
+                locked = lock.tryLock(end - System.nanoTime(), TimeUnit.NANOSECONDS);
+            } catch (InterruptedException e) {
+                // An interrupt (a kit case past its time) does not shorten the wait: r must not run
+                // beside a read of the CQ.
+                interrupted = true;
+            }
+        }
+        if (interrupted) {
             Thread.currentThread().interrupt();
         }
         if (!locked) {
+            LOG.warn("the CQ's lock was not free within 1 s: an endpoint is bound, enabled or closed while the CQ may be read");
             r.run();
             return;
         }

@@ -478,21 +478,12 @@ final class OfiEp extends OfiObject implements Endpoint {
      * at the IA's close they go without events. Behaviours: FREE_06.
      */
     private void destroy(boolean flush) {
-        synchronized (this) {
-            if (freed) {
-                return;
-            }
-            freed = true;
-            conn.release();
-            if (flush) {
-                data.flush();
-            } else {
-                data.discard();
-            }
-            if (srq != null) {
-                srq.close();
-                srq.srq.users.decrementAndGet();
-            }
+        boolean[] done = new boolean[1];
+        // The CQs' locks before the EP's, as a CQ reader takes them: the endpoint closes while no read
+        // of its CQs is inside the provider (RDM_PROTOCOL.md, Progress).
+        Connection.underCqLocks(recvEvd, requestEvd, () -> done[0] = release(flush));
+        if (!done[0]) {
+            return;
         }
         ia.progress.deadlines.remove(this);
         ia.eps.remove(id);
@@ -507,6 +498,25 @@ final class OfiEp extends OfiObject implements Endpoint {
             p.users.decrementAndGet();
         }
         data.close();
+    }
+
+    /** Releases the connection and the DTOs ({@link #destroy}); false if the EP was freed already. */
+    private synchronized boolean release(boolean flush) {
+        if (freed) {
+            return false;
+        }
+        freed = true;
+        conn.release();
+        if (flush) {
+            data.flush();
+        } else {
+            data.discard();
+        }
+        if (srq != null) {
+            srq.close();
+            srq.srq.users.decrementAndGet();
+        }
+        return true;
     }
 
     @Override

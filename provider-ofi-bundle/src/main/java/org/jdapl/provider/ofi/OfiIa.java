@@ -274,6 +274,10 @@ final class OfiIa extends OfiObject implements InterfaceAdapter {
         Map<String, String> m = new java.util.HashMap<>(OfiExtensions.attributes(this));
         m.put("rmr", "registration of the bound range");
         m.put("srq", "fi_srx_context");
+        if (rdm != null && rdm.rxm) {
+            // each rxm endpoint's core CQ holds (128 + 128) x this many completions (Fi#keepJvmSignalHandlers)
+            m.put("fi_universe_size", Fi.universeSize());
+        }
         return Map.copyOf(m);
     }
 

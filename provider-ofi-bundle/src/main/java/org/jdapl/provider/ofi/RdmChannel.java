@@ -32,25 +32,23 @@ final class RdmChannel {
      * until the peer's progress has read this endpoint's name, its first message to a new peer).
      */
     static final long SEND_NANOS = 1_000_000_000L;
-
     /**
-     * How many more times a REQ on rxm waits {@link #SEND_NANOS} for the provider while a tcp
-     * connection to the PSP's address is established ({@link TcpPeerCheck#establishedTo}).
+     * How long a message waits on a socket-address provider (rxm) for the provider to take it: rxm
+     * answers {@code -FI_EAGAIN} while it connects to the peer, which over verbs is an RDMA CM
+     * connection (address and route resolution, a queue pair, the CM's REQ, REP and RTU) for the first
+     * message between two endpoints: 0.3 to 1.6 s on Soft-RoCE under an emulated CPU. Such a message
+     * waits in the channel ({@link #retryWaiting}, from {@link #poll}), not in the sender's thread.
      */
-    static final int REQ_EXTENSIONS = 4;
+    static final long RXM_TAKE_NANOS = 3_000_000_000L;
+    /**
+     * As {@link #RXM_TAKE_NANOS} where rxm's core is verbs: an RDMA CM connection between two hubs that
+     * had not met took more than 3 s on Soft-RoCE under an emulated CPU (LMR_04's REQ).
+     */
+    static final long RXM_VERBS_TAKE_NANOS = 10_000_000_000L;
+    /** The least time between two tries of a waiting message (rxm connects anew after a refusal). */
+    private static final long RETRY_NANOS = 5_000_000L;
+    private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(RdmChannel.class);
 
-    /** A socket-address name ({@code sockaddr_in}) as an address, null for any other name. */
-    private static java.net.InetSocketAddress socket(byte[] name) {
-        if (name == null || name.length < 8 || name[0] != 2 || name[1] != 0) {
-            return null;
-        }
-        try {
-            return new java.net.InetSocketAddress(java.net.InetAddress.getByAddress(java.util.Arrays.copyOfRange(name, 4, 8)),
-                    ((name[2] & 0xff) << 8) | (name[3] & 0xff));
-        } catch (java.net.UnknownHostException e) {
-            return null;
-        }
-    }
 
     /** The channel's owner: a listener or a connection. */
     interface Owner {
@@ -76,6 +74,15 @@ final class RdmChannel {
     private final long[] sendSrc = new long[SENDS];
     private int nextSend;
     private final List<RdmMessage> pending = new ArrayList<>();
+    /** rxm: messages the provider did not take yet, oldest first; each holds its send buffer. */
+    private final java.util.ArrayDeque<Waiting> waiting = new java.util.ArrayDeque<>();
+    private long nextRetry;
+    /** How long a message waits for rxm to take it ({@link #RXM_TAKE_NANOS}, {@link #RXM_VERBS_TAKE_NANOS}). */
+    private final long takeNanos;
+
+    /** A message in send buffer {@code slot} of {@code len} bytes to {@code dest}, given up at {@code deadline}. */
+    private record Waiting(long dest, int slot, int len, long src, long deadline) {
+    }
     private final java.util.Map<Long, byte[]> peers = new java.util.HashMap<>();
     private final java.util.Map<String, Long> inserted = new java.util.HashMap<>();
     /** Peers that took no message for {@link #SEND_NANOS}. */
@@ -91,6 +98,8 @@ final class RdmChannel {
     RdmChannel(OfiIa ia, byte[] src, Owner owner) {
         this.ia = ia;
         this.owner = owner;
+        String provider = org.jdapl.provider.ofi.fabric.FiInfo.providerName(ia.info);
+        this.takeNanos = provider != null && provider.startsWith("verbs") ? RXM_VERBS_TAKE_NANOS : RXM_TAKE_NANOS;
         long info = ia.rdm.endpointInfo(src, false);
         long e = 0;
         long a = 0;
@@ -201,6 +210,7 @@ final class RdmChannel {
             long end = System.nanoTime() + (congested ? 0 : SEND_NANOS);
             while (sendBusy[nextSend]) {
                 readCq();
+                retryWaiting(true);
                 if (sendBusy[nextSend] && System.nanoTime() - end > 0) {
                     // No send completed for that long: later sends fail at once until one completes.
                     congested = true;
@@ -212,21 +222,17 @@ final class RdmChannel {
             nextSend = (nextSend + 1) % SENDS;
             MemorySegment b = buffer(RECVS + s);
             int len = m.encode(b.asByteBuffer());
+            if (!ia.rdm.named) {
+                sendOrWait(dest, s, len, m.src());
+                return;
+            }
             end = System.nanoTime() + SEND_NANOS;
-            int extended = 0;
             while (true) {
                 long rc = FiRdm.send(ep, b.address(), len, desc, dest, SEND_CONTEXT + s);
                 if (rc == 0) {
                     sendBusy[s] = true;
                     sendSrc[s] = m.src();
                     return;
-                }
-                if (rc == -Fi.FI_EAGAIN && System.nanoTime() - end > 0 && m.type() == RdmMessage.REQ
-                        && !ia.rdm.named && extended < REQ_EXTENSIONS && TcpPeerCheck.establishedTo(socket(peers.get(dest)))) {
-                    // rxm connects to a PSP that listens (the kernel has the connection) and waits for
-                    // the PSP's progress to take it: a loaded host's peer process may be that late.
-                    extended++;
-                    end = System.nanoTime() + SEND_NANOS;
                 }
                 if (rc == -Fi.FI_EAGAIN && System.nanoTime() - end > 0) {
                     // Its process is gone or does not progress: later messages to it fail at once.
@@ -237,6 +243,72 @@ final class RdmChannel {
                 }
                 readCq();
                 Thread.onSpinWait();
+            }
+        }
+    }
+
+    /**
+     * rxm: sends the message in buffer {@code s}, or, if the provider does not take it yet
+     * ({@code -FI_EAGAIN}: it connects to the peer) or an earlier message to the same peer waits, lets
+     * it wait in order for {@link #RXM_TAKE_NANOS}. The lock is held.
+     */
+    private void sendOrWait(long dest, int s, int len, long src) {
+        sendBusy[s] = true;
+        sendSrc[s] = src;
+        boolean behind = false;
+        for (Waiting w : waiting) {
+            behind |= w.dest() == dest;
+        }
+        long rc = behind ? -Fi.FI_EAGAIN : FiRdm.send(ep, buffer(RECVS + s).address(), len, desc, dest, SEND_CONTEXT + s);
+        if (rc == -Fi.FI_EAGAIN) {
+            waiting.add(new Waiting(dest, s, len, src, System.nanoTime() + takeNanos));
+        } else if (rc != 0) {
+            sendBusy[s] = false;
+            throw FiErrors.toDat(rc, "fi_send");
+        }
+    }
+
+    /**
+     * rxm: tries the waiting messages again, the oldest to each peer first (at most every
+     * {@link #RETRY_NANOS} unless {@code now}); a message the provider did not take within
+     * {@link #RXM_TAKE_NANOS}, or refused, fails with every later one to that peer (reported to the
+     * owner by {@link #poll}), and the peer counts as stuck. The lock is held.
+     */
+    private void retryWaiting(boolean now) {
+        if (waiting.isEmpty()) {
+            return;
+        }
+        long t = System.nanoTime();
+        if (!now && t - nextRetry < 0) {
+            return;
+        }
+        nextRetry = t + RETRY_NANOS;
+        java.util.Set<Long> blocked = new java.util.HashSet<>();
+        java.util.Set<Long> gone = new java.util.HashSet<>();
+        for (java.util.Iterator<Waiting> i = waiting.iterator(); i.hasNext(); ) {
+            Waiting w = i.next();
+            long rc;
+            if (gone.contains(w.dest())) {
+                rc = -Fi.FI_EAGAIN;
+            } else if (blocked.contains(w.dest())) {
+                continue;
+            } else {
+                rc = FiRdm.send(ep, buffer(RECVS + w.slot()).address(), w.len(), desc, w.dest(), SEND_CONTEXT + w.slot());
+            }
+            if (rc == 0) {
+                i.remove();
+            } else if (rc == -Fi.FI_EAGAIN && t - w.deadline() < 0 && !gone.contains(w.dest())) {
+                blocked.add(w.dest());
+            } else {
+                i.remove();
+                gone.add(w.dest());
+                if (rc == -Fi.FI_EAGAIN) {
+                    stuck.add(w.dest());
+                }
+                sendBusy[w.slot()] = false;
+                LOG.debug("a message to {} not taken within {} ms: {}", FiRdm.toString(peers.get(w.dest())),
+                        (t - w.deadline() + takeNanos) / 1_000_000, rc);
+                failed.add(new long[] {w.src(), rc == -Fi.FI_EAGAIN ? Fi.FI_EAGAIN : -rc});
             }
         }
     }
@@ -254,6 +326,7 @@ final class RdmChannel {
             while ((r = readCq()) > 0) {
                 n += r;
             }
+            retryWaiting(false);
             got = pending.isEmpty() ? List.of() : new ArrayList<>(pending);
             pending.clear();
             errs = failed.isEmpty() ? List.of() : new ArrayList<>(failed);
@@ -322,6 +395,15 @@ final class RdmChannel {
             RdmLocal.closing(name);
         }
         synchronized (this) {
+            if (!ia.rdm.named) {
+                // rxm 1.17 closes each connection's core endpoint and then reads the core CQ, and a
+                // message received before the close is handled there and its buffer posted again to
+                // the closed endpoint (a SIGSEGV in libfabric.so.1 at an IA's close in the rxm kit on
+                // verbs): what has arrived is read first.
+                for (int guard = 0; guard < 64 && readCq() > 0; guard++) {
+                    // more
+                }
+            }
             OfiIa.closeQuietly(ep);
             OfiIa.closeQuietly(mr);
             OfiIa.closeQuietly(av);

@@ -17,7 +17,8 @@ import org.slf4j.LoggerFactory;
  * owns two RDM endpoints: the data endpoint, bound to the EVDs' CQs and to an address vector whose
  * only entry ({@code fi_addr_t} 0) is the peer's data endpoint, so the data path ({@link EpData})
  * posts exactly as on a MSG endpoint; and a control endpoint ({@link RdmChannel}) that carries the
- * protocol: REQ to the PSP, ACCEPT/REJECT back, RTU, DISC, ABORT and KEEPALIVE.
+ * protocol: REQ to the PSP, ACCEPT/REJECT back, RTU, DISC, ABORT and KEEPALIVE. On rxm the control
+ * endpoint is the IA's hub ({@link #viaHub}).
  *
  * <p>The active side is ESTABLISHED when the ACCEPT arrives (it answers RTU), the passive side when
  * the RTU arrives (or a DTO of the connection completes first); an ACCEPT that finds the active side
@@ -44,6 +45,12 @@ final class RdmConnection extends Connection implements RdmChannel.Owner {
     private long av;
     private byte[] dataName;
     private RdmChannel ctl;
+    /**
+     * The control messages go through the IA's hub ({@code ctl} is the hub's channel, not closed with
+     * the connection): on a socket-address provider (rxm), where every endpoint is a listening one
+     * that rxm connects anew to each peer (RDM_PROTOCOL.md, Endpoints).
+     */
+    private boolean viaHub;
     private long connId;
     private long peerConn;
     private long peerCtl = -1;
@@ -74,7 +81,7 @@ final class RdmConnection extends Connection implements RdmChannel.Owner {
         if (ctl == null) {
             return 0;
         }
-        return rdm.named ? localPort : rdm.portOf(ctl.name);
+        return rdm.named || viaHub ? localPort : rdm.portOf(ctl.name);
     }
 
     /** Opens the data endpoint and the control endpoint; posts the receives that waited. The EP's lock is held. */
@@ -104,9 +111,15 @@ final class RdmConnection extends Connection implements RdmChannel.Owner {
                 credits = new MsgCredits(ep.ia, ep.srq == null);
                 ep.data.credits = credits;
             }
-            if (ctl == null) {
+            if (ctl == null && !rdm.named) {
+                ctl = rdm.hub().channel;
+                viaHub = true;
+            } else if (ctl == null) {
                 ctl = new RdmChannel(ep.ia, null, this);
                 localPort = 1024 + Math.floorMod(PORTS.incrementAndGet(), 64000);
+            }
+            if (viaHub) {
+                localPort = rdm.portOf(dataName); // the data endpoint's port: the hub's is the IA's
             }
             ep.data.postDeferred(f, ep.attributes().maxRecvIov());
             if (ep.srq != null) {
@@ -169,8 +182,11 @@ final class RdmConnection extends Connection implements RdmChannel.Owner {
     private void closeControl() {
         rdm.connections.remove(connId, this);
         if (ctl != null) {
-            ctl.close();
+            if (!viaHub) {
+                ctl.close();
+            }
             ctl = null;
+            viaHub = false;
         }
     }
 
@@ -195,8 +211,18 @@ final class RdmConnection extends Connection implements RdmChannel.Owner {
         }
     }
 
+    /**
+     * Opens the endpoints and sends the REQ. The EVDs' CQ locks are taken before the EP's, as a CQ
+     * reader takes them: with the EP's lock taken first, a reader of the CQ waiting for it would keep
+     * the CQ's lock, and the data endpoint would be bound and enabled while the CQ is read (rxm 1.17:
+     * a CQ read progresses every bound endpoint, and one bound but not yet enabled has no core CQ).
+     */
     @Override
     void connect(InetSocketAddress target, long timeoutMicros, byte[] privateData) {
+        underCqLocks(ep.recvEvd(), ep.requestEvd(), () -> connectLocked(target, timeoutMicros, privateData));
+    }
+
+    private void connectLocked(InetSocketAddress target, long timeoutMicros, byte[] privateData) {
         boolean refused = false;
         boolean unreachable = false;
         synchronized (ep) {
@@ -237,8 +263,12 @@ final class RdmConnection extends Connection implements RdmChannel.Owner {
         }
     }
 
-    /** The passive side accepts the request {@code req} on this EP. */
+    /** The passive side accepts the request {@code req} on this EP (the CQs' locks first, as {@link #connect}). */
     void accept(RdmMessage req, byte[] privateData) {
+        underCqLocks(ep.recvEvd(), ep.requestEvd(), () -> acceptLocked(req, privateData));
+    }
+
+    private void acceptLocked(RdmMessage req, byte[] privateData) {
         synchronized (ep) {
             ep.live();
             if (state != EpState.UNCONNECTED && state != EpState.PASSIVE_CONNECTION_PENDING

@@ -23,6 +23,9 @@ final class RdmDataClose {
             RdmLocal.closing(dataName);
         }
         Runnable close = () -> {
+            if (!rdm.named) {
+                progress(ep);
+            }
             OfiIa.closeQuietly(fid);
             OfiIa.closeQuietly(av);
         };
@@ -36,6 +39,29 @@ final class RdmDataClose {
         } else if (now || !closeAfterPeer(ep, rdm, fid, dataName, peerData, close)) {
             close.run();
             RdmLocal.closed(dataName);
+        }
+    }
+
+    /**
+     * rxm: drives the progress of the endpoints bound to the EP's CQs without taking a completion
+     * ({@code fi_cq_read} of no entries: libfabric's CQ progresses its endpoints first). rxm 1.17's
+     * close of an endpoint closes each connection's core endpoint and then reads the core CQ, and a
+     * message received before the close is handled there and its buffer posted again to the closed
+     * core endpoint: the JVM died of a SIGSEGV in libfabric.so.1 ({@code rxm_post_recv}) at an IA's
+     * close in the rxm kit on verbs. What has arrived is handled first; the CQs' locks are held.
+     */
+    private static void progress(OfiEp ep) {
+        for (OfiEvd e : new OfiEvd[] {ep.recvEvd(), ep.requestEvd()}) {
+            if (e != null && e.cq != 0 && !e.freed) {
+                for (int i = 0; i < 4; i++) {
+                    FiCalls.cqRead(e.cq, 0L, 0);
+                }
+            }
+        }
+        if (ep.srq != null) {
+            for (int i = 0; i < 4; i++) {
+                FiCalls.cqRead(ep.srq.cq, 0L, 0);
+            }
         }
     }
 

@@ -15,7 +15,9 @@ import org.slf4j.LoggerFactory;
  * taken by a peer stays taken while the endpoint lives; a PSP that heard from each connecting EP's
  * own endpoint overflows after 256 requests (the slots are reused while still named, and a reply goes
  * to the wrong region or to none). Through the hubs a PSP hears from one endpoint per remote IA, and
- * a hub from one per remote IA and PSP.
+ * a hub from one per remote IA and PSP. On rxm the hub also carries the control messages of every
+ * connection of the IA (RTU, DISC, ABORT, KEEPALIVE): rxm connects each pair of its endpoints anew,
+ * and over verbs that is an RDMA CM connection.
  *
  * <p>Behaviours: CONN_05, CONN_07, FREE_03.
  */

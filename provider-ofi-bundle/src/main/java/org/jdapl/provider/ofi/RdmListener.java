@@ -58,7 +58,10 @@ final class RdmListener implements OfiServicePoint.Listener, RdmChannel.Owner {
             }
         } catch (DatException e) {
             unlock(p);
-            throw e.type() == DatReturnType.CONN_QUAL_IN_USE || e.getMessage().contains("in use")
+            // rxm over verbs: the core fi_getinfo of an endpoint binds its address through the RDMA CM and
+            // finds nothing (fi_endpoint -FI_ENODATA) where the port is taken.
+            boolean taken = !ia.rdm.named && p != 0 && e.type() == DatReturnType.PROVIDER_NOT_FOUND;
+            throw taken || e.type() == DatReturnType.CONN_QUAL_IN_USE || e.getMessage().contains("in use")
                     ? new DatException(DatReturnType.CONN_QUAL_IN_USE, "connection qualifier " + connQual + ": "
                     + e.getMessage()) : e;
         }

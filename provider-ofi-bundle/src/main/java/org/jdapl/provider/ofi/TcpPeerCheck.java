@@ -65,30 +65,6 @@ final class TcpPeerCheck {
         }
     }
 
-    /**
-     * True if a socket of this network namespace to {@code peer} is established: something listens
-     * there (an rxm connection to it whose setup waits for the listener's progress).
-     */
-    static boolean establishedTo(InetSocketAddress peer) {
-        if (peer == null || peer.getPort() == 0 || !(peer.getAddress() instanceof Inet4Address a)) {
-            return false;
-        }
-        List<String> lines;
-        try {
-            lines = Files.readAllLines(TABLE);
-        } catch (IOException | RuntimeException e) {
-            return false;
-        }
-        String remote = hexAddress(a.getAddress()) + ":" + String.format("%04X", peer.getPort());
-        for (String line : lines) {
-            String[] f = line.trim().split("\\s+");
-            if (f.length > 3 && f[2].equalsIgnoreCase(remote) && ESTABLISHED.equals(f[3])) {
-                return true;
-            }
-        }
-        return false;
-    }
-
     /** The table's state of the socket from {@code localPort} to {@code peer} (hex, e.g. 01), or null. */
     private static String state(long localPort, InetSocketAddress peer) {
         if (localPort <= 0 || peer == null || peer.getPort() == 0 || !(peer.getAddress() instanceof Inet4Address a)) {

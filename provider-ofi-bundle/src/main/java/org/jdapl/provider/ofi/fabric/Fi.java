@@ -155,8 +155,20 @@ public final class Fi {
      * sets them, {@code FI_OFI_RXM_USE_SRX=0} (receive buffers per connection: 1.4 MB per endpoint
      * with none) and {@code FI_OFI_RXM_BUFFER_SIZE=4096} (the eager size; larger messages go by
      * rxm's rendezvous; 6 MB per connected endpoint) are set.
+     *
+     * <p>rxm also opens for each of its endpoints a core CQ of (128 receives + 128 sends) x
+     * {@code FI_UNIVERSE_SIZE} entries (65536 with Debian's libfabric 1.17 and no universe set),
+     * sized for an endpoint talking to every process of a job. Over verbs that is a device CQ: larger than Soft-RoCE's
+     * {@code max_cqe} (32767; {@code fi_enable} fails {@code EINVAL}), and with a universe of 64 still
+     * 4 MiB of kernel memory per endpoint on rxe (its CQ rounds up to a power of two of 128-byte
+     * entries): 2.4 GB for the kit's 300 EPs. A DAT EP's endpoints each have one peer, an IA's hub
+     * and a PSP one per remote IA, so unless the environment sets it {@code FI_UNIVERSE_SIZE} is
+     * {@link #UNIVERSE_SIZE} (8): 2048 entries, 512 KiB per endpoint on rxe; a hub or a PSP holds
+     * the completions of up to 2048 control messages between two reads of its progress.
      */
     private static void keepJvmSignalHandlers() throws Throwable {
+        String env = System.getenv("FI_UNIVERSE_SIZE");
+        universeSize = env != null ? env : Integer.toString(UNIVERSE_SIZE);
         MethodHandle setenv = LINKER.downcallHandle(LINKER.defaultLookup().find("setenv").orElseThrow(),
                 FunctionDescriptor.of(ValueLayout.JAVA_INT, ValueLayout.ADDRESS, ValueLayout.ADDRESS, ValueLayout.JAVA_INT));
         try (Arena a = Arena.ofConfined()) {
@@ -166,7 +178,8 @@ public final class Fi {
                     LOG.warn("setenv {} failed", v);
                 }
             }
-            for (String[] v : new String[][] {{"FI_OFI_RXM_USE_SRX", "0"}, {"FI_OFI_RXM_BUFFER_SIZE", "4096"}}) {
+            for (String[] v : new String[][] {{"FI_OFI_RXM_USE_SRX", "0"}, {"FI_OFI_RXM_BUFFER_SIZE", "4096"},
+                    {"FI_UNIVERSE_SIZE", Integer.toString(UNIVERSE_SIZE)}}) {
                 if ((int) setenv.invokeExact(a.allocateFrom(v[0]), a.allocateFrom(v[1]), 0) != 0) {
                     LOG.warn("setenv {} failed", v[0]);
                 }
@@ -175,6 +188,15 @@ public final class Fi {
                 LOG.warn("setenv FI_MR_CACHE_MAX_COUNT failed");
             }
         }
+    }
+
+    /** The universe size jdapl sets for libfabric unless the environment sets one ({@link #keepJvmSignalHandlers}). */
+    public static final int UNIVERSE_SIZE = 8;
+    private static volatile String universeSize;
+
+    /** {@code FI_UNIVERSE_SIZE} as libfabric reads it: the environment's, or {@link #UNIVERSE_SIZE}. */
+    public static String universeSize() {
+        return universeSize;
     }
 
     /** Why libfabric cannot be used, or null if it loads. */
