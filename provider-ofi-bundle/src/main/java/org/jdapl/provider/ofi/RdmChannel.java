@@ -72,7 +72,7 @@ final class RdmChannel {
     RdmChannel(OfiIa ia, byte[] src, Owner owner) {
         this.ia = ia;
         this.owner = owner;
-        long info = ia.rdm.endpointInfo(src, false);
+        long info = ia.rdm.endpointInfo(src);
         long e = 0;
         long a = 0;
         long q = 0;
