@@ -141,16 +141,19 @@ final class EpPosts {
      * Hands a request whose {@code n} segments are filled in to libfabric; {@code extended} is
      * RDMA_WRITE_IMMED for an RDMA Write with immediate data (always signalled), else null;
      * {@code signal} false for an unsignalled send or RDMA Write on a {@link #selective} endpoint. The
-     * call's return code.
+     * call's return code. On an RDM endpoint a send leaves on a receive credit ({@code counted}) and
+     * completes once the provider has it; to a peer that does not count its receives (an EP on an
+     * SRQ) it asks delivery-complete, so that it stays outstanding until a receive takes it.
      */
     long post(long fid, DtoOperation op, ExtensionType extended, int n, long total, RmrTriplet remote,
-              int immediateData, long ctx, boolean signal) {
+              int immediateData, long ctx, boolean signal, boolean counted) {
         if (extended == ExtensionType.RDMA_WRITE_IMMED) {
             return writeImmediate(fid, n, total, remote, immediateData, ctx);
         }
         if (!selective) {
             return switch (op) {
-                case SEND -> FiCalls.sendv(fid, iov.address(), desc.address(), n, ctx);
+                case SEND -> counted ? FiCalls.sendv(fid, iov.address(), desc.address(), n, ctx)
+                        : send(fid, n, ctx, Fi.FI_COMPLETION | Fi.FI_DELIVERY_COMPLETE, 0);
                 case RDMA_WRITE -> write(fid, n, total, remote, ctx);
                 case RDMA_READ -> read(fid, n, total, remote, ctx, Fi.FI_COMPLETION | Fi.FI_DELIVERY_COMPLETE);
                 default -> throw new IllegalArgumentException(op.toString());

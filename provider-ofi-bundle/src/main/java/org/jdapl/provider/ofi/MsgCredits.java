@@ -295,6 +295,11 @@ final class MsgCredits {
         return mem.get(ValueLayout.JAVA_LONG, 16) != 0;
     }
 
+    /** Whether the peer counts its receives (its header says so): a send leaves on a credit. */
+    boolean peerCounts() {
+        return peer.valid() && peer.counts();
+    }
+
     /** Whether a send may leave now (a credit is there, or the peer's receives are not counted). */
     boolean maySend() {
         if (!peer.valid() || !peer.counts()) {

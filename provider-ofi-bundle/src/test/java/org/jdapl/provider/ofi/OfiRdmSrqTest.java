@@ -1,6 +1,7 @@
 package org.jdapl.provider.ofi;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertSame;
 
@@ -18,6 +19,7 @@ import org.jdapl.dat.Endpoint;
 import org.jdapl.dat.EpAttributes;
 import org.jdapl.dat.EventDispatcher;
 import org.jdapl.dat.EventNumber;
+import org.jdapl.dat.EventSlot;
 import org.jdapl.dat.EvdFlag;
 import org.jdapl.dat.InterfaceAdapter;
 import org.jdapl.dat.LmrTriplet;
@@ -100,6 +102,51 @@ class OfiRdmSrqTest {
             a2.disconnect(CloseFlag.GRACEFUL);
             assertEquals(EventNumber.CONNECTION_DISCONNECTED, ((DatEvent.Connection) aConn.waitEvent(WAIT, 1)).number());
             assertEquals(EventNumber.CONNECTION_DISCONNECTED, ((DatEvent.Connection) bConn.waitEvent(WAIT, 1)).number());
+            psp.free();
+        } finally {
+            p.deactivate();
+        }
+    }
+
+    /**
+     * DISC_02 on an SRQ: a send to an EP on an SRQ with no receive posted stays outstanding (the
+     * peer counts no receives, so it goes without a credit and with delivery-complete), and the
+     * sender's abrupt disconnect flushes it: it never completes SUCCESS.
+     */
+    @Test
+    void disc02SrqASendToAnSrqWithoutReceiveStaysOutstandingAndFlushesOnShm() throws InterruptedException {
+        String missing = OfiHost.ensure("runtime");
+        Assumptions.assumeTrue(missing == null, missing);
+        OfiProvider p = new OfiProvider();
+        try (InterfaceAdapter a = p.open(new IaSpec("a", "shm", "", true, "t"), 8);
+             InterfaceAdapter b = p.open(new IaSpec("b", "shm", "", true, "t"), 8);
+             Arena arena = Arena.ofShared()) {
+            EventDispatcher aDto = a.createEvd(16, null, EnumSet.of(EvdFlag.DTO));
+            EventDispatcher aConn = a.createEvd(8, null, EnumSet.of(EvdFlag.CONNECTION));
+            EventDispatcher bDto = b.createEvd(16, null, EnumSet.of(EvdFlag.DTO));
+            EventDispatcher bConn = b.createEvd(8, null, EnumSet.of(EvdFlag.CONNECTION));
+            EventDispatcher bCr = b.createEvd(4, null, EnumSet.of(EvdFlag.CR));
+            ProtectionZone pa = a.createPz();
+            ProtectionZone pb = b.createPz();
+            PublicServicePoint psp = b.createPsp(4713, bCr, PspFlag.CONSUMER);
+            SharedReceiveQueue srq = b.createSrq(pb, new SrqAttributes(4, 1, 0));
+            Endpoint a1 = a.createEp(pa, aDto, aDto, aConn, null);
+            Endpoint b1 = b.createEpWithSrq(pb, bDto, bDto, bConn, srq, EpAttributes.defaults());
+            a1.connect(b.query().attributes().address(), 4713, WAIT, new byte[0], Qos.BEST_EFFORT, ConnectFlag.DEFAULT);
+            DatEvent.ConnectionRequest cr = assertInstanceOf(DatEvent.ConnectionRequest.class, bCr.waitEvent(WAIT, 1));
+            cr.request().accept(b1, new byte[0]);
+            assertEquals(EventNumber.CONNECTION_ESTABLISHED, ((DatEvent.Connection) aConn.waitEvent(WAIT, 1)).number());
+            assertEquals(EventNumber.CONNECTION_ESTABLISHED, ((DatEvent.Connection) bConn.waitEvent(WAIT, 1)).number());
+            MemorySegment ma = arena.allocate(64);
+            LocalMemoryRegion la = a.createLmr(pa, ma, EnumSet.allOf(MemPriv.class), VaType.VA);
+            a1.postSend(List.of(new LmrTriplet(la, 0, 64)), 7, null);
+            Thread.sleep(300);
+            assertFalse(aDto.dequeue(new EventSlot()), "the send completed though the SRQ has no receive");
+            a1.disconnect(CloseFlag.ABRUPT);
+            DatEvent.DtoCompletion s = assertInstanceOf(DatEvent.DtoCompletion.class, aDto.waitEvent(WAIT, 1));
+            assertEquals(7, s.cookie());
+            assertEquals(DtoStatus.FLUSHED, s.status(), "the outstanding send at the abrupt disconnect");
+            assertEquals(EventNumber.CONNECTION_DISCONNECTED, ((DatEvent.Connection) aConn.waitEvent(WAIT, 1)).number());
             psp.free();
         } finally {
             p.deactivate();
