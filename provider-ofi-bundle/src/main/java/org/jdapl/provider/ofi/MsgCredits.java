@@ -46,8 +46,13 @@ import org.slf4j.LoggerFactory;
  * DAT's outstanding send, and an abrupt disconnect flushes it; so a verbs EP's receives are not
  * counted (the header says so) and its peer sends freely. The closing flag below serves verbs too.
  *
- * <p>The words are written only by the peer's provider and read here; counts are cumulative, so a
- * late or repeated write is harmless. The header is {@link #HEADER} bytes: magic, version (3), flags
+ * <p>RDM connections carry the same credits on their data endpoints ({@code RDM_PROTOCOL.md}): a
+ * send there goes without delivery-complete once it has a credit. On shm the words are in a file of
+ * {@code /dev/shm} both JVMs map ({@link SharedCreditWords}, header flag 2): the count and the closing
+ * flag are stores into the peer's mapping, not writes through libfabric.
+ *
+ * <p>The words are written only by the peer (its provider, or its stores on shm) and read here; counts
+ * are cumulative, so a late or repeated write is harmless. The header is {@link #HEADER} bytes: magic, version (3), flags
  * (1: counted), a reserved byte, the words' address (0 where the provider addresses regions by
  * offset) and key. The words: [0] the credit word, [16] the closing flag.
  *
