@@ -266,10 +266,13 @@ final class EpData {
         return posted;
     }
 
-    /** Hands the request in {@code slot} (its segments filled in) to libfabric. */
+    /**
+     * Hands the request in {@code slot} (its segments filled in) to libfabric; a send on an RDM
+     * endpoint whose peer does not count its receives (an EP on an SRQ) asks delivery-complete.
+     */
     private long post(long fid, int slot, int n, RmrTriplet remote, long ctx) {
         return posts.post(fid, request.ops[slot], request.extended[slot], n, request.lengths[slot], remote,
-                request.immediates[slot], ctx, !request.silent[slot]);
+                request.immediates[slot], ctx, !request.silent[slot], credits != null && credits.peerCounts());
     }
 
     /** Posts a receive; without an endpoint ({@code fid} 0) it waits in its slot for one. */

@@ -28,8 +28,10 @@ import org.jdapl.provider.ofi.fabric.FiInfo;
  * {@code fi_writemsg}, {@code fi_readmsg}): a signalled one {@code FI_COMPLETION} and, where the
  * provider has it, {@code FI_DELIVERY_COMPLETE}; an unsignalled one (DAT_COMPLETION_SUPPRESS_FLAG,
  * {@link EpData}) neither, so that its success costs the provider no completion and tcp no
- * acknowledgement. On RDM endpoints the endpoint's defaults ({@code fi_sendv}, {@code fi_readv},
- * {@code fi_senddata}) complete every request. On shm every receive ends with an overflow buffer.
+ * acknowledgement. On RDM endpoints the endpoint's defaults ({@code fi_sendv}, {@code fi_senddata})
+ * complete every send once the provider has it (a send leaves on a receive credit,
+ * {@link MsgCredits}); RDMA Writes and Reads ask {@code FI_DELIVERY_COMPLETE} themselves. On shm
+ * every receive ends with an overflow buffer.
  * Callers hold the EP's (or the SRQ's) lock.
  *
  * <p>Behaviours: OBJ_07, LMR_04, EXT_05, EXT_06.
@@ -139,26 +141,28 @@ final class EpPosts {
      * Hands a request whose {@code n} segments are filled in to libfabric; {@code extended} is
      * RDMA_WRITE_IMMED for an RDMA Write with immediate data (always signalled), else null;
      * {@code signal} false for an unsignalled send or RDMA Write on a {@link #selective} endpoint. The
-     * call's return code.
+     * call's return code. On an RDM endpoint a send leaves on a receive credit ({@code counted}) and
+     * completes once the provider has it; to a peer that does not count its receives (an EP on an
+     * SRQ) it asks delivery-complete, so that it stays outstanding until a receive takes it.
      */
     long post(long fid, DtoOperation op, ExtensionType extended, int n, long total, RmrTriplet remote,
-              int immediateData, long ctx, boolean signal) {
+              int immediateData, long ctx, boolean signal, boolean counted) {
         if (extended == ExtensionType.RDMA_WRITE_IMMED) {
             return writeImmediate(fid, n, total, remote, immediateData, ctx);
         }
         if (!selective) {
             return switch (op) {
-                case SEND -> FiCalls.sendv(fid, iov.address(), desc.address(), n, ctx);
+                case SEND -> counted ? FiCalls.sendv(fid, iov.address(), desc.address(), n, ctx)
+                        : send(fid, n, ctx, Fi.FI_COMPLETION | Fi.FI_DELIVERY_COMPLETE, 0);
                 case RDMA_WRITE -> write(fid, n, total, remote, ctx);
-                case RDMA_READ -> FiCalls.readv(fid, iov.address(), desc.address(), n, remote.targetAddress(),
-                        remote.rmrContext() & 0xffffffffL, ctx);
+                case RDMA_READ -> read(fid, n, total, remote, ctx, Fi.FI_COMPLETION | Fi.FI_DELIVERY_COMPLETE);
                 default -> throw new IllegalArgumentException(op.toString());
             };
         }
         return switch (op) {
             case SEND -> send(fid, n, ctx, signal ? placed : 0, 0);
             case RDMA_WRITE -> write(fid, n, total, remote, ctx, signal ? placed : 0);
-            case RDMA_READ -> read(fid, n, total, remote, ctx);
+            case RDMA_READ -> read(fid, n, total, remote, ctx, Fi.FI_COMPLETION);
             default -> throw new IllegalArgumentException(op.toString());
         };
     }
@@ -181,14 +185,20 @@ final class EpPosts {
         return fns(fid).sendmsg(msg.address(), flags);
     }
 
-    /** An RDMA Read through {@code fi_readmsg}, signalled. */
-    private long read(long fid, int n, long total, RmrTriplet remote, long ctx) {
+    /**
+     * An RDMA Read through {@code fi_readmsg}, signalled. On RDM endpoints with {@code FI_DELIVERY_COMPLETE}
+     * too, as their RDMA Writes: shm 1.17 moves an RMA without it by its "fast" path, a cross-memory
+     * copy of the target's virtual addresses that no key, bound or right is checked against
+     * ({@code smr_rma_fast}, {@code prov/shm/src/smr_rma.c}); with it the target checks the request
+     * ({@code smr_progress_cmd_rma}) and a refused one is reported (LMR_05, LMR_06).
+     */
+    private long read(long fid, int n, long total, RmrTriplet remote, long ctx, long flags) {
         rmaIov.set(ValueLayout.JAVA_LONG, RMA_IOV_ADDR, remote.targetAddress());
         rmaIov.set(ValueLayout.JAVA_LONG, RMA_IOV_LEN, total);
         rmaIov.set(ValueLayout.JAVA_LONG, RMA_IOV_KEY, remote.rmrContext() & 0xffffffffL);
         msgRma.set(ValueLayout.JAVA_LONG, MSG_RMA_IOV_COUNT, n);
         msgRma.set(ValueLayout.JAVA_LONG, MSG_RMA_CONTEXT, ctx);
-        return fns(fid).readmsg(msgRma.address(), Fi.FI_COMPLETION);
+        return fns(fid).readmsg(msgRma.address(), flags);
     }
 
     /** Posts a receive of the {@code n} segments filled in (and the overflow buffer on shm); the return code. */

@@ -2,6 +2,7 @@ package org.jdapl.provider.ofi;
 
 import static org.jdapl.provider.ofi.fabric.FiLayouts.*;
 
+import java.io.IOException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
@@ -10,6 +11,8 @@ import java.util.Arrays;
 import org.jdapl.provider.ofi.fabric.Fi;
 import org.jdapl.provider.ofi.fabric.FiCalls;
 import org.jdapl.provider.ofi.fabric.FiException;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Receive credits of one connection on MSG endpoints: a send leaves only once the peer has posted a
@@ -43,8 +46,13 @@ import org.jdapl.provider.ofi.fabric.FiException;
  * DAT's outstanding send, and an abrupt disconnect flushes it; so a verbs EP's receives are not
  * counted (the header says so) and its peer sends freely. The closing flag below serves verbs too.
  *
- * <p>The words are written only by the peer's provider and read here; counts are cumulative, so a
- * late or repeated write is harmless. The header is {@link #HEADER} bytes: magic, version (3), flags
+ * <p>RDM connections carry the same credits on their data endpoints ({@code RDM_PROTOCOL.md}): a
+ * send there goes without delivery-complete once it has a credit. On shm the words are in a file of
+ * {@code /dev/shm} both JVMs map ({@link SharedCreditWords}, header flag 2): the count and the closing
+ * flag are stores into the peer's mapping, not writes through libfabric.
+ *
+ * <p>The words are written only by the peer (its provider, or its stores on shm) and read here; counts
+ * are cumulative, so a late or repeated write is harmless. The header is {@link #HEADER} bytes: magic, version (3), flags
  * (1: counted), a reserved byte, the words' address (0 where the provider addresses regions by
  * offset) and key. The words: [0] the credit word, [16] the closing flag.
  *
@@ -58,16 +66,20 @@ import org.jdapl.provider.ofi.fabric.FiException;
  * <p>Behaviours: DISC_02, DISC_03, DISC_05, DISC_17.
  */
 final class MsgCredits {
+    private static final Logger LOG = LoggerFactory.getLogger(MsgCredits.class);
     /** The header before the consumer's private data of a connect or accept. */
     static final int HEADER = 20;
     private static final byte MAGIC = 0x4a;
     private static final byte VERSION = 3;
     private static final byte COUNTS = 1;
+    /** The words are in a file of {@code /dev/shm} ({@link SharedCreditWords}): address and key are its pid and number. */
+    private static final byte SHARED = 2;
+    private static final VarHandle LONG = ValueLayout.JAVA_LONG.varHandle();
     private static final long INJECT = 1L << 25; // FI_INJECT
 
     /** The peer's part of a header; {@code counts} whether its receives are counted. */
-    record Peer(boolean valid, boolean counts, long address, long key) {
-        static final Peer NONE = new Peer(false, false, 0, 0);
+    record Peer(boolean valid, boolean counts, boolean shared, long address, long key) {
+        static final Peer NONE = new Peer(false, false, false, 0, 0);
     }
 
     private final OfiIa ia;
@@ -84,6 +96,10 @@ final class MsgCredits {
     private final long mr;
     private final long key;
     private final boolean counts;
+    /** shm: this side's words in {@code /dev/shm}, null where they are registered for remote writes. */
+    private final SharedCreditWords.Own own;
+    /** shm: the peer's words, mapped here (its count and closing flag are stored into them), else null. */
+    private MemorySegment peerWords;
     private Peer peer = Peer.NONE;
     private boolean connected;
     private long posted;
@@ -96,22 +112,28 @@ final class MsgCredits {
     MsgCredits(OfiIa ia, boolean counts) {
         this.ia = ia;
         this.counts = counts;
-        mem = arena.allocate(64, 64);
+        own = ia.rdm != null && ia.rdm.named ? SharedCreditWords.create(arena) : null;
+        mem = own != null ? own.words() : arena.allocate(64, 64);
         iov = arena.allocate(16, 8);
         desc = arena.allocate(8, 8);
         rmaIov = arena.allocate(FI_RMA_IOV.size(), 8);
         msg = arena.allocate(FI_MSG_RMA.size(), 8);
-        try {
-            mr = FiCalls.mrReg(ia.domain, mem.address(), 32, Fi.FI_READ | Fi.FI_WRITE | Fi.FI_REMOTE_WRITE, 0,
-                    OfiLmr.nextKey(), 0);
-        } catch (FiException e) {
-            arena.close();
-            throw FiErrors.toDat(e);
+        if (own != null) {
+            mr = 0;
+            key = own.number();
+        } else {
+            try {
+                mr = FiCalls.mrReg(ia.domain, mem.address(), 32, Fi.FI_READ | Fi.FI_WRITE | Fi.FI_REMOTE_WRITE, 0,
+                        OfiLmr.nextKey(), 0);
+            } catch (FiException e) {
+                arena.close();
+                throw FiErrors.toDat(e);
+            }
+            key = FiCalls.word(mr + MR_KEY);
         }
-        key = FiCalls.word(mr + MR_KEY);
         iov.set(ValueLayout.JAVA_LONG, IOV_BASE, mem.address() + 8);
         iov.set(ValueLayout.JAVA_LONG, IOV_LEN, 8);
-        desc.set(ValueLayout.JAVA_LONG, 0, FiCalls.word(mr + MR_MEM_DESC));
+        desc.set(ValueLayout.JAVA_LONG, 0, mr != 0 ? FiCalls.word(mr + MR_MEM_DESC) : 0);
         msg.set(ValueLayout.JAVA_LONG, MSG_RMA_MSG_IOV, iov.address());
         msg.set(ValueLayout.JAVA_LONG, MSG_RMA_DESC, desc.address());
         msg.set(ValueLayout.JAVA_LONG, MSG_RMA_IOV_COUNT, 1);
@@ -125,8 +147,8 @@ final class MsgCredits {
         byte[] b = new byte[HEADER + (pd == null ? 0 : pd.length)];
         b[0] = MAGIC;
         b[1] = VERSION;
-        b[2] = counts ? COUNTS : 0;
-        long address = (ia.mrMode & Fi.FI_MR_VIRT_ADDR) != 0 ? mem.address() : 0;
+        b[2] = (byte) ((counts ? COUNTS : 0) | (own != null ? SHARED : 0));
+        long address = own != null ? own.pid() : (ia.mrMode & Fi.FI_MR_VIRT_ADDR) != 0 ? mem.address() : 0;
         for (int i = 0; i < 8; i++) {
             b[4 + i] = (byte) (address >>> (8 * i));
             b[12 + i] = (byte) (key >>> (8 * i));
@@ -148,7 +170,7 @@ final class MsgCredits {
             address = (address << 8) | (data[4 + i] & 0xff);
             k = (k << 8) | (data[12 + i] & 0xff);
         }
-        return new Peer(true, (data[2] & COUNTS) != 0, address, k);
+        return new Peer(true, (data[2] & COUNTS) != 0, (data[2] & SHARED) != 0, address, k);
     }
 
     /** The consumer's private data in {@code data}: what follows a header, or all of it without one. */
@@ -185,6 +207,14 @@ final class MsgCredits {
             return true;
         }
         long count = posted;
+        if (peer.shared()) {
+            if (peerWords == null && !mapPeerWords()) {
+                return false;
+            }
+            LONG.setRelease(peerWords, 0L, count); // after the receive is in the provider's queue
+            announceDue = false;
+            return true;
+        }
         mem.set(ValueLayout.JAVA_LONG, 8, count);
         iov.set(ValueLayout.JAVA_LONG, IOV_BASE, mem.address() + 8);
         rmaIov.set(ValueLayout.JAVA_LONG, RMA_IOV_ADDR, peer.address());
@@ -194,6 +224,21 @@ final class MsgCredits {
         }
         announceDue = false;
         return true;
+    }
+
+    /**
+     * Maps the peer's words named in its header; false (tried again by the IA's progress, {@link
+     * HeldRequests#pump}) if its file is not there: a peer that gave up before this side's accept
+     * removed it, and its hub answers the ACCEPT with ABORT (CONN_07, DISC_12, FREE_03).
+     */
+    private boolean mapPeerWords() {
+        try {
+            peerWords = SharedCreditWords.mapPeer(peer.address(), peer.key(), arena);
+            return true;
+        } catch (IOException | RuntimeException e) {
+            LOG.debug("the peer's credit words: {}", e.toString());
+            return false;
+        }
     }
 
     /** {@code fi_writemsg} of {@link #msg} on the endpoint {@code fid}, its functions resolved once per endpoint. */
@@ -207,7 +252,7 @@ final class MsgCredits {
      * connection is established with a peer that named its words.
      */
     boolean drains() {
-        return connected && peer.valid();
+        return connected && peer.valid() && peerWords == null;
     }
 
     /**
@@ -232,7 +277,9 @@ final class MsgCredits {
      * of the {@code fi_shutdown} that follows. Nothing more is written after it.
      */
     void closing(long fid) {
-        if (connected && peer.valid() && fid != 0) {
+        if (connected && peerWords != null) {
+            LONG.setRelease(peerWords, 16L, 1L);
+        } else if (connected && peer.valid() && fid != 0) {
             mem.set(ValueLayout.JAVA_LONG, 24, 1);
             iov.set(ValueLayout.JAVA_LONG, IOV_BASE, mem.address() + 24);
             rmaIov.set(ValueLayout.JAVA_LONG, RMA_IOV_ADDR, peer.address() + 16);
@@ -253,6 +300,11 @@ final class MsgCredits {
         return mem.get(ValueLayout.JAVA_LONG, 16) != 0;
     }
 
+    /** Whether the peer counts its receives (its header says so): a send leaves on a credit. */
+    boolean peerCounts() {
+        return peer.valid() && peer.counts();
+    }
+
     /** Whether a send may leave now (a credit is there, or the peer's receives are not counted). */
     boolean maySend() {
         if (!peer.valid() || !peer.counts()) {
@@ -269,7 +321,12 @@ final class MsgCredits {
 
     /** Closes the credit word's registration (after the endpoint is closed). */
     void close() {
-        OfiIa.closeQuietly(mr);
+        if (mr != 0) {
+            OfiIa.closeQuietly(mr);
+        }
         arena.close();
+        if (own != null) {
+            SharedCreditWords.close(own.path());
+        }
     }
 }

@@ -100,7 +100,7 @@ final class RdmChannel {
         this.owner = owner;
         String provider = org.jdapl.provider.ofi.fabric.FiInfo.providerName(ia.info);
         this.takeNanos = provider != null && provider.startsWith("verbs") ? RXM_VERBS_TAKE_NANOS : RXM_TAKE_NANOS;
-        long info = ia.rdm.endpointInfo(src, false);
+        long info = ia.rdm.endpointInfo(src);
         long e = 0;
         long a = 0;
         long q = 0;

@@ -55,7 +55,7 @@ final class RdmConnection extends Connection implements RdmChannel.Owner {
     private long peerConn;
     private long peerCtl = -1;
     private byte[] peerData;
-    /** The connection's receive credits where the provider needs them ({@link RdmIa#rxm}), null without. */
+    /** The connection's receive credits (null while it has no data endpoint). */
     private MsgCredits credits;
     /** A shm connection's local port qualifier: a number of this process's, unique among its connections. */
     private long localPort;
@@ -87,7 +87,7 @@ final class RdmConnection extends Connection implements RdmChannel.Owner {
     /** Opens the data endpoint and the control endpoint; posts the receives that waited. The EP's lock is held. */
     private void open() {
         refusals.reset();
-        long info = rdm.endpointInfo(null, true);
+        long info = rdm.endpointInfo(null);
         long f = 0;
         long a = 0;
         try {
@@ -107,10 +107,8 @@ final class RdmConnection extends Connection implements RdmChannel.Owner {
             }
             fid = f;
             av = a;
-            if (rdm.rxm) {
-                credits = new MsgCredits(ep.ia, ep.srq == null);
-                ep.data.credits = credits;
-            }
+            credits = new MsgCredits(ep.ia, ep.srq == null);
+            ep.data.credits = credits;
             if (ctl == null && !rdm.named) {
                 ctl = rdm.hub().channel;
                 viaHub = true;

@@ -16,7 +16,7 @@ final class RdmCr extends OfiCr {
     private final RdmMessage req;
 
     RdmCr(OfiServicePoint sp, RdmListener listener, RdmMessage req, OfiEp reserved) {
-        super(sp, sp.ia.rdm.rxm ? MsgCredits.consumerData(req.pd()) : req.pd(), new InetSocketAddress(RdmMessage.ip(req.ip()), req.port()), reserved);
+        super(sp, MsgCredits.consumerData(req.pd()), new InetSocketAddress(RdmMessage.ip(req.ip()), req.port()), reserved);
         this.listener = listener;
         this.req = req;
     }

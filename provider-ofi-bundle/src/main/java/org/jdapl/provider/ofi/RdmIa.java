@@ -52,11 +52,9 @@ final class RdmIa implements IntSupplier {
     /** The provider orders a send after an RDMA Write or Read ({@code msg_order}); else delivery-complete only. */
     final boolean ordered;
     /**
-     * The provider is rxm ({@code <core>;ofi_rxm}). Its sends leave with receive credits
-     * ({@link MsgCredits}): rxm completes an eager send once it is transmitted, whether or not the peer
-     * has a receive for it, although the endpoint asks {@code FI_DELIVERY_COMPLETE} (1.17,
-     * {@code prov/rxm}: the flag is accepted and not acted on). Its LMRs are registered without
+     * The provider is rxm ({@code <core>;ofi_rxm}). Its LMRs are registered without
      * {@code FI_SEND}/{@code FI_RECV} where it does not ask {@code FI_MR_LOCAL} ({@link OfiLmr#access}).
+     * Like every RDM connection, its sends leave with receive credits ({@link MsgCredits}).
      */
     final boolean rxm;
     final List<RdmChannel> channels = new CopyOnWriteArrayList<>();
@@ -109,19 +107,18 @@ final class RdmIa implements IntSupplier {
 
     /**
      * A copy of the IA's {@code fi_info} for one endpoint named {@code src} (null: a unique shm name or
-     * an ephemeral port), with {@code FI_DELIVERY_COMPLETE} if asked (the data endpoints: a send completes
-     * in the peer's receive, a write once placed) and the ordering; the caller frees it.
+     * an ephemeral port), with the ordering; the caller frees it. No {@code FI_DELIVERY_COMPLETE} among
+     * the endpoint's defaults: a data endpoint's sends leave on receive credits and complete once the
+     * provider has them ({@link MsgCredits}), its RDMA Writes ask delivery-complete themselves
+     * ({@link EpPosts}).
      */
-    long endpointInfo(byte[] src, boolean deliveryComplete) {
+    long endpointInfo(byte[] src) {
         long info = Fi.get().dupinfo(ia.info);
         if (named) {
             FiRdm.setSrcAddr(info, src != null ? src : shmName("jdapl_" + ProcessHandle.current().pid() + "_"
                     + NAMES.incrementAndGet()));
         } else {
             FiRdm.setSrcAddr(info, src != null ? src : sockaddr(new InetSocketAddress(ia.address.getAddress(), 0)));
-        }
-        if (deliveryComplete) {
-            FiInfo.deliveryComplete(info);
         }
         if (ordered) {
             FiRdm.setOrder(info, DAT_ORDER);

@@ -1,6 +1,7 @@
 package org.jdapl.provider.ofi;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertSame;
 
@@ -18,6 +19,7 @@ import org.jdapl.dat.Endpoint;
 import org.jdapl.dat.EpAttributes;
 import org.jdapl.dat.EventDispatcher;
 import org.jdapl.dat.EventNumber;
+import org.jdapl.dat.EventSlot;
 import org.jdapl.dat.EvdFlag;
 import org.jdapl.dat.InterfaceAdapter;
 import org.jdapl.dat.LmrTriplet;
@@ -47,32 +49,24 @@ class OfiRdmSrqTest {
         String missing = OfiHost.ensure("runtime");
         Assumptions.assumeTrue(missing == null, missing);
         OfiProvider p = new OfiProvider();
-        try (InterfaceAdapter a = p.open(new IaSpec("a", "shm", "", true, "t"), 8);
-             InterfaceAdapter b = p.open(new IaSpec("b", "shm", "", true, "t"), 8);
-             Arena arena = Arena.ofShared()) {
-            EventDispatcher aDto = a.createEvd(16, null, EnumSet.of(EvdFlag.DTO));
-            EventDispatcher aConn = a.createEvd(8, null, EnumSet.of(EvdFlag.CONNECTION));
-            EventDispatcher bDto = b.createEvd(16, null, EnumSet.of(EvdFlag.DTO));
-            EventDispatcher bConn = b.createEvd(8, null, EnumSet.of(EvdFlag.CONNECTION));
-            EventDispatcher bCr = b.createEvd(4, null, EnumSet.of(EvdFlag.CR));
-            ProtectionZone pa = a.createPz();
-            ProtectionZone pb = b.createPz();
-            PublicServicePoint psp = b.createPsp(4712, bCr, PspFlag.CONSUMER);
-            SharedReceiveQueue srq = b.createSrq(pb, new SrqAttributes(4, 1, 0));
+        try (Shm shm = new Shm(p, 4712)) {
+            InterfaceAdapter a = shm.a;
+            InterfaceAdapter b = shm.b;
+            EventDispatcher aDto = shm.aDto;
+            EventDispatcher aConn = shm.aConn;
+            EventDispatcher bDto = shm.bDto;
+            EventDispatcher bConn = shm.bConn;
+            ProtectionZone pa = shm.pa;
+            ProtectionZone pb = shm.pb;
+            SharedReceiveQueue srq = shm.srq;
             Endpoint a1 = a.createEp(pa, aDto, aDto, aConn, null);
             Endpoint a2 = a.createEp(pa, aDto, aDto, aConn, null);
             Endpoint b1 = b.createEpWithSrq(pb, bDto, bDto, bConn, srq, EpAttributes.defaults());
             Endpoint b2 = b.createEpWithSrq(pb, bDto, bDto, bConn, srq, EpAttributes.defaults());
-            for (Endpoint[] pair : new Endpoint[][] {{a1, b1}, {a2, b2}}) {
-                pair[0].connect(b.query().attributes().address(), 4712, WAIT, new byte[0], Qos.BEST_EFFORT,
-                        ConnectFlag.DEFAULT);
-                DatEvent.ConnectionRequest cr = assertInstanceOf(DatEvent.ConnectionRequest.class, bCr.waitEvent(WAIT, 1));
-                cr.request().accept(pair[1], new byte[0]);
-                assertEquals(EventNumber.CONNECTION_ESTABLISHED, ((DatEvent.Connection) aConn.waitEvent(WAIT, 1)).number());
-                assertEquals(EventNumber.CONNECTION_ESTABLISHED, ((DatEvent.Connection) bConn.waitEvent(WAIT, 1)).number());
-            }
-            MemorySegment ma = arena.allocate(64);
-            MemorySegment mb = arena.allocate(4 * 64);
+            shm.connect(a1, b1);
+            shm.connect(a2, b2);
+            MemorySegment ma = shm.arena.allocate(64);
+            MemorySegment mb = shm.arena.allocate(4 * 64);
             LocalMemoryRegion la = a.createLmr(pa, ma, EnumSet.allOf(MemPriv.class), VaType.VA);
             LocalMemoryRegion lb = b.createLmr(pb, mb, EnumSet.allOf(MemPriv.class), VaType.VA);
             for (int i = 0; i < 4; i++) {
@@ -100,9 +94,90 @@ class OfiRdmSrqTest {
             a2.disconnect(CloseFlag.GRACEFUL);
             assertEquals(EventNumber.CONNECTION_DISCONNECTED, ((DatEvent.Connection) aConn.waitEvent(WAIT, 1)).number());
             assertEquals(EventNumber.CONNECTION_DISCONNECTED, ((DatEvent.Connection) bConn.waitEvent(WAIT, 1)).number());
-            psp.free();
         } finally {
             p.deactivate();
+        }
+    }
+
+    /**
+     * DISC_02 on an SRQ: a send to an EP on an SRQ with no receive posted stays outstanding (the
+     * peer counts no receives, so it goes without a credit and with delivery-complete), and the
+     * sender's abrupt disconnect flushes it: it never completes SUCCESS.
+     */
+    @Test
+    void disc02SrqASendToAnSrqWithoutReceiveStaysOutstandingAndFlushesOnShm() throws InterruptedException {
+        String missing = OfiHost.ensure("runtime");
+        Assumptions.assumeTrue(missing == null, missing);
+        OfiProvider p = new OfiProvider();
+        try (Shm shm = new Shm(p, 4713)) {
+            EventDispatcher aDto = shm.aDto;
+            EventDispatcher aConn = shm.aConn;
+            Endpoint a1 = shm.a.createEp(shm.pa, aDto, aDto, aConn, null);
+            shm.connect(a1, shm.b.createEpWithSrq(shm.pb, shm.bDto, shm.bDto, shm.bConn, shm.srq, EpAttributes.defaults()));
+            MemorySegment ma = shm.arena.allocate(64);
+            LocalMemoryRegion la = shm.a.createLmr(shm.pa, ma, EnumSet.allOf(MemPriv.class), VaType.VA);
+            a1.postSend(List.of(new LmrTriplet(la, 0, 64)), 7, null);
+            Thread.sleep(300);
+            assertFalse(aDto.dequeue(new EventSlot()), "the send completed though the SRQ has no receive");
+            a1.disconnect(CloseFlag.ABRUPT);
+            DatEvent.DtoCompletion s = assertInstanceOf(DatEvent.DtoCompletion.class, aDto.waitEvent(WAIT, 1));
+            assertEquals(7, s.cookie());
+            assertEquals(DtoStatus.FLUSHED, s.status(), "the outstanding send at the abrupt disconnect");
+            assertEquals(EventNumber.CONNECTION_DISCONNECTED, ((DatEvent.Connection) aConn.waitEvent(WAIT, 1)).number());
+        } finally {
+            p.deactivate();
+        }
+    }
+
+    /** Two shm IAs of this JVM: {@code a}'s EVDs and PZ; {@code b}'s, a PSP on {@code port} and an SRQ of 4. */
+    private static final class Shm implements AutoCloseable {
+        final InterfaceAdapter a;
+        final InterfaceAdapter b;
+        final Arena arena = Arena.ofShared();
+        final EventDispatcher aDto;
+        final EventDispatcher aConn;
+        final EventDispatcher bDto;
+        final EventDispatcher bConn;
+        final EventDispatcher bCr;
+        final ProtectionZone pa;
+        final ProtectionZone pb;
+        final PublicServicePoint psp;
+        final SharedReceiveQueue srq;
+        final int port;
+
+        Shm(OfiProvider p, int port) {
+            this.port = port;
+            a = p.open(new IaSpec("a", "shm", "", true, "t"), 8);
+            b = p.open(new IaSpec("b", "shm", "", true, "t"), 8);
+            aDto = a.createEvd(16, null, EnumSet.of(EvdFlag.DTO));
+            aConn = a.createEvd(8, null, EnumSet.of(EvdFlag.CONNECTION));
+            bDto = b.createEvd(16, null, EnumSet.of(EvdFlag.DTO));
+            bConn = b.createEvd(8, null, EnumSet.of(EvdFlag.CONNECTION));
+            bCr = b.createEvd(4, null, EnumSet.of(EvdFlag.CR));
+            pa = a.createPz();
+            pb = b.createPz();
+            psp = b.createPsp(port, bCr, PspFlag.CONSUMER);
+            srq = b.createSrq(pb, new SrqAttributes(4, 1, 0));
+        }
+
+        /** Connects {@code ea} of a to {@code eb} of b through the PSP; both ESTABLISHED. */
+        void connect(Endpoint ea, Endpoint eb) {
+            ea.connect(b.query().attributes().address(), port, WAIT, new byte[0], Qos.BEST_EFFORT, ConnectFlag.DEFAULT);
+            DatEvent.ConnectionRequest cr = assertInstanceOf(DatEvent.ConnectionRequest.class, bCr.waitEvent(WAIT, 1));
+            cr.request().accept(eb, new byte[0]);
+            assertEquals(EventNumber.CONNECTION_ESTABLISHED, ((DatEvent.Connection) aConn.waitEvent(WAIT, 1)).number());
+            assertEquals(EventNumber.CONNECTION_ESTABLISHED, ((DatEvent.Connection) bConn.waitEvent(WAIT, 1)).number());
+        }
+
+        @Override
+        public void close() {
+            try {
+                psp.free();
+                a.close();
+                b.close();
+            } finally {
+                arena.close();
+            }
         }
     }
 }

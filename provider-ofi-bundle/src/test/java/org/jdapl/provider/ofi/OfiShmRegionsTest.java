@@ -1,6 +1,7 @@
 package org.jdapl.provider.ofi;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.IOException;
@@ -26,7 +27,8 @@ import org.junit.jupiter.api.Test;
 /**
  * The shm regions ({@code /dev/shm/jdapl_<pid>_<n>}, 16 MiB each) of a shm IA's endpoints go with the
  * IA: its close (with a PSP, the hub and a connected EP still live) leaves none of them, and neither
- * does a JVM that exits with the IA open.
+ * does a JVM that exits with the IA open. The same for a connection's credit word files
+ * ({@code /dev/shm/jdapl_credits_<pid>_<n>}, {@link SharedCreditWords}), and a gone process's are swept.
  */
 class OfiShmRegionsTest {
     @Test
@@ -55,6 +57,7 @@ class OfiShmRegionsTest {
             Set<String> open = regions(pid);
             open.removeAll(before);
             assertTrue(open.size() >= 5, "the IAs' regions: " + open);
+            assertEquals(2, creditFiles(pid).size(), "the connection's credit words: " + creditFiles(pid));
         } finally {
             a.close();
             b.close();
@@ -62,6 +65,35 @@ class OfiShmRegionsTest {
         Set<String> left = regions(pid);
         left.removeAll(before);
         assertTrue(left.isEmpty(), "shm regions left after the IAs' close: " + left);
+        assertTrue(creditFiles(pid).isEmpty(), "credit word files left after the IAs' close: " + creditFiles(pid));
+    }
+
+    /** A killed JVM's credit word files are removed by a later process's sweep; a live process's stay. */
+    @Test
+    void OBJ_01_theCreditWordsOfAGoneProcessAreSwept() throws Exception {
+        Process gone = new ProcessBuilder("true").start();
+        assertTrue(gone.waitFor(30, TimeUnit.SECONDS));
+        Path dead = Path.of("/dev/shm", "jdapl_credits_" + gone.pid() + "_1");
+        Path live = Path.of("/dev/shm", "jdapl_credits_" + ProcessHandle.current().pid() + "_999999");
+        Files.write(dead, new byte[64]);
+        Files.write(live, new byte[64]);
+        try {
+            SharedCreditWords.sweep();
+            assertFalse(Files.exists(dead), "the file of the gone process " + gone.pid());
+            assertTrue(Files.exists(live), "the file of this live process");
+        } finally {
+            Files.deleteIfExists(dead);
+            Files.deleteIfExists(live);
+        }
+    }
+
+    /** The names of process {@code pid}'s credit word files ({@link SharedCreditWords}). */
+    static Set<String> creditFiles(long pid) throws IOException {
+        Set<String> s = new TreeSet<>();
+        try (Stream<Path> l = Files.list(Path.of("/dev/shm"))) {
+            l.map(f -> f.getFileName().toString()).filter(n -> n.startsWith("jdapl_credits_" + pid + "_")).forEach(s::add);
+        }
+        return s;
     }
 
     @Test
