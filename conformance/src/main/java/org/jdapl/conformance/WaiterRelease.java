@@ -37,7 +37,11 @@ import org.jdapl.dat.InterfaceAdapter;
  *
  * <p>Whether the waits unmount their virtual threads is seen from outside (a JFR recording of
  * {@code jdk.VirtualThreadPinned}, and a scheduler of few carriers, where pinned waiters would keep
- * the others from ever starting to wait).
+ * the others from ever starting to wait). The JDK classes a wait parks through are initialized before
+ * the waiters start ({@link #initializeParkClasses}): a virtual thread that waits for another thread
+ * to initialize a class stays pinned meanwhile (JDK 25), which the recording reports ("Waited for
+ * initialization of java.util.concurrent.locks.LockSupport by another thread", seen once in the
+ * Soft-RoCE guest) although no wait of the provider pins.
  *
  * <p>Behaviours: OBJ_11.
  */
@@ -95,6 +99,7 @@ public final class WaiterRelease {
      */
     public static Result run(InterfaceAdapter ia, int evdWaiters, int cnoWaiters, Duration bound)
             throws InterruptedException {
+        initializeParkClasses();
         int total = evdWaiters + cnoWaiters;
         EventDispatcher[] evds = new EventDispatcher[evdWaiters];
         for (int i = 0; i < evdWaiters; i++) {
@@ -188,6 +193,21 @@ public final class WaiterRelease {
     }
 
     /** Whether {@code t} is still in its {@code waitEvent} or {@code waitCno} call. */
+    /** Initializes the classes through which a waiting thread parks, in this thread (see the class comment). */
+    static void initializeParkClasses() {
+        for (String c : List.of("java.util.concurrent.locks.LockSupport",
+                "java.util.concurrent.locks.AbstractQueuedSynchronizer",
+                "java.util.concurrent.locks.AbstractQueuedSynchronizer$ConditionObject",
+                "java.util.concurrent.locks.AbstractQueuedSynchronizer$ConditionNode",
+                "java.util.concurrent.locks.AbstractQueuedSynchronizer$ExclusiveNode")) {
+            try {
+                Class.forName(c, true, null);
+            } catch (ClassNotFoundException e) {
+                // a JDK without it parks otherwise
+            }
+        }
+    }
+
     private static boolean inWait(Thread t) {
         for (StackTraceElement e : t.getStackTrace()) {
             if (e.getMethodName().equals("waitEvent") || e.getMethodName().equals("waitCno")) {
