@@ -33,6 +33,12 @@ import org.jdapl.provider.ofi.OfiProvider;
 public final class BenchPeer {
     private static final long IDLE_SECONDS = 900;
     private static final long SPIN_MILLIS = 20;
+    /**
+     * A message whose first byte is this asks the peer to poll without sleeping until the next
+     * message: the bench's RDMA Writes follow ({@link TwoJvmPair#writeBandwidth}).
+     */
+    static final byte HOLD = 0x48;
+    private static final long CHECK_NANOS = TimeUnit.MILLISECONDS.toNanos(100);
 
     private BenchPeer() {
     }
@@ -82,16 +88,19 @@ public final class BenchPeer {
 
     /** Answers messages until a receive does not succeed (true) or a wait ran out (false). */
     private static boolean pong(DatPair.Side s) throws InterruptedException {
+        boolean hold = false;
+        long recvAt = s.mem.byteSize() / 2;
         for (long i = 0;; i++) {
-            if (!poll(s, s.recvEvd)) {
+            if (!poll(s, s.recvEvd, hold)) {
                 return false;
             }
             if (s.slot.status() != DtoStatus.SUCCESS) {
                 return true;
             }
+            hold = s.mem.get(java.lang.foreign.ValueLayout.JAVA_BYTE, recvAt) == HOLD;
             s.ep.postRecv(s.recvIov, i, Dat.COMPLETION_DEFAULT);
             s.ep.postSend(s.sendIov, i, Dat.COMPLETION_DEFAULT);
-            if (!poll(s, s.reqEvd) || s.slot.status() != DtoStatus.SUCCESS) {
+            if (!poll(s, s.reqEvd, false) || s.slot.status() != DtoStatus.SUCCESS) {
                 System.err.println("bench peer: send " + i + " ended " + s.slot.status());
                 return false;
             }
@@ -101,14 +110,16 @@ public final class BenchPeer {
     /**
      * Takes the next completion into the slot, spinning; after {@value #SPIN_MILLIS} ms without one it
      * sleeps 1 ms between polls (the IA's progress thread keeps the provider going), so that an idle
-     * peer takes no CPU from fi_pingpong's rounds. False when none came within {@value #IDLE_SECONDS} s
+     * peer takes no CPU from fi_pingpong's rounds, unless {@code hold} (the RDMA Writes of the bench
+     * are under way: it spins on). False when none came within {@value #IDLE_SECONDS} s
      * or the JVM that started this one has ended.
      */
     /** The JVM that started this one (looked up once: each lookup reads {@code /proc}). */
     private static final ProcessHandle PARENT = ProcessHandle.current().parent().orElse(null);
 
-    private static boolean poll(DatPair.Side s, EventDispatcher evd) throws InterruptedException {
+    private static boolean poll(DatPair.Side s, EventDispatcher evd, boolean hold) throws InterruptedException {
         long since = 0;
+        long checked = 0;
         boolean idle = false;
         ProcessHandle parent = PARENT;
         for (int spins = 1; !evd.dequeue(s.slot); spins++) {
@@ -123,8 +134,9 @@ public final class BenchPeer {
             long now = System.nanoTime();
             if (since == 0) {
                 since = now;
-            } else if (now - since > TimeUnit.MILLISECONDS.toNanos(SPIN_MILLIS)) {
-                idle = true;
+            } else if (now - since > TimeUnit.MILLISECONDS.toNanos(SPIN_MILLIS) && now - checked > CHECK_NANOS) {
+                idle = !hold;
+                checked = idle ? 0 : now; // a holding peer looks at its parent every 100 ms, not every 4096 polls
                 if (now - since > TimeUnit.SECONDS.toNanos(IDLE_SECONDS) || parent != null && !parent.isAlive()) {
                     System.err.println("bench peer: no completion for " + (now - since) / 1_000_000_000
                             + " s, or the JVM that started it ended");

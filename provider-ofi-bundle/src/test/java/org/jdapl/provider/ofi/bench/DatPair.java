@@ -246,6 +246,8 @@ final class DatPair implements BenchPair {
         final Endpoint ep;
         final LocalMemoryRegion lmr;
         final LocalIov sendIov;
+        /** The LMR's memory: the send region, then the receive region. */
+        final MemorySegment mem;
         final LocalIov recvIov;
         final EventSlot slot = new EventSlot();
 
@@ -257,6 +259,7 @@ final class DatPair implements BenchPair {
             conn = ia.createEvd(8, null, EnumSet.of(EvdFlag.CONNECTION));
             ep = ia.createEp(pz, recvEvd, reqEvd, conn, EpAttributes.defaults().withQueueDepths(8, 8));
             MemorySegment m = arena.allocate(2L * size, 4096);
+            mem = m;
             lmr = ia.createLmr(pz, m, Dat.MEM_PRIV_ALL, VaType.VA);
             sendIov = LocalIov.of(new LmrTriplet(lmr, 0, size));
             recvIov = LocalIov.of(new LmrTriplet(lmr, size, size));

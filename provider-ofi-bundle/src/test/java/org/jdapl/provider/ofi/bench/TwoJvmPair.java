@@ -111,9 +111,21 @@ final class TwoJvmPair implements BenchPair {
         return (System.nanoTime() - t0) / 1000.0 / n / 2;
     }
 
+    /**
+     * The RDMA Writes, with the peer polling its EVDs meanwhile (a message whose first byte is
+     * {@link BenchPeer#HOLD} before them, one without after): on shm the target's progress copies each
+     * write (cross-memory attach), and fi_pingpong's server polls its CQ throughout its rounds too.
+     */
     @Override
     public double writeBandwidth(int n) {
-        return DatPair.writeBandwidth(side, target, n);
+        side.mem.set(java.lang.foreign.ValueLayout.JAVA_BYTE, 0, BenchPeer.HOLD);
+        DatPair.ping(side, 1, true);
+        side.mem.set(java.lang.foreign.ValueLayout.JAVA_BYTE, 0, (byte) 0);
+        try {
+            return DatPair.writeBandwidth(side, target, n);
+        } finally {
+            DatPair.ping(side, 1, true);
+        }
     }
 
     /** The peer's next line that starts with {@code prefix}, within {@value #LINE_SECONDS} s. */
