@@ -41,9 +41,8 @@ final class RdmConnection extends Connection implements RdmChannel.Owner {
     private static final Logger LOG = LoggerFactory.getLogger(RdmConnection.class);
 
     private final RdmIa rdm;
-    private long fid;
-    private long av;
-    private byte[] dataName;
+    /** The data endpoint, its address vector and the receive credits. */
+    private final RdmDataEndpoint data;
     private RdmChannel ctl;
     /**
      * The control messages go through the IA's hub ({@code ctl} is the hub's channel, not closed with
@@ -54,9 +53,6 @@ final class RdmConnection extends Connection implements RdmChannel.Owner {
     private long connId;
     private long peerConn;
     private long peerCtl = -1;
-    private byte[] peerData;
-    /** The connection's receive credits (null while it has no data endpoint). */
-    private MsgCredits credits;
     /** A shm connection's local port qualifier: a number of this process's, unique among its connections. */
     private long localPort;
     private static final java.util.concurrent.atomic.AtomicInteger PORTS = new java.util.concurrent.atomic.AtomicInteger(
@@ -69,11 +65,12 @@ final class RdmConnection extends Connection implements RdmChannel.Owner {
     RdmConnection(OfiEp ep) {
         super(ep);
         this.rdm = ep.ia.rdm;
+        this.data = new RdmDataEndpoint(ep, rdm);
     }
 
     @Override
     long fid() {
-        return fid;
+        return data.fid;
     }
 
     @Override
@@ -87,28 +84,8 @@ final class RdmConnection extends Connection implements RdmChannel.Owner {
     /** Opens the data endpoint and the control endpoint; posts the receives that waited. The EP's lock is held. */
     private void open() {
         refusals.reset();
-        long info = rdm.endpointInfo(null);
-        long f = 0;
-        long a = 0;
+        data.open();
         try {
-            OfiEvd r = ep.recvEvd();
-            OfiEvd q = ep.requestEvd();
-            long[] opened = new long[2];
-            // Enabled while nobody reads the CQs; an EP on an SRQ takes its receives on its own CQ (RdmSrq).
-            long rcq = ep.srq != null ? ep.srq.cq : r == null ? 0 : r.cq;
-            Runnable enable = () -> System.arraycopy(FiRdm.openEndpoint(ep.ia.domain, info, 1, rcq,
-                    q == null ? 0 : q.cq), 0, opened, 0, 2);
-            underCqLocks(r, q, ep.srq == null ? enable : () -> ep.srq.withCqLocked(enable));
-            f = opened[0];
-            a = opened[1];
-            dataName = FiRdm.name(f);
-            if (rdm.named) {
-                RdmLocal.opened(dataName);
-            }
-            fid = f;
-            av = a;
-            credits = new MsgCredits(ep.ia, ep.srq == null);
-            ep.data.credits = credits;
             if (ctl == null && !rdm.named) {
                 ctl = rdm.hub().channel;
                 viaHub = true;
@@ -116,65 +93,20 @@ final class RdmConnection extends Connection implements RdmChannel.Owner {
                 ctl = new RdmChannel(ep.ia, null, this);
                 localPort = 1024 + Math.floorMod(PORTS.incrementAndGet(), 64000);
             }
-            if (viaHub) {
-                localPort = rdm.portOf(dataName); // the data endpoint's port: the hub's is the IA's
-            }
-            ep.data.postDeferred(f, ep.attributes().maxRecvIov());
-            if (ep.srq != null) {
-                ep.srq.opened(f);
-            }
-        } catch (FiException | DatException e) {
-            fid = 0;
-            av = 0;
-            OfiIa.closeQuietly(f);
-            OfiIa.closeQuietly(a);
-            dropCredits();
-            throw e instanceof FiException fe ? FiErrors.toDat(fe) : (DatException) e;
-        } finally {
-            Fi.get().freeinfo(info);
+        } catch (RuntimeException e) {
+            data.close(true);
+            throw e;
+        }
+        if (viaHub) {
+            localPort = rdm.portOf(data.name); // the data endpoint's port: the hub's is the IA's
         }
         connId = ThreadLocalRandom.current().nextLong() | 1;
         rdm.connections.put(connId, this);
     }
 
-    /** Closes the data endpoint and its address vector. The EP's lock is held. */
+    /** Closes the data endpoint (on shm held while its peer of this process is open, {@link RdmDataClose}). The EP's lock is held. */
     private void closeData() {
-        closeData(false);
-    }
-
-    /**
-     * Closes the data endpoint and its address vector, or ({@code now} false, shm) holds the close until
-     * the peer's endpoint closes where the peer is an endpoint of this process ({@link RdmDataClose}).
-     * The EP's lock is held.
-     */
-    private void closeData(boolean now) {
-        if (fid != 0) {
-            RdmDataClose.close(ep, rdm, fid, av, dataName, peerData, now);
-            fid = 0;
-            av = 0;
-        }
-        dropCredits();
-    }
-
-    /** Closes the receive credits' registration (after the data endpoint). */
-    private void dropCredits() {
-        if (credits != null) {
-            ep.data.credits = null;
-            credits.close();
-            credits = null;
-        }
-    }
-
-    /** The private data of a REQ or ACCEPT: the credits' header first where the connection has them. */
-    private byte[] wire(byte[] pd) {
-        return credits != null ? credits.wire(pd) : pd;
-    }
-
-    /** The connection is established with the peer whose REQ or ACCEPT carried {@code pd}: the count of receives posted goes to it. */
-    private void creditsEstablished(byte[] pd) {
-        if (credits != null && !credits.established(fid, MsgCredits.peerOf(pd))) {
-            ep.ia.held.holding(ep, true); // the count's write is tried again by the pump
-        }
+        data.close(false);
     }
 
     private void closeControl() {
@@ -194,7 +126,7 @@ final class RdmConnection extends Connection implements RdmChannel.Owner {
 
     /** A message of this connection sent from the endpoint named {@code from} (its own control endpoint or the hub). */
     private RdmMessage message(int type, int flags, byte[] pd, int port, byte[] from) {
-        return new RdmMessage(type, flags, connId, peerConn, RdmMessage.ip(ep.ia.address.getAddress()), port, ctl.name, dataName,
+        return new RdmMessage(type, flags, connId, peerConn, RdmMessage.ip(ep.ia.address.getAddress()), port, ctl.name, data.name,
                 pd == null ? new byte[0] : pd, from);
     }
 
@@ -242,7 +174,7 @@ final class RdmConnection extends Connection implements RdmChannel.Owner {
             } else {
                 try {
                     RdmHub hub = rdm.hub();
-                    hub.send(pspName, message(RdmMessage.REQ, 0, wire(privateData), (int) localPort(), hub.channel.name));
+                    hub.send(pspName, message(RdmMessage.REQ, 0, data.wire(privateData), (int) localPort(), hub.channel.name));
                 } catch (DatException e) {
                     LOG.debug("REQ to {}: {}", target, e.getMessage());
                     refused = true;
@@ -275,11 +207,7 @@ final class RdmConnection extends Connection implements RdmChannel.Owner {
             }
             open();
             try {
-                long a = FiRdm.avInsert(av, req.data());
-                if (a != 0) {
-                    throw new FiException(-22, "fi_av_insert gave the peer fi_addr " + a + ", not 0");
-                }
-                peerData = req.data();
+                data.insertPeer(req.data());
                 peerCtl = ctl.insert(req.ctl());
             } catch (FiException | DatException e) {
                 closeData();
@@ -291,10 +219,10 @@ final class RdmConnection extends Connection implements RdmChannel.Owner {
             remotePort = req.port();
             state = EpState.COMPLETION_PENDING;
             lastHeard = System.nanoTime();
-            creditsEstablished(req.pd());
+            data.established(req.pd());
             RdmHub hub = rdm.hub();
             try {
-                hub.send(req.from(), message(RdmMessage.ACCEPT, 0, wire(privateData), (int) localPort(), hub.channel.name));
+                hub.send(req.from(), message(RdmMessage.ACCEPT, 0, data.wire(privateData), (int) localPort(), hub.channel.name));
                 lastSent = System.nanoTime();
             } catch (DatException e) {
                 LOG.debug("ACCEPT to {}: {}", FiRdm.toString(req.from()), e.getMessage());
@@ -324,7 +252,7 @@ final class RdmConnection extends Connection implements RdmChannel.Owner {
     @Override
     void checkCanPost() {
         super.checkCanPost();
-        if (RdmLocal.gone(peerData)) {
+        if (data.peerGone()) {
             ep.ia.progress.later(() -> terminate(EventNumber.CONNECTION_DISCONNECTED, null));
             throw DatException.invalidState(subtype(state), "the peer has disconnected");
         }
@@ -431,16 +359,12 @@ final class RdmConnection extends Connection implements RdmChannel.Owner {
             switch (m.type()) {
                 case RdmMessage.ACCEPT -> {
                     try {
-                        long a = FiRdm.avInsert(av, m.data());
-                        if (a != 0) {
-                            throw new FiException(-22, "the peer's data endpoint is fi_addr " + a);
-                        }
-                        peerData = m.data();
+                        data.insertPeer(m.data());
                         peerCtl = ctl.insert(m.ctl());
                         peerConn = m.src();
                         sendPeer(message(RdmMessage.RTU, 0, null, 0));
-                        creditsEstablished(m.pd());
-                        established(credits != null ? MsgCredits.consumerData(m.pd()) : m.pd());
+                        data.established(m.pd());
+                        established(MsgCredits.consumerData(m.pd()));
                     } catch (FiException | DatException e) {
                         LOG.debug("accept of EP {}: {}", ep.id, e.getMessage());
                         end = EventNumber.CONNECTION_NON_PEER_REJECTED;
@@ -529,7 +453,7 @@ final class RdmConnection extends Connection implements RdmChannel.Owner {
      */
     void closeWithIa() {
         synchronized (ep) {
-            closeData(true);
+            data.close(true);
             closeControl();
         }
     }
